@@ -1,0 +1,116 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. They are the codes of design.md §7; the HTTP layer maps each to a
+// status in one place (server/errors.go), and the HTTP client maps bodies back
+// into an *Error, so callers behave the same locally and remotely.
+const (
+	ECodeValidation      = "validation_failed"
+	ECodeInvalidJSON     = "invalid_json"
+	ECodeUnauthenticated = "unauthenticated"
+	ECodeInvalidCreds    = "invalid_credentials"
+	ECodeInvalidToken    = "invalid_token"
+	ECodeInvalidApp      = "invalid_application"
+	ECodeStaleTimestamp  = "stale_timestamp"
+	ECodeSessionInvalid  = "session_invalid"
+	ECodeRefreshReused   = "refresh_token_reused"
+	ECodeForbidden       = "forbidden"
+	ECodeEmailUnverified = "email_not_verified"
+	ECodePlanLimit       = "plan_limit_reached"
+	ECodeDeviceLimit     = "device_limit_reached"
+	ECodeResetLimit      = "reset_limit_reached"
+	ECodeTrialUsed       = "trial_already_used"
+	ECodeAppDisabled     = "application_disabled"
+	ECodeDeviceBlocked   = "device_blocked"
+	ECodeLicenseOwned    = "license_owned_by_other_user"
+	ECodeLicenseRevoked  = "license_revoked"
+	ECodeLicenseSuspend  = "license_suspended"
+	ECodeLicenseBanned   = "license_banned"
+	ECodeLicenseExpired  = "license_expired"
+	ECodeNotFound        = "not_found"
+	ECodeMethod          = "method_not_allowed"
+	ECodeConflict        = "conflict"
+	ECodeSlugTaken       = "slug_taken"
+	ECodeEmailTaken      = "email_taken"
+	ECodePlanInUse       = "plan_in_use"
+	ECodeLastOwner       = "last_owner"
+	ECodeNonceReused     = "nonce_reused"
+	ECodeTransition      = "invalid_transition"
+	ECodeBodyTooLarge    = "body_too_large"
+	ECodeRateLimited     = "rate_limited"
+	ECodeMonthlyQuota    = "monthly_quota_exceeded"
+	ECodeInternal        = "internal"
+	ECodeUnavailable     = "unavailable"
+)
+
+// Error is the one error type of the domain. Code is one of the ECode constants;
+// Message is safe to show to the caller; Field names the offending request field
+// for validation errors; RetryAfter is set for throttling errors; Err is an
+// underlying cause that is logged but never shown.
+type Error struct {
+	Code       string
+	Message    string
+	Field      string
+	RetryAfter int // seconds
+	Err        error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a validation_failed error naming the offending field.
+func Invalid(field, format string, args ...any) *Error {
+	return &Error{Code: ECodeValidation, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFound returns a not_found error for the named kind of resource.
+func NotFound(kind string) *Error {
+	return &Error{Code: ECodeNotFound, Message: kind + " not found"}
+}
+
+// ErrorCode returns the code of err: the Code of an *Error in its chain,
+// "" for nil, and internal for anything else.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ECodeInternal
+}
+
+// ErrorMessage returns the caller-safe message of err; anything that is not an
+// *Error gets a fixed message so that internals never leak.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// AsError returns the *Error in err's chain, or nil.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}
