@@ -1,0 +1,188 @@
+// Package config holds licensectl's configuration: defaults, the YAML file,
+// LICENSECTL_* environment variables and command-line flags, merged by viper.
+// Nobody else in the project imports viper.
+package config
+
+import "time"
+
+// Config is the whole configuration. The yaml/mapstructure names are the keys
+// of licensectl.yaml; the environment variable of a key is LICENSECTL_ followed
+// by the key path upper-cased with dots as underscores (server.listen ↔
+// LICENSECTL_SERVER_LISTEN).
+type Config struct {
+	Server    Server    `mapstructure:"server"`
+	DataDir   string    `mapstructure:"data_dir"`
+	Log       Log       `mapstructure:"log"`
+	Admin     Admin     `mapstructure:"admin"`
+	Mail      Mail      `mapstructure:"mail"`
+	Metrics   Metrics   `mapstructure:"metrics"`
+	RateLimit RateLimit `mapstructure:"ratelimit"`
+	Auth      Auth      `mapstructure:"auth"`
+	Signup    Signup    `mapstructure:"signup"`
+	Runtime   Runtime   `mapstructure:"runtime"`
+	Billing   Billing   `mapstructure:"billing"`
+	Webhooks  Webhooks  `mapstructure:"webhooks"`
+	Partner   Partner   `mapstructure:"partner"`
+}
+
+// Server configures the HTTP listener.
+type Server struct {
+	Listen string `mapstructure:"listen"`
+	// PublicURL is the base address used in links sent by mail.
+	PublicURL       string        `mapstructure:"public_url"`
+	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+	// TrustedProxies are CIDRs whose X-Forwarded-For is believed for the client IP.
+	TrustedProxies []string `mapstructure:"trusted_proxies"`
+}
+
+// Log configures log/slog output.
+type Log struct {
+	Level  string `mapstructure:"level"`  // debug, info, warn, error
+	Format string `mapstructure:"format"` // auto, text, json
+}
+
+// Admin configures operator access.
+type Admin struct {
+	// OperatorToken, when set, replaces the token written to <data_dir>/operator.token.
+	OperatorToken string `mapstructure:"operator_token"`
+}
+
+// Mail configures outgoing mail.
+type Mail struct {
+	Driver string `mapstructure:"driver"` // file, smtp, log
+	From   string `mapstructure:"from"`
+	SMTP   SMTP   `mapstructure:"smtp"`
+}
+
+// SMTP configures the smtp mail driver.
+type SMTP struct {
+	Host     string `mapstructure:"host"`
+	Port     int    `mapstructure:"port"`
+	Username string `mapstructure:"username"`
+	Password string `mapstructure:"password"`
+	From     string `mapstructure:"from"`
+	TLS      string `mapstructure:"tls"` // none, starttls, tls
+}
+
+// Metrics configures the Prometheus endpoint.
+type Metrics struct {
+	Enabled bool `mapstructure:"enabled"`
+}
+
+// RateLimit configures request rate limits. Limits are requests per Window.
+type RateLimit struct {
+	Enabled bool          `mapstructure:"enabled"`
+	Window  time.Duration `mapstructure:"window"`
+	// Runtime is per client IP on /v1/runtime.
+	Runtime int `mapstructure:"runtime"`
+	// RuntimeAuth is per client IP on runtime login, register and activate.
+	RuntimeAuth int `mapstructure:"runtime_auth"`
+	// Management is per credential on /v1/mgmt.
+	Management int `mapstructure:"management"`
+	// Account is per client IP on signup, login, forgot-password and similar.
+	Account int `mapstructure:"account"`
+	// LoginFailures is how many failed logins per account within Window lock it out.
+	LoginFailures int `mapstructure:"login_failures"`
+}
+
+// Auth configures dashboard sessions and password hashing.
+type Auth struct {
+	SessionTTL time.Duration `mapstructure:"session_ttl"`
+	// HashConcurrency bounds argon2id hashes at once; 0 means one per CPU.
+	HashConcurrency int `mapstructure:"hash_concurrency"`
+	// HashWait is how long a request waits for a hashing slot before 429.
+	HashWait time.Duration `mapstructure:"hash_wait"`
+}
+
+// Signup configures account creation hardening.
+type Signup struct {
+	Challenge      string   `mapstructure:"challenge"` // altcha, off
+	BlockedDomains []string `mapstructure:"blocked_domains"`
+}
+
+// Runtime configures the runtime API.
+type Runtime struct {
+	ReplayWindow       time.Duration `mapstructure:"replay_window"`
+	AccessTTL          time.Duration `mapstructure:"access_ttl"`
+	RefreshIdleTTL     time.Duration `mapstructure:"refresh_idle_ttl"`
+	RefreshAbsoluteTTL time.Duration `mapstructure:"refresh_absolute_ttl"`
+	Issuer             string        `mapstructure:"issuer"`
+}
+
+// Billing configures tiers and enforcement.
+type Billing struct {
+	Enforce bool   `mapstructure:"enforce"`
+	Tiers   []Tier `mapstructure:"tiers"`
+	Pix     Pix    `mapstructure:"pix"`
+}
+
+// Tier is one billing plan; -1 means unlimited.
+type Tier struct {
+	Key                   string `mapstructure:"key"`
+	Name                  string `mapstructure:"name"`
+	PriceCents            int    `mapstructure:"price_cents"`
+	MaxApplications       int    `mapstructure:"max_applications"`
+	MaxLicenses           int    `mapstructure:"max_licenses"`
+	MaxRequestsPerMonth   int    `mapstructure:"max_requests_per_month"`
+	AuditLogRetentionDays int    `mapstructure:"audit_log_retention_days"`
+	MaxDashboardMembers   int    `mapstructure:"max_dashboard_members"`
+}
+
+// Pix configures instant-payment checkout.
+type Pix struct {
+	Key          string `mapstructure:"key"`
+	MerchantName string `mapstructure:"merchant_name"`
+	MerchantCity string `mapstructure:"merchant_city"`
+}
+
+// Webhooks configures outgoing webhook deliveries.
+type Webhooks struct {
+	AllowHTTP           bool `mapstructure:"allow_http"`
+	AllowPrivateTargets bool `mapstructure:"allow_private_targets"`
+}
+
+// Partner configures OpenID Connect sign-in.
+type Partner struct {
+	Issuer       string `mapstructure:"issuer"`
+	ClientID     string `mapstructure:"client_id"`
+	ClientSecret string `mapstructure:"client_secret"`
+	RedirectURL  string `mapstructure:"redirect_url"`
+}
+
+// Default returns the configuration used when nothing is set.
+func Default() Config {
+	return Config{
+		Server: Server{
+			Listen:          "127.0.0.1:8080",
+			PublicURL:       "http://127.0.0.1:8080",
+			ShutdownTimeout: 10 * time.Second,
+		},
+		DataDir: "./data",
+		Log:     Log{Level: "info", Format: "auto"},
+		Mail:    Mail{Driver: "file", From: "licensectl <no-reply@localhost>", SMTP: SMTP{Port: 587, TLS: "starttls"}},
+		Metrics: Metrics{Enabled: true},
+		RateLimit: RateLimit{
+			Enabled:       true,
+			Window:        time.Minute,
+			Runtime:       6000,
+			RuntimeAuth:   120,
+			Management:    1200,
+			Account:       30,
+			LoginFailures: 10,
+		},
+		Auth:    Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
+		Signup:  Signup{Challenge: "altcha"},
+		Runtime: Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, Issuer: "licensectl"},
+		Billing: Billing{Tiers: DefaultTiers()},
+	}
+}
+
+// DefaultTiers are the billing tiers used when the configuration names none.
+func DefaultTiers() []Tier {
+	return []Tier{
+		{Key: "free", Name: "Free", PriceCents: 0, MaxApplications: 1, MaxLicenses: 100, MaxRequestsPerMonth: 100_000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
+		{Key: "starter", Name: "Starter", PriceCents: 4900, MaxApplications: 3, MaxLicenses: 2_000, MaxRequestsPerMonth: 2_000_000, AuditLogRetentionDays: 30, MaxDashboardMembers: 5},
+		{Key: "pro", Name: "Pro", PriceCents: 19900, MaxApplications: 10, MaxLicenses: 25_000, MaxRequestsPerMonth: 25_000_000, AuditLogRetentionDays: 90, MaxDashboardMembers: 20},
+		{Key: "enterprise", Name: "Enterprise", PriceCents: 99900, MaxApplications: -1, MaxLicenses: -1, MaxRequestsPerMonth: -1, AuditLogRetentionDays: 365, MaxDashboardMembers: -1},
+	}
+}
