@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// End-user and device statuses of design.md §6.
+const (
+	UserActive    = "active"
+	UserBanned    = "banned"
+	UserDisabled  = "disabled"
+	DeviceActive  = "active"
+	DeviceBlocked = "blocked"
+)
+
+// EndUser is a user of a vendor's desktop application, in one environment.
+type EndUser struct {
+	ID           string
+	AppID        string
+	EnvID        string
+	Email        string
+	PasswordHash string
+	Status       string
+	Roles        []string
+	LastLoginAt  *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Device is a machine identified by its fingerprint, in one environment.
+type Device struct {
+	ID             string
+	AppID          string
+	EnvID          string
+	Fingerprint    string
+	Name           string
+	Platform       string
+	Status         string
+	UserID         string
+	LicenseIDs     []string
+	TrialLicenseID string // the trial license this device activated, if any
+	LastSeenAt     *time.Time
+	CreatedAt      time.Time
+}
+
+// StatusFilter selects a page of end-users or devices.
+type StatusFilter struct {
+	Status string
+	PageRequest
+}
+
+// EndUserRoles is the answer of a role change.
+type EndUserRoles struct {
+	UserID string
+	Roles  []string
+}
+
+// EndUsers stores end-users.
+type EndUsers interface {
+	// ListEndUsers returns a page, newest first.
+	ListEndUsers(ctx context.Context, s Scope, f StatusFilter) (*Page[*EndUser], error)
+	// SetEndUserStatus moves the user to active, banned or disabled; the last
+	// two revoke the user's sessions. Returns validation_failed, not_found.
+	SetEndUserStatus(ctx context.Context, s Scope, id, status string) (*EndUser, error)
+	// AddEndUserRole attaches a role (idempotent) to an end-user of any
+	// application of the organization. Returns validation_failed, not_found.
+	AddEndUserRole(ctx context.Context, orgID, userID, role string) (*EndUserRoles, error)
+	// RemoveEndUserRole detaches a role (idempotent). Returns not_found.
+	RemoveEndUserRole(ctx context.Context, orgID, userID, role string) (*EndUserRoles, error)
+}
+
+// Devices stores devices.
+type Devices interface {
+	// ListDevices returns a page, newest first.
+	ListDevices(ctx context.Context, s Scope, f StatusFilter) (*Page[*Device], error)
+	// SetDeviceStatus moves the device to active or blocked; blocking revokes
+	// its sessions. Returns validation_failed, not_found.
+	SetDeviceStatus(ctx context.Context, s Scope, id, status string) (*Device, error)
+}

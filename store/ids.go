@@ -1,0 +1,145 @@
+package store
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// NewID returns a new UUIDv7 string; ids are time-ordered so that newest-first
+// listing is a reverse walk of the primary key.
+func NewID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		// uuid.NewV7 only fails when crypto/rand fails, which the runtime treats as fatal.
+		panic(err)
+	}
+	return id.String()
+}
+
+// ValidID reports whether s is a canonical UUID string.
+func ValidID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
+var (
+	slugRE        = regexp.MustCompile(`^[a-z][a-z0-9-]{1,61}[a-z0-9]$`)
+	entKeyRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9._:-]{0,63}$`)
+	nonSlugCharRE = regexp.MustCompile(`[^a-z0-9]+`)
+)
+
+// ValidSlug reports whether s is a slug of design.md §3.
+func ValidSlug(s string) bool { return slugRE.MatchString(s) && !strings.Contains(s, "--") }
+
+// ValidKey reports whether s is an entitlement key or end-user role id.
+func ValidKey(s string) bool { return entKeyRE.MatchString(s) }
+
+// Slugify derives a slug from a name; the result may still be invalid (too
+// short), which callers report as a validation error on the name.
+func Slugify(name string) string {
+	s := strings.Trim(nonSlugCharRE.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	s = strings.TrimLeft(s, "0123456789-")
+	if len(s) > 63 {
+		s = strings.TrimRight(s[:63], "-")
+	}
+	return s
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewSecret returns prefix followed by 32 random bytes in base62.
+func NewSecret(prefix string) string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	n := new(big.Int).SetBytes(b[:])
+	var out []byte
+	base := big.NewInt(62)
+	mod := new(big.Int)
+	for n.Sign() > 0 {
+		n.DivMod(n, base, mod)
+		out = append(out, base62[mod.Int64()])
+	}
+	for len(out) < 43 {
+		out = append(out, '0')
+	}
+	return prefix + string(out)
+}
+
+// HashSecret returns the hex SHA-256 of a secret or token; only hashes are stored.
+func HashSecret(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// Secret prefixes of design.md §3.
+const (
+	PrefixSecretLive = "app_sec_live_"
+	PrefixSecretTest = "app_sec_test_"
+	PrefixPublicLive = "app_pub_live_"
+	PrefixPublicTest = "app_pub_test_"
+	PrefixAPIKey     = "dev_key_"
+	PrefixWebhook    = "whsec_"
+)
+
+// crockford is the Crockford base32 alphabet used by license keys.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// NewLicenseKey returns 25 random Crockford base32 characters (125 bits) in five
+// dash-separated groups of five.
+func NewLicenseKey() string {
+	var b [25]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	out := make([]byte, 0, 29)
+	for i, c := range b {
+		if i > 0 && i%5 == 0 {
+			out = append(out, '-')
+		}
+		out = append(out, crockford[c&31])
+	}
+	return string(out)
+}
+
+// NormalizeLicenseKey turns user input into the canonical key form: trimmed,
+// upper-cased, dashes and spaces ignored, O read as 0 and I/L as 1. It returns
+// "" when the input cannot be a license key.
+func NormalizeLicenseKey(in string) string {
+	var raw []byte
+	for _, r := range strings.ToUpper(strings.TrimSpace(in)) {
+		switch {
+		case r == '-' || r == ' ':
+			continue
+		case r == 'O':
+			r = '0'
+		case r == 'I' || r == 'L':
+			r = '1'
+		}
+		if r > 127 || strings.IndexByte(crockford, byte(r)) < 0 {
+			return ""
+		}
+		raw = append(raw, byte(r))
+	}
+	if len(raw) != 25 {
+		return ""
+	}
+	out := make([]byte, 0, 29)
+	for i, c := range raw {
+		if i > 0 && i%5 == 0 {
+			out = append(out, '-')
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}

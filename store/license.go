@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// License statuses of design.md §6. Expired is never stored as the result of
+// a PATCH: it is derived when ExpiresAt has passed.
+const (
+	LicenseInactive  = "inactive"
+	LicenseActive    = "active"
+	LicenseExpired   = "expired"
+	LicenseSuspended = "suspended"
+	LicenseRevoked   = "revoked"
+	LicenseBanned    = "banned"
+)
+
+// License is a key generated for a plan and activated on devices.
+type License struct {
+	ID                    string
+	AppID                 string
+	EnvID                 string
+	Key                   string
+	PlanID                string
+	Status                string // stored status; use EffectiveStatus to read
+	UserID                string // "" when unassigned
+	EntitlementIDs        []string
+	DeviceIDs             []string // bound devices
+	ActivatedAt           *time.Time
+	ExpiresAt             *time.Time
+	DeviceResetsRemaining int
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+}
+
+// EffectiveStatus is the status a caller sees at now: an inactive or active
+// license whose expiry has passed is expired.
+func (l *License) EffectiveStatus(now time.Time) string {
+	if (l.Status == LicenseActive || l.Status == LicenseInactive) && l.ExpiresAt != nil && !now.Before(*l.ExpiresAt) {
+		return LicenseExpired
+	}
+	return l.Status
+}
+
+// LicenseItem is a license as listed, with its plan and user resolved.
+type LicenseItem struct {
+	License
+	PlanName  string
+	UserEmail string
+}
+
+// LicenseDevice is a device bound to a license, as shown in its detail.
+type LicenseDevice struct {
+	ID          string
+	Fingerprint string
+	Status      string
+	BoundAt     time.Time
+	LastSeenAt  *time.Time
+}
+
+// LicenseDetail is the full read of one license.
+type LicenseDetail struct {
+	LicenseItem
+	Devices      []LicenseDevice
+	Entitlements []EntitlementRef
+}
+
+// GenerateLicensesInput generates Quantity licenses for a plan.
+type GenerateLicensesInput struct {
+	PlanID         string
+	Quantity       int
+	ExpiresAt      *time.Time
+	EntitlementIDs []string
+}
+
+// MaxGenerate is the most licenses one generation call makes.
+const MaxGenerate = 1000
+
+// LicenseFilter selects a page of licenses.
+type LicenseFilter struct {
+	Status string
+	PlanID string
+	PageRequest
+}
+
+// Licenses stores licenses.
+type Licenses interface {
+	// GenerateLicenses returns validation_failed (quantity, unknown plan or
+	// entitlement), not_found, plan_limit_reached.
+	GenerateLicenses(ctx context.Context, s Scope, in GenerateLicensesInput) ([]*LicenseItem, error)
+	// ListLicenses returns a page, newest first.
+	ListLicenses(ctx context.Context, s Scope, f LicenseFilter) (*Page[*LicenseItem], error)
+	// FindLicense returns not_found.
+	FindLicense(ctx context.Context, s Scope, id string) (*LicenseDetail, error)
+	// SetLicenseStatus moves the license to active, suspended, revoked or
+	// banned; the last three revoke its sessions. Returns validation_failed,
+	// invalid_transition, not_found.
+	SetLicenseStatus(ctx context.Context, s Scope, id, status string) (*License, error)
+	// ResetLicenseDevice unbinds a device without consuming the reset quota.
+	// Returns not_found (license, or device not bound to it).
+	ResetLicenseDevice(ctx context.Context, s Scope, licenseID, deviceID string) error
+}
