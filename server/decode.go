@@ -1,0 +1,140 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"licensectl/store"
+)
+
+// maxBody is the largest request body accepted (design.md §7).
+const maxBody = 1 << 20
+
+// decode reads a JSON object body into v. Unknown fields are ignored; a
+// malformed body is invalid_json; a field of the wrong type is
+// validation_failed naming the field; an empty body decodes to v's zero value
+// only when allowEmpty.
+func decode(r *http.Request, v any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return store.Errorf(store.ECodeBodyTooLarge, "request body exceeds 1 MiB")
+		}
+		return store.Errorf(store.ECodeInvalidJSON, "could not read the request body")
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return store.Errorf(store.ECodeInvalidJSON, "a JSON object body is required")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := te.Field
+			if field == "" {
+				return store.Errorf(store.ECodeInvalidJSON, "the body must be a JSON object")
+			}
+			return store.Invalid(field, "%s must be of type %s", field, jsonType(te.Type.String()))
+		}
+		var tpe *time.ParseError
+		if errors.As(err, &tpe) {
+			return store.Errorf(store.ECodeValidation, "a timestamp is not RFC 3339")
+		}
+		return store.Errorf(store.ECodeInvalidJSON, "malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func jsonType(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "*"):
+		return jsonType(goType[1:])
+	case strings.HasPrefix(goType, "[]"):
+		return "array"
+	case strings.HasPrefix(goType, "map"), strings.HasPrefix(goType, "json.RawMessage"):
+		return "object"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "uint"):
+		return "number"
+	case goType == "bool":
+		return "boolean"
+	}
+	return goType
+}
+
+// decodeOptional is decode that accepts an empty body.
+func decodeOptional(r *http.Request, v any) error {
+	if r.ContentLength == 0 && r.Header.Get("Transfer-Encoding") == "" {
+		return nil
+	}
+	err := decode(r, v)
+	if store.ErrorCode(err) == store.ECodeInvalidJSON && strings.Contains(store.ErrorMessage(err), "is required") {
+		return nil
+	}
+	return err
+}
+
+// pageRequest reads page and per_page query parameters.
+func pageRequest(r *http.Request) (store.PageRequest, error) {
+	var p store.PageRequest
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"page", &p.Page}, {"per_page", &p.PerPage}} {
+		v := r.URL.Query().Get(f.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return p, store.Invalid(f.name, "%s must be an integer", f.name)
+		}
+		if n == 0 {
+			n = -1 // an explicit 0 is out of range, not "use the default"
+		}
+		*f.dst = n
+	}
+	return p, p.Normalize()
+}
+
+// pageResponse is the envelope of paginated lists.
+type pageResponse[T any] struct {
+	Data    []T `json:"data"`
+	Total   int `json:"total"`
+	Page    int `json:"page"`
+	PerPage int `json:"per_page"`
+}
+
+// newPage maps a store page through fn into the response envelope.
+func newPage[S, T any](p *store.Page[S], fn func(S) T) pageResponse[T] {
+	out := pageResponse[T]{Data: make([]T, 0, len(p.Data)), Total: p.Total, Page: p.Page, PerPage: p.PerPage}
+	for _, v := range p.Data {
+		out.Data = append(out.Data, fn(v))
+	}
+	return out
+}
+
+// mapList maps a slice through fn, never returning nil (an empty list is []).
+func mapList[S, T any](in []S, fn func(S) T) []T {
+	out := make([]T, 0, len(in))
+	for _, v := range in {
+		out = append(out, fn(v))
+	}
+	return out
+}
+
+// requireString reports a missing or blank required field.
+func requireString(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return store.Invalid(field, "%s is required", field)
+	}
+	return nil
+}
+
+// success is the {success: true} body.
+type success struct {
+	Success bool `json:"success"`
+}

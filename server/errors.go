@@ -1,0 +1,149 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"licensectl/store"
+)
+
+// statusOf is the one map from error code to HTTP status (design.md §7).
+var statusOf = map[string]int{
+	store.ECodeValidation:      http.StatusBadRequest,
+	store.ECodeInvalidJSON:     http.StatusBadRequest,
+	store.ECodeUnauthenticated: http.StatusUnauthorized,
+	store.ECodeInvalidCreds:    http.StatusUnauthorized,
+	store.ECodeInvalidToken:    http.StatusUnauthorized,
+	store.ECodeInvalidApp:      http.StatusUnauthorized,
+	store.ECodeStaleTimestamp:  http.StatusUnauthorized,
+	store.ECodeSessionInvalid:  http.StatusUnauthorized,
+	store.ECodeRefreshReused:   http.StatusUnauthorized,
+	store.ECodeForbidden:       http.StatusForbidden,
+	store.ECodeEmailUnverified: http.StatusForbidden,
+	store.ECodePlanLimit:       http.StatusForbidden,
+	store.ECodeDeviceLimit:     http.StatusForbidden,
+	store.ECodeResetLimit:      http.StatusForbidden,
+	store.ECodeTrialUsed:       http.StatusForbidden,
+	store.ECodeAppDisabled:     http.StatusForbidden,
+	store.ECodeDeviceBlocked:   http.StatusForbidden,
+	store.ECodeLicenseOwned:    http.StatusForbidden,
+	store.ECodeLicenseRevoked:  http.StatusForbidden,
+	store.ECodeLicenseSuspend:  http.StatusForbidden,
+	store.ECodeLicenseBanned:   http.StatusForbidden,
+	store.ECodeLicenseExpired:  http.StatusForbidden,
+	store.ECodeNotFound:        http.StatusNotFound,
+	store.ECodeMethod:          http.StatusMethodNotAllowed,
+	store.ECodeConflict:        http.StatusConflict,
+	store.ECodeSlugTaken:       http.StatusConflict,
+	store.ECodeEmailTaken:      http.StatusConflict,
+	store.ECodePlanInUse:       http.StatusConflict,
+	store.ECodeLastOwner:       http.StatusConflict,
+	store.ECodeNonceReused:     http.StatusConflict,
+	store.ECodeTransition:      http.StatusConflict,
+	store.ECodeBodyTooLarge:    http.StatusRequestEntityTooLarge,
+	store.ECodeRateLimited:     http.StatusTooManyRequests,
+	store.ECodeMonthlyQuota:    http.StatusTooManyRequests,
+	store.ECodeInternal:        http.StatusInternalServerError,
+	store.ECodeUnavailable:     http.StatusServiceUnavailable,
+}
+
+// StatusOf returns the HTTP status of an error code.
+func StatusOf(code string) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// errorText gives the title and suggested action shown in management error
+// bodies, per code.
+var errorText = map[string][2]string{
+	store.ECodeValidation:      {"Invalid request", "Correct the named field and retry."},
+	store.ECodeInvalidJSON:     {"Malformed JSON", "Send a valid JSON object body."},
+	store.ECodeUnauthenticated: {"Authentication required", "Send a valid credential in the Authorization or x-api-key header."},
+	store.ECodeInvalidCreds:    {"Invalid credentials", "Check the e-mail and password."},
+	store.ECodeInvalidToken:    {"Invalid token", "Request a new token."},
+	store.ECodeForbidden:       {"Forbidden", "Use a credential with the required role."},
+	store.ECodeEmailUnverified: {"E-mail not verified", "Verify your e-mail address, or ask for a new verification mail."},
+	store.ECodePlanLimit:       {"Plan limit reached", "Upgrade the billing plan or remove unused resources."},
+	store.ECodeNotFound:        {"Not found", "Check the identifier."},
+	store.ECodeMethod:          {"Method not allowed", "Use a method this path supports."},
+	store.ECodeConflict:        {"Conflict", "The resource already exists or changed; reload and retry."},
+	store.ECodeSlugTaken:       {"Slug taken", "Choose another slug."},
+	store.ECodeEmailTaken:      {"E-mail taken", "Use another e-mail address."},
+	store.ECodePlanInUse:       {"Plan in use", "Revoke or move the plan's licenses first."},
+	store.ECodeLastOwner:       {"Last owner", "Make another member an owner first."},
+	store.ECodeTransition:      {"Invalid status change", "This status cannot change to the one requested."},
+	store.ECodeBodyTooLarge:    {"Body too large", "Send at most 1 MiB."},
+	store.ECodeRateLimited:     {"Too many requests", "Wait retry_after_seconds and retry."},
+	store.ECodeMonthlyQuota:    {"Monthly quota exceeded", "Upgrade the billing plan or wait for the next period."},
+	store.ECodeInternal:        {"Internal error", "Retry later; contact the operator if it persists."},
+	store.ECodeUnavailable:     {"Unavailable", "Retry later."},
+}
+
+// mgmtError is the management error body's inner object; every field is present.
+type mgmtError struct {
+	Code              string `json:"code"`
+	Message           string `json:"message"`
+	Title             string `json:"title"`
+	Reason            string `json:"reason"`
+	Action            string `json:"action"`
+	RetryAfterSeconds int    `json:"retry_after_seconds"`
+}
+
+// runtimeError is the runtime error body's inner object.
+type runtimeError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// writeError writes err in the body shape of the API the request addressed.
+// Errors that are not *store.Error are logged and reported as internal
+// without their text.
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	code := store.ErrorCode(err)
+	msg := store.ErrorMessage(err)
+	retry := 0
+	if e := store.AsError(err); e != nil {
+		retry = e.RetryAfter
+		if e.Err != nil {
+			logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", e.Err)
+		}
+	} else {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			code, msg = store.ECodeBodyTooLarge, "request body exceeds 1 MiB"
+		} else {
+			logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		}
+	}
+	status := StatusOf(code)
+	if retry > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+	}
+	var body any
+	if strings.HasPrefix(r.URL.Path, "/v1/runtime") {
+		body = map[string]runtimeError{"error": {Code: code, Message: msg}}
+	} else {
+		text := errorText[code]
+		if text[0] == "" {
+			text = [2]string{http.StatusText(status), "See the message."}
+		}
+		body = map[string]mgmtError{"error": {Code: code, Message: msg, Title: text[0], Reason: code, Action: text[1], RetryAfterSeconds: retry}}
+	}
+	writeJSON(w, status, body)
+}
+
+// writeJSON writes v as a JSON response.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,362 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"strings"
+
+	"licensectl/store"
+)
+
+var _ store.Applications = (*DB)(nil)
+
+// app loads an application and checks that it belongs to ref's organization;
+// another organization's application is not_found, never forbidden.
+func (t *txn) app(ref store.AppRef) (*store.Application, error) {
+	a := new(store.Application)
+	if err := t.mustGet(bApps, ref.AppID, "application", a); err != nil {
+		return nil, err
+	}
+	if a.OrgID != ref.OrgID {
+		return nil, store.NotFound("application")
+	}
+	return a, nil
+}
+
+// scope loads the application of s and the environment it names.
+func (t *txn) scope(s store.Scope) (*store.Application, *store.Environment, error) {
+	a, err := t.app(s.App())
+	if err != nil {
+		return nil, nil, err
+	}
+	name := s.Env
+	if name == "" {
+		name = store.EnvProduction
+	}
+	env := a.Env(name)
+	if env == nil {
+		return nil, nil, store.Invalid("x-environment", "environment must be production or development")
+	}
+	return a, env, nil
+}
+
+// ListApplications implements store.Applications.
+func (db *DB) ListApplications(ctx context.Context, orgID string) ([]*store.Application, error) {
+	var out []*store.Application
+	err := db.view(ctx, func(t *txn) (err error) {
+		out, err = listAll[store.Application](t, bAppsOrg, idb(orgID), bApps)
+		return err
+	})
+	return out, err
+}
+
+// FindApplication implements store.Applications.
+func (db *DB) FindApplication(ctx context.Context, ref store.AppRef) (*store.Application, error) {
+	var out *store.Application
+	err := db.view(ctx, func(t *txn) (err error) {
+		out, err = t.app(ref)
+		return err
+	})
+	return out, err
+}
+
+// FindApplicationByPublicKey returns the application and environment that a
+// runtime public key identifies. Returns invalid_application.
+func (db *DB) FindApplicationByPublicKey(ctx context.Context, publicKey string) (*store.Application, *store.Environment, error) {
+	var a *store.Application
+	var env *store.Environment
+	err := db.view(ctx, func(t *txn) error {
+		v := t.tx.Bucket(bAppsPubKey).Get([]byte(publicKey))
+		if len(v) != 32 {
+			return store.Errorf(store.ECodeInvalidApp, "unknown application key")
+		}
+		a = new(store.Application)
+		ok, err := t.get(bApps, ids(v[:16]), a)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return store.Errorf(store.ECodeInvalidApp, "unknown application key")
+		}
+		env = a.EnvByID(ids(v[16:]))
+		return nil
+	})
+	return a, env, err
+}
+
+func validAppName(name string) error {
+	n := len([]rune(strings.TrimSpace(name)))
+	if n == 0 {
+		return store.Invalid("name", "name is required")
+	}
+	if n > 100 {
+		return store.Invalid("name", "name must be at most 100 characters")
+	}
+	return nil
+}
+
+// CreateApplication implements store.Applications.
+func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationInput) (*store.Application, error) {
+	in.Name = strings.TrimSpace(in.Name)
+	if err := validAppName(in.Name); err != nil {
+		return nil, err
+	}
+	slugField := "slug"
+	if in.Slug == "" {
+		in.Slug, slugField = store.Slugify(in.Name), "name"
+	}
+	if !store.ValidSlug(in.Slug) {
+		return nil, store.Invalid(slugField, "slug must match ^[a-z][a-z0-9-]{1,61}[a-z0-9]$ without --")
+	}
+	// Keys are generated outside the transaction: it holds the write lock.
+	envs := make([]store.Environment, 0, 2)
+	for _, name := range []string{store.EnvDevelopment, store.EnvProduction} {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		prefix := store.PrefixPublicLive
+		if name == store.EnvDevelopment {
+			prefix = store.PrefixPublicTest
+		}
+		envs = append(envs, store.Environment{ID: store.NewID(), Name: name, PublicKey: store.NewSecret(prefix), SigningKey: priv, KeyID: store.NewID()})
+	}
+	var out *store.Application
+	err := db.update(ctx, func(t *txn) error {
+		org := new(store.Organization)
+		if err := t.mustGet(bOrgs, in.OrgID, "organization", org); err != nil {
+			return err
+		}
+		slugKey := key(idb(in.OrgID), []byte(in.Slug))
+		if t.lookup(bAppsSlug, slugKey) != "" {
+			return store.Errorf(store.ECodeSlugTaken, "an application with slug %q already exists", in.Slug)
+		}
+		a := &store.Application{ID: store.NewID(), OrgID: in.OrgID, Name: in.Name, Slug: in.Slug, Status: store.AppActive, CreatedAt: t.now, UpdatedAt: t.now}
+		for _, e := range envs {
+			e.CreatedAt = t.now
+			a.Environments = append(a.Environments, e)
+		}
+		if err := t.put(bApps, a.ID, a); err != nil {
+			return err
+		}
+		if err := t.index(bAppsOrg, idb(a.OrgID), a.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bAppsSlug, slugKey, a.ID); err != nil {
+			return err
+		}
+		for _, e := range a.Environments {
+			if err := t.tx.Bucket(bAppsPubKey).Put([]byte(e.PublicKey), key(idb(a.ID), idb(e.ID))); err != nil {
+				return err
+			}
+		}
+		out = a
+		return t.audit(auditEvent{Event: "application.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "application", ID: a.ID}, Metadata: map[string]any{"name": a.Name, "slug": a.Slug}})
+	})
+	return out, err
+}
+
+// UpdateApplication implements store.Applications.
+func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error) {
+	if upd.Name != nil {
+		n := strings.TrimSpace(*upd.Name)
+		if err := validAppName(n); err != nil {
+			return nil, err
+		}
+		upd.Name = &n
+	}
+	if upd.Status != nil && *upd.Status != store.AppActive && *upd.Status != store.AppDisabled {
+		return nil, store.Invalid("status", "status must be active or disabled")
+	}
+	var out *store.Application
+	err := db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		meta := map[string]any{}
+		if upd.Name != nil && *upd.Name != a.Name {
+			meta["name"] = *upd.Name
+			a.Name = *upd.Name
+		}
+		event := "application.updated"
+		if upd.Status != nil && *upd.Status != a.Status {
+			meta["status"] = *upd.Status
+			a.Status = *upd.Status
+			event = "application." + map[string]string{store.AppActive: "enabled", store.AppDisabled: "disabled"}[a.Status]
+		}
+		out = a
+		if len(meta) == 0 {
+			return nil
+		}
+		a.UpdatedAt = t.now
+		if err := t.put(bApps, a.ID, a); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a), Target: store.Target{Type: "application", ID: a.ID}, Metadata: meta})
+	})
+	return out, err
+}
+
+// DeleteApplication implements store.Applications.
+func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent bool) error {
+	if !permanent {
+		disabled := store.AppDisabled
+		_, err := db.UpdateApplication(ctx, ref, store.ApplicationUpdate{Status: &disabled})
+		return err
+	}
+	return db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		if err := t.purgeApp(a); err != nil {
+			return err
+		}
+		// The entry outlives the application in the organization's log.
+		return t.audit(auditEvent{Event: "application.deleted", OrgID: a.OrgID, Target: store.Target{Type: "application", ID: a.ID},
+			Metadata: map[string]any{"name": a.Name, "slug": a.Slug, "permanent": true}})
+	})
+}
+
+// purgeApp removes an application and every record under it.
+func (t *txn) purgeApp(a *store.Application) error {
+	app := idb(a.ID)
+	for _, e := range a.Environments {
+		env := idb(e.ID)
+		// Records listed by an environment index, with the unique indexes that name them.
+		lics, err := t.dropPrefix(bLicEnv, env)
+		if err != nil {
+			return err
+		}
+		for _, id := range lics {
+			l := new(store.License)
+			if err := t.mustGet(bLicenses, id, "license", l); err != nil {
+				return err
+			}
+			if err := t.delUnique(bLicKey, []byte(l.Key)); err != nil {
+				return err
+			}
+			if err := t.dropAll(bLicPlanInUse, idb(l.PlanID)); err != nil {
+				return err
+			}
+			if err := t.dropAll(bSessionsLicense, idb(id)); err != nil {
+				return err
+			}
+			if err := t.del(bLicenses, id); err != nil {
+				return err
+			}
+		}
+		users, err := t.dropPrefix(bEndUsersEnv, env)
+		if err != nil {
+			return err
+		}
+		for _, id := range users {
+			if err := t.dropAll(bSessionsUser, idb(id)); err != nil {
+				return err
+			}
+			if err := t.del(bEndUsers, id); err != nil {
+				return err
+			}
+		}
+		devs, err := t.dropPrefix(bDevicesEnv, env)
+		if err != nil {
+			return err
+		}
+		for _, id := range devs {
+			for _, sid := range t.all(bSessionsDevice, idb(id)) {
+				if err := t.deleteSessionRecord(sid); err != nil {
+					return err
+				}
+			}
+			if err := t.dropAll(bSessionsDevice, idb(id)); err != nil {
+				return err
+			}
+			if err := t.del(bDevices, id); err != nil {
+				return err
+			}
+		}
+		entries, err := t.dropPrefix(bAuditEnv, env)
+		if err != nil {
+			return err
+		}
+		for _, id := range entries {
+			if err := t.del(bAudit, id); err != nil {
+				return err
+			}
+		}
+		for _, b := range [][]byte{bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bEndUsersEnvStatus, bEndUsersEmail, bDevicesEnvStatus, bDevicesFP, bNonces, bAuditEvent} {
+			if err := t.dropAll(b, env); err != nil {
+				return err
+			}
+		}
+		if err := t.tx.Bucket(bAppsPubKey).Delete([]byte(e.PublicKey)); err != nil {
+			return err
+		}
+	}
+	for _, pair := range []struct{ index, records []byte }{{bEntsApp, bEnts}, {bPlansApp, bPlans}, {bSecretsApp, bSecrets}} {
+		recs, err := t.dropPrefix(pair.index, app)
+		if err != nil {
+			return err
+		}
+		for _, id := range recs {
+			if bytes.Equal(pair.records, bSecrets) {
+				s := new(store.AppSecret)
+				if err := t.mustGet(bSecrets, id, "secret", s); err != nil {
+					return err
+				}
+				if err := t.delUnique(bSecretsHash, []byte(s.Hash)); err != nil {
+					return err
+				}
+			}
+			if err := t.del(pair.records, id); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.dropAll(bEntsKey, app); err != nil {
+		return err
+	}
+	if err := t.delUnique(bAppsSlug, key(idb(a.OrgID), []byte(a.Slug))); err != nil {
+		return err
+	}
+	if err := t.unindex(bAppsOrg, idb(a.OrgID), a.ID); err != nil {
+		return err
+	}
+	return t.del(bApps, a.ID)
+}
+
+// dropAll deletes every key under prefix in bucket and every count kept for
+// prefixes that start with it.
+func (t *txn) dropAll(bucket, prefix []byte) error {
+	for _, b := range []struct{ bucket, prefix []byte }{{bucket, prefix}, {bCounts, countKey(bucket, prefix)}} {
+		c := t.tx.Bucket(b.bucket).Cursor()
+		for k, _ := c.Seek(b.prefix); k != nil && bytes.HasPrefix(k, b.prefix); k, _ = c.Seek(b.prefix) {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deleteSessionRecord removes a runtime session and its token indexes.
+func (t *txn) deleteSessionRecord(id string) error {
+	s := new(sessionRecord)
+	ok, err := t.get(bSessions, id, s)
+	if err != nil || !ok {
+		return err
+	}
+	if err := t.delUnique(bSessionsAccess, []byte(s.AccessHash)); err != nil {
+		return err
+	}
+	for _, h := range append([]string{s.RefreshHash}, s.RetiredRefresh...) {
+		if err := t.delUnique(bSessionsRefresh, []byte(h)); err != nil {
+			return err
+		}
+	}
+	return t.del(bSessions, id)
+}

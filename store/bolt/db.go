@@ -1,0 +1,154 @@
+// Package bolt implements the store interfaces on an embedded bbolt file.
+// No bbolt type, bucket name or byte slice owned by bbolt leaves this package.
+package bolt
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"licensectl/store"
+)
+
+// PasswordHasher hashes and checks passwords; store/password implements it.
+type PasswordHasher interface {
+	Hash(ctx context.Context, plain string) (string, error)
+	Verify(ctx context.Context, plain, encoded string) (bool, error)
+}
+
+// PasswordPolicy rejects weak passwords with validation_failed.
+type PasswordPolicy func(password, email string) error
+
+// Options configure a DB.
+type Options struct {
+	// Clock is the time source; nil means store.SystemClock.
+	Clock store.Clock
+	// Hasher hashes member and end-user passwords.
+	Hasher PasswordHasher
+	// Policy checks new passwords; nil accepts any non-empty password.
+	Policy PasswordPolicy
+	// LockTimeout is how long Open waits for the file lock; 0 means 2 s.
+	LockTimeout time.Duration
+	// ReadOnly opens the file for reading only.
+	ReadOnly bool
+}
+
+// ErrLocked is returned by Open when another process holds the file.
+var ErrLocked = errors.New("the database file is locked by another process (is `licensectl serve` running? use --server to talk to it)")
+
+// DB is the bbolt-backed store. It implements store.Service.
+type DB struct {
+	bolt   *bolt.DB
+	now    store.Clock
+	hasher PasswordHasher
+	policy PasswordPolicy
+}
+
+// Open opens (creating if needed) the database file at path and applies
+// migrations.
+func Open(path string, opts Options) (*DB, error) {
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = 2 * time.Second
+	}
+	if opts.Clock == nil {
+		opts.Clock = store.SystemClock
+	}
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, ReadOnly: opts.ReadOnly})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, ErrLocked
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy}
+	if !opts.ReadOnly {
+		if err := db.migrate(); err != nil {
+			bdb.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// Close closes the file.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// Path is the file's path.
+func (db *DB) Path() string { return db.bolt.Path() }
+
+// Ping reports whether the store can serve a read.
+func (db *DB) Ping(ctx context.Context) error {
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bMeta) == nil {
+			return errors.New("meta bucket missing")
+		}
+		return nil
+	})
+}
+
+func (db *DB) migrate() error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		meta := tx.Bucket(bMeta)
+		var v uint64
+		if b := meta.Get(metaSchemaVersion); b != nil {
+			v = binary.BigEndian.Uint64(b)
+		}
+		if v > SchemaVersion {
+			return fmt.Errorf("database schema version %d is newer than this binary's %d", v, SchemaVersion)
+		}
+		// Migrations from v to SchemaVersion go here, in order.
+		return meta.Put(metaSchemaVersion, u64(SchemaVersion))
+	})
+}
+
+// MetaSecret returns the value kept under name in the meta bucket, creating it
+// with gen on first use. It holds keys that must survive restarts (the
+// dashboard token signing key, the ALTCHA HMAC key).
+func (db *DB) MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error) {
+	key := []byte("secret:" + name)
+	var out []byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		out = clone(tx.Bucket(bMeta).Get(key))
+		return nil
+	})
+	if err != nil || out != nil {
+		return out, err
+	}
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		if v := meta.Get(key); v != nil {
+			out = clone(v)
+			return nil
+		}
+		v, err := gen()
+		if err != nil {
+			return err
+		}
+		out = v
+		return meta.Put(key, v)
+	})
+	return out, err
+}
+
+func u64(v uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, v)
+	return b
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}

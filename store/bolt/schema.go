@@ -1,0 +1,100 @@
+package bolt
+
+// SchemaVersion is the version of the bucket layout below; migrations that
+// change it are applied in order by migrate.
+const SchemaVersion = 1
+
+// Every bucket is named here and nowhere else. Primary buckets map a 16-byte
+// UUID to a JSON record. Index buckets hold composite keys "prefix|id" with
+// empty values (newest first is a reverse walk, as ids are UUIDv7), or unique
+// keys "value → id". Counts of index prefixes live in bCounts so that totals
+// are O(1).
+var (
+	bMeta = []byte("meta")
+
+	bCounts = []byte("counts") // index name 0x00 prefix → uint64
+
+	bOrgs     = []byte("orgs")
+	bOrgsSlug = []byte("orgs_by_slug") // slug → org id
+
+	bMembers      = []byte("members")
+	bMembersEmail = []byte("members_by_email") // email → member id
+	bMembersOrg   = []byte("members_by_org")   // org|member
+
+	bDashSessions = []byte("dashboard_sessions") // id → dashboardSession
+	bDashSessMem  = []byte("dashboard_sessions_by_member")
+	bMailTokens   = []byte("mail_tokens") // sha256(token) → mailToken
+	bChallenges   = []byte("used_challenges")
+
+	bApps       = []byte("apps")
+	bAppsOrg    = []byte("apps_by_org")        // org|app
+	bAppsSlug   = []byte("apps_by_slug")       // org|slug → app id
+	bAppsPubKey = []byte("apps_by_public_key") // public key → app|env
+
+	bAPIKeys     = []byte("api_keys")
+	bAPIKeysOrg  = []byte("api_keys_by_org")  // org|key
+	bAPIKeysHash = []byte("api_keys_by_hash") // hash → key id
+
+	bSecrets     = []byte("secrets")
+	bSecretsApp  = []byte("secrets_by_app")  // app|secret
+	bSecretsHash = []byte("secrets_by_hash") // hash → secret id
+
+	bEnts    = []byte("entitlements")
+	bEntsApp = []byte("entitlements_by_app") // app|ent
+	bEntsKey = []byte("entitlements_by_key") // app|key → ent id
+
+	bPlans    = []byte("plans")
+	bPlansApp = []byte("plans_by_app") // app|plan
+
+	bLicenses          = []byte("licenses")
+	bLicKey            = []byte("licenses_by_key")         // key → license id
+	bLicEnv            = []byte("licenses_by_env")         // env|license
+	bLicEnvStatus      = []byte("licenses_by_env_status")  // env|status 0x00|license
+	bLicEnvPlan        = []byte("licenses_by_env_plan")    // env|plan|license
+	bLicEnvPlanStatus  = []byte("licenses_by_plan_status") // env|plan|status 0x00|license
+	bLicPlanInUse      = []byte("licenses_in_use_by_plan") // plan|license (inactive, active, suspended)
+	bLicExpiry         = []byte("licenses_by_expiry")      // expiry unix nanos|license
+	bEndUsers          = []byte("end_users")
+	bEndUsersEnv       = []byte("end_users_by_env")        // env|user
+	bEndUsersEnvStatus = []byte("end_users_by_env_status") // env|status 0x00|user
+	bEndUsersEmail     = []byte("end_users_by_email")      // env|email → user id
+	bDevices           = []byte("devices")
+	bDevicesEnv        = []byte("devices_by_env")        // env|device
+	bDevicesEnvStatus  = []byte("devices_by_env_status") // env|status 0x00|device
+	bDevicesFP         = []byte("devices_by_fingerprint")
+
+	bSessions        = []byte("sessions")
+	bSessionsAccess  = []byte("sessions_by_access")  // sha256(access) → session id
+	bSessionsRefresh = []byte("sessions_by_refresh") // sha256(refresh) → session id
+	bSessionsLicense = []byte("sessions_by_license") // license|session
+	bSessionsUser    = []byte("sessions_by_user")    // user|session
+	bSessionsDevice  = []byte("sessions_by_device")  // device|session
+	bNonces          = []byte("nonces")              // env|nonce → expiry
+
+	bAudit      = []byte("audit")
+	bAuditEnv   = []byte("audit_by_env")       // env|entry
+	bAuditEvent = []byte("audit_by_env_event") // env|event 0x00|entry
+	bAuditOrg   = []byte("audit_by_org")       // org|entry (organization-level events)
+)
+
+// allBuckets is created at open.
+var allBuckets = [][]byte{
+	bMeta, bCounts,
+	bOrgs, bOrgsSlug,
+	bMembers, bMembersEmail, bMembersOrg, bDashSessions, bDashSessMem, bMailTokens, bChallenges,
+	bApps, bAppsOrg, bAppsSlug, bAppsPubKey,
+	bAPIKeys, bAPIKeysOrg, bAPIKeysHash,
+	bSecrets, bSecretsApp, bSecretsHash,
+	bEnts, bEntsApp, bEntsKey,
+	bPlans, bPlansApp,
+	bLicenses, bLicKey, bLicEnv, bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bLicPlanInUse, bLicExpiry,
+	bEndUsers, bEndUsersEnv, bEndUsersEnvStatus, bEndUsersEmail,
+	bDevices, bDevicesEnv, bDevicesEnvStatus, bDevicesFP,
+	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
+	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
+}
+
+// Meta keys.
+var (
+	metaSchemaVersion = []byte("schema_version")
+)

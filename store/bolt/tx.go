@@ -1,0 +1,303 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
+
+	"licensectl/store"
+)
+
+// txn is one transaction with the request's context and one clock reading, so
+// that every timestamp written by a change is the same.
+type txn struct {
+	tx  *bolt.Tx
+	ctx context.Context
+	now time.Time
+}
+
+// update runs fn in one read-write transaction: the change, its indexes,
+// counts and audit entry commit together or not at all.
+func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
+	})
+}
+
+// batch is update through bbolt's group commit, for hot runtime writes. fn
+// may run more than once, so it must be idempotent and free of side effects.
+func (db *DB) batch(ctx context.Context, fn func(t *txn) error) error {
+	return db.bolt.Batch(func(tx *bolt.Tx) error {
+		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
+	})
+}
+
+// view runs fn in a read-only transaction.
+func (db *DB) view(ctx context.Context, fn func(t *txn) error) error {
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
+	})
+}
+
+// idb returns the 16 raw bytes of a UUID string, or nil when it is not one;
+// a nil key finds nothing, so a malformed id reads as not found.
+func idb(id string) []byte {
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		return nil
+	}
+	return u[:]
+}
+
+// ids turns 16 raw bytes back into the UUID string.
+func ids(b []byte) string {
+	var u uuid.UUID
+	copy(u[:], b)
+	return u.String()
+}
+
+// key joins parts into one composite key.
+func key(parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// str is a string key part terminated by 0x00 so that a shorter value is
+// never a prefix of a longer one.
+func str(s string) []byte { return append([]byte(s), 0) }
+
+// get decodes the record id of bucket into v; it reports false when absent.
+func (t *txn) get(bucket []byte, id string, v any) (bool, error) {
+	k := idb(id)
+	if k == nil {
+		return false, nil
+	}
+	raw := t.tx.Bucket(bucket).Get(k)
+	if raw == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		// A record that fails to decode is corruption: fail loudly, never skip.
+		return false, fmt.Errorf("decode %s/%s: %w", bucket, id, err)
+	}
+	return true, nil
+}
+
+// mustGet is get that turns absence into not_found for kind.
+func (t *txn) mustGet(bucket []byte, id, kind string, v any) error {
+	ok, err := t.get(bucket, id, v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return store.NotFound(kind)
+	}
+	return nil
+}
+
+// put encodes v as the record id of bucket.
+func (t *txn) put(bucket []byte, id string, v any) error {
+	k := idb(id)
+	if k == nil {
+		return fmt.Errorf("put %s: malformed id %q", bucket, id)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s/%s: %w", bucket, id, err)
+	}
+	return t.tx.Bucket(bucket).Put(k, raw)
+}
+
+// del removes the record id of bucket.
+func (t *txn) del(bucket []byte, id string) error {
+	return t.tx.Bucket(bucket).Delete(idb(id))
+}
+
+// lookup reads a unique index: the id stored under k, or "".
+func (t *txn) lookup(bucket, k []byte) string {
+	v := t.tx.Bucket(bucket).Get(k)
+	if v == nil {
+		return ""
+	}
+	if len(v) == 16 {
+		return ids(v)
+	}
+	return string(v)
+}
+
+// setUnique stores id under k in a unique index.
+func (t *txn) setUnique(bucket, k []byte, id string) error {
+	return t.tx.Bucket(bucket).Put(k, idb(id))
+}
+
+// delUnique removes k from a unique index.
+func (t *txn) delUnique(bucket, k []byte) error {
+	return t.tx.Bucket(bucket).Delete(k)
+}
+
+func countKey(bucket, prefix []byte) []byte { return key(bucket, []byte{0}, prefix) }
+
+// addCount adds d to the count of prefix in bucket.
+func (t *txn) addCount(bucket, prefix []byte, d int) error {
+	c := t.tx.Bucket(bCounts)
+	k := countKey(bucket, prefix)
+	var n int64
+	if v := c.Get(k); v != nil {
+		n = int64(binary.BigEndian.Uint64(v))
+	}
+	n += int64(d)
+	if n < 0 {
+		return fmt.Errorf("count %s/%x below zero", bucket, prefix)
+	}
+	if n == 0 {
+		return c.Delete(k)
+	}
+	return c.Put(k, u64(uint64(n)))
+}
+
+// count is the number of entries under prefix in an index bucket.
+func (t *txn) count(bucket, prefix []byte) int {
+	v := t.tx.Bucket(bCounts).Get(countKey(bucket, prefix))
+	if v == nil {
+		return 0
+	}
+	return int(binary.BigEndian.Uint64(v))
+}
+
+// index adds "prefix|id" to an index bucket and counts it once.
+func (t *txn) index(bucket, prefix []byte, id string) error {
+	return t.indexSorted(bucket, prefix, nil, id)
+}
+
+// indexSorted adds "prefix|sort|id", ordered by sort within prefix and counted
+// under prefix.
+func (t *txn) indexSorted(bucket, prefix, sort []byte, id string) error {
+	b := t.tx.Bucket(bucket)
+	k := key(prefix, sort, idb(id))
+	if b.Get(k) != nil {
+		return nil
+	}
+	if err := b.Put(k, []byte{}); err != nil {
+		return err
+	}
+	return t.addCount(bucket, prefix, 1)
+}
+
+// unindex removes "prefix|id" from an index bucket, uncounting it.
+func (t *txn) unindex(bucket, prefix []byte, id string) error {
+	b := t.tx.Bucket(bucket)
+	k := key(prefix, idb(id))
+	if b.Get(k) == nil {
+		return nil
+	}
+	if err := b.Delete(k); err != nil {
+		return err
+	}
+	return t.addCount(bucket, prefix, -1)
+}
+
+// page returns up to limit ids under prefix, newest first, after skipping
+// offset. It walks keys only: the cost is offset+limit, not the collection.
+func (t *txn) page(bucket, prefix []byte, offset, limit int) []string {
+	var out []string
+	c := t.tx.Bucket(bucket).Cursor()
+	k, _ := seekLast(c, prefix)
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
+		if offset > 0 {
+			offset--
+			continue
+		}
+		if len(out) == limit {
+			break
+		}
+		out = append(out, ids(k[len(k)-16:]))
+	}
+	return out
+}
+
+// all returns every id under prefix, newest first.
+func (t *txn) all(bucket, prefix []byte) []string {
+	return t.page(bucket, prefix, 0, -1)
+}
+
+// seekLast positions c on the last key with prefix (or before it).
+func seekLast(c *bolt.Cursor, prefix []byte) ([]byte, []byte) {
+	// The smallest key after every key with this prefix is prefix+1 in the
+	// last byte that is not 0xff.
+	end := append([]byte(nil), prefix...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			end = end[:i+1]
+			if k, _ := c.Seek(end); k == nil {
+				return c.Last()
+			}
+			return c.Prev()
+		}
+	}
+	return c.Last()
+}
+
+// dropPrefix deletes every key under prefix of an index bucket and its count.
+func (t *txn) dropPrefix(bucket, prefix []byte) ([]string, error) {
+	var idsOut []string
+	b := t.tx.Bucket(bucket)
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		idsOut = append(idsOut, ids(k[len(k)-16:]))
+		if err := c.Delete(); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.tx.Bucket(bCounts).Delete(countKey(bucket, prefix)); err != nil {
+		return nil, err
+	}
+	return idsOut, nil
+}
+
+// listAll loads every record under prefix of an index into T values.
+func listAll[T any](t *txn, index, prefix, records []byte) ([]*T, error) {
+	var out []*T
+	for _, id := range t.all(index, prefix) {
+		v := new(T)
+		ok, err := t.get(records, id, v)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("index %s points at missing %s/%s", index, records, id)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// listPage loads one page of records under prefix of an index.
+func listPage[T any](t *txn, index, prefix, records []byte, p store.PageRequest) (*store.Page[*T], error) {
+	out := &store.Page[*T]{Data: []*T{}, Total: t.count(index, prefix), Page: p.Page, PerPage: p.PerPage}
+	for _, id := range t.page(index, prefix, p.Offset(), p.PerPage) {
+		v := new(T)
+		ok, err := t.get(records, id, v)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("index %s points at missing %s/%s", index, records, id)
+		}
+		out.Data = append(out.Data, v)
+	}
+	return out, nil
+}
