@@ -1,0 +1,125 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Validate reports every problem of c at once, one line per key, or nil when
+// the configuration can be used. Load calls it.
+func (c Config) Validate() error {
+	var v validator
+
+	v.check(strings.TrimSpace(c.Server.Listen) != "", "server.listen", "must not be empty")
+	if c.Server.PublicURL != "" {
+		u, err := url.Parse(c.Server.PublicURL)
+		v.check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "",
+			"server.public_url", "must be an absolute http or https URL, got %q", c.Server.PublicURL)
+	}
+	v.positive("server.shutdown_timeout", c.Server.ShutdownTimeout)
+	for _, p := range c.Server.TrustedProxies {
+		_, perr := netip.ParsePrefix(p)
+		_, aerr := netip.ParseAddr(p)
+		v.check(perr == nil || aerr == nil, "server.trusted_proxies", "%q is not a CIDR or an IP address", p)
+	}
+	v.check(strings.TrimSpace(c.DataDir) != "", "data_dir", "must not be empty")
+
+	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	v.oneOf("log.format", c.Log.Format, "auto", "text", "json")
+
+	v.oneOf("mail.driver", c.Mail.Driver, "file", "smtp", "log")
+	if c.Mail.Driver == "smtp" {
+		v.check(c.Mail.SMTP.Host != "", "mail.smtp.host", "must be set when mail.driver is smtp")
+		v.check(c.Mail.SMTP.Port > 0 && c.Mail.SMTP.Port < 65536, "mail.smtp.port", "must be between 1 and 65535, got %d", c.Mail.SMTP.Port)
+		v.oneOf("mail.smtp.tls", c.Mail.SMTP.TLS, "none", "starttls", "tls")
+		v.check(c.Mail.SMTP.From != "" || c.Mail.From != "", "mail.from", "must be set when mail.driver is smtp")
+	}
+
+	if c.RateLimit.Enabled {
+		v.positive("ratelimit.window", c.RateLimit.Window)
+		v.check(c.RateLimit.Runtime > 0, "ratelimit.runtime", "must be positive, got %d", c.RateLimit.Runtime)
+		v.check(c.RateLimit.RuntimeAuth > 0, "ratelimit.runtime_auth", "must be positive, got %d", c.RateLimit.RuntimeAuth)
+		v.check(c.RateLimit.Management > 0, "ratelimit.management", "must be positive, got %d", c.RateLimit.Management)
+		v.check(c.RateLimit.Account > 0, "ratelimit.account", "must be positive, got %d", c.RateLimit.Account)
+		v.check(c.RateLimit.LoginFailures >= 0, "ratelimit.login_failures", "must not be negative, got %d", c.RateLimit.LoginFailures)
+	}
+
+	v.positive("auth.session_ttl", c.Auth.SessionTTL)
+	v.check(c.Auth.HashConcurrency >= 0, "auth.hash_concurrency", "must not be negative, got %d", c.Auth.HashConcurrency)
+	v.check(c.Auth.HashWait >= 0, "auth.hash_wait", "must not be negative, got %s", c.Auth.HashWait)
+
+	v.oneOf("signup.challenge", c.Signup.Challenge, "altcha", "off")
+
+	v.positive("runtime.replay_window", c.Runtime.ReplayWindow)
+	v.positive("runtime.access_ttl", c.Runtime.AccessTTL)
+	v.positive("runtime.refresh_idle_ttl", c.Runtime.RefreshIdleTTL)
+	v.positive("runtime.refresh_absolute_ttl", c.Runtime.RefreshAbsoluteTTL)
+	v.check(c.Runtime.RefreshIdleTTL <= c.Runtime.RefreshAbsoluteTTL, "runtime.refresh_idle_ttl",
+		"must not exceed runtime.refresh_absolute_ttl (%s), got %s", c.Runtime.RefreshAbsoluteTTL, c.Runtime.RefreshIdleTTL)
+	v.check(c.Runtime.Issuer != "", "runtime.issuer", "must not be empty")
+
+	v.check(len(c.Billing.Tiers) > 0, "billing.tiers", "must list at least one tier")
+	seen := map[string]bool{}
+	for i, t := range c.Billing.Tiers {
+		key := fmt.Sprintf("billing.tiers[%d]", i)
+		v.check(t.Key != "", key+".key", "must not be empty")
+		v.check(t.Key == "" || !seen[t.Key], key+".key", "%q is used by an earlier tier", t.Key)
+		seen[t.Key] = true
+		v.check(t.Name != "", key+".name", "must not be empty")
+		v.check(t.PriceCents >= 0, key+".price_cents", "must not be negative, got %d", t.PriceCents)
+		for _, l := range []struct {
+			name string
+			n    int
+		}{
+			{"max_applications", t.MaxApplications},
+			{"max_licenses", t.MaxLicenses},
+			{"max_requests_per_month", t.MaxRequestsPerMonth},
+			{"audit_log_retention_days", t.AuditLogRetentionDays},
+			{"max_dashboard_members", t.MaxDashboardMembers},
+		} {
+			v.check(l.n >= -1, key+"."+l.name, "must be -1 (unlimited) or more, got %d", l.n)
+		}
+	}
+
+	p := c.Partner
+	if p.Issuer != "" || p.ClientID != "" || p.ClientSecret != "" || p.RedirectURL != "" {
+		v.check(p.Issuer != "", "partner.issuer", "must be set when partner sign-in is configured")
+		v.check(p.ClientID != "", "partner.client_id", "must be set when partner sign-in is configured")
+		v.check(p.RedirectURL != "", "partner.redirect_url", "must be set when partner sign-in is configured")
+	}
+
+	return v.err()
+}
+
+// validator collects the problems found by Validate.
+type validator struct{ problems []string }
+
+// check records "key: message" when ok is false.
+func (v *validator) check(ok bool, key, format string, args ...any) {
+	if !ok {
+		v.problems = append(v.problems, key+": "+fmt.Sprintf(format, args...))
+	}
+}
+
+// oneOf checks that value is one of allowed.
+func (v *validator) oneOf(key, value string, allowed ...string) {
+	v.check(slices.Contains(allowed, value), key, "must be one of %s, got %q", strings.Join(allowed, ", "), value)
+}
+
+// positive checks that d is greater than zero.
+func (v *validator) positive(key string, d time.Duration) {
+	v.check(d > 0, key, "must be a positive duration, got %s", d)
+}
+
+// err returns the problems as one error, or nil.
+func (v *validator) err() error {
+	if len(v.problems) == 0 {
+		return nil
+	}
+	return errors.New("config: invalid configuration:\n  " + strings.Join(v.problems, "\n  "))
+}

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/viper"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Config)
+		want   string // substring of the error; "" for none
+	}{
+		{name: "OK", change: func(*Config) {}},
+		{name: "OKSMTP", change: func(c *Config) { c.Mail.Driver = "smtp"; c.Mail.SMTP.Host = "mail.example.com" }},
+		{name: "OKRateLimitOffIgnoresWindow", change: func(c *Config) { c.RateLimit.Enabled = false; c.RateLimit.Window = 0 }},
+		{name: "OKTrustedProxies", change: func(c *Config) { c.Server.TrustedProxies = []string{"10.0.0.0/8", "::1", "fd00::/8"} }},
+		{name: "ErrEmptyListen", change: func(c *Config) { c.Server.Listen = "" }, want: "server.listen: must not be empty"},
+		{name: "ErrEmptyDataDir", change: func(c *Config) { c.DataDir = " " }, want: "data_dir: must not be empty"},
+		{name: "ErrPublicURL", change: func(c *Config) { c.Server.PublicURL = "example.com" }, want: "server.public_url"},
+		{name: "ErrTrustedProxy", change: func(c *Config) { c.Server.TrustedProxies = []string{"10.0.0.0/33"} }, want: "server.trusted_proxies"},
+		{name: "ErrShutdownTimeout", change: func(c *Config) { c.Server.ShutdownTimeout = 0 }, want: "server.shutdown_timeout: must be a positive duration"},
+		{name: "ErrMailDriver", change: func(c *Config) { c.Mail.Driver = "pigeon" }, want: "mail.driver: must be one of file, smtp, log"},
+		{name: "ErrSMTPHost", change: func(c *Config) { c.Mail.Driver = "smtp" }, want: "mail.smtp.host: must be set"},
+		{name: "ErrSMTPTLS", change: func(c *Config) { c.Mail.Driver = "smtp"; c.Mail.SMTP.Host = "h"; c.Mail.SMTP.TLS = "ssl" }, want: "mail.smtp.tls"},
+		{name: "ErrSMTPPort", change: func(c *Config) { c.Mail.Driver = "smtp"; c.Mail.SMTP.Host = "h"; c.Mail.SMTP.Port = 0 }, want: "mail.smtp.port"},
+		{name: "ErrChallenge", change: func(c *Config) { c.Signup.Challenge = "captcha" }, want: "signup.challenge: must be one of altcha, off"},
+		{name: "ErrLogFormat", change: func(c *Config) { c.Log.Format = "xml" }, want: "log.format: must be one of auto, text, json"},
+		{name: "ErrLogLevel", change: func(c *Config) { c.Log.Level = "verbose" }, want: "log.level: must be one of debug, info, warn, error"},
+		{name: "ErrSessionTTL", change: func(c *Config) { c.Auth.SessionTTL = 0 }, want: "auth.session_ttl"},
+		{name: "ErrHashWait", change: func(c *Config) { c.Auth.HashWait = -1 }, want: "auth.hash_wait"},
+		{name: "ErrHashConcurrency", change: func(c *Config) { c.Auth.HashConcurrency = -1 }, want: "auth.hash_concurrency"},
+		{name: "ErrReplayWindow", change: func(c *Config) { c.Runtime.ReplayWindow = -1 }, want: "runtime.replay_window"},
+		{name: "ErrAccessTTL", change: func(c *Config) { c.Runtime.AccessTTL = 0 }, want: "runtime.access_ttl"},
+		{name: "ErrRefreshIdleTTL", change: func(c *Config) { c.Runtime.RefreshIdleTTL = 0 }, want: "runtime.refresh_idle_ttl: must be a positive duration"},
+		{name: "ErrRefreshAbsoluteTTL", change: func(c *Config) { c.Runtime.RefreshAbsoluteTTL = 0 }, want: "runtime.refresh_absolute_ttl"},
+		{name: "ErrRefreshIdleOverAbsolute", change: func(c *Config) { c.Runtime.RefreshIdleTTL = 2 * c.Runtime.RefreshAbsoluteTTL }, want: "must not exceed runtime.refresh_absolute_ttl"},
+		{name: "ErrIssuer", change: func(c *Config) { c.Runtime.Issuer = "" }, want: "runtime.issuer"},
+		{name: "ErrRateLimitWindow", change: func(c *Config) { c.RateLimit.Window = 0 }, want: "ratelimit.window"},
+		{name: "ErrRateLimitRuntime", change: func(c *Config) { c.RateLimit.Runtime = 0 }, want: "ratelimit.runtime: must be positive"},
+		{name: "ErrNoTiers", change: func(c *Config) { c.Billing.Tiers = nil }, want: "billing.tiers: must list at least one tier"},
+		{name: "ErrDuplicateTier", change: func(c *Config) { c.Billing.Tiers[2].Key = "free" }, want: `billing.tiers[2].key: "free" is used by an earlier tier`},
+		{name: "ErrEmptyTierKey", change: func(c *Config) { c.Billing.Tiers[0].Key = "" }, want: "billing.tiers[0].key: must not be empty"},
+		{name: "ErrTierLimit", change: func(c *Config) { c.Billing.Tiers[1].MaxLicenses = -2 }, want: "billing.tiers[1].max_licenses"},
+		{name: "ErrTierPrice", change: func(c *Config) { c.Billing.Tiers[1].PriceCents = -1 }, want: "billing.tiers[1].price_cents"},
+		{name: "ErrPartnerHalfConfigured", change: func(c *Config) { c.Partner.ClientID = "id" }, want: "partner.issuer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			tt.change(&c)
+			err := c.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("got %v, want no error", err)
+			case tt.want != "" && err == nil:
+				t.Fatalf("got no error, want one containing %q", tt.want)
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Errorf("got %q, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	c := Default()
+	c.Server.Listen = ""
+	c.Log.Level = "loud"
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("got no error")
+	}
+	for _, want := range []string{"server.listen", "log.level"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %q, want it to mention %s", err, want)
+		}
+	}
+}
+
+// The example file at the root of the repository loads to exactly Default()
+// and names every key, so the two cannot drift apart.
+func TestExampleFile(t *testing.T) {
+	const path = "../licensectl.yaml"
+
+	got, err := Load(LoadOptions{File: path, Env: envOf(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Default(); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s loads to\n%+v\nwant Default()\n%+v", path, got, want)
+	}
+
+	v := viper.New()
+	v.SetConfigFile(path)
+	if err := v.ReadInConfig(); err != nil {
+		t.Fatal(err)
+	}
+	inFile := v.AllKeys()
+	for _, l := range leafKeys() {
+		if !slices.Contains(inFile, l.key) {
+			t.Errorf("%s does not list key %s", path, l.key)
+		}
+	}
+
+	tiers, ok := v.Get("billing.tiers").([]any)
+	if !ok || len(tiers) == 0 {
+		t.Fatalf("%s: billing.tiers: got %T, want a list of tiers", path, v.Get("billing.tiers"))
+	}
+	tierType := reflect.TypeFor[Tier]()
+	for i, raw := range tiers {
+		tier, ok := raw.(map[string]any)
+		if !ok {
+			t.Fatalf("%s: billing.tiers[%d]: got %T, want a map", path, i, raw)
+		}
+		for f := range tierType.Fields() {
+			if _, ok := tier[f.Tag.Get("mapstructure")]; !ok {
+				t.Errorf("%s: billing.tiers[%d] does not list key %s", path, i, f.Tag.Get("mapstructure"))
+			}
+		}
+	}
+}
