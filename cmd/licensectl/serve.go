@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"licensectl/config"
+	"licensectl/server"
+)
+
+func newServeCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP server (management and runtime API)",
+		Example: "  licensectl serve\n" +
+			"  licensectl serve --listen 0.0.0.0:8080 --data-dir /var/lib/licensectl",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd, e)
+			if err != nil {
+				return err
+			}
+			logger := newLogger(cfg.Log, e)
+			srv, err := server.New(cfg, server.WithLogger(logger))
+			if err != nil {
+				return err
+			}
+			if err := srv.Open(); err != nil {
+				srv.Close()
+				return err
+			}
+			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			logger.Info("shutting down")
+			return srv.Close()
+		},
+	}
+}
+
+// newLogger logs text on a terminal and JSON otherwise, unless configured.
+func newLogger(c config.Log, e *env) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	format := strings.ToLower(c.Format)
+	if format == "auto" || format == "" {
+		format = "json"
+		if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			format = "text"
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(e.stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(e.stderr, opts))
+}

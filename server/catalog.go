@@ -1,0 +1,3 @@
+package server
+
+func (s *Server) registerCatalogRoutes(r group) {}

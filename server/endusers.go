@@ -1,0 +1,3 @@
+package server
+
+func (s *Server) registerEndUserRoutes(r group) {}

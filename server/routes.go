@@ -1,0 +1,66 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"licensectl/store"
+)
+
+// routes builds the router. Each aggregate registers its own routes from the
+// file that holds its handlers.
+func (s *Server) routes() *mux.Router {
+	r := mux.NewRouter()
+	r.Use(s.observe)
+	notFound := s.observe(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		return store.Errorf(store.ECodeNotFound, "no such endpoint")
+	}))
+	notAllowed := s.observe(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		return store.Errorf(store.ECodeMethod, "method %s is not allowed here", r.Method)
+	}))
+	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
+
+	r.Handle("/healthz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		return nil
+	})).Methods(http.MethodGet)
+	r.Handle("/readyz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.db.Ping(r.Context()); err != nil {
+			return &store.Error{Code: store.ECodeUnavailable, Message: "store unavailable", Err: err}
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+		return nil
+	})).Methods(http.MethodGet)
+	if s.cfg.Metrics.Enabled {
+		r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
+	}
+
+	m := group{r, "/v1/mgmt"}
+	s.registerAccountRoutes(m)
+	s.registerOrganizationRoutes(m)
+	s.registerApplicationRoutes(m)
+	s.registerCredentialRoutes(m)
+	s.registerCatalogRoutes(m)
+	s.registerLicenseRoutes(m)
+	s.registerEndUserRoutes(m)
+	s.registerAuditRoutes(m)
+
+	rt := group{r, "/v1/runtime"}
+	s.registerRuntimeRoutes(rt)
+
+	s.registerAdminRoutes(group{r, "/v1/admin"})
+	return r
+}
+
+// group registers routes under a path prefix on the root router. gorilla/mux
+// subrouters lose a method mismatch (405 becomes 404), so none are used.
+type group struct {
+	r      *mux.Router
+	prefix string
+}
+
+// Handle registers h for prefix+path.
+func (g group) Handle(path string, h http.Handler) *mux.Route {
+	return g.r.Handle(g.prefix+path, h)
+}

@@ -1,0 +1,180 @@
+// Package server is licensectl's HTTP layer: routing, authentication,
+// decoding and validation of requests, and the one mapping from domain errors
+// to status codes and bodies. The domain and its persistence live in store.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alexedwards/argon2id"
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"licensectl/config"
+	"licensectl/store"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
+)
+
+// Server is the HTTP server with the store it owns. Build it with New, start
+// it with Open, stop it with Close; tests and `licensectl serve` do the same.
+type Server struct {
+	cfg           config.Config
+	db            *bolt.DB
+	logger        *slog.Logger
+	now           store.Clock
+	hasher        *password.Hasher
+	hashParams    *argon2id.Params
+	operatorToken string
+	router        *mux.Router
+	metrics       *metrics
+
+	ln      net.Listener
+	http    *http.Server
+	closeMu sync.Mutex
+	closed  bool
+	bg      []func() // stops background workers
+}
+
+// Option adjusts a Server built by New.
+type Option func(*Server)
+
+// WithClock replaces the wall clock, so tests can move time.
+func WithClock(c store.Clock) Option { return func(s *Server) { s.now = c } }
+
+// WithHashParams replaces the argon2id parameters; tests use cheap ones.
+func WithHashParams(p argon2id.Params) Option { return func(s *Server) { s.hashParams = &p } }
+
+// WithLogger replaces the logger.
+func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l } }
+
+// New opens the store in cfg.DataDir and builds the server. It does not listen yet.
+func New(cfg config.Config, opts ...Option) (*Server, error) {
+	s := &Server{cfg: cfg, now: store.SystemClock, logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	s.hasher = password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait, Params: s.hashParams})
+	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Clock: s.now, Hasher: s.hasher, Policy: password.CheckPolicy})
+	if err != nil {
+		return nil, err
+	}
+	s.db = db
+	if s.operatorToken, err = loadOperatorToken(cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.metrics = newMetrics(prometheus.NewRegistry())
+	if err := s.initServices(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.router = s.routes()
+	return s, nil
+}
+
+// loadOperatorToken returns the configured operator token, or the one in
+// <data-dir>/operator.token, writing a new one (0600) on first start.
+func loadOperatorToken(cfg config.Config) (string, error) {
+	if cfg.Admin.OperatorToken != "" {
+		return cfg.Admin.OperatorToken, nil
+	}
+	path := filepath.Join(cfg.DataDir, "operator.token")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if tok := strings.TrimSpace(string(b)); tok != "" {
+			return tok, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read operator token: %w", err)
+	}
+	tok := store.NewSecret("op_")
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write operator token: %w", err)
+	}
+	return tok, nil
+}
+
+// isOperator compares in constant time.
+func (s *Server) isOperator(tok string) bool {
+	return tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.operatorToken)) == 1
+}
+
+// Open starts listening on the configured address; a bind error is returned
+// at once. Requests are served in the background.
+func (s *Server) Open() error {
+	ln, err := net.Listen("tcp", s.cfg.Server.Listen)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	s.http = &http.Server{
+		Handler:           s.router,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      5 * time.Minute, // backups stream for a while
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logger.Error("serve", "err", err)
+		}
+	}()
+	return nil
+}
+
+// URL is the base address the server listens on.
+func (s *Server) URL() string {
+	if s.ln == nil {
+		return ""
+	}
+	return "http://" + s.ln.Addr().String()
+}
+
+// Handler is the server's HTTP handler, for in-process tests and benchmarks.
+func (s *Server) Handler() http.Handler { return s.router }
+
+// OperatorToken is the token that authorizes /v1/admin.
+func (s *Server) OperatorToken() string { return s.operatorToken }
+
+// Store is the server's store, for tests that seed data directly.
+func (s *Server) Store() *bolt.DB { return s.db }
+
+// Close stops accepting requests, waits for those in flight (up to the
+// configured shutdown timeout), stops background work and closes the store.
+func (s *Server) Close() error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	if s.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Server.ShutdownTimeout)
+		defer cancel()
+		if err := s.http.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for i := len(s.bg) - 1; i >= 0; i-- {
+		s.bg[i]()
+	}
+	errs = append(errs, s.db.Close())
+	return errors.Join(errs...)
+}

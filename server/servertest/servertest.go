@@ -1,0 +1,259 @@
+// Package servertest runs a real licensectl server on a loopback listener
+// with a temporary data directory, for end-to-end tests of every package.
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alexedwards/argon2id"
+
+	"licensectl/config"
+	"licensectl/server"
+	"licensectl/store"
+)
+
+// Server is a running server and an HTTP client for it.
+type Server struct {
+	*server.Server
+	URL    string
+	Config config.Config
+	Client *http.Client
+	clock  *Clock
+}
+
+// Clock is a settable test clock; it starts at the wall clock and moves only
+// when told to.
+type Clock struct{ ns atomic.Int64 }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
+
+// Advance moves the clock forward.
+func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
+
+// CheapHash are argon2id parameters that keep tests fast.
+var CheapHash = argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+
+// New starts a server on 127.0.0.1:0 with a fresh data directory, rate limits
+// off, the ALTCHA challenge off and mail written to files. mods adjust the
+// configuration first. The server is closed when the test ends.
+func New(tb testing.TB, mods ...func(*config.Config)) *Server {
+	tb.Helper()
+	cfg := config.Default()
+	cfg.DataDir = tb.TempDir()
+	cfg.Server.Listen = "127.0.0.1:0"
+	cfg.RateLimit.Enabled = false
+	cfg.Signup.Challenge = "off"
+	cfg.Server.ShutdownTimeout = 5 * time.Second
+	for _, m := range mods {
+		m(&cfg)
+	}
+	return Start(tb, cfg)
+}
+
+// Start starts a server with exactly cfg (restart tests reuse a data dir).
+func Start(tb testing.TB, cfg config.Config) *Server {
+	tb.Helper()
+	clock := &Clock{}
+	clock.Set(time.Now().UTC().Truncate(time.Microsecond))
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := server.New(cfg, server.WithLogger(logger), server.WithHashParams(CheapHash), server.WithClock(clock.Now))
+	if err != nil {
+		tb.Fatalf("server.New: %v", err)
+	}
+	if err := srv.Open(); err != nil {
+		srv.Close()
+		tb.Fatalf("Open: %v", err)
+	}
+	s := &Server{Server: srv, URL: srv.URL(), Config: cfg, Client: &http.Client{Timeout: 30 * time.Second}, clock: clock}
+	tb.Cleanup(func() { srv.Close() })
+	return s
+}
+
+// Clock is the server's clock.
+func (s *Server) Clock() *Clock { return s.clock }
+
+// Org is a seeded organization with a verified owner and a developer API key.
+type Org struct {
+	ID            string
+	OwnerEmail    string
+	OwnerPassword string
+	APIKey        string
+}
+
+var orgSeq atomic.Int64
+
+// Password is a password that passes the policy.
+const Password = "correct horse battery staple 42"
+
+// NewOrg seeds an organization straight into the store, with its owner and
+// an API key, so tests of other endpoints need not go through signup.
+func (s *Server) NewOrg(tb testing.TB) *Org {
+	tb.Helper()
+	n := orgSeq.Add(1)
+	email := "owner" + itoa(n) + "@example.com"
+	ctx := context.Background()
+	o, err := s.Store().CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Org " + itoa(n), OwnerEmail: email, OwnerPassword: Password})
+	if err != nil {
+		tb.Fatalf("CreateOrganization: %v", err)
+	}
+	_, key, err := s.Store().CreateAPIKey(ctx, o.ID, "test")
+	if err != nil {
+		tb.Fatalf("CreateAPIKey: %v", err)
+	}
+	return &Org{ID: o.ID, OwnerEmail: email, OwnerPassword: Password, APIKey: key}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// Resp is a response read whole.
+type Resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends a request. body is JSON-encoded unless it is a string or []byte;
+// hdr is name, value pairs.
+func (s *Server) Do(tb testing.TB, method, path string, body any, hdr ...string) *Resp {
+	tb.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			tb.Fatalf("encode body: %v", err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		tb.Fatalf("new request: %v", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := s.Client.Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatalf("read body: %v", err)
+	}
+	return &Resp{Status: res.StatusCode, Header: res.Header, Body: raw}
+}
+
+// As sends a request with the API key of org.
+func (s *Server) As(tb testing.TB, key, method, path string, body any, hdr ...string) *Resp {
+	tb.Helper()
+	return s.Do(tb, method, path, body, append([]string{"Authorization", "Bearer " + key}, hdr...)...)
+}
+
+// JSON decodes the body into v.
+func (r *Resp) JSON(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		tb.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Map decodes a JSON object body.
+func (r *Resp) Map(tb testing.TB) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	r.JSON(tb, &m)
+	return m
+}
+
+// List decodes a JSON array of objects.
+func (r *Resp) List(tb testing.TB) []map[string]any {
+	tb.Helper()
+	var l []map[string]any
+	r.JSON(tb, &l)
+	return l
+}
+
+// Want fails the test unless the status is want.
+func (r *Resp) Want(tb testing.TB, want int) *Resp {
+	tb.Helper()
+	if r.Status != want {
+		tb.Fatalf("status = %d, want %d; body %s", r.Status, want, r.Body)
+	}
+	return r
+}
+
+// WantError fails the test unless the response is an error with this status
+// and code in the management shape (every field present) or, for runtime
+// paths, the runtime shape.
+func (r *Resp) WantError(tb testing.TB, status int, code string) {
+	tb.Helper()
+	r.Want(tb, status)
+	var body map[string]map[string]any
+	if err := json.Unmarshal(r.Body, &body); err != nil || len(body) != 1 || body["error"] == nil {
+		tb.Fatalf("error body = %s, want {\"error\":{...}}", r.Body)
+	}
+	e := body["error"]
+	if e["code"] != code {
+		tb.Fatalf("error code = %v, want %s; body %s", e["code"], code, r.Body)
+	}
+	if msg, _ := e["message"].(string); msg == "" {
+		tb.Fatalf("error message empty: %s", r.Body)
+	}
+	if len(e) == 2 {
+		return // runtime shape: code and message
+	}
+	WantKeys(tb, e, "code", "message", "title", "reason", "action", "retry_after_seconds")
+}
+
+// WantKeys fails the test unless m has exactly these keys.
+func WantKeys(tb testing.TB, m map[string]any, keys ...string) {
+	tb.Helper()
+	var got []string
+	for k := range m {
+		got = append(got, k)
+	}
+	sort.Strings(got)
+	want := append([]string(nil), keys...)
+	sort.Strings(want)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		tb.Fatalf("keys = %v, want %v", got, want)
+	}
+}
+
+// WantTime fails unless v is an RFC 3339 UTC timestamp ending in Z.
+func WantTime(tb testing.TB, field string, v any) {
+	tb.Helper()
+	s, ok := v.(string)
+	if !ok || !strings.HasSuffix(s, "Z") {
+		tb.Fatalf("%s = %v, want an RFC 3339 UTC time", field, v)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		tb.Fatalf("%s = %q: %v", field, s, err)
+	}
+}
