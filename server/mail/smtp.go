@@ -2,6 +2,7 @@ package mail
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,9 @@ type smtpSender struct {
 	opts   SMTPOptions
 	from   *netmail.Address
 	logger *slog.Logger
+	// tlsConfig replaces go-mail's default (system roots, ServerName = Host)
+	// when set; only tests set it, to trust their own certificate.
+	tlsConfig *tls.Config
 }
 
 // smtpTimeout bounds one delivery (connect and transaction) when the
@@ -66,6 +70,9 @@ func (s *smtpSender) client() (*gomail.Client, error) {
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
 	case TLSImplicit:
 		opts = append(opts, gomail.WithSSL())
+	}
+	if s.tlsConfig != nil {
+		opts = append(opts, gomail.WithTLSConfig(s.tlsConfig.Clone()))
 	}
 	if o.Username != "" {
 		opts = append(opts,

@@ -3,13 +3,21 @@ package mail
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"io"
+	"math/big"
 	"net"
 	netmail "net/mail"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
@@ -91,7 +99,9 @@ func (s *testSession) Reset()        { s.cur = received{user: s.cur.user} }
 func (s *testSession) Logout() error { return nil }
 
 // mustSMTPServer starts backend on 127.0.0.1:0 and returns its host and port.
-func mustSMTPServer(tb testing.TB, backend *testSMTP) (string, int) {
+// With cfg it offers STARTTLS (implicit false) or speaks TLS from the first
+// byte (implicit true); without, it is cleartext only.
+func mustSMTPServer(tb testing.TB, backend *testSMTP, cfg *tls.Config, implicit bool) (string, int) {
 	tb.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -99,7 +109,11 @@ func mustSMTPServer(tb testing.TB, backend *testSMTP) (string, int) {
 	}
 	srv := smtp.NewServer(backend)
 	srv.Domain = "localhost"
-	srv.AllowInsecureAuth = true
+	srv.AllowInsecureAuth = cfg == nil
+	srv.TLSConfig = cfg
+	if implicit {
+		l = tls.NewListener(l, cfg)
+	}
 	go srv.Serve(l)
 	tb.Cleanup(func() { srv.Close() })
 	host, port, _ := net.SplitHostPort(l.Addr().String())
@@ -110,7 +124,7 @@ func mustSMTPServer(tb testing.TB, backend *testSMTP) (string, int) {
 func TestSMTPDriver(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		backend := &testSMTP{}
-		host, port := mustSMTPServer(t, backend)
+		host, port := mustSMTPServer(t, backend, nil, false)
 		opts := SMTPOptions{Host: host, Port: port, TLS: TLSNone}
 		s, err := New(Options{Driver: DriverSMTP, From: "licensectl <no-reply@licensectl.test>", SMTP: opts})
 		if err != nil {
@@ -155,7 +169,7 @@ func TestSMTPDriver(t *testing.T) {
 	// misconfigured "tls: none" cannot leak the relay password.
 	t.Run("ErrNoCleartextAuth", func(t *testing.T) {
 		backend := &testSMTP{user: "relay-user"}
-		host, port := mustSMTPServer(t, backend)
+		host, port := mustSMTPServer(t, backend, nil, false)
 		s, err := New(Options{Driver: DriverSMTP, From: "no-reply@licensectl.test",
 			SMTP: SMTPOptions{Host: host, Port: port, TLS: TLSNone, Username: "relay-user", Password: "secret"}})
 		if err != nil {
@@ -171,7 +185,7 @@ func TestSMTPDriver(t *testing.T) {
 
 	t.Run("ErrRejected", func(t *testing.T) {
 		backend := &testSMTP{user: "relay-user"}
-		host, port := mustSMTPServer(t, backend)
+		host, port := mustSMTPServer(t, backend, nil, false)
 		s, err := New(Options{Driver: DriverSMTP, From: "no-reply@licensectl.test",
 			SMTP: SMTPOptions{Host: host, Port: port, TLS: TLSNone}})
 		if err != nil {
@@ -196,6 +210,82 @@ func TestSMTPDriver(t *testing.T) {
 		}
 		if err := s.Send(context.Background(), testMessage()); err == nil {
 			t.Fatal("Send to a closed port = nil, want an error")
+		}
+	})
+}
+
+// mustTLS returns a server config with a fresh self-signed certificate for
+// 127.0.0.1 and a client config trusting exactly that certificate.
+func mustTLS(tb testing.TB) (server, client *tls.Config) {
+	tb.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	client = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
+	return server, client
+}
+
+// TestSMTPDriverTLS sends with credentials over STARTTLS and implicit TLS;
+// the server requires AUTH PLAIN, which go-mail offers only once encrypted.
+func TestSMTPDriverTLS(t *testing.T) {
+	for _, mode := range []string{TLSStartTLS, TLSImplicit} {
+		t.Run("OK/"+mode, func(t *testing.T) {
+			serverTLS, clientTLS := mustTLS(t)
+			backend := &testSMTP{user: "relay-user"}
+			host, port := mustSMTPServer(t, backend, serverTLS, mode == TLSImplicit)
+			snd, err := New(Options{Driver: DriverSMTP, From: "no-reply@licensectl.test",
+				SMTP: SMTPOptions{Host: host, Port: port, TLS: mode, Username: "relay-user", Password: "secret"}})
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			snd.(*smtpSender).tlsConfig = clientTLS
+			if err := snd.Send(context.Background(), testMessage()); err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			msgs := backend.messages()
+			if len(msgs) != 1 || msgs[0].user != "relay-user" {
+				t.Fatalf("server got %+v, want one message from relay-user", msgs)
+			}
+		})
+	}
+
+	t.Run("ErrUntrustedCertificate", func(t *testing.T) {
+		serverTLS, _ := mustTLS(t)
+		_, otherClient := mustTLS(t)
+		backend := &testSMTP{}
+		host, port := mustSMTPServer(t, backend, serverTLS, false)
+		snd, err := New(Options{Driver: DriverSMTP, From: "no-reply@licensectl.test",
+			SMTP: SMTPOptions{Host: host, Port: port, TLS: TLSStartTLS}})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		snd.(*smtpSender).tlsConfig = otherClient
+		if err := snd.Send(context.Background(), testMessage()); err == nil {
+			t.Fatal("Send to a server with an untrusted certificate = nil, want an error")
+		}
+		if n := len(backend.messages()); n != 0 {
+			t.Fatalf("server got %d messages, want 0", n)
 		}
 	})
 }
