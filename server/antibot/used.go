@@ -17,6 +17,8 @@ type MemoryUsedStore struct {
 	nextPrune time.Time
 }
 
+var _ UsedStore = (*MemoryUsedStore)(nil)
+
 // pruneEvery spaces out the sweeps of expired keys, so that UseOnce stays
 // O(1) amortized however many challenges are live.
 const pruneEvery = time.Minute

@@ -35,6 +35,12 @@ type Sender interface {
 	Send(ctx context.Context, m Message) error
 }
 
+var (
+	_ Sender = (*fileSender)(nil)
+	_ Sender = (*smtpSender)(nil)
+	_ Sender = (*logSender)(nil)
+)
+
 // Driver names accepted in Options.Driver.
 const (
 	DriverFile = "file"
