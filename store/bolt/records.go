@@ -1,0 +1,171 @@
+package bolt
+
+import (
+	"licensectl/store"
+)
+
+// The save helpers below are the only code that writes licenses, end-users
+// and devices: each keeps every secondary index and count of its record in
+// step with the record, in the caller's transaction. prev is the record as it
+// was (nil for an insert); next is written.
+
+// licenseInUse reports whether a license in this stored status keeps its plan
+// from being deleted.
+func licenseInUse(status string) bool {
+	return status == store.LicenseInactive || status == store.LicenseActive || status == store.LicenseSuspended
+}
+
+// licenseIndexes lists the (index, prefix) entries a license occupies.
+func licenseIndexes(l *store.License) [][2][]byte {
+	env, plan := idb(l.EnvID), idb(l.PlanID)
+	out := [][2][]byte{
+		{bLicEnv, env},
+		{bLicEnvStatus, key(env, str(l.Status))},
+		{bLicEnvPlan, key(env, plan)},
+		{bLicEnvPlanStatus, key(env, plan, str(l.Status))},
+	}
+	if licenseInUse(l.Status) {
+		out = append(out, [2][]byte{bLicPlanInUse, plan})
+	}
+	return out
+}
+
+// saveLicense writes l and its indexes.
+func (t *txn) saveLicense(prev, l *store.License) error {
+	if err := t.put(bLicenses, l.ID, l); err != nil {
+		return err
+	}
+	if prev != nil {
+		for _, ix := range licenseIndexes(prev) {
+			if err := t.unindex(ix[0], ix[1], prev.ID); err != nil {
+				return err
+			}
+		}
+		if prev.ExpiresAt != nil {
+			if err := t.tx.Bucket(bLicExpiry).Delete(key(timeKey(*prev.ExpiresAt), idb(prev.ID))); err != nil {
+				return err
+			}
+		}
+	} else if err := t.setUnique(bLicKey, []byte(l.Key), l.ID); err != nil {
+		return err
+	}
+	for _, ix := range licenseIndexes(l) {
+		if err := t.index(ix[0], ix[1], l.ID); err != nil {
+			return err
+		}
+	}
+	// Only licenses that can still lapse are in the expiry index the sweeper walks.
+	if l.ExpiresAt != nil && (l.Status == store.LicenseActive || l.Status == store.LicenseInactive) {
+		return t.tx.Bucket(bLicExpiry).Put(key(timeKey(*l.ExpiresAt), idb(l.ID)), []byte{})
+	}
+	return nil
+}
+
+// license loads a license of scope environment env.
+func (t *txn) license(envID, id string) (*store.License, error) {
+	l := new(store.License)
+	if err := t.mustGet(bLicenses, id, "license", l); err != nil {
+		return nil, err
+	}
+	if l.EnvID != envID {
+		return nil, store.NotFound("license")
+	}
+	return l, nil
+}
+
+// saveEndUser writes u and its indexes.
+func (t *txn) saveEndUser(prev, u *store.EndUser) error {
+	if err := t.put(bEndUsers, u.ID, u); err != nil {
+		return err
+	}
+	env := idb(u.EnvID)
+	if prev == nil {
+		if err := t.index(bEndUsersEnv, env, u.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bEndUsersEmail, key(env, []byte(u.Email)), u.ID); err != nil {
+			return err
+		}
+	} else if prev.Status != u.Status {
+		if err := t.unindex(bEndUsersEnvStatus, key(env, str(prev.Status)), u.ID); err != nil {
+			return err
+		}
+	}
+	return t.index(bEndUsersEnvStatus, key(env, str(u.Status)), u.ID)
+}
+
+// endUser loads an end-user of environment env.
+func (t *txn) endUser(envID, id string) (*store.EndUser, error) {
+	u := new(store.EndUser)
+	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
+		return nil, err
+	}
+	if u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, nil
+}
+
+// saveDevice writes d and its indexes.
+func (t *txn) saveDevice(prev, d *store.Device) error {
+	if err := t.put(bDevices, d.ID, d); err != nil {
+		return err
+	}
+	env := idb(d.EnvID)
+	if prev == nil {
+		if err := t.index(bDevicesEnv, env, d.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bDevicesFP, key(env, []byte(d.Fingerprint)), d.ID); err != nil {
+			return err
+		}
+	} else if prev.Status != d.Status {
+		if err := t.unindex(bDevicesEnvStatus, key(env, str(prev.Status)), d.ID); err != nil {
+			return err
+		}
+	}
+	return t.index(bDevicesEnvStatus, key(env, str(d.Status)), d.ID)
+}
+
+// device loads a device of environment env.
+func (t *txn) device(envID, id string) (*store.Device, error) {
+	d := new(store.Device)
+	if err := t.mustGet(bDevices, id, "device", d); err != nil {
+		return nil, err
+	}
+	if d.EnvID != envID {
+		return nil, store.NotFound("device")
+	}
+	return d, nil
+}
+
+// Session revocation reasons.
+const (
+	RevokedLogout       = "logout"
+	RevokedStatus       = "status_change"
+	RevokedDeviceReset  = "device_reset"
+	RevokedRefreshReuse = "refresh_reused"
+)
+
+// revokeSessions revokes every live session listed under owner in a session
+// index (bSessionsLicense, bSessionsUser or bSessionsDevice). It returns how
+// many it revoked.
+func (t *txn) revokeSessions(index []byte, ownerID, reason string) (int, error) {
+	n := 0
+	for _, sid := range t.all(index, idb(ownerID)) {
+		s := new(sessionRecord)
+		if err := t.mustGet(bSessions, sid, "session", s); err != nil {
+			return n, err
+		}
+		if s.RevokedAt != nil {
+			continue
+		}
+		now := t.now
+		s.RevokedAt, s.RevokeReason = &now, reason
+		if err := t.put(bSessions, sid, s); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
