@@ -78,3 +78,13 @@ type Devices interface {
 	// its sessions. Returns validation_failed, not_found.
 	SetDeviceStatus(ctx context.Context, s Scope, id, status string) (*Device, error)
 }
+
+// End-user password bounds. End-users are the vendor's customers; the vendor
+// chose them, so only length and the common-password list apply.
+const (
+	MinEndUserPassword = 8
+	MaxEndUserPassword = 256
+)
+
+// Fingerprint bounds.
+const MaxFingerprint = 256

@@ -1,0 +1,114 @@
+package bolt
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"licensectl/store"
+	"licensectl/store/password"
+)
+
+// checkEndUserPassword applies the end-user password rules.
+func checkEndUserPassword(pw string) error {
+	n := utf8.RuneCountInString(pw)
+	switch {
+	case pw == "":
+		return store.Invalid("password", "password is required")
+	case !utf8.ValidString(pw):
+		return store.Invalid("password", "password must be valid UTF-8")
+	case n < store.MinEndUserPassword:
+		return store.Invalid("password", "password must be at least %d characters", store.MinEndUserPassword)
+	case n > store.MaxEndUserPassword:
+		return store.Invalid("password", "password must be at most %d characters", store.MaxEndUserPassword)
+	case password.IsCommon(pw):
+		return store.Invalid("password", "password is too common")
+	}
+	return nil
+}
+
+// RegisterEndUser creates an end-user in the scope's environment. The
+// password is hashed before the transaction. Returns validation_failed,
+// email_taken, not_found, application_disabled.
+func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw string) (*store.EndUser, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEndUserPassword(pw); err != nil {
+		return nil, err
+	}
+	if db.hasher == nil {
+		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
+	}
+	hash, err := db.hasher.Hash(ctx, pw)
+	if err != nil {
+		return nil, err
+	}
+	var out *store.EndUser
+	err = db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		if a.Status != store.AppActive {
+			return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+		}
+		if t.lookup(bEndUsersEmail, key(idb(env.ID), []byte(email))) != "" {
+			return store.Errorf(store.ECodeEmailTaken, "a user with this e-mail already exists")
+		}
+		u := &store.EndUser{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Email: email, PasswordHash: hash, Status: store.UserActive,
+			Roles: []string{}, CreatedAt: t.now, UpdatedAt: t.now}
+		if err := t.saveEndUser(nil, u); err != nil {
+			return err
+		}
+		out = u
+		return t.audit(auditEvent{Event: "user.registered", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+			Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"email": email}})
+	})
+	return out, err
+}
+
+// checkFingerprint validates a device fingerprint.
+func checkFingerprint(fp string) (string, error) {
+	fp = strings.TrimSpace(fp)
+	if fp == "" {
+		return "", store.Invalid("device_fingerprint", "device_fingerprint is required")
+	}
+	if len(fp) > store.MaxFingerprint || !utf8.ValidString(fp) {
+		return "", store.Invalid("device_fingerprint", "device_fingerprint must be at most %d bytes of UTF-8", store.MaxFingerprint)
+	}
+	return fp, nil
+}
+
+// findOrCreateDevice returns the device with this fingerprint in the
+// application environment, creating it (active, unbound) when new. created
+// reports a new device, so callers can audit it.
+func (t *txn) findOrCreateDevice(a *store.Application, envID, fingerprint string) (d *store.Device, created bool, err error) {
+	if id := t.lookup(bDevicesFP, key(idb(envID), []byte(fingerprint))); id != "" {
+		d, err = t.device(envID, id)
+		return d, false, err
+	}
+	d = &store.Device{ID: store.NewID(), AppID: a.ID, EnvID: envID, Fingerprint: fingerprint, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
+	return d, true, t.saveDevice(nil, d)
+}
+
+// EnsureDevice returns the device with this fingerprint in the scope's
+// environment, creating it when new. Imports and tests use it; the runtime
+// creates devices inside activation and login instead.
+func (db *DB) EnsureDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {
+	fp, err := checkFingerprint(fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	var out *store.Device
+	err = db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		out, _, err = t.findOrCreateDevice(a, env.ID, fp)
+		return err
+	})
+	return out, err
+}
