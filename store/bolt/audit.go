@@ -133,4 +133,3 @@ func (t *txn) auditRange(index, prefix []byte, f store.AuditFilter) (*store.Page
 	}
 	return out, nil
 }
-
