@@ -155,6 +155,9 @@ func (s *Server) mgmt(need perm, fn handlerFunc) http.Handler {
 		if err := authorize(p, need, r); err != nil {
 			return err
 		}
+		if err := s.limitMgmt(w, p); err != nil {
+			return err
+		}
 		ctx := context.WithValue(r.Context(), principalKey{}, p)
 		ctx = store.WithActor(ctx, store.Actor{Type: p.Kind, ID: p.ID, IP: clientIP(r), UserAgent: r.UserAgent()})
 		return fn(w, r.WithContext(ctx))

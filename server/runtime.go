@@ -1,3 +1,417 @@
 package server
 
-func (s *Server) registerRuntimeRoutes(r group) {}
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"licensectl/server/rttoken"
+	"licensectl/store"
+	"licensectl/store/bolt"
+)
+
+// runtimeAPI is the state of the runtime API: its store, rate limiters and
+// the monthly request counter.
+type runtimeAPI struct {
+	store   *bolt.Runtime
+	ipLimit *limiter // every runtime call, per client IP
+	auLimit *limiter // register, login, activate, per client IP
+	mgLimit *limiter // management calls, per credential
+	usage   *usageCounter
+}
+
+// initRuntime builds the runtime API and starts its background workers:
+// the last-seen flusher, the usage counter flusher and the nonce sweeper.
+func (s *Server) initRuntime() {
+	c := s.cfg.Runtime
+	rt := &runtimeAPI{store: s.db.Runtime(bolt.RuntimeOptions{
+		Signer: rttoken.Sign, Issuer: c.Issuer, AccessTTL: c.AccessTTL, RefreshIdleTTL: c.RefreshIdleTTL,
+		RefreshAbsoluteTTL: c.RefreshAbsoluteTTL, ReplayWindow: c.ReplayWindow,
+	})}
+	if rl := s.cfg.RateLimit; rl.Enabled {
+		rt.ipLimit = newLimiter(rl.Runtime, rl.Window, s.now)
+		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
+		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
+	}
+	rt.usage = newUsageCounter(rt.store, s.now)
+	s.rt = rt
+	s.bg = append(s.bg, s.every(30*time.Second, func(ctx context.Context) {
+		if _, err := rt.store.FlushSeen(ctx); err != nil {
+			s.logger.Error("flush last seen", "err", err)
+		}
+	}), s.every(10*time.Second, func(ctx context.Context) {
+		if err := rt.usage.flush(ctx); err != nil {
+			s.logger.Error("flush runtime usage", "err", err)
+		}
+	}), s.every(time.Minute, func(ctx context.Context) {
+		for {
+			n, err := rt.store.SweepNonces(ctx, 10000)
+			if err != nil {
+				s.logger.Error("sweep nonces", "err", err)
+			}
+			if err != nil || n < 10000 {
+				return
+			}
+		}
+	}))
+}
+
+// every runs fn every d in the background and returns the function that
+// stops it, after running fn one last time so that nothing queued in memory
+// is lost at shutdown.
+func (s *Server) every(d time.Duration, fn func(ctx context.Context)) func() {
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				fn(context.Background())
+			case <-stop:
+				fn(context.Background())
+				return
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+func (s *Server) registerRuntimeRoutes(r group) {
+	s.initRuntime()
+	post := func(path string, auth bool, fn runtimeFunc) {
+		r.Handle(path, s.runtime(auth, fn)).Methods(http.MethodPost)
+	}
+	post("/applications/init", false, s.rtInit)
+	post("/auth/register", true, s.rtRegister)
+	post("/auth/login", true, s.rtLogin)
+	post("/auth/logout", false, s.rtLogout)
+	post("/licenses/activate", true, s.rtActivate)
+	post("/sessions/validate", false, s.rtValidate)
+	post("/sessions/refresh", false, s.rtRefresh)
+	post("/devices/reset", false, s.rtReset)
+	r.Handle("/entitlements/check", s.runtime(false, s.rtCheck)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/jwks.json", s.runtime(false, s.rtJWKS)).Methods(http.MethodGet)
+}
+
+// runtimeFunc is a runtime handler; c names the application environment
+// from the request headers.
+type runtimeFunc func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error
+
+// runtime wraps a runtime handler: rate limits per client IP (stricter for
+// authentication calls), the audit actor, and the monthly request count.
+func (s *Server) runtime(auth bool, fn runtimeFunc) http.Handler {
+	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		ip := clientIP(r)
+		if s.rt.ipLimit != nil {
+			if err := s.rt.ipLimit.take(w, ip); err != nil {
+				return err
+			}
+			if auth {
+				if err := s.rt.auLimit.take(w, ip); err != nil {
+					return err
+				}
+			}
+		}
+		c := runtimeClient(r)
+		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: ip, UserAgent: r.UserAgent()})
+		err := fn(w, r.WithContext(ctx), c)
+		if code := store.ErrorCode(err); code != store.ECodeInvalidApp && code != store.ECodeValidation {
+			s.rt.usage.add(c)
+		}
+		return err
+	})
+}
+
+// runtimeClient reads the application identification headers: x-api-key
+// with a public key, or x-application-id with x-environment.
+func runtimeClient(r *http.Request) store.RuntimeClient {
+	if k := strings.TrimSpace(r.Header.Get("x-api-key")); k != "" {
+		if !strings.HasPrefix(k, store.PrefixPublicLive) && !strings.HasPrefix(k, store.PrefixPublicTest) {
+			k = "invalid"
+		}
+		return store.RuntimeClient{PublicKey: k}
+	}
+	return store.RuntimeClient{AppID: strings.TrimSpace(r.Header.Get("x-application-id")), Env: strings.TrimSpace(r.Header.Get("x-environment"))}
+}
+
+// activeApp resolves c and refuses a disabled application.
+func (s *Server) activeApp(ctx context.Context, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	ra, err := s.rt.store.ResolveApp(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if ra.App.Status != store.AppActive {
+		return nil, store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+	}
+	return ra, nil
+}
+
+func (s *Server) rtInit(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	ra, err := s.activeApp(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		ApplicationID string `json:"application_id"`
+		Name          string `json:"name"`
+		Environment   string `json:"environment"`
+	}{ra.App.ID, ra.App.Name, ra.Env.Name})
+	return nil
+}
+
+func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeClient) error {
+	ra, err := s.rt.store.ResolveApp(r.Context(), store.RuntimeClient{AppID: mux.Vars(r)["id"]})
+	if err != nil {
+		if store.ErrorCode(err) == store.ECodeInvalidApp {
+			return store.NotFound("application")
+		}
+		return err
+	}
+	// Public keys are public: served for a disabled application too, so
+	// that clients can still verify what they hold.
+	w.Header().Set("Content-Type", "application/jwk-set+json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.WriteHeader(http.StatusOK)
+	return json.NewEncoder(w).Encode(rttoken.KeySet(ra.App))
+}
+
+func (s *Server) rtRegister(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	ra, err := s.activeApp(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	u, err := s.db.RegisterEndUser(r.Context(), store.Scope{OrgID: ra.App.OrgID, AppID: ra.App.ID, Env: ra.Env.Name}, in.Email, in.Password)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, struct {
+		UserID string `json:"user_id"`
+	}{u.ID})
+	return nil
+}
+
+// sessionBody is the runtime session of the interface.
+type sessionBody struct {
+	AccessToken      string    `json:"access_token"`
+	RefreshToken     string    `json:"refresh_token"`
+	AccessExpiresAt  time.Time `json:"access_expires_at"`
+	RefreshExpiresAt time.Time `json:"refresh_expires_at"`
+}
+
+func newSessionBody(s *store.RuntimeSession) sessionBody {
+	return sessionBody{s.AccessToken, s.RefreshToken, s.AccessExpiresAt.UTC(), s.RefreshExpiresAt.UTC()}
+}
+
+// replayFields are the anti-replay fields of login and activate.
+type replayFields struct {
+	Timestamp string `json:"timestamp"`
+	Nonce     string `json:"nonce"`
+}
+
+func (f replayFields) replay() (store.Replay, error) {
+	if strings.TrimSpace(f.Timestamp) == "" {
+		return store.Replay{}, store.Invalid("timestamp", "timestamp is required")
+	}
+	ts, err := time.Parse(time.RFC3339Nano, f.Timestamp)
+	if err != nil {
+		return store.Replay{}, store.Invalid("timestamp", "timestamp must be an RFC 3339 date-time")
+	}
+	return store.Replay{Timestamp: ts.UTC(), Nonce: f.Nonce}, nil
+}
+
+func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in struct {
+		Email       string `json:"email"`
+		Password    string `json:"password"`
+		Fingerprint string `json:"device_fingerprint"`
+		replayFields
+	}
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	rp, err := in.replay()
+	if err != nil {
+		return err
+	}
+	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newSessionBody(sess))
+	return nil
+}
+
+// tokenBody is a body carrying one access token.
+type tokenBody struct {
+	AccessToken string `json:"access_token"`
+}
+
+func (s *Server) rtLogout(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in tokenBody
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	if err := s.rt.store.Logout(r.Context(), c, in.AccessToken); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success{true})
+	return nil
+}
+
+func (s *Server) rtActivate(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in struct {
+		LicenseKey  string `json:"license_key"`
+		Fingerprint string `json:"device_fingerprint"`
+		replayFields
+	}
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	rp, err := in.replay()
+	if err != nil {
+		return err
+	}
+	userToken := ""
+	if h := r.Header.Get("Authorization"); h != "" {
+		v, ok := cutBearer(h)
+		if !ok || v == "" {
+			return store.Errorf(store.ECodeInvalidToken, "Authorization must be Bearer <end-user access token>")
+		}
+		userToken = v
+	}
+	a, err := s.rt.store.Activate(r.Context(), c, store.ActivateInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint, UserToken: userToken, Replay: rp})
+	if err != nil {
+		return err
+	}
+	var exp *time.Time
+	if a.LicenseExpiresAt != nil {
+		t := a.LicenseExpiresAt.UTC()
+		exp = &t
+	}
+	type license struct {
+		Status    string     `json:"status"`
+		ExpiresAt *time.Time `json:"expires_at"`
+	}
+	writeJSON(w, http.StatusOK, struct {
+		sessionBody
+		Entitlements []string `json:"entitlements"`
+		License      license  `json:"license"`
+	}{newSessionBody(&a.RuntimeSession), a.Entitlements, license{a.LicenseStatus, exp}})
+	return nil
+}
+
+// validBody and invalidBody are the two shapes of a validation answer.
+type validBody struct {
+	Valid        bool      `json:"valid"`
+	Entitlements []string  `json:"entitlements"`
+	ExpiresAt    time.Time `json:"expires_at"`
+}
+
+type invalidBody struct {
+	Valid  bool   `json:"valid"`
+	Reason string `json:"reason"`
+}
+
+func (s *Server) rtValidate(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in tokenBody
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	v, err := s.rt.store.Validate(r.Context(), c, in.AccessToken)
+	if err != nil {
+		return err
+	}
+	if !v.Valid {
+		writeJSON(w, http.StatusOK, invalidBody{false, v.Reason})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, validBody{true, v.Entitlements, v.ExpiresAt.UTC()})
+	return nil
+}
+
+func (s *Server) rtRefresh(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in struct {
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	sess, err := s.rt.store.Refresh(r.Context(), c, in.RefreshToken)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newSessionBody(sess))
+	return nil
+}
+
+func (s *Server) rtReset(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in struct {
+		LicenseKey  string `json:"license_key"`
+		Fingerprint string `json:"device_fingerprint"`
+	}
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	n, err := s.rt.store.ResetDevice(r.Context(), c, store.DeviceResetInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Success   bool `json:"success"`
+		Remaining int  `json:"device_resets_remaining"`
+	}{true, n})
+	return nil
+}
+
+func (s *Server) rtCheck(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	key := r.URL.Query().Get("key")
+	if key == "" {
+		return store.Invalid("key", "key is required")
+	}
+	tok, ok := cutBearer(r.Header.Get("Authorization"))
+	if !ok || tok == "" {
+		return store.Errorf(store.ECodeSessionInvalid, "send the access token as Authorization: Bearer")
+	}
+	v, err := s.rt.store.Validate(r.Context(), c, tok)
+	if err != nil {
+		return err
+	}
+	if !v.Valid {
+		if v.Reason == store.ReasonAppDisabled {
+			return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+		}
+		return store.Errorf(store.ECodeSessionInvalid, "the session is not valid: %s", v.Reason)
+	}
+	granted := false
+	for _, k := range v.Entitlements {
+		if k == key {
+			granted = true
+			break
+		}
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Granted bool `json:"granted"`
+	}{granted})
+	return nil
+}
+
+// cutBearer returns the value of a Bearer Authorization header.
+func cutBearer(h string) (string, bool) {
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:]), true
+	}
+	return "", false
+}

@@ -39,6 +39,7 @@ type Server struct {
 	operatorToken string
 	router        *mux.Router
 	metrics       *metrics
+	rt            *runtimeAPI // runtime API state (runtime.go)
 
 	ln      net.Listener
 	http    *http.Server

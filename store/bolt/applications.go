@@ -288,7 +288,7 @@ func (t *txn) purgeApp(a *store.Application) error {
 				return err
 			}
 		}
-		for _, b := range [][]byte{bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bEndUsersEnvStatus, bEndUsersEmail, bDevicesEnvStatus, bDevicesFP, bNonces, bAuditEvent} {
+		for _, b := range [][]byte{bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bEndUsersEnvStatus, bEndUsersEmail, bDevicesEnvStatus, bDevicesFP, bNonces, bAuditEvent, bLicEnvUser} {
 			if err := t.dropAll(b, env); err != nil {
 				return err
 			}

@@ -27,6 +27,10 @@ func licenseIndexes(l *store.License) [][2][]byte {
 	if licenseInUse(l.Status) {
 		out = append(out, [2][]byte{bLicPlanInUse, plan})
 	}
+	if l.UserID != "" {
+		// A runtime login session carries the entitlements of its user's licenses.
+		out = append(out, [2][]byte{bLicEnvUser, key(env, idb(l.UserID))})
+	}
 	return out
 }
 

@@ -77,6 +77,13 @@ var (
 	bAuditOrg   = []byte("audit_by_org")       // org|entry (organization-level events)
 )
 
+// Runtime buckets.
+var (
+	bNoncesExpiry = []byte("nonces_by_expiry")     // expiry unix nanos|env|nonce, walked by the sweeper
+	bLicEnvUser   = []byte("licenses_by_env_user") // env|user|license: a login session's licenses
+	bUsage        = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
+)
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -92,6 +99,7 @@ var allBuckets = [][]byte{
 	bDevices, bDevicesEnv, bDevicesEnvStatus, bDevicesFP,
 	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
+	bNoncesExpiry, bLicEnvUser, bUsage,
 }
 
 // Meta keys.

@@ -1,10 +1,19 @@
 package bolt
 
-import "time"
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"time"
+
+	"licensectl/store"
+)
 
 // sessionRecord is a runtime session as stored. Tokens are kept only as
-// SHA-256 hashes; RetiredRefresh holds the hashes of rotated-out refresh
-// tokens so that presenting one again is detected as reuse.
+// SHA-256 hashes; RetiredRefresh holds the hashes of the last few
+// rotated-out refresh tokens so that deleting the session can drop their
+// index entries. Reuse detection itself does not need the list: every
+// refresh hash ever issued stays in the refresh index pointing at its
+// session, and a hash that is not the session's current one is a reuse.
 type sessionRecord struct {
 	ID               string
 	AppID            string
@@ -22,4 +31,204 @@ type sessionRecord struct {
 	RevokeReason     string
 	CreatedAt        time.Time
 	LastSeenAt       *time.Time
+}
+
+// maxRetired bounds RetiredRefresh so that a long-lived session's record
+// stays small (it is read on every validation).
+const maxRetired = 8
+
+// tokenSeed is the randomness of a token pair, drawn before a group-commit
+// closure so that a rerun of the closure issues the same tokens.
+type tokenSeed struct {
+	SessionID string
+	Refresh   string
+	JTI       string
+}
+
+func newTokenSeed(sessionID string) tokenSeed {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	if sessionID == "" {
+		sessionID = store.NewID()
+	}
+	return tokenSeed{SessionID: sessionID, Refresh: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
+}
+
+// sessionSpec is what a new session is about.
+type sessionSpec struct {
+	ra        *store.RuntimeApp
+	licenseID string
+	userID    string
+	deviceID  string
+	ents      []string
+	roles     []string
+}
+
+// sign issues the access token of a session for spec.
+func (r *Runtime) sign(t *txn, sp sessionSpec, sid, jti string) (string, time.Time, error) {
+	exp := t.now.Add(r.o.AccessTTL)
+	sub := sp.userID
+	if sub == "" {
+		sub = sp.licenseID
+	}
+	roles := sp.roles
+	if roles == nil {
+		roles = []string{}
+	}
+	tok, err := r.o.Signer(sp.ra.Env, store.AccessClaims{
+		ID: jti, Issuer: r.o.Issuer, Audience: sp.ra.App.ID, Subject: sub, SessionID: sid, Env: sp.ra.Env.Name,
+		LicenseID: sp.licenseID, DeviceID: sp.deviceID, Entitlements: sp.ents, Roles: roles, IssuedAt: t.now, ExpiresAt: exp,
+	})
+	return tok, exp, err
+}
+
+// openSession writes a new session and its indexes and returns its tokens.
+func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.RuntimeSession, error) {
+	access, exp, err := r.sign(t, sp, seed.SessionID, seed.JTI)
+	if err != nil {
+		return nil, err
+	}
+	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
+	s := &sessionRecord{
+		ID: seed.SessionID, AppID: sp.ra.App.ID, EnvID: sp.ra.Env.ID, LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
+		AccessHash: store.HashSecret(access), RefreshHash: store.HashSecret(seed.Refresh),
+		AccessExpiresAt: exp, RefreshExpiresAt: minTime(t.now.Add(r.o.RefreshIdleTTL), abs), AbsoluteExpires: abs, CreatedAt: t.now,
+	}
+	if err := t.put(bSessions, s.ID, s); err != nil {
+		return nil, err
+	}
+	if err := t.setUnique(bSessionsAccess, []byte(s.AccessHash), s.ID); err != nil {
+		return nil, err
+	}
+	if err := t.setUnique(bSessionsRefresh, []byte(s.RefreshHash), s.ID); err != nil {
+		return nil, err
+	}
+	for _, ix := range [][2]string{{string(bSessionsLicense), s.LicenseID}, {string(bSessionsUser), s.UserID}, {string(bSessionsDevice), s.DeviceID}} {
+		if ix[1] == "" {
+			continue
+		}
+		if err := t.index([]byte(ix[0]), idb(ix[1]), s.ID); err != nil {
+			return nil, err
+		}
+	}
+	return &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: seed.Refresh, AccessExpiresAt: exp,
+		RefreshExpiresAt: s.RefreshExpiresAt, Entitlements: sp.ents}, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// sessionView is a session with the records its cascade read, all shared
+// read-only copies from the decode cache.
+type sessionView struct {
+	s    *sessionRecord
+	ra   *store.RuntimeApp
+	lic  *store.License
+	user *store.EndUser
+	dev  *store.Device
+}
+
+// findByAccess returns the session an access token names, or nil.
+func (r *Runtime) findByAccess(t *txn, hash string) (*sessionRecord, error) {
+	id := t.tx.Bucket(bSessionsAccess).Get([]byte(hash))
+	if id == nil {
+		return nil, nil
+	}
+	s, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, id)
+	if err != nil || s == nil || s.AccessHash != hash {
+		return nil, err
+	}
+	return s, nil
+}
+
+// cascade checks a session of ra in the order of design.md §5 and returns
+// the first reason it is not usable, or "". checkExpiry includes the access
+// token's expiry (refresh checks its own lifetimes instead).
+func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkExpiry bool) (string, *sessionView, error) {
+	if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
+		return store.ReasonTokenInvalid, nil, nil
+	}
+	v := &sessionView{s: s, ra: ra}
+	var err error
+	if s.LicenseID != "" {
+		if v.lic, err = cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(s.LicenseID)); err != nil {
+			return "", nil, err
+		}
+		if v.lic == nil {
+			return store.ReasonTokenInvalid, nil, nil
+		}
+	}
+	if s.UserID != "" {
+		if v.user, err = cachedGet[store.EndUser](r.cache, t, tagUser, bEndUsers, idb(s.UserID)); err != nil {
+			return "", nil, err
+		}
+		if v.user == nil {
+			return store.ReasonTokenInvalid, nil, nil
+		}
+	}
+	if v.dev, err = cachedGet[store.Device](r.cache, t, tagDevice, bDevices, idb(s.DeviceID)); err != nil {
+		return "", nil, err
+	}
+	if v.dev == nil {
+		return store.ReasonTokenInvalid, nil, nil
+	}
+	if ra.App.Status != store.AppActive {
+		return store.ReasonAppDisabled, v, nil
+	}
+	if v.lic != nil {
+		if reason := licenseReason(v.lic, t.now); reason != "" {
+			return reason, v, nil
+		}
+	}
+	if v.user != nil {
+		switch v.user.Status {
+		case store.UserBanned:
+			return store.ReasonUserBanned, v, nil
+		case store.UserDisabled:
+			return store.ReasonUserDisabled, v, nil
+		}
+	}
+	if v.dev.Status == store.DeviceBlocked {
+		return store.ReasonDeviceBlocked, v, nil
+	}
+	if s.RevokedAt != nil {
+		return store.ReasonSessionRevoked, v, nil
+	}
+	if checkExpiry && !t.now.Before(s.AccessExpiresAt) {
+		return store.ReasonTokenExpired, v, nil
+	}
+	return "", v, nil
+}
+
+// entitlements are the current entitlements of a session: its license's, or
+// for a login session the union of its user's usable licenses.
+func (r *Runtime) entitlements(t *txn, v *sessionView) ([]string, error) {
+	if v.lic != nil {
+		keys, err := r.licenseEntitlements(t, v.lic, nil)
+		if err != nil {
+			return nil, err
+		}
+		return sortedSet(keys), nil
+	}
+	return r.userEntitlements(t, v.s.EnvID, v.s.UserID)
+}
+
+// revokeSession marks one session revoked (a fresh copy, never the cached one).
+func (t *txn) revokeSession(id, reason string) error {
+	s := new(sessionRecord)
+	if err := t.mustGet(bSessions, id, "session", s); err != nil {
+		return err
+	}
+	if s.RevokedAt != nil {
+		return nil
+	}
+	now := t.now
+	s.RevokedAt, s.RevokeReason = &now, reason
+	return t.put(bSessions, id, s)
 }

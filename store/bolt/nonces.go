@@ -1,0 +1,95 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+
+	"licensectl/store"
+)
+
+// CheckReplayFields validates the anti-replay fields of a request before any
+// transaction: a nonce of 16–128 printable ASCII characters and a timestamp.
+// Returns validation_failed.
+func CheckReplayFields(rp store.Replay) error {
+	if rp.Timestamp.IsZero() {
+		return store.Invalid("timestamp", "timestamp is required (RFC 3339)")
+	}
+	n := len(rp.Nonce)
+	if n < store.MinNonce || n > store.MaxNonce {
+		return store.Invalid("nonce", "nonce must be %d to %d printable characters", store.MinNonce, store.MaxNonce)
+	}
+	for i := 0; i < n; i++ {
+		if c := rp.Nonce[i]; c < 0x21 || c > 0x7e {
+			return store.Invalid("nonce", "nonce must be %d to %d printable characters", store.MinNonce, store.MaxNonce)
+		}
+	}
+	return nil
+}
+
+func nonceKey(envID, nonce string) []byte { return key(idb(envID), []byte(nonce)) }
+
+// replayed reports, without writing, why the request would be refused as a
+// replay, or nil. It lets a login skip the password hash for a replay.
+func (r *Runtime) replayed(t *txn, envID string, rp store.Replay) error {
+	d := t.now.Sub(rp.Timestamp)
+	if d > r.o.ReplayWindow || d < -r.o.ReplayWindow {
+		return store.Errorf(store.ECodeStaleTimestamp, "timestamp is outside the accepted window of ±%s", r.o.ReplayWindow)
+	}
+	if v := t.tx.Bucket(bNonces).Get(nonceKey(envID, rp.Nonce)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) > t.now.UnixNano() {
+		return store.Errorf(store.ECodeNonceReused, "this nonce was already used")
+	}
+	return nil
+}
+
+// consumeNonce refuses a replay, writing its audit entry, or records the
+// nonce as used. A nonce stays used for as long as a request carrying its
+// timestamp could still be accepted, so a restart or a later retry within
+// the window is refused too.
+func (r *Runtime) consumeNonce(t *txn, ra *store.RuntimeApp, rp store.Replay, what string) error {
+	if err := r.replayed(t, ra.Env.ID, rp); err != nil {
+		if aerr := t.audit(auditEvent{Event: "runtime.replay_rejected", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+			Target: store.Target{Type: what}, Metadata: map[string]any{"code": store.ErrorCode(err), "nonce": rp.Nonce}}); aerr != nil {
+			return aerr
+		}
+		return err
+	}
+	until := rp.Timestamp
+	if t.now.After(until) {
+		until = t.now
+	}
+	exp := timeKey(until.Add(r.o.ReplayWindow))
+	k := nonceKey(ra.Env.ID, rp.Nonce)
+	if err := t.tx.Bucket(bNonces).Put(k, exp); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bNoncesExpiry).Put(key(exp, k), []byte{})
+}
+
+// SweepNonces deletes nonces whose window has passed, at most limit of them,
+// and reports how many it deleted.
+func (r *Runtime) SweepNonces(ctx context.Context, limit int) (int, error) {
+	n := 0
+	err := r.db.update(ctx, func(t *txn) error {
+		n = 0
+		now := timeKey(t.now)
+		c := t.tx.Bucket(bNoncesExpiry).Cursor()
+		nonces := t.tx.Bucket(bNonces)
+		for k, _ := c.First(); k != nil && n < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
+			nk := clone(k[8:])
+			// Only delete the nonce when it still carries this expiry: a
+			// later reuse may have extended it.
+			if v := nonces.Get(nk); v != nil && bytes.Equal(v, k[:8]) {
+				if err := nonces.Delete(nk); err != nil {
+					return err
+				}
+			}
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}

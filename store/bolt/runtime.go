@@ -1,0 +1,327 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"licensectl/store"
+)
+
+var _ store.Runtime = (*Runtime)(nil)
+
+// RuntimeOptions configure the runtime store.
+type RuntimeOptions struct {
+	// Signer signs access tokens; required.
+	Signer             store.TokenSigner
+	Issuer             string
+	AccessTTL          time.Duration
+	RefreshIdleTTL     time.Duration
+	RefreshAbsoluteTTL time.Duration
+	ReplayWindow       time.Duration
+	// SeenInterval is how stale a device's last_seen_at may get before a
+	// validation queues a refresh of it; 0 means 5 minutes.
+	SeenInterval time.Duration
+}
+
+// Runtime implements store.Runtime on the DB. Reads on the hot path
+// (validation, entitlement checks) go through a cache of decoded records
+// that is checked against the stored bytes in the same read transaction, so
+// it is never stale; writes go through group commit.
+type Runtime struct {
+	db    *DB
+	o     RuntimeOptions
+	cache *decodeCache
+	seen  seenTracker
+
+	dummyOnce sync.Once
+	dummyHash string
+}
+
+// Runtime returns the runtime store on db.
+func (db *DB) Runtime(o RuntimeOptions) *Runtime {
+	if o.SeenInterval == 0 {
+		o.SeenInterval = 5 * time.Minute
+	}
+	// Hot runtime writes arrive from many connections at once; a short
+	// collection delay keeps latency low while still grouping commits.
+	db.bolt.MaxBatchDelay = 2 * time.Millisecond
+	return &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}}
+}
+
+// Cache tags: one per bucket whose records the decode cache holds.
+const (
+	tagApp uint8 = iota + 1
+	tagPlan
+	tagEnt
+	tagLicense
+	tagUser
+	tagDevice
+	tagSession
+)
+
+const cacheShards = 64
+
+// maxShardEntries bounds memory: a full shard is simply emptied.
+const maxShardEntries = 1 << 14
+
+type cacheKey struct {
+	tag uint8
+	id  [16]byte
+}
+
+type cached struct {
+	raw []byte
+	v   any
+}
+
+// decodeCache maps a record to its decoded value together with the bytes it
+// was decoded from. A hit is only used when those bytes equal the bytes in
+// the current transaction, so an update is seen at once without any
+// invalidation protocol; a miss decodes and replaces the entry. Cached values
+// are shared and must be treated as read-only.
+type decodeCache struct {
+	shards [cacheShards]struct {
+		mu sync.RWMutex
+		m  map[cacheKey]*cached
+	}
+}
+
+func newDecodeCache() *decodeCache {
+	c := &decodeCache{}
+	for i := range c.shards {
+		c.shards[i].m = map[cacheKey]*cached{}
+	}
+	return c
+}
+
+// cachedGet returns the decoded record id of bucket, or nil when absent.
+func cachedGet[T any](c *decodeCache, t *txn, tag uint8, bucket, id []byte) (*T, error) {
+	if len(id) != 16 {
+		return nil, nil
+	}
+	raw := t.tx.Bucket(bucket).Get(id)
+	if raw == nil {
+		return nil, nil
+	}
+	k := cacheKey{tag: tag}
+	copy(k.id[:], id)
+	sh := &c.shards[int(k.id[15])%cacheShards]
+	sh.mu.RLock()
+	e := sh.m[k]
+	sh.mu.RUnlock()
+	if e != nil && bytes.Equal(e.raw, raw) {
+		return e.v.(*T), nil
+	}
+	v := new(T)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, fmt.Errorf("decode %s/%x: %w", bucket, id, err)
+	}
+	sh.mu.Lock()
+	if len(sh.m) >= maxShardEntries {
+		clear(sh.m)
+	}
+	sh.m[k] = &cached{raw: clone(raw), v: v}
+	sh.mu.Unlock()
+	return v, nil
+}
+
+// ResolveApp implements store.Runtime.
+func (r *Runtime) ResolveApp(ctx context.Context, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	var out *store.RuntimeApp
+	err := r.db.view(ctx, func(t *txn) (err error) {
+		out, err = r.resolve(t, c)
+		return err
+	})
+	return out, err
+}
+
+func errAppDisabled() error {
+	return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+}
+
+func errInvalidApp() error {
+	return store.Errorf(store.ECodeInvalidApp, "unknown application")
+}
+
+// resolve finds the application environment c names, disabled or not.
+func (r *Runtime) resolve(t *txn, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	var appID, envID []byte
+	if c.PublicKey != "" {
+		v := t.tx.Bucket(bAppsPubKey).Get([]byte(c.PublicKey))
+		if len(v) != 32 {
+			return nil, errInvalidApp()
+		}
+		appID, envID = v[:16], v[16:]
+	} else {
+		appID = idb(c.AppID)
+	}
+	a, err := cachedGet[store.Application](r.cache, t, tagApp, bApps, appID)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, errInvalidApp()
+	}
+	var env *store.Environment
+	if envID != nil {
+		env = a.EnvByID(ids(envID))
+	} else {
+		name := c.Env
+		if name == "" {
+			name = store.EnvProduction
+		}
+		if !store.ValidEnv(name) {
+			return nil, store.Invalid("x-environment", "x-environment must be production or development")
+		}
+		env = a.Env(name)
+	}
+	if env == nil {
+		return nil, errInvalidApp()
+	}
+	return &store.RuntimeApp{App: a, Env: env}, nil
+}
+
+// activeApp resolves c and refuses a disabled application.
+func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	ra, err := r.resolve(t, c)
+	if err != nil {
+		return nil, err
+	}
+	if ra.App.Status != store.AppActive {
+		return nil, errAppDisabled()
+	}
+	return ra, nil
+}
+
+// licenseEntitlements appends the keys of the license's entitlements (its
+// plan's and its own) to keys.
+func (r *Runtime) licenseEntitlements(t *txn, l *store.License, keys []string) ([]string, error) {
+	p, err := cachedGet[store.Plan](r.cache, t, tagPlan, bPlans, idb(l.PlanID))
+	if err != nil {
+		return nil, err
+	}
+	var idLists [2][]string
+	if p != nil {
+		idLists[0] = p.EntitlementIDs
+	}
+	idLists[1] = l.EntitlementIDs
+	for _, list := range idLists {
+		for _, id := range list {
+			e, err := cachedGet[store.Entitlement](r.cache, t, tagEnt, bEnts, idb(id))
+			if err != nil {
+				return nil, err
+			}
+			if e != nil { // a deleted entitlement grants nothing
+				keys = append(keys, e.Key)
+			}
+		}
+	}
+	return keys, nil
+}
+
+// userEntitlements is the union of the entitlements of the user's usable
+// licenses: what a login session grants.
+func (r *Runtime) userEntitlements(t *txn, envID, userID string) ([]string, error) {
+	var keys []string
+	for _, id := range t.all(bLicEnvUser, key(idb(envID), idb(userID))) {
+		l, err := cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(id))
+		if err != nil {
+			return nil, err
+		}
+		if l == nil || l.UserID != userID {
+			continue
+		}
+		if st := l.EffectiveStatus(t.now); st != store.LicenseActive && st != store.LicenseInactive {
+			continue
+		}
+		if keys, err = r.licenseEntitlements(t, l, keys); err != nil {
+			return nil, err
+		}
+	}
+	return sortedSet(keys), nil
+}
+
+// sortedSet sorts keys and drops duplicates; it never returns nil, since an
+// empty set is the JSON array [].
+func sortedSet(keys []string) []string {
+	if len(keys) == 0 {
+		return []string{}
+	}
+	sort.Strings(keys)
+	out := keys[:1]
+	for _, k := range keys[1:] {
+		if k != out[len(out)-1] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// licenseReason maps a license's effective status to the validation reason
+// and the activation error code it causes, or "" when it is usable.
+func licenseReason(l *store.License, now time.Time) string {
+	switch l.EffectiveStatus(now) {
+	case store.LicenseRevoked:
+		return store.ReasonLicenseRevoked
+	case store.LicenseBanned:
+		return store.ReasonLicenseBanned
+	case store.LicenseSuspended:
+		return store.ReasonLicenseSuspended
+	case store.LicenseExpired:
+		return store.ReasonLicenseExpired
+	}
+	return ""
+}
+
+// asActor makes the audit entries of the rest of the transaction name who
+// acted, keeping the request's address and user agent.
+func (t *txn) asActor(typ, id string) {
+	a := store.ActorFrom(t.ctx)
+	a.Type, a.ID = typ, id
+	t.ctx = store.WithActor(t.ctx, a)
+}
+
+// softBatch runs fn through group commit. A *store.Error returned by fn is
+// the request's answer but does not roll back what fn wrote before it (the
+// consumed nonce, the audit entry of a refused login): the closure returns
+// nil so the batch commits, and the error is handed back afterwards. Other
+// errors roll back. fn must be idempotent: it may run more than once.
+func (db *DB) softBatch(ctx context.Context, fn func(t *txn) error) error {
+	var soft error
+	err := db.batch(ctx, func(t *txn) error {
+		soft = nil
+		err := fn(t)
+		if err != nil && store.AsError(err) != nil {
+			soft = err
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return soft
+}
+
+// softUpdate is softBatch in a transaction of its own.
+func (db *DB) softUpdate(ctx context.Context, fn func(t *txn) error) error {
+	var soft error
+	err := db.update(ctx, func(t *txn) error {
+		soft = nil
+		err := fn(t)
+		if err != nil && store.AsError(err) != nil {
+			soft = err
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return soft
+}

@@ -1,0 +1,250 @@
+package bolt
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"licensectl/store"
+)
+
+// licenseCode is the activation error of a license that cannot be used.
+func licenseCode(reason string) error {
+	switch reason {
+	case store.ReasonLicenseRevoked:
+		return store.Errorf(store.ECodeLicenseRevoked, "the license is revoked")
+	case store.ReasonLicenseBanned:
+		return store.Errorf(store.ECodeLicenseBanned, "the license is banned")
+	case store.ReasonLicenseSuspended:
+		return store.Errorf(store.ECodeLicenseSuspend, "the license is suspended")
+	case store.ReasonLicenseExpired:
+		return store.Errorf(store.ECodeLicenseExpired, "the license has expired")
+	}
+	return nil
+}
+
+// Activate implements store.Runtime.
+func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.ActivateInput) (*store.Activation, error) {
+	if in.LicenseKey == "" {
+		return nil, store.Invalid("license_key", "license_key is required")
+	}
+	fp, err := checkFingerprint(in.Fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckReplayFields(in.Replay); err != nil {
+		return nil, err
+	}
+	licKey := store.NormalizeLicenseKey(in.LicenseKey)
+	userHash := ""
+	if in.UserToken != "" {
+		userHash = store.HashSecret(in.UserToken)
+	}
+	seed := newTokenSeed("")
+	var out *store.Activation
+	err = r.db.softBatch(ctx, func(t *txn) error {
+		out = nil
+		ra, err := r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		t.asActor(store.ActorLicense, "")
+		if err := r.consumeNonce(t, ra, in.Replay, "license"); err != nil {
+			return err
+		}
+		out, err = r.activate(t, ra, licKey, fp, userHash, seed)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// activate is the activation proper, after the nonce is consumed. Every
+// check comes before the first write, so a refusal leaves nothing behind but
+// the consumed nonce.
+func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash string, seed tokenSeed) (*store.Activation, error) {
+	var userID string
+	var roles []string
+	if userHash != "" {
+		s, err := r.findByAccess(t, userHash)
+		if err != nil {
+			return nil, err
+		}
+		reason, v, err := r.cascade(t, ra, s, true)
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" || v.user == nil {
+			return nil, store.Errorf(store.ECodeInvalidToken, "the end-user access token is not valid")
+		}
+		userID, roles = v.user.ID, v.user.Roles
+	}
+	id := ""
+	if licKey != "" {
+		id = t.lookup(bLicKey, []byte(licKey))
+	}
+	if id == "" {
+		return nil, store.NotFound("license")
+	}
+	l := new(store.License)
+	if ok, err := t.get(bLicenses, id, l); err != nil {
+		return nil, err
+	} else if !ok || l.EnvID != ra.Env.ID {
+		return nil, store.NotFound("license")
+	}
+	t.asActor(store.ActorLicense, l.ID)
+	if err := licenseCode(licenseReason(l, t.now)); err != nil {
+		return nil, err
+	}
+	plan := new(store.Plan)
+	if err := t.mustGet(bPlans, l.PlanID, "plan", plan); err != nil {
+		return nil, err
+	}
+	if userID != "" && l.UserID != "" && l.UserID != userID {
+		return nil, store.Errorf(store.ECodeLicenseOwned, "the license belongs to another user")
+	}
+	var dev *store.Device
+	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
+		var err error
+		if dev, err = t.device(ra.Env.ID, devID); err != nil {
+			return nil, err
+		}
+		if dev.Status == store.DeviceBlocked {
+			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
+		}
+	}
+	bound := dev != nil && slices.Contains(l.DeviceIDs, dev.ID)
+	if !bound {
+		if len(l.DeviceIDs) >= plan.MaxDevices {
+			return nil, store.Errorf(store.ECodeDeviceLimit, "the license is bound to its maximum of %d devices", plan.MaxDevices)
+		}
+		if plan.IsTrial && dev != nil && dev.TrialLicenseID != "" && dev.TrialLicenseID != l.ID {
+			return nil, store.Errorf(store.ECodeTrialUsed, "this device already used a trial of this application")
+		}
+	}
+
+	// Writes start here.
+	if dev == nil {
+		var err error
+		if dev, _, err = t.findOrCreateDevice(ra.App, ra.Env.ID, fp); err != nil {
+			return nil, err
+		}
+	}
+	prevLic := *l
+	if !bound {
+		prevDev := *dev
+		dev.LicenseIDs = append(slices.Clone(dev.LicenseIDs), l.ID)
+		if plan.IsTrial && dev.TrialLicenseID == "" {
+			dev.TrialLicenseID = l.ID
+		}
+		if userID != "" && dev.UserID == "" {
+			dev.UserID = userID
+		}
+		if err := t.saveDevice(&prevDev, dev); err != nil {
+			return nil, err
+		}
+		l.DeviceIDs = append(slices.Clone(l.DeviceIDs), dev.ID)
+	}
+	changed := !bound
+	if l.Status == store.LicenseInactive {
+		now := t.now
+		l.Status, l.ActivatedAt, changed = store.LicenseActive, &now, true
+		if plan.DurationDays != nil && l.ExpiresAt == nil {
+			exp := now.Add(time.Duration(*plan.DurationDays) * 24 * time.Hour)
+			l.ExpiresAt = &exp
+		}
+	}
+	if userID != "" && l.UserID == "" {
+		l.UserID, changed = userID, true
+	}
+	if changed {
+		l.UpdatedAt = t.now
+		if err := t.saveLicense(&prevLic, l); err != nil {
+			return nil, err
+		}
+	}
+	ents, err := r.licenseEntitlements(t, l, nil)
+	if err != nil {
+		return nil, err
+	}
+	ents = sortedSet(ents)
+	sess, err := r.openSession(t, sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: ents, roles: roles}, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.audit(auditEvent{Event: "license.activated", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": fp, "new_binding": !bound, "user_id": userID}}); err != nil {
+		return nil, err
+	}
+	return &store.Activation{RuntimeSession: *sess, LicenseStatus: l.EffectiveStatus(t.now), LicenseExpiresAt: l.ExpiresAt}, nil
+}
+
+// ResetDevice implements store.Runtime.
+func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in store.DeviceResetInput) (int, error) {
+	if in.LicenseKey == "" {
+		return 0, store.Invalid("license_key", "license_key is required")
+	}
+	fp, err := checkFingerprint(in.Fingerprint)
+	if err != nil {
+		return 0, err
+	}
+	licKey := store.NormalizeLicenseKey(in.LicenseKey)
+	remaining := 0
+	err = r.db.softBatch(ctx, func(t *txn) error {
+		ra, err := r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		id := ""
+		if licKey != "" {
+			id = t.lookup(bLicKey, []byte(licKey))
+		}
+		l := new(store.License)
+		if ok, err := t.get(bLicenses, id, l); err != nil {
+			return err
+		} else if !ok || l.EnvID != ra.Env.ID {
+			return store.NotFound("license")
+		}
+		devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp)))
+		if devID == "" || !slices.Contains(l.DeviceIDs, devID) {
+			return store.NotFound("device")
+		}
+		dev, err := t.device(ra.Env.ID, devID)
+		if err != nil {
+			return err
+		}
+		if l.DeviceResetsRemaining <= 0 {
+			return store.Errorf(store.ECodeResetLimit, "the license has no device resets left")
+		}
+		t.asActor(store.ActorLicense, l.ID)
+		prevLic, prevDev := *l, *dev
+		l.DeviceIDs = slices.DeleteFunc(slices.Clone(l.DeviceIDs), func(id string) bool { return id == dev.ID })
+		l.DeviceResetsRemaining--
+		l.UpdatedAt = t.now
+		dev.LicenseIDs = slices.DeleteFunc(slices.Clone(dev.LicenseIDs), func(id string) bool { return id == l.ID })
+		if err := t.saveLicense(&prevLic, l); err != nil {
+			return err
+		}
+		if err := t.saveDevice(&prevDev, dev); err != nil {
+			return err
+		}
+		// The device's sessions of this license end; its other licenses' stay.
+		for _, sid := range t.all(bSessionsDevice, idb(dev.ID)) {
+			s := new(sessionRecord)
+			if err := t.mustGet(bSessions, sid, "session", s); err != nil {
+				return err
+			}
+			if s.LicenseID == l.ID {
+				if err := t.revokeSession(sid, RevokedDeviceReset); err != nil {
+					return err
+				}
+			}
+		}
+		remaining = l.DeviceResetsRemaining
+		return t.audit(auditEvent{Event: "license.device_reset", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime"}})
+	})
+	return remaining, err
+}

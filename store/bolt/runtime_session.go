@@ -1,0 +1,329 @@
+package bolt
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+
+	"licensectl/store"
+)
+
+// dummy returns a password hash that no password matches, made with the
+// hasher's parameters: a login for an unknown e-mail verifies against it so
+// that it costs what a wrong password costs.
+func (r *Runtime) dummy(ctx context.Context) string {
+	r.dummyOnce.Do(func() {
+		var b [24]byte
+		_, _ = rand.Read(b[:])
+		r.dummyHash, _ = r.db.hasher.Hash(ctx, hex.EncodeToString(b[:]))
+	})
+	return r.dummyHash
+}
+
+// Login implements store.Runtime. The password is verified outside the
+// write transaction: argon2id takes tens of milliseconds and must not hold
+// the single writer. The transaction re-reads the user and decides.
+func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (*store.RuntimeSession, error) {
+	email, err := NormalizeEmail("email", in.Email)
+	if err != nil {
+		return nil, err
+	}
+	if in.Password == "" {
+		return nil, store.Invalid("password", "password is required")
+	}
+	fp, err := checkFingerprint(in.Fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckReplayFields(in.Replay); err != nil {
+		return nil, err
+	}
+	if r.db.hasher == nil {
+		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
+	}
+	// A read first: a replay or a disabled application is refused without
+	// paying for a password hash.
+	var hash, userID string
+	var replay error
+	err = r.db.view(ctx, func(t *txn) error {
+		ra, err := r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		replay = r.replayed(t, ra.Env.ID, in.Replay)
+		if id := t.lookup(bEndUsersEmail, key(idb(ra.Env.ID), []byte(email))); id != "" {
+			u, err := t.endUser(ra.Env.ID, id)
+			if err != nil {
+				return err
+			}
+			hash, userID = u.PasswordHash, u.ID
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	if replay == nil {
+		h := hash
+		if h == "" {
+			h = r.dummy(ctx)
+		}
+		match, err := r.db.hasher.Verify(ctx, in.Password, h)
+		if err != nil {
+			return nil, err
+		}
+		ok = match && hash != ""
+	}
+	seed := newTokenSeed("")
+	var out *store.RuntimeSession
+	err = r.db.softBatch(ctx, func(t *txn) error {
+		out = nil
+		ra, err := r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		t.asActor(store.ActorEndUser, userID)
+		if err := r.consumeNonce(t, ra, in.Replay, "user"); err != nil {
+			return err
+		}
+		out, err = r.login(t, ra, email, userID, hash, ok, fp, seed)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// login opens the session once the password was checked against hash.
+func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string, ok bool, fp string, seed tokenSeed) (*store.RuntimeSession, error) {
+	var u *store.EndUser
+	if userID != "" {
+		u = new(store.EndUser)
+		found, err := t.get(bEndUsers, userID, u)
+		if err != nil {
+			return nil, err
+		}
+		// A password changed since the check invalidates the check.
+		if !found || u.EnvID != ra.Env.ID || u.PasswordHash != hash {
+			ok = false
+		}
+	}
+	if !ok {
+		target := store.Target{Type: "user"}
+		if u != nil {
+			target.ID = u.ID
+		}
+		if err := t.audit(auditEvent{Event: "user.login_failed", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
+			return nil, err
+		}
+		return nil, store.Errorf(store.ECodeInvalidCreds, "invalid e-mail or password")
+	}
+	switch u.Status {
+	case store.UserBanned:
+		return nil, store.Errorf(store.ECodeForbidden, "this account is banned")
+	case store.UserDisabled:
+		return nil, store.Errorf(store.ECodeForbidden, "this account is disabled")
+	}
+	var dev *store.Device
+	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
+		var err error
+		if dev, err = t.device(ra.Env.ID, devID); err != nil {
+			return nil, err
+		}
+		if dev.Status == store.DeviceBlocked {
+			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
+		}
+	}
+	if dev == nil {
+		var err error
+		if dev, _, err = t.findOrCreateDevice(ra.App, ra.Env.ID, fp); err != nil {
+			return nil, err
+		}
+	}
+	if dev.UserID == "" {
+		prev := *dev
+		dev.UserID = u.ID
+		if err := t.saveDevice(&prev, dev); err != nil {
+			return nil, err
+		}
+	}
+	prev := *u
+	now := t.now
+	u.LastLoginAt, u.UpdatedAt = &now, now
+	if err := t.saveEndUser(&prev, u); err != nil {
+		return nil, err
+	}
+	ents, err := r.userEntitlements(t, ra.Env.ID, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := r.openSession(t, sessionSpec{ra: ra, userID: u.ID, deviceID: dev.ID, ents: ents, roles: u.Roles}, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.audit(auditEvent{Event: "user.login", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"device_id": dev.ID, "session_id": sess.SessionID}}); err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+// Logout implements store.Runtime.
+func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken string) error {
+	if accessToken == "" {
+		return store.Errorf(store.ECodeInvalidToken, "unknown access token")
+	}
+	hash := store.HashSecret(accessToken)
+	return r.db.softUpdate(ctx, func(t *txn) error {
+		ra, err := r.resolve(t, c)
+		if err != nil {
+			return err
+		}
+		s, err := r.findByAccess(t, hash)
+		if err != nil {
+			return err
+		}
+		if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
+			return store.Errorf(store.ECodeInvalidToken, "unknown access token")
+		}
+		return t.revokeSession(s.ID, RevokedLogout)
+	})
+}
+
+// Validate implements store.Runtime. It is one read transaction and writes
+// nothing: a device whose last_seen_at is stale is queued for the
+// background flusher instead.
+func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessToken string) (*store.Validation, error) {
+	hash := ""
+	if accessToken != "" {
+		hash = store.HashSecret(accessToken)
+	}
+	var out *store.Validation
+	err := r.db.view(ctx, func(t *txn) error {
+		ra, err := r.resolve(t, c)
+		if err != nil {
+			return err
+		}
+		var s *sessionRecord
+		if hash != "" {
+			if s, err = r.findByAccess(t, hash); err != nil {
+				return err
+			}
+		}
+		reason, v, err := r.cascade(t, ra, s, true)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			out = &store.Validation{Reason: reason}
+			return nil
+		}
+		ents, err := r.entitlements(t, v)
+		if err != nil {
+			return err
+		}
+		out = &store.Validation{Valid: true, Entitlements: ents, ExpiresAt: s.AccessExpiresAt}
+		r.seen.note(v, t.now, r.o.SeenInterval)
+		return nil
+	})
+	return out, err
+}
+
+// Refresh implements store.Runtime.
+func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshToken string) (*store.RuntimeSession, error) {
+	if refreshToken == "" {
+		return nil, store.Errorf(store.ECodeInvalidToken, "unknown refresh token")
+	}
+	hash := store.HashSecret(refreshToken)
+	seed := newTokenSeed("")
+	var out *store.RuntimeSession
+	err := r.db.softBatch(ctx, func(t *txn) error {
+		out = nil
+		ra, err := r.resolve(t, c)
+		if err != nil {
+			return err
+		}
+		sid := t.lookup(bSessionsRefresh, []byte(hash))
+		s := new(sessionRecord)
+		if sid != "" {
+			if ok, err := t.get(bSessions, sid, s); err != nil {
+				return err
+			} else if !ok {
+				sid = ""
+			}
+		}
+		if sid == "" || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
+			return store.Errorf(store.ECodeInvalidToken, "unknown refresh token")
+		}
+		if ra.App.Status != store.AppActive {
+			return errAppDisabled()
+		}
+		if s.RefreshHash != hash {
+			// A retired token presented again: whoever holds it is not the
+			// session's current holder, so the whole session ends.
+			if s.RevokedAt == nil {
+				t.asActor(store.ActorSystem, "")
+				if err := t.revokeSession(s.ID, RevokedRefreshReuse); err != nil {
+					return err
+				}
+				if err := t.audit(auditEvent{Event: "session.refresh_reused", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+					Target: store.Target{Type: "session", ID: s.ID}, Metadata: map[string]any{"license_id": s.LicenseID, "user_id": s.UserID, "device_id": s.DeviceID}}); err != nil {
+					return err
+				}
+			}
+			return store.Errorf(store.ECodeRefreshReused, "this refresh token was already used; the session is revoked")
+		}
+		reason, v, err := r.cascade(t, ra, s, false)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			return store.Errorf(store.ECodeSessionInvalid, "the session is no longer valid: %s", reason)
+		}
+		if !t.now.Before(s.RefreshExpiresAt) || !t.now.Before(s.AbsoluteExpires) {
+			return store.Errorf(store.ECodeSessionInvalid, "the refresh token has expired")
+		}
+		ents, err := r.entitlements(t, v)
+		if err != nil {
+			return err
+		}
+		var roles []string
+		if v.user != nil {
+			roles = v.user.Roles
+		}
+		sp := sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles}
+		access, exp, err := r.sign(t, sp, s.ID, seed.JTI)
+		if err != nil {
+			return err
+		}
+		if err := t.delUnique(bSessionsAccess, []byte(s.AccessHash)); err != nil {
+			return err
+		}
+		s.RetiredRefresh = append(s.RetiredRefresh, s.RefreshHash)
+		if len(s.RetiredRefresh) > maxRetired {
+			s.RetiredRefresh = s.RetiredRefresh[len(s.RetiredRefresh)-maxRetired:]
+		}
+		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(seed.Refresh)
+		s.AccessExpiresAt = exp
+		s.RefreshExpiresAt = minTime(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
+		if err := t.put(bSessions, s.ID, s); err != nil {
+			return err
+		}
+		if err := t.setUnique(bSessionsAccess, []byte(s.AccessHash), s.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bSessionsRefresh, []byte(s.RefreshHash), s.ID); err != nil {
+			return err
+		}
+		out = &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: seed.Refresh, AccessExpiresAt: exp,
+			RefreshExpiresAt: s.RefreshExpiresAt, Entitlements: ents}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
