@@ -1,0 +1,139 @@
+// Command licensectl-load seeds a licensectl data directory and drives load
+// against a running server, for scripts/bench.
+//
+//	licensectl-load seed -data-dir DIR -licenses 10000 -out seed.json   (server stopped)
+//	licensectl-load run -url http://127.0.0.1:8080 -seed seed.json -conns 64 -duration 10s
+//
+// The run mode first opens one session per seeded license through the API,
+// registers one end-user per connection, then measures each endpoint in turn
+// over keep-alive connections and prints a table. Its HTTP client is a plain
+// HTTP/1.1 writer and reader on raw connections, so that the generator,
+// which shares the machine's cores with the server, costs as little as
+// possible.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"licensectl/store"
+	"licensectl/store/bolt"
+)
+
+// seedFile is what seed writes and run reads.
+type seedFile struct {
+	AppID     string   `json:"app_id"`
+	PublicKey string   `json:"public_key"`
+	Licenses  []string `json:"licenses"`
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: licensectl-load seed|run [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "seed":
+		err = seedCmd(os.Args[2:])
+	case "run":
+		err = runCmd(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown mode %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "licensectl-load:", err)
+		os.Exit(1)
+	}
+}
+
+// seedCmd writes an organization, an application, a plan with entitlements
+// and the licenses straight into the data directory's file.
+func seedCmd(args []string) error {
+	fs := flag.NewFlagSet("seed", flag.ExitOnError)
+	dataDir := fs.String("data-dir", "", "licensectl data directory (server stopped)")
+	n := fs.Int("licenses", 10000, "licenses to generate")
+	out := fs.String("out", "seed.json", "where to write the seed description")
+	_ = fs.Parse(args)
+	if *dataDir == "" {
+		return fmt.Errorf("-data-dir is required")
+	}
+	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	db, err := bolt.Open(*dataDir+"/licensectl.db", bolt.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	org, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Bench Org"})
+	if err != nil {
+		return err
+	}
+	app, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org.ID, Name: "Bench App"})
+	if err != nil {
+		return err
+	}
+	ref := store.AppRef{OrgID: org.ID, AppID: app.ID}
+	var ents []string
+	for _, k := range []string{"pro", "export", "cloud-sync"} {
+		id, err := db.SeedEntitlement(ctx, ref, k)
+		if err != nil {
+			return err
+		}
+		ents = append(ents, id)
+	}
+	// Room for every device the activation benchmark creates.
+	planID, err := db.SeedPlan(ctx, ref, store.Plan{Name: "Bench", MaxDevices: 1_000_000, DeviceResetLimit: 3, EntitlementIDs: ents})
+	if err != nil {
+		return err
+	}
+	sf := seedFile{AppID: app.ID, PublicKey: app.Env(store.EnvProduction).PublicKey}
+	scope := store.Scope{OrgID: org.ID, AppID: app.ID, Env: store.EnvProduction}
+	for done := 0; done < *n; {
+		batch := min(1000, *n-done)
+		ls, err := db.SeedLicenses(ctx, scope, planID, batch, nil, nil)
+		if err != nil {
+			return err
+		}
+		for _, l := range ls {
+			sf.Licenses = append(sf.Licenses, l.Key)
+		}
+		done += batch
+	}
+	raw, err := json.Marshal(sf)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out, raw, 0o600)
+}
+
+// runCmd prepares sessions and users through the API and runs every
+// benchmark.
+func runCmd(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	url := fs.String("url", "http://127.0.0.1:8080", "server base address")
+	seedPath := fs.String("seed", "seed.json", "seed description written by seed")
+	conns := fs.Int("conns", 64, "concurrent keep-alive connections")
+	dur := fs.Duration("duration", 10*time.Second, "time per endpoint")
+	only := fs.String("endpoints", "healthz,validate,entitlements/check,refresh,activate,login", "comma-separated endpoints to run, in order")
+	_ = fs.Parse(args)
+	raw, err := os.ReadFile(*seedPath)
+	if err != nil {
+		return err
+	}
+	var sf seedFile
+	if err := json.Unmarshal(raw, &sf); err != nil {
+		return err
+	}
+	b, err := newBench(*url, sf, *conns, *dur)
+	if err != nil {
+		return err
+	}
+	return b.runAll(splitList(*only))
+}
