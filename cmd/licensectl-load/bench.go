@@ -98,7 +98,9 @@ func (b *bench) endpoints() map[string]endpoint {
 		}, check: func(_ *worker, status int, body []byte) bool { return status == 200 && bytes.Contains(body, validTrue) }},
 		"entitlements/check": {name: "GET entitlements/check", next: func(w *worker) *request {
 			return &request{method: "GET", path: "/v1/runtime/entitlements/check?key=pro", headers: []string{key, bearers[w.rng.IntN(len(bearers))]}}
-		}, check: func(_ *worker, status int, body []byte) bool { return status == 200 && bytes.Contains(body, []byte(`true`)) }},
+		}, check: func(_ *worker, status int, body []byte) bool {
+			return status == 200 && bytes.Contains(body, []byte(`true`))
+		}},
 		"refresh": {name: "POST sessions/refresh", next: func(w *worker) *request {
 			i := w.own[w.iter%len(w.own)]
 			return &request{method: "POST", path: "/v1/runtime/sessions/refresh", headers: []string{key}, body: []byte(`{"refresh_token":"` + b.sessions[i].refresh + `"}`)}
