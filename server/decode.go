@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,7 +29,12 @@ func decode(r *http.Request, v any) error {
 		}
 		return store.Errorf(store.ECodeInvalidJSON, "could not read the request body")
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	return decodeBytes(body, v)
+}
+
+// decodeBytes is decode of a body already read.
+func decodeBytes(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return store.Errorf(store.ECodeInvalidJSON, "a JSON object body is required")
 	}
 	if err := json.Unmarshal(body, v); err != nil {

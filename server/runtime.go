@@ -186,7 +186,7 @@ func (s *Server) rtRegister(w http.ResponseWriter, r *http.Request, c store.Runt
 		Email    string `json:"email"`
 		Password string `json:"password"`
 	}
-	if err := decode(r, &in); err != nil {
+	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
 	ra, err := s.activeApp(r.Context(), c)
@@ -239,7 +239,7 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 		Fingerprint string `json:"device_fingerprint"`
 		replayFields
 	}
-	if err := decode(r, &in); err != nil {
+	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
 	rp, err := in.replay()
@@ -261,7 +261,7 @@ type tokenBody struct {
 
 func (s *Server) rtLogout(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
 	var in tokenBody
-	if err := decode(r, &in); err != nil {
+	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
 	if err := s.rt.store.Logout(r.Context(), c, in.AccessToken); err != nil {
@@ -277,7 +277,7 @@ func (s *Server) rtActivate(w http.ResponseWriter, r *http.Request, c store.Runt
 		Fingerprint string `json:"device_fingerprint"`
 		replayFields
 	}
-	if err := decode(r, &in); err != nil {
+	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
 	rp, err := in.replay()
@@ -327,18 +327,14 @@ type invalidBody struct {
 
 func (s *Server) rtValidate(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
 	var in tokenBody
-	if err := decode(r, &in); err != nil {
+	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
 	v, err := s.rt.store.Validate(r.Context(), c, in.AccessToken)
 	if err != nil {
 		return err
 	}
-	if !v.Valid {
-		writeJSON(w, http.StatusOK, invalidBody{false, v.Reason})
-		return nil
-	}
-	writeJSON(w, http.StatusOK, validBody{true, v.Entitlements, v.ExpiresAt.UTC()})
+	writeValidation(w, v)
 	return nil
 }
 
@@ -346,7 +342,7 @@ func (s *Server) rtRefresh(w http.ResponseWriter, r *http.Request, c store.Runti
 	var in struct {
 		RefreshToken string `json:"refresh_token"`
 	}
-	if err := decode(r, &in); err != nil {
+	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
 	sess, err := s.rt.store.Refresh(r.Context(), c, in.RefreshToken)
@@ -362,7 +358,7 @@ func (s *Server) rtReset(w http.ResponseWriter, r *http.Request, c store.Runtime
 		LicenseKey  string `json:"license_key"`
 		Fingerprint string `json:"device_fingerprint"`
 	}
-	if err := decode(r, &in); err != nil {
+	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
 	n, err := s.rt.store.ResetDevice(r.Context(), c, store.DeviceResetInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint})
@@ -402,9 +398,7 @@ func (s *Server) rtCheck(w http.ResponseWriter, r *http.Request, c store.Runtime
 			break
 		}
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Granted bool `json:"granted"`
-	}{granted})
+	writeGranted(w, granted)
 	return nil
 }
 

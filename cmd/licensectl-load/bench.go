@@ -23,6 +23,7 @@ type bench struct {
 	conns int
 	dur   time.Duration
 	runID string
+	phase int // bumped per run, so that nonces and fingerprints never repeat
 
 	sessions []benchSession // one per license, opened by prepare
 	users    []string       // one end-user e-mail per connection
@@ -54,14 +55,15 @@ func splitList(s string) []string {
 
 // worker is one connection's state during a benchmark.
 type worker struct {
-	id   int
-	c    *conn
-	rng  *rand.Rand
-	iter int
-	own  []int // refresh: indexes of the sessions this worker rotates
-	lat  []time.Duration
-	errs int
-	last string // one failing body, for the report
+	id    int
+	runID string
+	c     *conn
+	rng   *rand.Rand
+	iter  int
+	own   []int // refresh: indexes of the sessions this worker rotates
+	lat   []time.Duration
+	errs  int
+	last  string // one failing body, for the report
 }
 
 // endpoint is one benchmark: next builds a request, check inspects the answer.
@@ -122,11 +124,11 @@ func (b *bench) endpoints() map[string]endpoint {
 		}},
 		"activate": {name: "POST licenses/activate (new device)", next: func(w *worker) *request {
 			lic := b.sf.Licenses[w.rng.IntN(len(b.sf.Licenses))]
-			body := `{"license_key":"` + lic + `","device_fingerprint":"dev-` + b.runID + "-" + strconv.Itoa(w.id) + "-" + strconv.Itoa(w.iter) + `",` + replayFields(w, b.runID) + `}`
+			body := `{"license_key":"` + lic + `","device_fingerprint":"dev-` + w.runID + "-" + strconv.Itoa(w.id) + "-" + strconv.Itoa(w.iter) + `",` + replayFields(w, w.runID) + `}`
 			return &request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)}
 		}, check: want200},
 		"login": {name: "POST auth/login (argon2id)", next: func(w *worker) *request {
-			body := `{"email":"` + b.users[w.id] + `","password":"` + benchPassword + `","device_fingerprint":"login-` + strconv.Itoa(w.id) + `",` + replayFields(w, b.runID) + `}`
+			body := `{"email":"` + b.users[w.id] + `","password":"` + benchPassword + `","device_fingerprint":"login-` + strconv.Itoa(w.id) + `",` + replayFields(w, w.runID) + `}`
 			return &request{method: "POST", path: "/v1/runtime/auth/login", headers: []string{key}, body: []byte(body)}
 		}, check: want200},
 	}
@@ -143,13 +145,15 @@ type result struct {
 
 // run drives one endpoint from every connection for the duration.
 func (b *bench) run(ep endpoint, dur time.Duration) (result, error) {
+	b.phase++
+	runID := b.runID + "p" + strconv.Itoa(b.phase)
 	workers := make([]*worker, b.conns)
 	for i := range workers {
 		c, err := dial(b.addr)
 		if err != nil {
 			return result{}, err
 		}
-		workers[i] = &worker{id: i, c: c, rng: rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano()))), lat: make([]time.Duration, 0, 1<<16)}
+		workers[i] = &worker{id: i, runID: runID, c: c, rng: rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano()))), lat: make([]time.Duration, 0, 1<<16)}
 		for j := i; j < len(b.sessions); j += b.conns {
 			workers[i].own = append(workers[i].own, j)
 		}
@@ -302,17 +306,17 @@ func (b *bench) runAll(names []string) error {
 		return err
 	}
 	eps := b.endpoints()
-	// A short warm-up so that the first measurement is not the one that
-	// pays for cold caches.
-	if _, err := b.run(eps["healthz"], time.Second); err != nil {
-		return err
-	}
 	var results []result
 	var healthz float64
 	for _, name := range names {
 		ep, ok := eps[name]
 		if !ok {
 			return fmt.Errorf("unknown endpoint %q", name)
+		}
+		// A one-second warm-up, not measured, so that no endpoint's figure
+		// includes cold caches or the previous endpoint's tail.
+		if _, err := b.run(ep, time.Second); err != nil {
+			return err
 		}
 		r, err := b.run(ep, b.dur)
 		if err != nil {

@@ -1,6 +1,9 @@
 package bolt
 
 import (
+	"bytes"
+	"slices"
+
 	"licensectl/store"
 )
 
@@ -34,13 +37,26 @@ func licenseIndexes(l *store.License) [][2][]byte {
 	return out
 }
 
+// containsIndex reports whether ixs holds the (index, prefix) entry ix.
+func containsIndex(ixs [][2][]byte, ix [2][]byte) bool {
+	return slices.ContainsFunc(ixs, func(o [2][]byte) bool { return bytes.Equal(o[0], ix[0]) && bytes.Equal(o[1], ix[1]) })
+}
+
 // saveLicense writes l and its indexes.
 func (t *txn) saveLicense(prev, l *store.License) error {
 	if err := t.put(bLicenses, l.ID, l); err != nil {
 		return err
 	}
+	// Only entries that change are touched: an activation that adds a device
+	// leaves every index as it was, and rewriting them would dirty a page
+	// of each index in the hot path.
+	next := licenseIndexes(l)
 	if prev != nil {
-		for _, ix := range licenseIndexes(prev) {
+		old := licenseIndexes(prev)
+		for _, ix := range old {
+			if containsIndex(next, ix) {
+				continue
+			}
 			if err := t.unindex(ix[0], ix[1], prev.ID); err != nil {
 				return err
 			}
@@ -50,10 +66,11 @@ func (t *txn) saveLicense(prev, l *store.License) error {
 				return err
 			}
 		}
+		next = slices.DeleteFunc(next, func(ix [2][]byte) bool { return containsIndex(old, ix) })
 	} else if err := t.setUnique(bLicKey, []byte(l.Key), l.ID); err != nil {
 		return err
 	}
-	for _, ix := range licenseIndexes(l) {
+	for _, ix := range next {
 		if err := t.index(ix[0], ix[1], l.ID); err != nil {
 			return err
 		}

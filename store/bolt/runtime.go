@@ -38,6 +38,9 @@ type Runtime struct {
 	cache *decodeCache
 	seen  seenTracker
 
+	commits *groupCommit
+	valid   *validCache
+
 	dummyOnce sync.Once
 	dummyHash string
 }
@@ -47,10 +50,7 @@ func (db *DB) Runtime(o RuntimeOptions) *Runtime {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	// Hot runtime writes arrive from many connections at once; a short
-	// collection delay keeps latency low while still grouping commits.
-	db.bolt.MaxBatchDelay = 2 * time.Millisecond
-	return &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}}
+	return &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}, commits: &groupCommit{db: db}, valid: newValidCache()}
 }
 
 // Cache tags: one per bucket whose records the decode cache holds.
@@ -291,9 +291,9 @@ func (t *txn) asActor(typ, id string) {
 // consumed nonce, the audit entry of a refused login): the closure returns
 // nil so the batch commits, and the error is handed back afterwards. Other
 // errors roll back. fn must be idempotent: it may run more than once.
-func (db *DB) softBatch(ctx context.Context, fn func(t *txn) error) error {
+func (r *Runtime) softBatch(ctx context.Context, fn func(t *txn) error) error {
 	var soft error
-	err := db.batch(ctx, func(t *txn) error {
+	err := r.commits.do(ctx, func(t *txn) error {
 		soft = nil
 		err := fn(t)
 		if err != nil && store.AsError(err) != nil {

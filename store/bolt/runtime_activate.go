@@ -41,8 +41,9 @@ func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.
 		userHash = store.HashSecret(in.UserToken)
 	}
 	seed := newTokenSeed("")
+	r.presignActivation(ctx, c, licKey, fp, userHash, &seed)
 	var out *store.Activation
-	err = r.db.softBatch(ctx, func(t *txn) error {
+	err = r.softBatch(ctx, func(t *txn) error {
 		out = nil
 		ra, err := r.activeApp(t, c)
 		if err != nil {
@@ -59,6 +60,49 @@ func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.
 		return nil, err
 	}
 	return out, nil
+}
+
+// presignActivation reads what an activation is expected to find and signs
+// its access token outside the write transaction. Any surprise just leaves
+// the token unsigned; the transaction decides everything.
+func (r *Runtime) presignActivation(ctx context.Context, c store.RuntimeClient, licKey, fp, userHash string, seed *tokenSeed) {
+	var sp *sessionSpec
+	_ = r.db.view(ctx, func(t *txn) error {
+		ra, err := r.activeApp(t, c)
+		if err != nil || licKey == "" {
+			return nil
+		}
+		var userID string
+		var roles []string
+		if userHash != "" {
+			s, err := r.findByAccess(t, userHash)
+			if err != nil {
+				return nil
+			}
+			reason, v, err := r.cascade(t, ra, s, true)
+			if err != nil || reason != "" || v.user == nil {
+				return nil
+			}
+			userID, roles = v.user.ID, v.user.Roles
+		}
+		l, err := cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(t.lookup(bLicKey, []byte(licKey))))
+		if err != nil || l == nil || l.EnvID != ra.Env.ID {
+			return nil
+		}
+		devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp)))
+		if devID == "" {
+			devID = seed.DeviceID
+		}
+		ents, err := r.licenseEntitlements(t, l, nil)
+		if err != nil {
+			return nil
+		}
+		sp = &sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: devID, ents: sortedSet(ents), roles: roles}
+		return nil
+	})
+	if sp != nil {
+		r.presign(*sp, seed)
+	}
 }
 
 // activate is the activation proper, after the nonce is consumed. Every
@@ -125,16 +169,16 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		}
 	}
 
-	// Writes start here.
+	// Writes start here. A new device is written once, already bound.
+	var prevDev *store.Device
 	if dev == nil {
-		var err error
-		if dev, _, err = t.findOrCreateDevice(ra.App, ra.Env.ID, fp); err != nil {
-			return nil, err
-		}
+		dev = &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
+	} else {
+		p := *dev
+		prevDev = &p
 	}
 	prevLic := *l
 	if !bound {
-		prevDev := *dev
 		dev.LicenseIDs = append(slices.Clone(dev.LicenseIDs), l.ID)
 		if plan.IsTrial && dev.TrialLicenseID == "" {
 			dev.TrialLicenseID = l.ID
@@ -142,7 +186,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		if userID != "" && dev.UserID == "" {
 			dev.UserID = userID
 		}
-		if err := t.saveDevice(&prevDev, dev); err != nil {
+		if err := t.saveDevice(prevDev, dev); err != nil {
 			return nil, err
 		}
 		l.DeviceIDs = append(slices.Clone(l.DeviceIDs), dev.ID)
@@ -192,7 +236,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 	}
 	licKey := store.NormalizeLicenseKey(in.LicenseKey)
 	remaining := 0
-	err = r.db.softBatch(ctx, func(t *txn) error {
+	err = r.softBatch(ctx, func(t *txn) error {
 		ra, err := r.activeApp(t, c)
 		if err != nil {
 			return err

@@ -3,7 +3,9 @@ package bolt
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"time"
 
 	"licensectl/store"
 )
@@ -77,7 +79,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 	}
 	seed := newTokenSeed("")
 	var out *store.RuntimeSession
-	err = r.db.softBatch(ctx, func(t *txn) error {
+	err = r.softBatch(ctx, func(t *txn) error {
 		out = nil
 		ra, err := r.activeApp(t, c)
 		if err != nil {
@@ -197,19 +199,25 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 // nothing: a device whose last_seen_at is stale is queued for the
 // background flusher instead.
 func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessToken string) (*store.Validation, error) {
-	hash := ""
+	var sum [32]byte
 	if accessToken != "" {
-		hash = store.HashSecret(accessToken)
+		sum = sha256.Sum256([]byte(accessToken))
 	}
 	var out *store.Validation
 	err := r.db.view(ctx, func(t *txn) error {
+		txid := t.tx.ID()
+		if accessToken != "" {
+			if out = r.valid.get(sum, txid, c, t.now); out != nil {
+				return nil
+			}
+		}
 		ra, err := r.resolve(t, c)
 		if err != nil {
 			return err
 		}
 		var s *sessionRecord
-		if hash != "" {
-			if s, err = r.findByAccess(t, hash); err != nil {
+		if accessToken != "" {
+			if s, err = r.findByAccess(t, hex.EncodeToString(sum[:])); err != nil {
 				return err
 			}
 		}
@@ -217,20 +225,28 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 		if err != nil {
 			return err
 		}
+		until := farFuture
 		if reason != "" {
 			out = &store.Validation{Reason: reason}
-			return nil
+		} else {
+			ents, err := r.entitlements(t, v)
+			if err != nil {
+				return err
+			}
+			out = &store.Validation{Valid: true, Entitlements: ents, ExpiresAt: s.AccessExpiresAt}
+			r.seen.note(v, t.now, r.o.SeenInterval)
+			until = validUntil(v, t.now, r.o.SeenInterval)
 		}
-		ents, err := r.entitlements(t, v)
-		if err != nil {
-			return err
+		if accessToken != "" {
+			r.valid.put(sum, &validEntry{txid: txid, client: c, v: out, until: until})
 		}
-		out = &store.Validation{Valid: true, Entitlements: ents, ExpiresAt: s.AccessExpiresAt}
-		r.seen.note(v, t.now, r.o.SeenInterval)
 		return nil
 	})
 	return out, err
 }
+
+// farFuture bounds cached invalid answers, which time does not change.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Refresh implements store.Runtime.
 func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshToken string) (*store.RuntimeSession, error) {
@@ -239,8 +255,9 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 	}
 	hash := store.HashSecret(refreshToken)
 	seed := newTokenSeed("")
+	r.presignRefresh(ctx, c, hash, &seed)
 	var out *store.RuntimeSession
-	err := r.db.softBatch(ctx, func(t *txn) error {
+	err := r.softBatch(ctx, func(t *txn) error {
 		out = nil
 		ra, err := r.resolve(t, c)
 		if err != nil {
@@ -295,7 +312,8 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			roles = v.user.Roles
 		}
 		sp := sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles}
-		access, exp, err := r.sign(t, sp, s.ID, seed.JTI)
+		seed.SessionID = s.ID
+		access, exp, err := r.token(t, sp, seed)
 		if err != nil {
 			return err
 		}
@@ -326,4 +344,39 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		return nil, err
 	}
 	return out, nil
+}
+
+// presignRefresh signs the rotated access token outside the write
+// transaction (see presigned), from a read of the session.
+func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, hash string, seed *tokenSeed) {
+	var sp *sessionSpec
+	_ = r.db.view(ctx, func(t *txn) error {
+		ra, err := r.resolve(t, c)
+		if err != nil {
+			return nil
+		}
+		id := t.tx.Bucket(bSessionsRefresh).Get([]byte(hash))
+		s, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, id)
+		if err != nil || s == nil || s.RefreshHash != hash {
+			return nil
+		}
+		reason, v, err := r.cascade(t, ra, s, false)
+		if err != nil || reason != "" {
+			return nil
+		}
+		ents, err := r.entitlements(t, v)
+		if err != nil {
+			return nil
+		}
+		var roles []string
+		if v.user != nil {
+			roles = v.user.Roles
+		}
+		seed.SessionID = s.ID
+		sp = &sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles}
+		return nil
+	})
+	if sp != nil {
+		r.presign(*sp, seed)
+	}
 }

@@ -3,6 +3,7 @@ package bolt
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"slices"
 	"time"
 
 	"licensectl/store"
@@ -37,12 +38,17 @@ type sessionRecord struct {
 // stays small (it is read on every validation).
 const maxRetired = 8
 
-// tokenSeed is the randomness of a token pair, drawn before a group-commit
-// closure so that a rerun of the closure issues the same tokens.
+// tokenSeed is the randomness of a token pair (and of a device an
+// activation may create), drawn before a group-commit closure so that a
+// rerun of the closure issues the same tokens. pre, when set, is an access
+// token signed ahead of the transaction for what the request was expected
+// to produce.
 type tokenSeed struct {
 	SessionID string
+	DeviceID  string
 	Refresh   string
 	JTI       string
+	pre       *presigned
 }
 
 func newTokenSeed(sessionID string) tokenSeed {
@@ -53,7 +59,44 @@ func newTokenSeed(sessionID string) tokenSeed {
 	if sessionID == "" {
 		sessionID = store.NewID()
 	}
-	return tokenSeed{SessionID: sessionID, Refresh: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
+	return tokenSeed{SessionID: sessionID, DeviceID: store.NewID(), Refresh: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
+}
+
+// presigned is an access token signed outside the write transaction.
+// Signing (Ed25519 and the JWT encoding) is the costliest step of issuing
+// a session, and the write transaction runs on one goroutine for every
+// request: so the token is signed in parallel beforehand, from a read of
+// what the transaction is expected to find, and the transaction uses it
+// only when what it found matches exactly; otherwise it signs afresh.
+type presigned struct {
+	sp    sessionSpec
+	sid   string
+	token string
+	exp   time.Time
+}
+
+// presign signs the token for sp ahead of the transaction.
+func (r *Runtime) presign(sp sessionSpec, seed *tokenSeed) {
+	tok, exp, err := r.sign(r.db.now(), sp, seed.SessionID, seed.JTI)
+	if err == nil {
+		seed.pre = &presigned{sp: sp, sid: seed.SessionID, token: tok, exp: exp}
+	}
+}
+
+// matches reports whether a presigned token says what sp and sid say.
+func (p *presigned) matches(sp sessionSpec, sid string) bool {
+	return p != nil && p.sid == sid && p.sp.ra.App.ID == sp.ra.App.ID && p.sp.ra.Env.ID == sp.ra.Env.ID &&
+		p.sp.licenseID == sp.licenseID && p.sp.userID == sp.userID && p.sp.deviceID == sp.deviceID &&
+		slices.Equal(p.sp.ents, sp.ents) && slices.Equal(p.sp.roles, sp.roles)
+}
+
+// token returns the access token for sp: the presigned one when it
+// matches, else one signed now.
+func (r *Runtime) token(t *txn, sp sessionSpec, seed tokenSeed) (string, time.Time, error) {
+	if seed.pre.matches(sp, seed.SessionID) {
+		return seed.pre.token, seed.pre.exp, nil
+	}
+	return r.sign(t.now, sp, seed.SessionID, seed.JTI)
 }
 
 // sessionSpec is what a new session is about.
@@ -67,8 +110,8 @@ type sessionSpec struct {
 }
 
 // sign issues the access token of a session for spec.
-func (r *Runtime) sign(t *txn, sp sessionSpec, sid, jti string) (string, time.Time, error) {
-	exp := t.now.Add(r.o.AccessTTL)
+func (r *Runtime) sign(now time.Time, sp sessionSpec, sid, jti string) (string, time.Time, error) {
+	exp := now.Add(r.o.AccessTTL)
 	sub := sp.userID
 	if sub == "" {
 		sub = sp.licenseID
@@ -79,14 +122,14 @@ func (r *Runtime) sign(t *txn, sp sessionSpec, sid, jti string) (string, time.Ti
 	}
 	tok, err := r.o.Signer(sp.ra.Env, store.AccessClaims{
 		ID: jti, Issuer: r.o.Issuer, Audience: sp.ra.App.ID, Subject: sub, SessionID: sid, Env: sp.ra.Env.Name,
-		LicenseID: sp.licenseID, DeviceID: sp.deviceID, Entitlements: sp.ents, Roles: roles, IssuedAt: t.now, ExpiresAt: exp,
+		LicenseID: sp.licenseID, DeviceID: sp.deviceID, Entitlements: sp.ents, Roles: roles, IssuedAt: now, ExpiresAt: exp,
 	})
 	return tok, exp, err
 }
 
 // openSession writes a new session and its indexes and returns its tokens.
 func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.RuntimeSession, error) {
-	access, exp, err := r.sign(t, sp, seed.SessionID, seed.JTI)
+	access, exp, err := r.token(t, sp, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +148,16 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 	if err := t.setUnique(bSessionsRefresh, []byte(s.RefreshHash), s.ID); err != nil {
 		return nil, err
 	}
-	for _, ix := range [][2]string{{string(bSessionsLicense), s.LicenseID}, {string(bSessionsUser), s.UserID}, {string(bSessionsDevice), s.DeviceID}} {
-		if ix[1] == "" {
+	// These indexes are only walked (to revoke), never counted, so they
+	// skip the counts bucket: one page less to rewrite per session.
+	for _, ix := range []struct {
+		bucket []byte
+		owner  string
+	}{{bSessionsLicense, s.LicenseID}, {bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
+		if ix.owner == "" {
 			continue
 		}
-		if err := t.index([]byte(ix[0]), idb(ix[1]), s.ID); err != nil {
+		if err := t.tx.Bucket(ix.bucket).Put(key(idb(ix.owner), idb(s.ID)), []byte{}); err != nil {
 			return nil, err
 		}
 	}

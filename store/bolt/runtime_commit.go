@@ -1,0 +1,102 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// groupCommit runs hot runtime writes in shared transactions. It replaces
+// bbolt's DB.Batch for them, keeping its contract (closures may run more
+// than once, so they must be idempotent and free of side effects; a closure
+// that fails is retried alone so that it cannot fail the others) but not its
+// timer: DB.Batch closes a batch MaxBatchDelay after its first call, whether
+// or not the writer is free, so under load many small batches queue up on
+// the write lock, each paying a commit and an fsync. Here a batch is simply
+// everything that arrived while the previous commit was running: no delay
+// when idle, and batches that grow with the load.
+type groupCommit struct {
+	db      *DB
+	mu      sync.Mutex
+	pending []*commitCall
+	running bool
+}
+
+type commitCall struct {
+	ctx  context.Context
+	fn   func(t *txn) error
+	done chan error
+}
+
+// maxGroup bounds one transaction, like DB.MaxBatchSize.
+const maxGroup = 1000
+
+// do runs fn in a shared write transaction and returns once it committed.
+func (g *groupCommit) do(ctx context.Context, fn func(t *txn) error) error {
+	c := &commitCall{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	g.mu.Lock()
+	g.pending = append(g.pending, c)
+	if !g.running {
+		g.running = true
+		go g.loop()
+	}
+	g.mu.Unlock()
+	return <-c.done
+}
+
+// loop commits batches until nothing is pending.
+func (g *groupCommit) loop() {
+	for {
+		g.mu.Lock()
+		n := min(len(g.pending), maxGroup)
+		if n == 0 {
+			g.running = false
+			g.mu.Unlock()
+			return
+		}
+		batch := g.pending[:n:n]
+		g.pending = append([]*commitCall(nil), g.pending[n:]...)
+		g.mu.Unlock()
+		g.run(batch)
+	}
+}
+
+// run commits batch; a failing call is taken out and run in a transaction
+// of its own, and the others are retried together.
+func (g *groupCommit) run(batch []*commitCall) {
+	for len(batch) > 0 {
+		failed := -1
+		err := g.db.bolt.Update(func(tx *bolt.Tx) error {
+			now := g.db.now()
+			for i, c := range batch {
+				if err := safeCall(c, tx, now); err != nil {
+					failed = i
+					return err
+				}
+			}
+			return nil
+		})
+		if failed < 0 {
+			for _, c := range batch {
+				c.done <- err
+			}
+			return
+		}
+		c := batch[failed]
+		batch = append(batch[:failed:failed], batch[failed+1:]...)
+		c.done <- g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(c, tx, g.db.now()) })
+	}
+}
+
+// safeCall runs one closure, turning a panic into an error as DB.Batch does.
+func safeCall(c *commitCall, tx *bolt.Tx, now time.Time) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in write transaction: %v", p)
+		}
+	}()
+	return c.fn(&txn{tx: tx, ctx: c.ctx, now: now})
+}
