@@ -295,6 +295,7 @@ func (r *Runtime) softBatch(ctx context.Context, fn func(t *txn) error) error {
 	var soft error
 	err := r.commits.do(ctx, func(t *txn) error {
 		soft = nil
+		denseAppends(t)
 		err := fn(t)
 		if err != nil && store.AsError(err) != nil {
 			soft = err
@@ -324,4 +325,18 @@ func (db *DB) softUpdate(ctx context.Context, fn func(t *txn) error) error {
 		return err
 	}
 	return soft
+}
+
+// appendBuckets are keyed by UUIDv7 or time first, so hot writes append to
+// their last page. bbolt splits pages half full by default, which suits
+// random inserts but leaves append-only buckets half empty: twice the pages
+// to write, read and keep.
+var appendBuckets = [][]byte{bSessions, bSessionsDevice, bDevices, bDevicesEnv, bDevicesEnvStatus, bNoncesExpiry, bAudit, bAuditEnv, bAuditEvent}
+
+// denseAppends fills the pages of append-mostly buckets in this write
+// transaction (the setting lives on the transaction's bucket handles).
+func denseAppends(t *txn) {
+	for _, name := range appendBuckets {
+		t.tx.Bucket(name).FillPercent = 0.9
+	}
 }

@@ -142,9 +142,12 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if err := licenseCode(licenseReason(l, t.now)); err != nil {
 		return nil, err
 	}
-	plan := new(store.Plan)
-	if err := t.mustGet(bPlans, l.PlanID, "plan", plan); err != nil {
+	plan, err := cachedGet[store.Plan](r.cache, t, tagPlan, bPlans, idb(l.PlanID))
+	if err != nil {
 		return nil, err
+	}
+	if plan == nil {
+		return nil, store.NotFound("plan")
 	}
 	if userID != "" && l.UserID != "" && l.UserID != userID {
 		return nil, store.Errorf(store.ECodeLicenseOwned, "the license belongs to another user")
