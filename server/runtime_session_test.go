@@ -276,19 +276,28 @@ func TestRuntimeLastSeenFlushed(t *testing.T) {
 	f := newRT(t)
 	s := f.activate(t, f.license(t, planOpts{}), "seen-pc")
 	d, _ := f.s.Store().SeedDevice(context.Background(), f.scope, "seen-pc")
-	if d.LastSeenAt != nil {
-		t.Fatalf("last_seen_at before any validation = %v", d.LastSeenAt)
+	if d.LastSeenAt == nil || !d.LastSeenAt.Equal(f.s.Clock().Now()) {
+		t.Fatalf("last_seen_at after activation = %v", d.LastSeenAt)
 	}
+	// Within 5 minutes a validation queues nothing; later it queues the
+	// device, and the flusher (at the latest at shutdown) writes it:
+	// validation itself never writes.
+	f.s.Clock().Advance(time.Minute)
 	f.wantValid(t, s.AccessToken)
-	// Validation writes nothing itself; the flusher does, at the latest at shutdown.
+	f.s.Clock().Advance(5 * time.Minute)
+	f.wantValid(t, s.AccessToken)
+	want := f.s.Clock().Now()
+	if d, _ := f.s.Store().SeedDevice(context.Background(), f.scope, "seen-pc"); d.LastSeenAt.Equal(want) {
+		t.Fatal("validation wrote last_seen_at itself")
+	}
 	cfg := f.s.Config
 	if err := f.s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s2 := servertest.Start(t, cfg)
 	d, _ = s2.Store().SeedDevice(context.Background(), f.scope, "seen-pc")
-	if d.LastSeenAt == nil {
-		t.Fatal("last_seen_at not flushed")
+	if d.LastSeenAt == nil || !d.LastSeenAt.Equal(want) {
+		t.Fatalf("last_seen_at = %v, want %v", d.LastSeenAt, want)
 	}
 }
 

@@ -189,6 +189,10 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		if userID != "" && dev.UserID == "" {
 			dev.UserID = userID
 		}
+		// An activation is a sighting: recorded here, where the device is
+		// written anyway, it spares the last-seen flusher a write.
+		now := t.now
+		dev.LastSeenAt = &now
 		if err := t.saveDevice(prevDev, dev); err != nil {
 			return nil, err
 		}

@@ -139,21 +139,21 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
 		}
 	}
+	now := t.now
 	if dev == nil {
-		var err error
-		if dev, _, err = t.findOrCreateDevice(ra.App, ra.Env.ID, fp); err != nil {
+		dev = &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive,
+			UserID: u.ID, LicenseIDs: []string{}, LastSeenAt: &now, CreatedAt: now}
+		if err := t.saveDevice(nil, dev); err != nil {
 			return nil, err
 		}
-	}
-	if dev.UserID == "" {
+	} else if dev.UserID == "" {
 		prev := *dev
-		dev.UserID = u.ID
+		dev.UserID, dev.LastSeenAt = u.ID, &now
 		if err := t.saveDevice(&prev, dev); err != nil {
 			return nil, err
 		}
 	}
 	prev := *u
-	now := t.now
 	u.LastLoginAt, u.UpdatedAt = &now, now
 	if err := t.saveEndUser(&prev, u); err != nil {
 		return nil, err
