@@ -326,11 +326,11 @@ type invalidBody struct {
 }
 
 func (s *Server) rtValidate(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	var in tokenBody
-	if err := decodeRuntime(r, &in); err != nil {
+	tok, err := decodeToken(r)
+	if err != nil {
 		return err
 	}
-	v, err := s.rt.store.Validate(r.Context(), c, in.AccessToken)
+	v, err := s.rt.store.Validate(r.Context(), c, tok)
 	if err != nil {
 		return err
 	}
