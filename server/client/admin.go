@@ -56,6 +56,9 @@ func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organi
 		}
 		return orgFrom(o), nil
 	}
+	if id == "" {
+		return nil, store.Invalid("x-organization-id", "name the organization (--org) when using the operator token")
+	}
 	if err := c.do(ctx, call{method: http.MethodGet, path: p("/v1/admin/organizations", id)}, &o); err != nil {
 		return nil, err
 	}

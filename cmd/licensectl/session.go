@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"licensectl/config"
+	"licensectl/server/client"
+	"licensectl/store"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
+)
+
+// backend is the admin interface the commands use: store.Service plus backup.
+// *bolt.DB implements it locally and *client.Client remotely.
+//
+// Until every aggregate's bolt implementation is merged, backend holds the
+// part *bolt.DB implements today; commands reach the rest through the
+// accessors below, which fail with a clear message when the local store
+// lacks them.
+type backend interface {
+	store.Organizations
+	store.Applications
+	store.APIKeys
+	store.AppSecrets
+	store.AuditLog
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+var (
+	_ backend = (*bolt.DB)(nil)
+	_ backend = (*client.Client)(nil)
+)
+
+// session is one admin command's connection: the backend, the mode, and the
+// organization and environment it acts in.
+type session struct {
+	svc    backend
+	remote bool
+	where  string // data file or server URL, for messages
+	orgArg string // --org as given
+	env    string
+	close  func() error
+}
+
+// openOpts adjust how a session opens.
+type openOpts struct {
+	// create lets local mode create the data directory and file.
+	create bool
+}
+
+// open connects cmd to its backend: remote with --server (or
+// LICENSECTL_SERVER), else the local data file.
+func (e *env) open(cmd *cobra.Command, opts openOpts) (*session, error) {
+	flags := cmd.Flags()
+	envName, _ := flags.GetString(flagEnv)
+	if !store.ValidEnv(envName) {
+		return nil, usageErrorf("--env must be production or development, not %q", envName)
+	}
+	orgArg, _ := flags.GetString(flagOrg)
+	s := &session{env: envName, orgArg: strings.TrimSpace(orgArg)}
+	if url := e.flagOrEnv(cmd, flagServer, envServer); url != "" {
+		key := e.flagOrEnv(cmd, flagAPIKey, envAPIKey)
+		if key == "" {
+			return nil, usageErrorf("remote mode (--server %s) needs --api-key or %s: a developer API key or the operator token", url, envAPIKey)
+		}
+		if !strings.Contains(url, "://") {
+			url = "http://" + url
+		}
+		c := client.New(url, key, client.WithUserAgent("licensectl/"+version))
+		s.svc, s.remote, s.where, s.close = c, true, c.BaseURL(), func() error { return nil }
+		return s, nil
+	}
+	cfg, err := loadConfig(cmd, e)
+	if err != nil {
+		return nil, err
+	}
+	db, path, err := openLocal(cfg, opts.create)
+	if err != nil {
+		return nil, err
+	}
+	s.svc, s.where, s.close = db, path, db.Close
+	return s, nil
+}
+
+// flagOrEnv is the flag's value when set, else the environment variable's.
+func (e *env) flagOrEnv(cmd *cobra.Command, flag, envVar string) string {
+	if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
+		return strings.TrimSpace(f.Value.String())
+	}
+	if v, ok := e.getenv(envVar); ok {
+		return strings.TrimSpace(v)
+	}
+	return ""
+}
+
+// openLocal opens <data-dir>/licensectl.db. Unless create, a missing file is
+// an error rather than a new empty store (a mistyped --data-dir). A file held
+// by a running server fails after the 2 s lock timeout with advice.
+func openLocal(cfg config.Config, create bool) (*bolt.DB, string, error) {
+	path := filepath.Join(cfg.DataDir, "licensectl.db")
+	if create {
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, path, fmt.Errorf("create data dir: %w", err)
+		}
+	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, path, fmt.Errorf("no database at %s: pass --data-dir (or --server for a running server), or create one with `licensectl org create NAME`", path)
+	}
+	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait})
+	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy})
+	if errors.Is(err, bolt.ErrLocked) {
+		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
+			"Stop it, or administer it remotely: --server http://%s --api-key <token from %s>",
+			path, cfg.Server.Listen, filepath.Join(cfg.DataDir, "operator.token"))
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	return db, path, nil
+}
+
+// org returns the id of the organization the command acts in.
+//
+// Locally: --org (id or slug), or the only organization of the store; with
+// several, --org is required. Remotely: --org when given (a slug is resolved
+// through the operator's organization list), else "" so that the server uses
+// the organization of the credential.
+func (s *session) org(ctx context.Context) (string, error) {
+	if s.orgArg != "" {
+		if store.ValidID(s.orgArg) {
+			if !s.remote {
+				if _, err := s.svc.FindOrganization(ctx, s.orgArg); err != nil {
+					return "", err
+				}
+			}
+			return s.orgArg, nil
+		}
+		list, err := s.svc.ListOrganizations(ctx)
+		if err != nil {
+			return "", fmt.Errorf("resolve --org %q: %w", s.orgArg, err)
+		}
+		for _, o := range list {
+			if o.Slug == s.orgArg {
+				return o.ID, nil
+			}
+		}
+		return "", store.Errorf(store.ECodeNotFound, "organization %q not found", s.orgArg)
+	}
+	if s.remote {
+		return "", nil
+	}
+	list, err := s.svc.ListOrganizations(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch len(list) {
+	case 0:
+		return "", fmt.Errorf("%s has no organization yet: create one with `licensectl org create NAME`", s.where)
+	case 1:
+		return list[0].ID, nil
+	}
+	return "", usageErrorf("%s has %d organizations: choose one with --org (id or slug; see `licensectl org list`)", s.where, len(list))
+}
+
+// app resolves an application named by id, slug or exact name.
+func (s *session) app(ctx context.Context, name string) (store.AppRef, error) {
+	orgID, err := s.org(ctx)
+	if err != nil {
+		return store.AppRef{}, err
+	}
+	if name == "" {
+		return store.AppRef{}, usageErrorf("name the application with --app (id, slug or name)")
+	}
+	if store.ValidID(name) {
+		return store.AppRef{OrgID: orgID, AppID: name}, nil
+	}
+	list, err := s.svc.ListApplications(ctx, orgID)
+	if err != nil {
+		return store.AppRef{}, err
+	}
+	var byName []*store.Application
+	for _, a := range list {
+		if a.Slug == name {
+			return store.AppRef{OrgID: orgID, AppID: a.ID}, nil
+		}
+		if a.Name == name {
+			byName = append(byName, a)
+		}
+	}
+	switch len(byName) {
+	case 0:
+		return store.AppRef{}, store.Errorf(store.ECodeNotFound, "application %q not found", name)
+	case 1:
+		return store.AppRef{OrgID: orgID, AppID: byName[0].ID}, nil
+	}
+	return store.AppRef{}, store.Errorf(store.ECodeConflict, "%d applications are named %q: use the id or slug", len(byName), name)
+}
+
+// scope resolves the application and adds the --env environment.
+func (s *session) scope(ctx context.Context, app string) (store.Scope, error) {
+	ref, err := s.app(ctx, app)
+	if err != nil {
+		return store.Scope{}, err
+	}
+	return store.Scope{OrgID: ref.OrgID, AppID: ref.AppID, Env: s.env}, nil
+}
+
+// plan resolves a plan of the application by id or exact name.
+func (s *session) plan(ctx context.Context, ref store.AppRef, name string) (*store.Plan, error) {
+	plans, err := s.plans()
+	if err != nil {
+		return nil, err
+	}
+	list, err := plans.ListPlans(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	var byName []*store.Plan
+	for _, p := range list {
+		if p.ID == name {
+			return p, nil
+		}
+		if p.Name == name {
+			byName = append(byName, p)
+		}
+	}
+	switch len(byName) {
+	case 0:
+		return nil, store.Errorf(store.ECodeNotFound, "plan %q not found", name)
+	case 1:
+		return byName[0], nil
+	}
+	return nil, store.Errorf(store.ECodeConflict, "%d plans are named %q: use the id", len(byName), name)
+}
+
+// entitlementIDs resolves entitlements named by id or key.
+func (s *session) entitlementIDs(ctx context.Context, ref store.AppRef, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	ents, err := s.entitlements()
+	if err != nil {
+		return nil, err
+	}
+	list, err := ents.ListEntitlements(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(names))
+next:
+	for _, n := range names {
+		for _, e := range list {
+			if e.ID == n || e.Key == n {
+				out = append(out, e.ID)
+				continue next
+			}
+		}
+		return nil, store.Errorf(store.ECodeNotFound, "entitlement %q not found", n)
+	}
+	return out, nil
+}
+
+// missing is the error of an aggregate the local store does not implement yet.
+func (s *session) missing(what string) error {
+	return fmt.Errorf("%s are not available on the local store in this build: use --server", what)
+}
+
+func (s *session) members() (store.Members, error) {
+	if m, ok := s.svc.(store.Members); ok {
+		return m, nil
+	}
+	return nil, s.missing("members")
+}
+
+func (s *session) entitlements() (store.Entitlements, error) {
+	if m, ok := s.svc.(store.Entitlements); ok {
+		return m, nil
+	}
+	return nil, s.missing("entitlements")
+}
+
+func (s *session) plans() (store.Plans, error) {
+	if m, ok := s.svc.(store.Plans); ok {
+		return m, nil
+	}
+	return nil, s.missing("plans")
+}
+
+func (s *session) licenses() (store.Licenses, error) {
+	if m, ok := s.svc.(store.Licenses); ok {
+		return m, nil
+	}
+	return nil, s.missing("licenses")
+}
+
+func (s *session) endUsers() (store.EndUsers, error) {
+	if m, ok := s.svc.(store.EndUsers); ok {
+		return m, nil
+	}
+	return nil, s.missing("end-users")
+}
+
+func (s *session) devices() (store.Devices, error) {
+	if m, ok := s.svc.(store.Devices); ok {
+		return m, nil
+	}
+	return nil, s.missing("devices")
+}
+
+// withSession opens a session for cmd, runs fn and closes the session.
+func (e *env) withSession(cmd *cobra.Command, opts openOpts, fn func(ctx context.Context, s *session) error) error {
+	s, err := e.open(cmd, opts)
+	if err != nil {
+		return err
+	}
+	err = fn(cmd.Context(), s)
+	if cerr := s.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}
