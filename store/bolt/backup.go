@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	bolt "go.etcd.io/bbolt"
@@ -41,4 +42,16 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.w.Write(p)
+}
+
+// Check walks every page of the file in one read transaction and reports
+// corruption (bbolt's consistency check), e.g. to verify a backup.
+func (db *DB) Check() error {
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	})
 }
