@@ -16,7 +16,16 @@ import (
 // GET /v1/admin/backup (operator token). It fails when the copy arrives short
 // of the size the server announced.
 func (c *Client) Backup(ctx context.Context, w io.Writer) (int64, error) {
-	res, err := c.send(ctx, call{method: http.MethodGet, path: "/v1/admin/backup"})
+	// A large file takes longer than the per-call timeout: only the
+	// response headers are bounded; the body streams until done or ctx ends.
+	hc := *c.http
+	hc.Timeout = 0
+	if hc.Transport == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.ResponseHeaderTimeout = time.Minute
+		hc.Transport = tr
+	}
+	res, err := c.sendWith(ctx, &hc, call{method: http.MethodGet, path: "/v1/admin/backup"})
 	if err != nil {
 		return 0, err
 	}

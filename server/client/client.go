@@ -101,11 +101,16 @@ func (c *Client) request(ctx context.Context, cl call) (*http.Request, error) {
 // send performs the request and returns the response when its status is 2xx;
 // any other status becomes the *store.Error of its body.
 func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
+	return c.sendWith(ctx, c.http, cl)
+}
+
+// sendWith is send through a given HTTP client.
+func (c *Client) sendWith(ctx context.Context, hc *http.Client, cl call) (*http.Response, error) {
 	req, err := c.request(ctx, cl)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.http.Do(req)
+	res, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
