@@ -39,6 +39,7 @@ type Server struct {
 	operatorToken string
 	router        *mux.Router
 	metrics       *metrics
+	acct          *accountServices // built by initServices (account.go)
 
 	ln      net.Listener
 	http    *http.Server
