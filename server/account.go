@@ -166,7 +166,7 @@ func (req *SignupRequest) validate(blocked []string) error {
 		return err
 	}
 	if antibot.IsDisposable(email, blocked) {
-		return store.Invalid("email", "addresses at disposable e-mail domains cannot sign up; use a permanent address")
+		return store.Invalid("email", "email is at a disposable e-mail domain; sign up with a permanent address")
 	}
 	return password.CheckPolicy(req.Password, email)
 }
