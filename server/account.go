@@ -188,6 +188,11 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if err := s.acct.challenger.Verify(r.Context(), req.Altcha); err != nil {
+			// The message must name the field (design.md §7); antibot's
+			// messages are written for people, so prefix the field name.
+			if e := store.AsError(err); e != nil && e.Field == "altcha" {
+				return store.Invalid("altcha", "altcha: %s", e.Message)
+			}
 			return err
 		}
 	}
