@@ -332,14 +332,17 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	key := strings.ToLower(strings.TrimSpace(req.Email))
 	fails := s.acct.loginFailures
 	if fails != nil {
-		if st := fails.Check(key); !st.ok {
+		// Every attempt is counted before the password is checked, and a
+		// success clears the count: parallel guesses cannot slip past the
+		// limit while their hashes run.
+		if st := fails.Allow(key); !st.ok {
 			return rateLimited(st, "too many failed logins for this account; retry later")
 		}
 	}
 	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
 	if err != nil {
-		if fails != nil && store.ErrorCode(err) == store.ECodeInvalidCreds {
-			fails.Add(key)
+		if fails != nil && store.ErrorCode(err) == store.ECodeRateLimited {
+			fails.Undo(key) // the hasher was saturated: no guess was made
 		}
 		return err
 	}

@@ -83,30 +83,13 @@ func (l *windowLimiter) Allow(key string) limitState {
 	return limitState{ok: true, remaining: l.limit - c.n, reset: reset}
 }
 
-// Check reports whether key is within the limit without counting an event.
-func (l *windowLimiter) Check(key string) limitState {
-	now := l.now()
+// Undo takes back one event counted by Allow that turned out not to count.
+func (l *windowLimiter) Undo(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c := l.current(key, now)
-	if c == nil {
-		return limitState{ok: true, remaining: l.limit, reset: l.window}
+	if c := l.counts[key]; c != nil && c.n > 0 {
+		c.n--
 	}
-	reset := c.start.Add(l.window).Sub(now)
-	return limitState{ok: c.n < l.limit, remaining: max(l.limit-c.n, 0), reset: reset}
-}
-
-// Add counts one event for key without checking the limit (failed logins).
-func (l *windowLimiter) Add(key string) {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c := l.current(key, now)
-	if c == nil {
-		c = &windowCount{start: now}
-		l.counts[key] = c
-	}
-	c.n++
 }
 
 // Reset forgets key (a successful login clears its failures).

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -492,6 +493,28 @@ func TestLoginThrottling(t *testing.T) {
 			s.Do(t, "POST", "/v1/mgmt/auth/login", ghost).WantError(t, http.StatusUnauthorized, "invalid_credentials")
 		}
 		wantRateLimited(t, s.Do(t, "POST", "/v1/mgmt/auth/login", ghost))
+	})
+
+	t.Run("ErrRateLimitedParallel", func(t *testing.T) {
+		target := s.NewOrg(t)
+		body := map[string]any{"email": target.OwnerEmail, "password": "not the password at all"}
+		var mu sync.Mutex
+		statuses := map[int]int{}
+		var wg sync.WaitGroup
+		for range 12 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := s.Do(t, "POST", "/v1/mgmt/auth/login", body)
+				mu.Lock()
+				statuses[r.Status]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if statuses[http.StatusUnauthorized] != 3 || statuses[http.StatusTooManyRequests] != 9 {
+			t.Fatalf("statuses = %v, want 3 × 401 and 9 × 429", statuses)
+		}
 	})
 
 	t.Run("OKAfterWindow", func(t *testing.T) {
