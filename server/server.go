@@ -34,12 +34,12 @@ type Server struct {
 	db            *bolt.DB
 	logger        *slog.Logger
 	now           store.Clock
+	acct          *accountServices // built by initServices (account.go)
 	hasher        *password.Hasher
 	hashParams    *argon2id.Params
 	operatorToken string
 	router        *mux.Router
 	metrics       *metrics
-	acct          *accountServices // built by initServices (account.go)
 
 	ln      net.Listener
 	http    *http.Server

@@ -16,16 +16,16 @@ import (
 
 const testPassword = "correct horse battery staple 42"
 
-// testClock is a settable clock.
-type testClock struct{ ns atomic.Int64 }
+// acctClock is a settable clock.
+type acctClock struct{ ns atomic.Int64 }
 
-func (c *testClock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *testClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+func (c *acctClock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *acctClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-// mustDB opens a store in a temporary file with cheap hashing.
-func mustDB(tb testing.TB) (*DB, *testClock) {
+// mustAccountsDB opens a store in a temporary file with cheap hashing.
+func mustAccountsDB(tb testing.TB) (*DB, *acctClock) {
 	tb.Helper()
-	clock := &testClock{}
+	clock := &acctClock{}
 	clock.ns.Store(time.Now().UTC().Truncate(time.Microsecond).UnixNano())
 	h := password.NewHasher(password.Options{Params: &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}})
 	db, err := Open(filepath.Join(tb.TempDir(), "test.db"), Options{Clock: clock.now, Hasher: h, Policy: password.CheckPolicy})
@@ -57,7 +57,7 @@ func orgAuditEvents(tb testing.TB, db *DB, orgID string) []string {
 	return out
 }
 
-func signup(tb testing.TB, db *DB, email string) *store.SignupResult {
+func mustSignup(tb testing.TB, db *DB, email string) *store.SignupResult {
 	tb.Helper()
 	res, err := db.Signup(context.Background(), store.SignupInput{FirstName: "Ada", LastName: "Lovelace", OrganizationName: "Engines",
 		Email: email, Password: testPassword, TOSVersion: "1", VerifyTTL: 24 * time.Hour})
@@ -68,13 +68,13 @@ func signup(tb testing.TB, db *DB, email string) *store.SignupResult {
 }
 
 func TestSignupVerifyLogin(t *testing.T) {
-	db, clock := mustDB(t)
+	db, clock := mustAccountsDB(t)
 	ctx := context.Background()
-	res := signup(t, db, "Ada@Example.com")
+	res := mustSignup(t, db, "Ada@Example.com")
 	if res.Existing || res.VerifyToken == "" || res.Member.Email != "ada@example.com" || res.Member.EmailVerified || res.Organization.EmailVerified {
 		t.Fatalf("signup = %+v", res)
 	}
-	again := signup(t, db, "ada@example.com")
+	again := mustSignup(t, db, "ada@example.com")
 	if !again.Existing || again.Member.ID != res.Member.ID || again.Organization != nil || again.VerifyToken != "" {
 		t.Fatalf("second signup = %+v", again)
 	}
@@ -134,9 +134,9 @@ func TestSignupVerifyLogin(t *testing.T) {
 }
 
 func TestResetPasswordEndsSessions(t *testing.T) {
-	db, clock := mustDB(t)
+	db, clock := mustAccountsDB(t)
 	ctx := context.Background()
-	res := signup(t, db, "grace@example.com")
+	res := mustSignup(t, db, "grace@example.com")
 	s1, err := db.Login(ctx, "grace@example.com", testPassword, time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestResetPasswordEndsSessions(t *testing.T) {
 }
 
 func TestMembersStore(t *testing.T) {
-	db, _ := mustDB(t)
+	db, _ := mustAccountsDB(t)
 	ctx := context.Background()
 	o, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Acme", OwnerEmail: "boss@acme.example", OwnerPassword: testPassword})
 	if err != nil {
@@ -244,7 +244,7 @@ func TestMembersStore(t *testing.T) {
 }
 
 func TestUseChallenge(t *testing.T) {
-	db, clock := mustDB(t)
+	db, clock := mustAccountsDB(t)
 	ctx := context.Background()
 	exp := clock.now().Add(10 * time.Minute)
 	for i, want := range []bool{true, false} {
