@@ -87,6 +87,9 @@ func TestSignup(t *testing.T) {
 		if !strings.Contains(mails[0].Body, s.Config.Server.PublicURL+"/verify-email?token="+tok) {
 			t.Fatalf("mail lacks the link on the public URL:\n%s", mails[0].Body)
 		}
+		if !strings.Contains(mails[0].Body, "\n"+tok+"\n") {
+			t.Fatalf("mail lacks the token on a line of its own:\n%s", mails[0].Body)
+		}
 
 		v := s.Do(t, "POST", "/v1/mgmt/auth/verify-email", map[string]any{"token": tok}).Want(t, http.StatusOK).Map(t)
 		servertest.WantKeys(t, v, "success", "access_token", "organization_id")
@@ -196,6 +199,11 @@ func TestSignup(t *testing.T) {
 	t.Run("ErrInvalidJSON", func(t *testing.T) {
 		s.Do(t, "POST", "/v1/mgmt/auth/signup", "{").WantError(t, http.StatusBadRequest, "invalid_json")
 		s.Do(t, "POST", "/v1/mgmt/auth/signup", "").WantError(t, http.StatusBadRequest, "invalid_json")
+	})
+
+	t.Run("ErrBodyTooLarge", func(t *testing.T) {
+		big := `{"first_name":"` + strings.Repeat("x", 1<<20) + `"}`
+		s.Do(t, "POST", "/v1/mgmt/auth/signup", big).WantError(t, http.StatusRequestEntityTooLarge, "body_too_large")
 	})
 
 	t.Run("ErrMethodNotAllowed", func(t *testing.T) {
