@@ -174,14 +174,11 @@ func TestRemoteAdmin(t *testing.T) {
 		c := newRemote(t, srv.URL, org.APIKey)
 		appScenario(t, c)
 		var o server.AdminOrganization
-		// organizations/me belongs to another branch; only check the
-		// operator path below when it is missing.
-		if r := c.run("org", "show", "-o", "json"); r.code == 0 {
-			c.json(&o, "org", "show")
-			if o.ID != org.ID {
-				t.Fatalf("org show = %+v", o)
-			}
+		c.json(&o, "org", "show")
+		if o.ID != org.ID || o.Slug == "" {
+			t.Fatalf("org show = %+v", o)
 		}
+		c.fails(1, args("org", "show", store.NewID()), "Error: not_found: ")
 		c.fails(1, args("org", "list"), "Error: forbidden: ")
 	})
 

@@ -137,15 +137,12 @@ func newMemberAddCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				members, err := s.members()
+				org, err := s.org(ctx)
 				if err != nil {
 					return err
 				}
-				if in.OrgID, err = s.org(ctx); err != nil {
-					return err
-				}
-				in.Email = args[0]
-				m, err := members.AddMember(ctx, in)
+				in.OrgID, in.Email = org, args[0]
+				m, err := s.svc.AddMember(ctx, in)
 				if err != nil {
 					return err
 				}
@@ -177,15 +174,11 @@ func newMemberListCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				members, err := s.members()
-				if err != nil {
-					return err
-				}
 				org, err := s.org(ctx)
 				if err != nil {
 					return err
 				}
-				list, err := members.ListMembers(ctx, org)
+				list, err := s.svc.ListMembers(ctx, org)
 				if err != nil {
 					return err
 				}
@@ -212,17 +205,13 @@ func newMemberRemoveCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				members, err := s.members()
-				if err != nil {
-					return err
-				}
 				org, err := s.org(ctx)
 				if err != nil {
 					return err
 				}
 				id := args[0]
 				if !store.ValidID(id) {
-					list, err := members.ListMembers(ctx, org)
+					list, err := s.svc.ListMembers(ctx, org)
 					if err != nil {
 						return err
 					}
@@ -236,7 +225,7 @@ func newMemberRemoveCmd(e *env) *cobra.Command {
 						return store.Errorf(store.ECodeNotFound, "member %q not found", args[0])
 					}
 				}
-				if err := members.RemoveMember(ctx, org, id); err != nil {
+				if err := s.svc.RemoveMember(ctx, org, id); err != nil {
 					return err
 				}
 				return out.emit(successView{true}, func(t *table) { t.row("removed member " + id) })

@@ -28,6 +28,7 @@ import (
 // lacks them.
 type backend interface {
 	store.Organizations
+	store.Members
 	store.Applications
 	store.APIKeys
 	store.AppSecrets
@@ -271,13 +272,6 @@ next:
 // missing is the error of an aggregate the local store does not implement yet.
 func (s *session) missing(what string) error {
 	return fmt.Errorf("%s are not available on the local store in this build: use --server", what)
-}
-
-func (s *session) members() (store.Members, error) {
-	if m, ok := s.svc.(store.Members); ok {
-		return m, nil
-	}
-	return nil, s.missing("members")
 }
 
 func (s *session) entitlements() (store.Entitlements, error) {
