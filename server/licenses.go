@@ -174,7 +174,7 @@ func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
 	}
 	item := s.licenseItem(&d.LicenseItem)
 	writeJSON(w, http.StatusOK, LicenseDetail{ID: item.ID, Key: item.Key, Status: item.Status, Plan: item.Plan, User: item.User,
-		Devices: mapList(d.Devices, func(x store.LicenseDevice) LicenseDevice { return LicenseDevice(x) }),
+		Devices:      mapList(d.Devices, func(x store.LicenseDevice) LicenseDevice { return LicenseDevice(x) }),
 		Entitlements: entitlementRefs(d.Entitlements), ActivatedAt: item.ActivatedAt, ExpiresAt: item.ExpiresAt,
 		DeviceResetsRemaining: d.DeviceResetsRemaining, CreatedAt: item.CreatedAt, UpdatedAt: item.UpdatedAt})
 	return nil
