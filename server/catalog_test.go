@@ -234,6 +234,11 @@ func TestPlans(t *testing.T) {
 		if p["duration_days"] != nil || p["policies"] != nil || p["is_trial"] != true || len(ents) != 1 || ents[0].(map[string]any)["id"] != e2 {
 			t.Fatalf("after null patch = %v", p)
 		}
+		audited := getPage(t, f, "/audit-logs?event=plan.updated").Total
+		f.do(t, "PATCH", "/plans/"+id, map[string]any{}).Want(t, http.StatusOK)
+		if got := getPage(t, f, "/audit-logs?event=plan.updated").Total; got != audited {
+			t.Fatalf("an empty PATCH was audited: %d entries, want %d", got, audited)
+		}
 		f.do(t, "PATCH", "/plans/"+id, map[string]any{"entitlement_ids": []string{}}).Want(t, http.StatusOK)
 		if ents := f.planItem(t, id)["entitlements"].([]any); len(ents) != 0 {
 			t.Fatalf("entitlements after [] = %v", ents)

@@ -203,6 +203,28 @@ func TestListLicenses(t *testing.T) {
 		f.do(t, "GET", "/licenses", nil, "x-environment", "staging").WantError(t, http.StatusBadRequest, "validation_failed")
 	})
 
+	t.Run("AppSecretSeesItsEnvironment", func(t *testing.T) {
+		envs := f.do(t, "GET", "/environments", nil).List(t)
+		var dev string
+		for _, e := range envs {
+			if e["name"] == "development" {
+				dev = e["id"].(string)
+			}
+		}
+		var sec struct {
+			Plaintext string `json:"plaintext"`
+		}
+		f.do(t, "POST", "/secrets", map[string]any{"environment_id": dev}).Want(t, http.StatusCreated).JSON(t, &sec)
+		// The header cannot move a secret out of its environment.
+		r := f.s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+f.app+"/licenses", nil, "x-environment", "production").Want(t, http.StatusOK)
+		var p page
+		r.JSON(t, &p)
+		if p.Total != 2 {
+			t.Fatalf("development secret sees %d licenses, want 2", p.Total)
+		}
+		f.s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+f.app+"/licenses/"+a[0]["id"].(string), nil).WantError(t, http.StatusNotFound, "not_found")
+	})
+
 	t.Run("ErrValidation", func(t *testing.T) {
 		for _, q := range []string{"per_page=0", "per_page=101", "per_page=abc", "page=0", "page=-1", "page=abc", "page=1.5", "status=bogus", "status=Active", "plan_id=nope"} {
 			f.do(t, "GET", "/licenses?"+q, nil).WantError(t, http.StatusBadRequest, "validation_failed")

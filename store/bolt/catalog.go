@@ -342,6 +342,12 @@ func applyPlanInput(p *store.Plan, in store.PlanInput) error {
 	return nil
 }
 
+// emptyPlanInput reports whether in names no field at all.
+func emptyPlanInput(in store.PlanInput) bool {
+	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil &&
+		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
+}
+
 // checkPolicies accepts a JSON object (kept verbatim) or null (nil).
 func checkPolicies(raw json.RawMessage) (json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(raw)
@@ -416,6 +422,10 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 				return err
 			}
 		}
+		out = p
+		if emptyPlanInput(in) {
+			return nil // an empty PATCH changes nothing and is not audited
+		}
 		p.UpdatedAt = t.now
 		if err := t.putPlan(p); err != nil {
 			return err
@@ -423,7 +433,6 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
 			return err
 		}
-		out = p
 		return t.audit(auditEvent{Event: "plan.updated", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
