@@ -463,3 +463,31 @@ func TestLicenseExpiry(t *testing.T) {
 		t.Fatalf("license.expired audit = %+v", audit)
 	}
 }
+
+// TestExpirySweepAtStart checks the server's own sweeper: licenses that
+// lapsed while it was down are stored as expired soon after it starts.
+func TestExpirySweepAtStart(t *testing.T) {
+	s := servertest.New(t)
+	org := s.NewOrg(t)
+	f := &fixture{s: s, org: org, key: org.APIKey, app: newApp(t, s, org.APIKey, "Sweep")}
+	plan := f.newPlan(t, map[string]any{"name": "Short"})
+	exp := time.Now().Add(300 * time.Millisecond) // the restarted server's clock starts at the wall clock
+	generate(t, f, map[string]any{"plan_id": plan, "expires_at": exp.Format(time.RFC3339Nano), "quantity": 2})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(exp) + 10*time.Millisecond)
+
+	f.s = servertest.Start(t, s.Config)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p := getPage(t, f, "/licenses?status=expired")
+		if p.Total == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("expired total = %d after start, want 2", p.Total)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
