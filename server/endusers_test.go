@@ -92,6 +92,18 @@ func TestEndUsers(t *testing.T) {
 		f.do(t, "PATCH", "/users/"+users[2].ID, map[string]any{"status": "banned"}, "x-environment", "development").WantError(t, http.StatusNotFound, "not_found")
 		theirs := f.s.NewOrg(t)
 		f.s.As(t, theirs.APIKey, "PATCH", "/v1/mgmt/applications/"+f.app+"/users/"+users[2].ID, map[string]any{"status": "banned"}).WantError(t, http.StatusNotFound, "not_found")
+		// Their user, through my application's path.
+		theirApp := newApp(t, f.s, theirs.APIKey, "Theirs")
+		theirUser, err := f.s.Store().RegisterEndUser(context.Background(), store.Scope{OrgID: theirs.ID, AppID: theirApp, Env: "production"}, "their@example.com", "a long enough password 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.do(t, "PATCH", "/users/"+theirUser.ID, map[string]any{"status": "banned"}).WantError(t, http.StatusNotFound, "not_found")
+		theirDev, err := f.s.Store().EnsureDevice(context.Background(), store.Scope{OrgID: theirs.ID, AppID: theirApp, Env: "production"}, "their-fp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.do(t, "PATCH", "/devices/"+theirDev.ID, map[string]any{"status": "blocked"}).WantError(t, http.StatusNotFound, "not_found")
 		f.s.As(t, theirs.APIKey, "GET", "/v1/mgmt/applications/"+f.app+"/users", nil).WantError(t, http.StatusNotFound, "not_found")
 	})
 }

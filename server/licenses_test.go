@@ -225,6 +225,18 @@ func TestListLicenses(t *testing.T) {
 		f.s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+f.app+"/licenses/"+a[0]["id"].(string), nil).WantError(t, http.StatusNotFound, "not_found")
 	})
 
+	t.Run("ErrUnauthenticated", func(t *testing.T) {
+		for _, path := range []string{"/licenses", "/plans", "/entitlements", "/users", "/devices", "/audit-logs"} {
+			f.s.Do(t, "GET", "/v1/mgmt/applications/"+f.app+path, nil).WantError(t, http.StatusUnauthorized, "unauthenticated")
+		}
+	})
+
+	t.Run("ErrMethodNotAllowed", func(t *testing.T) {
+		f.do(t, "PUT", "/licenses", nil).WantError(t, http.StatusMethodNotAllowed, "method_not_allowed")
+		f.do(t, "DELETE", "/licenses/"+a[0]["id"].(string), nil).WantError(t, http.StatusMethodNotAllowed, "method_not_allowed")
+		f.do(t, "GET", "/licenses/"+a[0]["id"].(string)+"/reset-device", nil).WantError(t, http.StatusMethodNotAllowed, "method_not_allowed")
+	})
+
 	t.Run("ErrValidation", func(t *testing.T) {
 		for _, q := range []string{"per_page=0", "per_page=101", "per_page=abc", "page=0", "page=-1", "page=abc", "page=1.5", "status=bogus", "status=Active", "plan_id=nope"} {
 			f.do(t, "GET", "/licenses?"+q, nil).WantError(t, http.StatusBadRequest, "validation_failed")
