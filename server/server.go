@@ -34,6 +34,7 @@ type Server struct {
 	db            *bolt.DB
 	logger        *slog.Logger
 	now           store.Clock
+	acct          *accountServices // built by initServices (account.go)
 	hasher        *password.Hasher
 	hashParams    *argon2id.Params
 	operatorToken string
