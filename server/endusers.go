@@ -1,3 +1,200 @@
 package server
 
-func (s *Server) registerEndUserRoutes(r group) {}
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"licensectl/store"
+)
+
+func (s *Server) registerEndUserRoutes(r group) {
+	r.Handle("/applications/{id}/users", s.mgmt(permRead, s.listEndUsers)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/users/{userId}", s.mgmt(permWrite, s.setEndUserStatus)).Methods(http.MethodPatch)
+	r.Handle("/applications/{id}/devices", s.mgmt(permRead, s.listDevices)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/devices/{deviceId}", s.mgmt(permWrite, s.setDeviceStatus)).Methods(http.MethodPatch)
+	r.Handle("/auth/users/{user_id}/roles", s.userRoles(s.addEndUserRole)).Methods(http.MethodPost)
+	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.userRoles(s.removeEndUserRole)).Methods(http.MethodDelete)
+}
+
+// EndUserItem is an end-user in lists.
+type EndUserItem struct {
+	ID          string     `json:"id"`
+	Email       string     `json:"email"`
+	Status      string     `json:"status"`
+	Roles       []string   `json:"roles"`
+	LastLoginAt *time.Time `json:"last_login_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
+// DeviceItem is a device in lists. UserID is null when no end-user signed in
+// on the device.
+type DeviceItem struct {
+	ID          string     `json:"id"`
+	Fingerprint string     `json:"fingerprint"`
+	Name        string     `json:"name"`
+	Platform    string     `json:"platform"`
+	Status      string     `json:"status"`
+	UserID      *string    `json:"user_id"`
+	LicenseIDs  []string   `json:"license_ids"`
+	LastSeenAt  *time.Time `json:"last_seen_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+}
+
+// RoleRequest is the body of POST /auth/users/{user_id}/roles.
+type RoleRequest struct {
+	RoleID string `json:"role_id"`
+}
+
+// EndUserRoles answers a role change.
+type EndUserRoles struct {
+	Success bool     `json:"success"`
+	UserID  string   `json:"user_id"`
+	Roles   []string `json:"roles"`
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+func endUserItem(u *store.EndUser) EndUserItem {
+	return EndUserItem{ID: u.ID, Email: u.Email, Status: u.Status, Roles: nonNil(u.Roles), LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+func deviceItem(d *store.Device) DeviceItem {
+	var user *string
+	if d.UserID != "" {
+		user = &d.UserID
+	}
+	return DeviceItem{ID: d.ID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status, UserID: user,
+		LicenseIDs: nonNil(d.LicenseIDs), LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
+}
+
+// statusFilter reads the status, page and per_page query parameters.
+func statusFilter(r *http.Request) (store.StatusFilter, error) {
+	p, err := pageRequest(r)
+	return store.StatusFilter{Status: r.URL.Query().Get("status"), PageRequest: p}, err
+}
+
+func (s *Server) listEndUsers(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	f, err := statusFilter(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.db.ListEndUsers(r.Context(), sc, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPage(page, endUserItem))
+	return nil
+}
+
+func (s *Server) setEndUserStatus(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	var req StatusRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	u, err := s.db.SetEndUserStatus(r.Context(), sc, mux.Vars(r)["userId"], req.Status)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, StatusChanged{ID: u.ID, Status: u.Status})
+	return nil
+}
+
+func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	f, err := statusFilter(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.db.ListDevices(r.Context(), sc, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPage(page, deviceItem))
+	return nil
+}
+
+func (s *Server) setDeviceStatus(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	var req StatusRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	d, err := s.db.SetDeviceStatus(r.Context(), sc, mux.Vars(r)["deviceId"], req.Status)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, StatusChanged{ID: d.ID, Status: d.Status})
+	return nil
+}
+
+// userRoles is mgmt(permWrite) for the role calls, whose path names an
+// end-user instead of an application: authorize would refuse application
+// secrets there, but a secret may manage its own application's users, so
+// for a secret the user's application is checked here instead.
+func (s *Server) userRoles(fn handlerFunc) http.Handler {
+	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.authenticate(r)
+		if err != nil {
+			return err
+		}
+		if p.Kind == store.ActorAppSecret {
+			u, err := s.db.FindEndUser(r.Context(), p.OrgID, mux.Vars(r)["user_id"])
+			if err != nil {
+				return err
+			}
+			if u.AppID != p.AppID {
+				return store.NotFound("user")
+			}
+		} else if err := authorize(p, permWrite, r); err != nil {
+			return err
+		}
+		ctx := context.WithValue(r.Context(), principalKey{}, p)
+		ctx = store.WithActor(ctx, store.Actor{Type: p.Kind, ID: p.ID, IP: clientIP(r), UserAgent: r.UserAgent()})
+		return fn(w, r.WithContext(ctx))
+	})
+}
+
+func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {
+	var req RoleRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	res, err := s.db.AddEndUserRole(r.Context(), principalFrom(r.Context()).OrgID, mux.Vars(r)["user_id"], req.RoleID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
+	return nil
+}
+
+func (s *Server) removeEndUserRole(w http.ResponseWriter, r *http.Request) error {
+	res, err := s.db.RemoveEndUserRole(r.Context(), principalFrom(r.Context()).OrgID, mux.Vars(r)["user_id"], mux.Vars(r)["role_id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
+	return nil
+}

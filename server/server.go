@@ -123,6 +123,7 @@ func (s *Server) Open() error {
 		return err
 	}
 	s.ln = ln
+	s.startSweepers()
 	s.http = &http.Server{
 		Handler:           s.router,
 		ReadHeaderTimeout: 10 * time.Second,
