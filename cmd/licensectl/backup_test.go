@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -53,48 +54,51 @@ func TestBackupLocal(t *testing.T) {
 }
 
 // TestBackupRemoteUnderLoad takes a backup through the API while another
-// goroutine keeps writing, and checks that the copy is a sound database
-// holding everything acknowledged before the backup started.
+// goroutine keeps generating licenses through the API, and checks that the
+// copy is a sound database holding every license acknowledged before the
+// backup started.
 func TestBackupRemoteUnderLoad(t *testing.T) {
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 	c := newRemote(t, srv.URL, srv.OperatorToken())
-	app := newRemote(t, srv.URL, org.APIKey)
+	dev := newRemote(t, srv.URL, org.APIKey)
 	var a server.ApplicationDetail
-	app.json(&a, "app", "create", "Studio")
+	dev.json(&a, "app", "create", "Studio")
+	var plan server.PlanItem
+	dev.json(&plan, "plan", "create", "--app", a.ID, "Pro")
 
 	var (
 		mu    sync.Mutex
-		acked []string
+		acked []server.LicenseItem
 		stop  = make(chan struct{})
 		done  = make(chan error, 1)
 	)
 	go func() {
 		client := &http.Client{Timeout: 10 * time.Second}
-		for i := 0; ; i++ {
+		for {
 			select {
 			case <-stop:
 				done <- nil
 				return
 			default:
 			}
-			body, _ := json.Marshal(server.CreateSecretRequest{EnvironmentID: a.Environments[0].ID, Label: "load"})
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/mgmt/applications/"+a.ID+"/secrets", bytes.NewReader(body))
+			body, _ := json.Marshal(map[string]any{"plan_id": plan.ID, "quantity": 10})
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/mgmt/applications/"+a.ID+"/licenses", bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+org.APIKey)
 			res, err := client.Do(req)
 			if err != nil {
 				done <- err
 				return
 			}
-			var out server.SecretCreated
+			var out server.LicensesGenerated
 			err = json.NewDecoder(res.Body).Decode(&out)
 			res.Body.Close()
 			if err != nil || res.StatusCode != http.StatusCreated {
-				done <- err
+				done <- fmt.Errorf("generate: status %d: %v", res.StatusCode, err)
 				return
 			}
 			mu.Lock()
-			acked = append(acked, out.SecretID)
+			acked = append(acked, out.Licenses...)
 			mu.Unlock()
 		}
 	}()
@@ -104,13 +108,13 @@ func TestBackupRemoteUnderLoad(t *testing.T) {
 		mu.Lock()
 		n := len(acked)
 		mu.Unlock()
-		if n >= 20 {
+		if n >= 200 {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	mu.Lock()
-	before := append([]string(nil), acked...)
+	before := append([]server.LicenseItem(nil), acked...)
 	mu.Unlock()
 	file := filepath.Join(c.dir, "backup.db")
 	c.ok("backup", file)
@@ -121,25 +125,23 @@ func TestBackupRemoteUnderLoad(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("writer: %v", err)
 	}
-	t.Logf("%d secrets acknowledged before the backup, %d while it ran", len(before), during)
+	t.Logf("%d licenses acknowledged before the backup, %d while it ran", len(before), during)
 
 	db := openBackup(t, file)
-	secrets, err := db.ListAppSecrets(context.Background(), store.AppRef{OrgID: org.ID, AppID: a.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	have := map[string]bool{}
-	for _, s := range secrets {
-		have[s.ID] = true
-	}
-	for _, id := range before {
-		if !have[id] {
-			t.Fatalf("secret %s acknowledged before the backup is missing from it", id)
+	sc := store.Scope{OrgID: org.ID, AppID: a.ID, Env: store.EnvProduction}
+	for _, l := range before {
+		got, err := db.FindLicense(context.Background(), sc, l.ID)
+		if err != nil || got.Key != l.Key {
+			t.Fatalf("license %s acknowledged before the backup: %v %+v", l.ID, err, got)
 		}
+	}
+	page, err := db.ListLicenses(context.Background(), sc, store.LicenseFilter{PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
+	if err != nil || page.Total < len(before) {
+		t.Fatalf("backup holds %v licenses, want at least %d (%v)", page, len(before), err)
 	}
 
 	// A developer API key may not take backups.
-	app.fails(1, args("backup", filepath.Join(c.dir, "nope.db")), "Error: forbidden: ")
+	dev.fails(1, args("backup", filepath.Join(c.dir, "nope.db")), "Error: forbidden: ")
 	if _, err := os.Stat(filepath.Join(c.dir, "nope.db")); !os.IsNotExist(err) {
 		t.Fatalf("a refused backup left a file: %v", err)
 	}

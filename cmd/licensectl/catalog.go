@@ -30,10 +30,6 @@ func newEntitlementCreateCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ents, err := s.entitlements()
-				if err != nil {
-					return err
-				}
 				ref, err := s.app(ctx, app)
 				if err != nil {
 					return err
@@ -45,7 +41,7 @@ func newEntitlementCreateCmd(e *env) *cobra.Command {
 				if cmd.Flags().Changed("description") {
 					in.Description = &description
 				}
-				ent, err := ents.CreateEntitlement(ctx, ref, in)
+				ent, err := s.svc.CreateEntitlement(ctx, ref, in)
 				if err != nil {
 					return err
 				}
@@ -80,15 +76,11 @@ func newEntitlementListCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ents, err := s.entitlements()
-				if err != nil {
-					return err
-				}
 				ref, err := s.app(ctx, app)
 				if err != nil {
 					return err
 				}
-				list, err := ents.ListEntitlements(ctx, ref)
+				list, err := s.svc.ListEntitlements(ctx, ref)
 				if err != nil {
 					return err
 				}
@@ -119,10 +111,6 @@ func newEntitlementDeleteCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ents, err := s.entitlements()
-				if err != nil {
-					return err
-				}
 				ref, err := s.app(ctx, app)
 				if err != nil {
 					return err
@@ -131,7 +119,7 @@ func newEntitlementDeleteCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := ents.DeleteEntitlement(ctx, ref, ids[0]); err != nil {
+				if err := s.svc.DeleteEntitlement(ctx, ref, ids[0]); err != nil {
 					return err
 				}
 				return out.emit(successView{true}, func(t *table) { t.row("deleted entitlement " + ids[0]) })
@@ -264,10 +252,6 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				plans, err := s.plans()
-				if err != nil {
-					return err
-				}
 				ref, err := s.app(ctx, app)
 				if err != nil {
 					return err
@@ -277,7 +261,7 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 					return err
 				}
 				in.Name = &args[0]
-				p, err := plans.CreatePlan(ctx, ref, in)
+				p, err := s.svc.CreatePlan(ctx, ref, in)
 				if err != nil {
 					return err
 				}
@@ -304,15 +288,11 @@ func newPlanListCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				plans, err := s.plans()
-				if err != nil {
-					return err
-				}
 				ref, err := s.app(ctx, app)
 				if err != nil {
 					return err
 				}
-				list, err := plans.ListPlans(ctx, ref)
+				list, err := s.svc.ListPlans(ctx, ref)
 				if err != nil {
 					return err
 				}
@@ -349,10 +329,6 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				plans, err := s.plans()
-				if err != nil {
-					return err
-				}
 				ref, err := s.app(ctx, app)
 				if err != nil {
 					return err
@@ -365,7 +341,7 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				p, err := plans.UpdatePlan(ctx, ref, cur.ID, in)
+				p, err := s.svc.UpdatePlan(ctx, ref, cur.ID, in)
 				if err != nil {
 					return err
 				}
@@ -392,10 +368,6 @@ func newPlanDeleteCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				plans, err := s.plans()
-				if err != nil {
-					return err
-				}
 				ref, err := s.app(ctx, app)
 				if err != nil {
 					return err
@@ -404,7 +376,7 @@ func newPlanDeleteCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := plans.DeletePlan(ctx, ref, p.ID); err != nil {
+				if err := s.svc.DeletePlan(ctx, ref, p.ID); err != nil {
 					return err
 				}
 				return out.emit(successView{true}, func(t *table) { t.row("deleted plan " + p.ID) })

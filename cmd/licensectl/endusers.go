@@ -30,16 +30,12 @@ func newUserListCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				users, err := s.endUsers()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
 				}
 				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.EndUser], error) {
-					return users.ListEndUsers(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+					return s.svc.ListEndUsers(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
 				})
 				if err != nil {
 					return err
@@ -75,15 +71,11 @@ func newUserSetStatusCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				users, err := s.endUsers()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
 				}
-				u, err := users.SetEndUserStatus(ctx, sc, args[0], args[1])
+				u, err := s.svc.SetEndUserStatus(ctx, sc, args[0], args[1])
 				if err != nil {
 					return err
 				}
@@ -116,15 +108,11 @@ func newUserAddRoleCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				users, err := s.endUsers()
-				if err != nil {
-					return err
-				}
 				org, err := s.org(ctx)
 				if err != nil {
 					return err
 				}
-				r, err := users.AddEndUserRole(ctx, org, args[0], args[1])
+				r, err := s.svc.AddEndUserRole(ctx, org, args[0], args[1])
 				if err != nil {
 					return err
 				}
@@ -157,16 +145,12 @@ func newDeviceListCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				devs, err := s.devices()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
 				}
 				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.Device], error) {
-					return devs.ListDevices(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+					return s.svc.ListDevices(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
 				})
 				if err != nil {
 					return err
@@ -202,15 +186,11 @@ func newDeviceSetStatusCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				devs, err := s.devices()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
 				}
-				d, err := devs.SetDeviceStatus(ctx, sc, args[0], args[1])
+				d, err := s.svc.SetDeviceStatus(ctx, sc, args[0], args[1])
 				if err != nil {
 					return err
 				}

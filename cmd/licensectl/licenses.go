@@ -55,10 +55,6 @@ func newLicenseGenerateCmd(e *env) *cobra.Command {
 				in.ExpiresAt = &t
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				lic, err := s.licenses()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
@@ -75,7 +71,7 @@ func newLicenseGenerateCmd(e *env) *cobra.Command {
 				var genErr error
 				for done := 0; done < n; {
 					in.Quantity = min(store.MaxGenerate, n-done)
-					got, err := lic.GenerateLicenses(ctx, sc, in)
+					got, err := s.svc.GenerateLicenses(ctx, sc, in)
 					if err != nil {
 						genErr = err
 						break
@@ -198,10 +194,6 @@ func newLicenseListCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				lic, err := s.licenses()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
@@ -216,7 +208,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 				}
 				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.LicenseItem], error) {
 					f.PageRequest = pr
-					return lic.ListLicenses(ctx, sc, f)
+					return s.svc.ListLicenses(ctx, sc, f)
 				})
 				if err != nil {
 					return err
@@ -280,15 +272,11 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				lic, err := s.licenses()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
 				}
-				d, err := lic.FindLicense(ctx, sc, args[0])
+				d, err := s.svc.FindLicense(ctx, sc, args[0])
 				if err != nil {
 					return err
 				}
@@ -323,15 +311,11 @@ func newLicenseSetStatusCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				lic, err := s.licenses()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
 				}
-				l, err := lic.SetLicenseStatus(ctx, sc, args[0], args[1])
+				l, err := s.svc.SetLicenseStatus(ctx, sc, args[0], args[1])
 				if err != nil {
 					return err
 				}
@@ -358,15 +342,11 @@ func newLicenseResetDeviceCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				lic, err := s.licenses()
-				if err != nil {
-					return err
-				}
 				sc, err := s.scope(ctx, app)
 				if err != nil {
 					return err
 				}
-				if err := lic.ResetLicenseDevice(ctx, sc, args[0], args[1]); err != nil {
+				if err := s.svc.ResetLicenseDevice(ctx, sc, args[0], args[1]); err != nil {
 					return err
 				}
 				return out.emit(successView{true}, func(t *table) { t.row("unbound device " + args[1] + " from license " + args[0]) })

@@ -19,20 +19,10 @@ import (
 	"licensectl/store/password"
 )
 
-// backend is the admin interface the commands use: store.Service plus backup.
-// *bolt.DB implements it locally and *client.Client remotely.
-//
-// Until every aggregate's bolt implementation is merged, backend holds the
-// part *bolt.DB implements today; commands reach the rest through the
-// accessors below, which fail with a clear message when the local store
-// lacks them.
+// backend is the admin interface the commands use: store.Service plus
+// backup. *bolt.DB implements it locally and *client.Client remotely.
 type backend interface {
-	store.Organizations
-	store.Members
-	store.Applications
-	store.APIKeys
-	store.AppSecrets
-	store.AuditLog
+	store.Service
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
@@ -216,11 +206,7 @@ func (s *session) scope(ctx context.Context, app string) (store.Scope, error) {
 
 // plan resolves a plan of the application by id or exact name.
 func (s *session) plan(ctx context.Context, ref store.AppRef, name string) (*store.Plan, error) {
-	plans, err := s.plans()
-	if err != nil {
-		return nil, err
-	}
-	list, err := plans.ListPlans(ctx, ref)
+	list, err := s.svc.ListPlans(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -247,11 +233,7 @@ func (s *session) entitlementIDs(ctx context.Context, ref store.AppRef, names []
 	if len(names) == 0 {
 		return nil, nil
 	}
-	ents, err := s.entitlements()
-	if err != nil {
-		return nil, err
-	}
-	list, err := ents.ListEntitlements(ctx, ref)
+	list, err := s.svc.ListEntitlements(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -267,46 +249,6 @@ next:
 		return nil, store.Errorf(store.ECodeNotFound, "entitlement %q not found", n)
 	}
 	return out, nil
-}
-
-// missing is the error of an aggregate the local store does not implement yet.
-func (s *session) missing(what string) error {
-	return fmt.Errorf("%s are not available on the local store in this build: use --server", what)
-}
-
-func (s *session) entitlements() (store.Entitlements, error) {
-	if m, ok := s.svc.(store.Entitlements); ok {
-		return m, nil
-	}
-	return nil, s.missing("entitlements")
-}
-
-func (s *session) plans() (store.Plans, error) {
-	if m, ok := s.svc.(store.Plans); ok {
-		return m, nil
-	}
-	return nil, s.missing("plans")
-}
-
-func (s *session) licenses() (store.Licenses, error) {
-	if m, ok := s.svc.(store.Licenses); ok {
-		return m, nil
-	}
-	return nil, s.missing("licenses")
-}
-
-func (s *session) endUsers() (store.EndUsers, error) {
-	if m, ok := s.svc.(store.EndUsers); ok {
-		return m, nil
-	}
-	return nil, s.missing("end-users")
-}
-
-func (s *session) devices() (store.Devices, error) {
-	if m, ok := s.svc.(store.Devices); ok {
-		return m, nil
-	}
-	return nil, s.missing("devices")
 }
 
 // withSession opens a session for cmd, runs fn and closes the session.
