@@ -45,7 +45,7 @@ func newEntitlementCreateCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(newEntitlementView(ent), func(t *table) {
+				return out.emit(entitlementView(ent), func(t *table) {
 					t.field("ID", ent.ID)
 					t.field("Key", ent.Key)
 					t.field("Name", ent.Name)
@@ -84,7 +84,7 @@ func newEntitlementListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(mapSlice(list, newEntitlementView), func(t *table) {
+				return out.emit(mapSlice(list, entitlementView), func(t *table) {
 					t.row("ID", "KEY", "NAME")
 					for _, x := range list {
 						t.row(x.ID, cut(x.Key, 18), cut(x.Name, 18))
@@ -265,7 +265,7 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(newPlanView(p), func(t *table) { planFields(t, p) })
+				return out.emit(planView(p), func(t *table) { planFields(t, p) })
 			})
 		},
 	}
@@ -296,7 +296,7 @@ func newPlanListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(mapSlice(list, newPlanView), func(t *table) {
+				return out.emit(mapSlice(list, planView), func(t *table) {
 					t.row("ID", "NAME", "DEVICES", "DAYS", "TRIAL")
 					for _, p := range list {
 						days := "-"
@@ -345,7 +345,7 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(newPlanView(p), func(t *table) { planFields(t, p) })
+				return out.emit(planView(p), func(t *table) { planFields(t, p) })
 			})
 		},
 	}

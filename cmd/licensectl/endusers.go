@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"licensectl/server"
 	"licensectl/store"
 )
 
@@ -40,7 +41,7 @@ func newUserListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := pageView[endUserView]{Data: mapSlice(page.Data, newEndUserView), Total: page.Total, Page: page.Page, PerPage: page.PerPage}
+				v := newPageView(page, endUserView)
 				return out.emit(v, func(t *table) {
 					t.row("ID", "STATUS", "E-MAIL")
 					for _, u := range page.Data {
@@ -79,7 +80,7 @@ func newUserSetStatusCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := statusView{ID: u.ID, Status: u.Status}
+				v := server.StatusChanged{ID: u.ID, Status: u.Status}
 				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s is %s", v.ID, v.Status)) })
 			})
 		},
@@ -87,13 +88,6 @@ func newUserSetStatusCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
 	_ = c.MarkFlagRequired("app")
 	return c
-}
-
-// rolesView is the answer of user add-role, as the API's.
-type rolesView struct {
-	Success bool     `json:"success"`
-	UserID  string   `json:"user_id"`
-	Roles   []string `json:"roles"`
 }
 
 func newUserAddRoleCmd(e *env) *cobra.Command {
@@ -116,11 +110,7 @@ func newUserAddRoleCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				roles := r.Roles
-				if roles == nil {
-					roles = []string{}
-				}
-				v := rolesView{Success: true, UserID: r.UserID, Roles: roles}
+				v := server.EndUserRoles{Success: true, UserID: r.UserID, Roles: nonNil(r.Roles)}
 				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s roles: %s", v.UserID, strings.Join(v.Roles, ", "))) })
 			})
 		},
@@ -155,7 +145,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := pageView[deviceView]{Data: mapSlice(page.Data, newDeviceView), Total: page.Total, Page: page.Page, PerPage: page.PerPage}
+				v := newPageView(page, deviceView)
 				return out.emit(v, func(t *table) {
 					t.row("ID", "STATUS", "FINGERPRINT")
 					for _, d := range page.Data {
@@ -194,7 +184,7 @@ func newDeviceSetStatusCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := statusView{ID: d.ID, Status: d.Status}
+				v := server.StatusChanged{ID: d.ID, Status: d.Status}
 				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("device %s is %s", v.ID, v.Status)) })
 			})
 		},
@@ -249,7 +239,7 @@ func newAuditListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := pageView[auditView]{Data: mapSlice(page.Data, newAuditView), Total: page.Total, Page: page.Page, PerPage: page.PerPage}
+				v := newPageView(page, auditView)
 				return out.emit(v, func(t *table) {
 					t.row("TIME", "EVENT", "ACTOR", "TARGET")
 					for _, a := range page.Data {

@@ -9,17 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"licensectl/server"
 	"licensectl/store"
 )
 
 func newLicenseCmd(e *env) *cobra.Command {
 	return noun("license", "Generate and manage license keys",
 		newLicenseGenerateCmd(e), newLicenseListCmd(e), newLicenseShowCmd(e), newLicenseSetStatusCmd(e), newLicenseResetDeviceCmd(e))
-}
-
-// generatedView is the JSON output of license generate, as the API answers.
-type generatedView struct {
-	Licenses []licenseView `json:"licenses"`
 }
 
 func newLicenseGenerateCmd(e *env) *cobra.Command {
@@ -130,8 +126,8 @@ func printGenerated(out *output, list []*store.LicenseItem) error {
 		w.Flush()
 		return w.Error()
 	}
-	views := mapSlice(list, func(l *store.LicenseItem) licenseView { return newLicenseView(l, now) })
-	return out.emit(generatedView{Licenses: views}, func(t *table) {
+	views := mapSlice(list, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
+	return out.emit(server.LicensesGenerated{Licenses: views}, func(t *table) {
 		t.row("ID", "KEY")
 		for _, l := range list {
 			t.row(l.ID, l.Key)
@@ -214,8 +210,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 					return err
 				}
 				now := time.Now()
-				v := pageView[licenseView]{Data: mapSlice(page.Data, func(l *store.LicenseItem) licenseView { return newLicenseView(l, now) }),
-					Total: page.Total, Page: page.Page, PerPage: page.PerPage}
+				v := newPageView(page, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
 				return out.emit(v, func(t *table) {
 					t.row("ID", "KEY", "STATUS")
 					for _, l := range v.Data {
@@ -234,7 +229,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 	return c
 }
 
-func licenseFields(t *table, v licenseDetailView) {
+func licenseFields(t *table, v server.LicenseDetail) {
 	t.field("ID", v.ID)
 	t.field("Key", v.Key)
 	t.field("Status", v.Status)
@@ -280,7 +275,7 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := newLicenseDetailView(d, time.Now())
+				v := licenseDetailView(d, time.Now())
 				return out.emit(v, func(t *table) { licenseFields(t, v) })
 			})
 		},
@@ -288,12 +283,6 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
 	_ = c.MarkFlagRequired("app")
 	return c
-}
-
-// statusView is the answer of the set-status commands, as the API's.
-type statusView struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
 }
 
 func newLicenseSetStatusCmd(e *env) *cobra.Command {
@@ -319,7 +308,7 @@ func newLicenseSetStatusCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := statusView{ID: l.ID, Status: l.EffectiveStatus(time.Now())}
+				v := server.StatusChanged{ID: l.ID, Status: l.EffectiveStatus(time.Now())}
 				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("license %s is %s", v.ID, v.Status)) })
 			})
 		},

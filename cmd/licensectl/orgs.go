@@ -146,7 +146,7 @@ func newMemberAddCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(newMemberView(m), func(t *table) {
+				return out.emit(memberView(m), func(t *table) {
 					t.field("ID", m.ID)
 					t.field("E-mail", m.Email)
 					t.field("Role", m.Role)
@@ -182,7 +182,7 @@ func newMemberListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(mapSlice(list, newMemberView), func(t *table) {
+				return out.emit(mapSlice(list, memberView), func(t *table) {
 					t.row("ID", "ROLE", "E-MAIL")
 					for _, m := range list {
 						t.row(m.ID, m.Role, cut(m.Email, 32))

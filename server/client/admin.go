@@ -55,16 +55,17 @@ func orgFrom(o server.AdminOrganization) *store.Organization {
 // reads /v1/admin/organizations/{id}; with a credential of an organization it
 // reads /v1/mgmt/organizations/me and answers not_found for any other id.
 func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organization, error) {
-	var o server.AdminOrganization
 	if c.usesMgmtOrg() {
-		if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/organizations/me"}, &o); err != nil {
+		var d server.OrganizationDetail
+		if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/organizations/me"}, &d); err != nil {
 			return nil, err
 		}
-		if id != "" && o.ID != id {
+		if id != "" && d.ID != id {
 			return nil, store.NotFound("organization")
 		}
-		return orgFrom(o), nil
+		return &store.Organization{ID: d.ID, Name: d.Name, Slug: d.Slug, EmailVerified: d.EmailVerified, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}, nil
 	}
+	var o server.AdminOrganization
 	if id == "" {
 		return nil, store.Invalid("x-organization-id", "name the organization (--org) when using the operator token")
 	}
@@ -93,43 +94,23 @@ func (c *Client) CreateOrganization(ctx context.Context, in store.CreateOrganiza
 	return orgFrom(o), nil
 }
 
-// orgUpdated is the answer of PATCH /organizations/me.
-type orgUpdated struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
 // UpdateOrganization implements store.Organizations.
 func (c *Client) UpdateOrganization(ctx context.Context, id string, upd store.OrganizationUpdate) (*store.Organization, error) {
-	body := map[string]any{}
-	if upd.Name != nil {
-		body["name"] = *upd.Name
-	}
-	var o orgUpdated
+	var o server.OrganizationUpdated
+	body := server.UpdateOrganizationRequest{Name: upd.Name}
 	if err := c.do(ctx, call{method: http.MethodPatch, path: "/v1/mgmt/organizations/me", org: id, body: body}, &o); err != nil {
 		return nil, err
 	}
 	return &store.Organization{ID: o.ID, Name: o.Name, Slug: o.Slug, UpdatedAt: o.UpdatedAt}, nil
 }
 
-// memberItem is a member as listed.
-type memberItem struct {
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	Role      string    `json:"role"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
 // ListMembers implements store.Members.
 func (c *Client) ListMembers(ctx context.Context, orgID string) ([]*store.Member, error) {
-	var list []memberItem
+	var list []server.MemberItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/organizations/members", org: orgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(m memberItem) *store.Member {
+	return mapList(list, func(m server.MemberItem) *store.Member {
 		return &store.Member{ID: m.ID, OrgID: orgID, Email: m.Email, Role: m.Role, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, EmailVerified: true}
 	}), nil
 }
@@ -148,21 +129,10 @@ func (c *Client) FindMember(ctx context.Context, orgID, id string) (*store.Membe
 	return nil, store.NotFound("member")
 }
 
-// addMemberRequest is the body of POST /organizations/members.
-type addMemberRequest struct {
-	Email     string `json:"email"`
-	Password  string `json:"password"`
-	Role      string `json:"role"`
-	FirstName string `json:"first_name"`
-	LastName  string `json:"last_name"`
-}
-
 // AddMember implements store.Members; the member is read back from the list.
 func (c *Client) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	var out struct {
-		MemberID string `json:"member_id"`
-	}
-	body := addMemberRequest{Email: in.Email, Password: in.Password, Role: in.Role, FirstName: in.FirstName, LastName: in.LastName}
+	var out server.MemberAdded
+	body := server.AddMemberRequest{Email: in.Email, Password: in.Password, Role: in.Role, FirstName: in.FirstName, LastName: in.LastName}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/organizations/members", org: in.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}

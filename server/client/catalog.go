@@ -2,66 +2,36 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"time"
 
+	"licensectl/server"
 	"licensectl/store"
 )
 
-// entitlementItem is an entitlement as listed (design.md §7).
-type entitlementItem struct {
-	ID          string    `json:"id"`
-	Key         string    `json:"key"`
-	Name        string    `json:"name"`
-	Description *string   `json:"description"`
-	CreatedAt   time.Time `json:"created_at"`
+func refsFrom(in []server.EntitlementRef) []store.EntitlementRef {
+	return mapList(in, func(e server.EntitlementRef) store.EntitlementRef { return store.EntitlementRef(e) })
 }
 
-// entitlementRef is an entitlement inside a plan or license.
-type entitlementRef struct {
-	ID   string `json:"id"`
-	Key  string `json:"key"`
-	Name string `json:"name"`
-}
-
-func refsFrom(in []entitlementRef) []store.EntitlementRef {
-	return mapList(in, func(e entitlementRef) store.EntitlementRef { return store.EntitlementRef(e) })
-}
-
-// planItem is a plan as listed.
-type planItem struct {
-	ID                string           `json:"id"`
-	Name              string           `json:"name"`
-	IsTrial           bool             `json:"is_trial"`
-	DurationDays      *int             `json:"duration_days"`
-	MaxDevices        int              `json:"max_devices"`
-	DeviceResetLimit  int              `json:"device_reset_limit"`
-	ExternalProductID *string          `json:"external_product_id"`
-	Policies          json.RawMessage  `json:"policies"`
-	Entitlements      []entitlementRef `json:"entitlements"`
-	CreatedAt         time.Time        `json:"created_at"`
-	UpdatedAt         time.Time        `json:"updated_at"`
+func entitlementFrom(appID string) func(server.EntitlementItem) *store.Entitlement {
+	return func(e server.EntitlementItem) *store.Entitlement {
+		return &store.Entitlement{ID: e.ID, AppID: appID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
+	}
 }
 
 // ListEntitlements implements store.Entitlements.
 func (c *Client) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
-	var list []entitlementItem
+	var list []server.EntitlementItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "entitlements"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(e entitlementItem) *store.Entitlement {
-		return &store.Entitlement{ID: e.ID, AppID: ref.AppID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
-	}), nil
+	return mapList(list, entitlementFrom(ref.AppID)), nil
 }
 
 // CreateEntitlement implements store.Entitlements; the entitlement is read
-// back from the list.
+// back from the list, as the API answers only its id.
 func (c *Client) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
-	var out struct {
-		EntitlementID string `json:"entitlement_id"`
-	}
-	body := map[string]any{"key": in.Key, "name": in.Name, "description": in.Description}
+	var out server.EntitlementCreated
+	body := server.CreateEntitlementRequest{Key: in.Key, Name: in.Name, Description: in.Description}
 	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "entitlements"), org: ref.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}
@@ -80,8 +50,8 @@ func (c *Client) DeleteEntitlement(ctx context.Context, ref store.AppRef, id str
 	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "entitlements", id), org: ref.OrgID}, nil)
 }
 
-func planFrom(appID string) func(planItem) *store.Plan {
-	return func(x planItem) *store.Plan {
+func planFrom(appID string) func(server.PlanItem) *store.Plan {
+	return func(x server.PlanItem) *store.Plan {
 		pl := &store.Plan{ID: x.ID, AppID: appID, Name: x.Name, IsTrial: x.IsTrial, DurationDays: x.DurationDays, MaxDevices: x.MaxDevices,
 			DeviceResetLimit: x.DeviceResetLimit, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
 			CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
@@ -97,29 +67,24 @@ func planFrom(appID string) func(planItem) *store.Plan {
 
 // ListPlans implements store.Plans.
 func (c *Client) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
-	var list []planItem
+	var list []server.PlanItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
 	return mapList(list, planFrom(ref.AppID)), nil
 }
 
-// FindPlan implements store.Plans by listing: the API has no plan read.
+// FindPlan implements store.Plans.
 func (c *Client) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
-	list, err := c.ListPlans(ctx, ref)
-	if err != nil {
+	var x server.PlanItem
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans", id), org: ref.OrgID}, &x); err != nil {
 		return nil, err
 	}
-	for _, pl := range list {
-		if pl.ID == id {
-			return pl, nil
-		}
-	}
-	return nil, store.NotFound("plan")
+	return planFrom(ref.AppID)(x), nil
 }
 
 // planBody is the partial JSON body of a plan create or update: only fields
-// set in the input are sent.
+// set in the input are sent (the PATCH is partial).
 func planBody(in store.PlanInput) map[string]any {
 	b := map[string]any{}
 	if in.Name != nil {
@@ -159,9 +124,7 @@ func planBody(in store.PlanInput) map[string]any {
 
 // CreatePlan implements store.Plans.
 func (c *Client) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
-	var out struct {
-		PlanID string `json:"plan_id"`
-	}
+	var out server.PlanID
 	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "plans"), org: ref.OrgID, body: planBody(in)}, &out); err != nil {
 		return nil, err
 	}
