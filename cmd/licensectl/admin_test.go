@@ -314,3 +314,35 @@ func openBackup(t *testing.T, path string) *bolt.DB {
 	}
 	return db
 }
+
+func TestCompletion(t *testing.T) {
+	c := newLocal(t)
+	c.ok("org", "create", "Acme")
+	c.ok("app", "create", "Photo Studio")
+	c.ok("plan", "create", "--app", "photo-studio", "Pro")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "app", "show", ""}, "photo-studio\tPhoto Studio\n"},
+		{[]string{"__complete", "license", "generate", "--app", "photo-studio", "--plan", ""}, "Pro\n"},
+		{[]string{"__complete", "secret", "list", "--app", ""}, "photo-studio\tPhoto Studio\n"},
+		{[]string{"__complete", "license", "generate", "-o", ""}, "keys\n"},
+		{[]string{"__complete", "app", "list", "--env", ""}, "development\n"},
+		{[]string{"__complete", "org", "list", "--org", ""}, "acme\n"},
+	} {
+		if out := c.ok(tc.args...); !strings.Contains(out, tc.want) {
+			t.Errorf("licensectl %s:\n%s\nwant a line %q", strings.Join(tc.args, " "), out, tc.want)
+		}
+	}
+	// A locked file completes nothing, quickly.
+	db, err := bolt.Open(filepath.Join(c.dir, "data", "licensectl.db"), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r := c.run("__complete", "app", "show", "")
+	if r.code != 0 || strings.Contains(r.stdout, "photo-studio") || r.took > 2e9 {
+		t.Fatalf("completion on a locked file: exit %d in %v:\n%s", r.code, r.took, r.stdout)
+	}
+}

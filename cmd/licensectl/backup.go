@@ -42,7 +42,7 @@ func newBackupCmd(e *env) *cobra.Command {
 					return fmt.Errorf("%s exists: choose another name or pass --force to replace it", file)
 				}
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+			return e.withSession(cmd, openOpts{readOnly: true}, func(ctx context.Context, s *session) error {
 				if file == "-" {
 					_, err := s.svc.Backup(ctx, cmd.OutOrStdout())
 					return err

@@ -82,6 +82,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newDeviceCmd(e),
 		newAuditCmd(e),
 	)
+	e.addCompletions(root)
 	return root
 }
 

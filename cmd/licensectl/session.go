@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +47,10 @@ type session struct {
 type openOpts struct {
 	// create lets local mode create the data directory and file.
 	create bool
+	// readOnly opens the local file for reading only (backup).
+	readOnly bool
+	// lockTimeout replaces the 2 s wait for a locked file (completion).
+	lockTimeout time.Duration
 }
 
 // open connects cmd to its backend: remote with --server (or
@@ -74,7 +79,7 @@ func (e *env) open(cmd *cobra.Command, opts openOpts) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, path, err := openLocal(cfg, opts.create)
+	db, path, err := openLocal(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +98,12 @@ func (e *env) flagOrEnv(cmd *cobra.Command, flag, envVar string) string {
 	return ""
 }
 
-// openLocal opens <data-dir>/licensectl.db. Unless create, a missing file is
-// an error rather than a new empty store (a mistyped --data-dir). A file held
-// by a running server fails after the 2 s lock timeout with advice.
-func openLocal(cfg config.Config, create bool) (*bolt.DB, string, error) {
+// openLocal opens <data-dir>/licensectl.db. Unless opts.create, a missing
+// file is an error rather than a new empty store (a mistyped --data-dir). A
+// file held by a running server fails after the 2 s lock timeout with advice.
+func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 	path := filepath.Join(cfg.DataDir, "licensectl.db")
-	if create {
+	if opts.create {
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, path, fmt.Errorf("create data dir: %w", err)
 		}
@@ -106,7 +111,7 @@ func openLocal(cfg config.Config, create bool) (*bolt.DB, string, error) {
 		return nil, path, fmt.Errorf("no database at %s: pass --data-dir (or --server for a running server), or create one with `licensectl org create NAME`", path)
 	}
 	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait})
-	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy})
+	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout})
 	if errors.Is(err, bolt.ErrLocked) {
 		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
 			"Stop it, or administer it remotely: --server http://%s --api-key <token from %s>",
@@ -253,11 +258,16 @@ next:
 
 // withSession opens a session for cmd, runs fn and closes the session.
 func (e *env) withSession(cmd *cobra.Command, opts openOpts, fn func(ctx context.Context, s *session) error) error {
+	return e.withSessionCtx(cmd.Context(), cmd, opts, fn)
+}
+
+// withSessionCtx is withSession with an explicit context.
+func (e *env) withSessionCtx(ctx context.Context, cmd *cobra.Command, opts openOpts, fn func(ctx context.Context, s *session) error) error {
 	s, err := e.open(cmd, opts)
 	if err != nil {
 		return err
 	}
-	err = fn(cmd.Context(), s)
+	err = fn(ctx, s)
 	if cerr := s.close(); err == nil && cerr != nil {
 		err = cerr
 	}
