@@ -11,10 +11,10 @@ import (
 )
 
 func (s *Server) registerEndUserRoutes(r group) {
-	r.Handle("/applications/{id}/users", s.mgmt(permRead, s.listEndUsers)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/users/{userId}", s.mgmt(permWrite, s.setEndUserStatus)).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/devices", s.mgmt(permRead, s.listDevices)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/devices/{deviceId}", s.mgmt(permWrite, s.setDeviceStatus)).Methods(http.MethodPatch)
+	r.Handle("/applications/{id}/users", s.mgmt(permRead, listByStatus(s.db.ListEndUsers, endUserItem))).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/users/{userId}", s.mgmt(permWrite, setStatus("userId", s.setEndUserStatus))).Methods(http.MethodPatch)
+	r.Handle("/applications/{id}/devices", s.mgmt(permRead, listByStatus(s.db.ListDevices, deviceItem))).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/devices/{deviceId}", s.mgmt(permWrite, setStatus("deviceId", s.setDeviceStatus))).Methods(http.MethodPatch)
 	r.Handle("/auth/users/{user_id}/roles", s.userRoles(s.addEndUserRole)).Methods(http.MethodPost)
 	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.userRoles(s.removeEndUserRole)).Methods(http.MethodDelete)
 }
@@ -82,72 +82,65 @@ func statusFilter(r *http.Request) (store.StatusFilter, error) {
 	return store.StatusFilter{Status: r.URL.Query().Get("status"), PageRequest: p}, err
 }
 
-func (s *Server) listEndUsers(w http.ResponseWriter, r *http.Request) error {
-	sc, err := scope(r)
-	if err != nil {
-		return err
+// statusSetter sets the status of the record id in scope and returns its id
+// and the status a caller now sees.
+type statusSetter func(ctx context.Context, sc store.Scope, id, status string) (string, string, error)
+
+// setStatus is the handler of the status PATCH endpoints: the record named by
+// the path variable param gets the body's status, answered as {id, status}.
+func setStatus(param string, set statusSetter) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, err := scope(r)
+		if err != nil {
+			return err
+		}
+		var req StatusRequest
+		if err := decode(r, &req); err != nil {
+			return err
+		}
+		id, status, err := set(r.Context(), sc, mux.Vars(r)[param], req.Status)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, StatusChanged{ID: id, Status: status})
+		return nil
 	}
-	f, err := statusFilter(r)
-	if err != nil {
-		return err
-	}
-	page, err := s.db.ListEndUsers(r.Context(), sc, f)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newPage(page, endUserItem))
-	return nil
 }
 
-func (s *Server) setEndUserStatus(w http.ResponseWriter, r *http.Request) error {
-	sc, err := scope(r)
-	if err != nil {
-		return err
+// listByStatus is the handler of the status-filtered list endpoints.
+func listByStatus[T, I any](list func(ctx context.Context, sc store.Scope, f store.StatusFilter) (*store.Page[T], error), item func(T) I) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, err := scope(r)
+		if err != nil {
+			return err
+		}
+		f, err := statusFilter(r)
+		if err != nil {
+			return err
+		}
+		page, err := list(r.Context(), sc, f)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, newPage(page, item))
+		return nil
 	}
-	var req StatusRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	u, err := s.db.SetEndUserStatus(r.Context(), sc, mux.Vars(r)["userId"], req.Status)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, StatusChanged{ID: u.ID, Status: u.Status})
-	return nil
 }
 
-func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
-	sc, err := scope(r)
+func (s *Server) setEndUserStatus(ctx context.Context, sc store.Scope, id, status string) (string, string, error) {
+	u, err := s.db.SetEndUserStatus(ctx, sc, id, status)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	f, err := statusFilter(r)
-	if err != nil {
-		return err
-	}
-	page, err := s.db.ListDevices(r.Context(), sc, f)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newPage(page, deviceItem))
-	return nil
+	return u.ID, u.Status, nil
 }
 
-func (s *Server) setDeviceStatus(w http.ResponseWriter, r *http.Request) error {
-	sc, err := scope(r)
+func (s *Server) setDeviceStatus(ctx context.Context, sc store.Scope, id, status string) (string, string, error) {
+	d, err := s.db.SetDeviceStatus(ctx, sc, id, status)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	var req StatusRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	d, err := s.db.SetDeviceStatus(r.Context(), sc, mux.Vars(r)["deviceId"], req.Status)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, StatusChanged{ID: d.ID, Status: d.Status})
-	return nil
+	return d.ID, d.Status, nil
 }
 
 // userRoles is mgmt(permWrite) for the role calls, whose path names an

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -13,7 +14,7 @@ func (s *Server) registerLicenseRoutes(r group) {
 	r.Handle("/applications/{id}/licenses", s.mgmt(permRead, s.listLicenses)).Methods(http.MethodGet)
 	r.Handle("/applications/{id}/licenses", s.mgmt(permWrite, s.generateLicenses)).Methods(http.MethodPost)
 	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permRead, s.getLicense)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permWrite, s.setLicenseStatus)).Methods(http.MethodPatch)
+	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permWrite, setStatus("licenseId", s.setLicenseStatus))).Methods(http.MethodPatch)
 	r.Handle("/applications/{id}/licenses/{licenseId}/reset-device", s.mgmt(permWrite, s.resetLicenseDevice)).Methods(http.MethodPost)
 }
 
@@ -180,21 +181,12 @@ func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) setLicenseStatus(w http.ResponseWriter, r *http.Request) error {
-	sc, err := scope(r)
+func (s *Server) setLicenseStatus(ctx context.Context, sc store.Scope, id, status string) (string, string, error) {
+	l, err := s.db.SetLicenseStatus(ctx, sc, id, status)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	var req StatusRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	l, err := s.db.SetLicenseStatus(r.Context(), sc, mux.Vars(r)["licenseId"], req.Status)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, StatusChanged{ID: l.ID, Status: l.EffectiveStatus(s.now())})
-	return nil
+	return l.ID, l.EffectiveStatus(s.now()), nil
 }
 
 func (s *Server) resetLicenseDevice(w http.ResponseWriter, r *http.Request) error {

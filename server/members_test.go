@@ -212,6 +212,17 @@ func TestRoleMatrix(t *testing.T) {
 	app := newApp(t, s, org.APIKey, "Matrix App")
 	envs := s.As(t, org.APIKey, "GET", "/v1/mgmt/applications/"+app+"/environments", nil).List(t)
 	envID := envs[0]["id"].(string)
+	var plan struct {
+		PlanID string `json:"plan_id"`
+	}
+	s.As(t, org.APIKey, "POST", "/v1/mgmt/applications/"+app+"/plans", map[string]any{"name": "Matrix Plan"}).Want(t, http.StatusCreated).JSON(t, &plan)
+	var gen struct {
+		Licenses []struct {
+			ID string `json:"id"`
+		} `json:"licenses"`
+	}
+	s.As(t, org.APIKey, "POST", "/v1/mgmt/applications/"+app+"/licenses", map[string]any{"plan_id": plan.PlanID, "quantity": 1}).Want(t, http.StatusCreated).JSON(t, &gen)
+	lic := gen.Licenses[0].ID
 
 	type action struct {
 		name string
@@ -253,13 +264,36 @@ func TestRoleMatrix(t *testing.T) {
 		{"PatchOrg", func(t *testing.T, tok string) *servertest.Resp {
 			return s.As(t, tok, "PATCH", "/v1/mgmt/organizations/me", map[string]any{"name": "Matrix Org"})
 		}, http.StatusOK},
+		{"ListPlans", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "GET", "/v1/mgmt/applications/"+app+"/plans", nil)
+		}, http.StatusOK},
+		{"CreateEntitlement", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "POST", "/v1/mgmt/applications/"+app+"/entitlements", map[string]any{"key": "ent." + strings.Split(newAddress("e"), "@")[0], "name": "E"})
+		}, http.StatusCreated},
+		{"ListLicenses", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "GET", "/v1/mgmt/applications/"+app+"/licenses", nil)
+		}, http.StatusOK},
+		{"GenerateLicenses", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "POST", "/v1/mgmt/applications/"+app+"/licenses", map[string]any{"plan_id": plan.PlanID})
+		}, http.StatusCreated},
+		{"SuspendLicense", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "PATCH", "/v1/mgmt/applications/"+app+"/licenses/"+lic, map[string]any{"status": "suspended"})
+		}, http.StatusOK},
+		{"ListUsers", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "GET", "/v1/mgmt/applications/"+app+"/users", nil)
+		}, http.StatusOK},
+		{"ListAudit", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "GET", "/v1/mgmt/applications/"+app+"/audit-logs", nil)
+		}, http.StatusOK},
 	}
 	// allowed lists the actions each role may take; the rest are 403.
 	allowed := map[string][]string{
-		"owner":     {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg"},
-		"admin":     {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg"},
-		"developer": {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret"},
-		"viewer":    {"ReadApp", "ListApps", "ReadOrg"},
+		"owner": {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg",
+			"ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"},
+		"admin": {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg",
+			"ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"},
+		"developer": {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"},
+		"viewer":    {"ReadApp", "ListApps", "ReadOrg", "ListPlans", "ListLicenses", "ListUsers", "ListAudit"},
 	}
 	for _, role := range []string{"owner", "admin", "developer", "viewer"} {
 		tok := s.Member(t, org, role)

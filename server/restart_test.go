@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"licensectl/server/servertest"
@@ -19,6 +21,13 @@ func TestRestartKeepsData(t *testing.T) {
 	s.As(t, org.APIKey, "POST", "/v1/mgmt/api-keys", map[string]any{"label": "kept"}).Want(t, http.StatusCreated).JSON(t, &key)
 	before := s.As(t, org.APIKey, "GET", "/v1/mgmt/applications/"+app, nil).Want(t, http.StatusOK).Body
 	token := s.OperatorToken()
+	fi, err := os.Stat(filepath.Join(s.Config.DataDir, "operator.token"))
+	if err != nil {
+		t.Fatalf("operator token file: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("operator token mode = %v, want 0600", fi.Mode().Perm())
+	}
 
 	cfg := s.Config
 	if err := s.Close(); err != nil {

@@ -17,26 +17,10 @@ var deviceEvents = map[string]string{
 // ListDevices implements store.Devices. A page costs offset+per_page index
 // keys; total is a kept count.
 func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
 	if _, ok := deviceEvents[f.Status]; f.Status != "" && !ok {
 		return nil, store.Invalid("status", "status must be active or blocked")
 	}
-	var out *store.Page[*store.Device]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		index, prefix := bDevicesEnv, idb(env.ID)
-		if f.Status != "" {
-			index, prefix = bDevicesEnvStatus, key(idb(env.ID), str(f.Status))
-		}
-		out, err = listPage[store.Device](t, index, prefix, bDevices, f.PageRequest)
-		return err
-	})
-	return out, err
+	return listEnvPage[store.Device](ctx, db, s, f, bDevicesEnv, bDevicesEnvStatus, bDevices)
 }
 
 // SetDeviceStatus implements store.Devices. Blocking revokes every live

@@ -19,26 +19,10 @@ var userEvents = map[string]string{
 // ListEndUsers implements store.EndUsers. A page costs offset+per_page index
 // keys; total is a kept count.
 func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
 	if _, ok := userEvents[f.Status]; f.Status != "" && !ok {
 		return nil, store.Invalid("status", "status must be one of active, banned, disabled")
 	}
-	var out *store.Page[*store.EndUser]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		index, prefix := bEndUsersEnv, idb(env.ID)
-		if f.Status != "" {
-			index, prefix = bEndUsersEnvStatus, key(idb(env.ID), str(f.Status))
-		}
-		out, err = listPage[store.EndUser](t, index, prefix, bEndUsers, f.PageRequest)
-		return err
-	})
-	return out, err
+	return listEnvPage[store.EndUser](ctx, db, s, f, bEndUsersEnv, bEndUsersEnvStatus, bEndUsers)
 }
 
 // SetEndUserStatus implements store.EndUsers. Setting the status the user

@@ -301,3 +301,25 @@ func listPage[T any](t *txn, index, prefix, records []byte, p store.PageRequest)
 	}
 	return out, nil
 }
+
+// listEnvPage pages the records of the scope's environment, newest first:
+// every one through the index all, or with f.Status through byStatus.
+func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.StatusFilter, all, byStatus, records []byte) (*store.Page[*T], error) {
+	if err := f.Normalize(); err != nil {
+		return nil, err
+	}
+	var out *store.Page[*T]
+	err := db.view(ctx, func(t *txn) error {
+		_, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		index, prefix := all, idb(env.ID)
+		if f.Status != "" {
+			index, prefix = byStatus, key(idb(env.ID), str(f.Status))
+		}
+		out, err = listPage[T](t, index, prefix, records, f.PageRequest)
+		return err
+	})
+	return out, err
+}
