@@ -38,6 +38,9 @@ func run(e *env, args []string) int {
 		return 0
 	}
 	fmt.Fprintln(root.ErrOrStderr(), "Error:", err)
+	if strings.Contains(err.Error(), "x-organization-id") {
+		fmt.Fprintln(root.ErrOrStderr(), "Hint: with the operator token, name the organization with --org ID|SLUG (see `licensectl org list`).")
+	}
 	if isUsage(err) {
 		if cmd == nil {
 			cmd = root
