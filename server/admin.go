@@ -95,6 +95,7 @@ type backupWriter struct {
 	started bool
 }
 
+// SetBackupSize implements bolt.BackupSizer: it sends the headers.
 func (b *backupWriter) SetBackupSize(n int64) {
 	h := b.w.Header()
 	h.Set("Content-Type", "application/octet-stream")
@@ -105,6 +106,7 @@ func (b *backupWriter) SetBackupSize(n int64) {
 	b.started = true
 }
 
+// Write streams the copy into the response.
 func (b *backupWriter) Write(p []byte) (int, error) { return b.w.Write(p) }
 
 // backup streams a consistent copy of the database from one read transaction.

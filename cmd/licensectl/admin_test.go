@@ -178,7 +178,13 @@ func TestRemoteAdmin(t *testing.T) {
 		if o.ID != org.ID || o.Slug == "" {
 			t.Fatalf("org show = %+v", o)
 		}
-		c.fails(1, args("org", "show", store.NewID()), "Error: not_found: ")
+		c.fails(1, args("org", "show", store.NewID()), "Error: validation_failed: ", "not the organization of this API key")
+		c.fails(1, args("--org", "someone-else", "app", "list"), "Error: validation_failed: ", "not the organization of this API key")
+		var apps []server.ApplicationItem
+		c.json(&apps, "--org", o.Slug, "app", "list")
+		if len(apps) != 1 {
+			t.Fatalf("--org %s app list: %d apps, want 1", o.Slug, len(apps))
+		}
 		c.fails(1, args("org", "list"), "Error: forbidden: ")
 	})
 

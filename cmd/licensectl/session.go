@@ -126,11 +126,24 @@ func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 // org returns the id of the organization the command acts in.
 //
 // Locally: --org (id or slug), or the only organization of the store; with
-// several, --org is required. Remotely: --org when given (a slug is resolved
-// through the operator's organization list), else "" so that the server uses
-// the organization of the credential.
+// several, --org is required. Remotely with the operator token: --org (a slug
+// is resolved through the operator's organization list). Remotely with an
+// API key: its own organization; --org, when given, must name it. Without
+// --org remotely the id is "", and the server uses the credential's.
 func (s *session) org(ctx context.Context) (string, error) {
 	if s.orgArg != "" {
+		if c, ok := s.svc.(*client.Client); ok && c.OrgBound() {
+			// An API key acts in its own organization whatever the header
+			// says: refuse an --org naming another rather than ignore it.
+			o, err := s.svc.FindOrganization(ctx, "")
+			if err != nil {
+				return "", err
+			}
+			if o.ID != s.orgArg && o.Slug != s.orgArg {
+				return "", store.Invalid("org", "--org %q is not the organization of this API key (%s)", s.orgArg, o.Slug)
+			}
+			return o.ID, nil
+		}
 		if store.ValidID(s.orgArg) {
 			if !s.remote {
 				if _, err := s.svc.FindOrganization(ctx, s.orgArg); err != nil {

@@ -40,10 +40,11 @@ func (c *Client) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	return n, nil
 }
 
-// usesMgmtOrg reports whether the credential is bound to an organization (a
-// developer API key or application secret), so that organization reads go
-// through /v1/mgmt/organizations/me rather than the operator endpoints.
-func (c *Client) usesMgmtOrg() bool {
+// OrgBound reports whether the credential belongs to one organization (a
+// developer API key or application secret) rather than being the operator
+// token: such a credential always acts in its own organization, and reads it
+// through /v1/mgmt/organizations/me.
+func (c *Client) OrgBound() bool {
 	return strings.HasPrefix(c.token, store.PrefixAPIKey) || strings.HasPrefix(c.token, store.PrefixSecretLive) || strings.HasPrefix(c.token, store.PrefixSecretTest)
 }
 
@@ -55,7 +56,7 @@ func orgFrom(o server.AdminOrganization) *store.Organization {
 // reads /v1/admin/organizations/{id}; with a credential of an organization it
 // reads /v1/mgmt/organizations/me and answers not_found for any other id.
 func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organization, error) {
-	if c.usesMgmtOrg() {
+	if c.OrgBound() {
 		var d server.OrganizationDetail
 		if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/organizations/me"}, &d); err != nil {
 			return nil, err
