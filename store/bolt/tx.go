@@ -118,7 +118,19 @@ func (t *txn) put(bucket []byte, id string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s/%s: %w", bucket, id, err)
 	}
-	return t.tx.Bucket(bucket).Put(k, raw)
+	return t.appendBucket(bucket).Put(k, raw)
+}
+
+// appendFill is the page fill for buckets whose keys mostly arrive in
+// ascending order (UUIDv7 ids, prefix|id indexes): bbolt's default of 50%
+// would leave every page it splits half empty and double the file.
+const appendFill = 0.9
+
+// appendBucket returns bucket set up for mostly ascending inserts.
+func (t *txn) appendBucket(name []byte) *bolt.Bucket {
+	b := t.tx.Bucket(name)
+	b.FillPercent = appendFill
+	return b
 }
 
 // del removes the record id of bucket.
@@ -185,7 +197,7 @@ func (t *txn) index(bucket, prefix []byte, id string) error {
 // indexSorted adds "prefix|sort|id", ordered by sort within prefix and counted
 // under prefix.
 func (t *txn) indexSorted(bucket, prefix, sort []byte, id string) error {
-	b := t.tx.Bucket(bucket)
+	b := t.appendBucket(bucket)
 	k := key(prefix, sort, idb(id))
 	if b.Get(k) != nil {
 		return nil
