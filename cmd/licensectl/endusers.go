@@ -60,34 +60,16 @@ func newUserListCmd(e *env) *cobra.Command {
 }
 
 func newUserSetStatusCmd(e *env) *cobra.Command {
-	var app string
-	c := &cobra.Command{
-		Use:     "set-status ID STATUS",
-		Short:   "Set an end-user's status: active, banned or disabled (the last two end sessions)",
-		Example: "  licensectl user set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 banned",
-		Args:    exactArgs("ID", "STATUS"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+	return newSetStatusCmd(e, "user",
+		"Set an end-user's status: active, banned or disabled (the last two end sessions)",
+		"  licensectl user set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 banned",
+		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+			u, err := svc.SetEndUserStatus(ctx, sc, id, status)
 			if err != nil {
-				return err
+				return "", "", err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
-				}
-				u, err := s.svc.SetEndUserStatus(ctx, sc, args[0], args[1])
-				if err != nil {
-					return err
-				}
-				v := server.StatusChanged{ID: u.ID, Status: u.Status}
-				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s is %s", v.ID, v.Status)) })
-			})
-		},
-	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
-	return c
+			return u.ID, u.Status, nil
+		})
 }
 
 func newUserAddRoleCmd(e *env) *cobra.Command {
@@ -164,11 +146,28 @@ func newDeviceListCmd(e *env) *cobra.Command {
 }
 
 func newDeviceSetStatusCmd(e *env) *cobra.Command {
+	return newSetStatusCmd(e, "device",
+		"Set a device's status: active or blocked (blocking ends its sessions)",
+		"  licensectl device set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 blocked",
+		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+			d, err := svc.SetDeviceStatus(ctx, sc, id, status)
+			if err != nil {
+				return "", "", err
+			}
+			return d.ID, d.Status, nil
+		})
+}
+
+// newSetStatusCmd builds the `set-status ID STATUS` command of a noun whose
+// records live in an application environment; set returns the id and the
+// status the record now has.
+func newSetStatusCmd(e *env, noun, short, example string,
+	set func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error)) *cobra.Command {
 	var app string
 	c := &cobra.Command{
 		Use:     "set-status ID STATUS",
-		Short:   "Set a device's status: active or blocked (blocking ends its sessions)",
-		Example: "  licensectl device set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 blocked",
+		Short:   short,
+		Example: example,
 		Args:    exactArgs("ID", "STATUS"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := outputFor(cmd, fmtTable, fmtJSON)
@@ -180,12 +179,12 @@ func newDeviceSetStatusCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				d, err := s.svc.SetDeviceStatus(ctx, sc, args[0], args[1])
+				id, status, err := set(ctx, s.svc, sc, args[0], args[1])
 				if err != nil {
 					return err
 				}
-				v := server.StatusChanged{ID: d.ID, Status: d.Status}
-				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("device %s is %s", v.ID, v.Status)) })
+				v := server.StatusChanged{ID: id, Status: status}
+				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("%s %s is %s", noun, v.ID, v.Status)) })
 			})
 		},
 	}

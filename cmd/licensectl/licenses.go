@@ -286,35 +286,18 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 }
 
 func newLicenseSetStatusCmd(e *env) *cobra.Command {
-	var app string
-	c := &cobra.Command{
-		Use:   "set-status ID STATUS",
-		Short: "Set a license's status: active, suspended, revoked or banned",
-		Long: "Suspending, revoking or banning revokes the license's sessions; active\n" +
-			"reinstates a suspended license; revoked and banned are final.",
-		Example: "  licensectl license set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 suspended",
-		Args:    exactArgs("ID", "STATUS"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+	c := newSetStatusCmd(e, "license",
+		"Set a license's status: active, suspended, revoked or banned",
+		"  licensectl license set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 suspended",
+		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+			l, err := svc.SetLicenseStatus(ctx, sc, id, status)
 			if err != nil {
-				return err
+				return "", "", err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
-				}
-				l, err := s.svc.SetLicenseStatus(ctx, sc, args[0], args[1])
-				if err != nil {
-					return err
-				}
-				v := server.StatusChanged{ID: l.ID, Status: l.EffectiveStatus(time.Now())}
-				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("license %s is %s", v.ID, v.Status)) })
-			})
-		},
-	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+			return l.ID, l.EffectiveStatus(time.Now()), nil
+		})
+	c.Long = "Suspending, revoking or banning revokes the license's sessions; active\n" +
+		"reinstates a suspended license; revoked and banned are final."
 	return c
 }
 
