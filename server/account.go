@@ -2,16 +2,378 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
+	"licensectl/server/antibot"
+	"licensectl/server/mail"
 	"licensectl/store"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
 )
 
-func (s *Server) registerAccountRoutes(r group) {}
+// accountServices are what the account routes need beyond the store.
+type accountServices struct {
+	signer     *dashSigner
+	challenger *antibot.Challenger
+	mailer     mail.Sender
+	// perIP limits account calls per client address; nil when rate limits
+	// are off.
+	perIP *windowLimiter
+	// loginFailures counts failed logins per address; nil when off.
+	loginFailures *windowLimiter
+}
 
-// initServices builds the services the account routes use.
-func (s *Server) initServices() error { return nil }
+// usedChallenges keeps spent ALTCHA solutions in the store, so a restart
+// does not reopen a replay.
+type usedChallenges struct{ db store.Accounts }
 
-// authenticateDashboard resolves a dashboard access token.
-func (s *Server) authenticateDashboard(ctx context.Context, tok string) (*principal, error) {
-	return nil, store.Errorf(store.ECodeUnauthenticated, "invalid or expired token")
+var _ antibot.UsedStore = usedChallenges{}
+
+// UseOnce implements antibot.UsedStore.
+func (u usedChallenges) UseOnce(ctx context.Context, key string, expires time.Time) (bool, error) {
+	return u.db.UseChallenge(ctx, key, expires)
+}
+
+// initServices builds the services the account routes use: the dashboard
+// token signer and the ALTCHA key (both kept in the store, so they survive
+// restarts), the mailer and the account rate limiters.
+func (s *Server) initServices() error {
+	a := &accountServices{}
+	var err error
+	if a.signer, err = newDashSigner(s.db.MetaSecret, s.now); err != nil {
+		return err
+	}
+	hmacKey, err := s.db.MetaSecret("altcha_hmac_key", func() ([]byte, error) {
+		b := make([]byte, 32)
+		_, err := rand.Read(b)
+		return b, err
+	})
+	if err != nil {
+		return err
+	}
+	if a.challenger, err = antibot.NewChallenger(hex.EncodeToString(hmacKey), usedChallenges{s.db}, s.now); err != nil {
+		return err
+	}
+	from := s.cfg.Mail.From
+	if s.cfg.Mail.Driver == mail.DriverSMTP && s.cfg.Mail.SMTP.From != "" {
+		from = s.cfg.Mail.SMTP.From
+	}
+	smtp := s.cfg.Mail.SMTP
+	a.mailer, err = mail.New(mail.Options{Driver: s.cfg.Mail.Driver, Dir: filepath.Join(s.cfg.DataDir, "mail"), From: from, Logger: s.logger,
+		SMTP: mail.SMTPOptions{Host: smtp.Host, Port: smtp.Port, Username: smtp.Username, Password: smtp.Password, TLS: smtp.TLS}})
+	if err != nil {
+		return err
+	}
+	if rl := s.cfg.RateLimit; rl.Enabled {
+		a.perIP = newWindowLimiter(rl.Account, rl.Window, s.now)
+		if rl.LoginFailures > 0 {
+			a.loginFailures = newWindowLimiter(rl.LoginFailures, rl.Window, s.now)
+		}
+	}
+	s.acct = a
+	return nil
+}
+
+func (s *Server) registerAccountRoutes(r group) {
+	r.Handle("/auth/challenge", s.wrap(s.challenge)).Methods(http.MethodGet)
+	r.Handle("/auth/signup", s.accountCall(s.signup)).Methods(http.MethodPost)
+	r.Handle("/auth/verify-email", s.accountCall(s.verifyEmail)).Methods(http.MethodPost)
+	r.Handle("/auth/resend-verification", s.accountCall(s.resendVerification)).Methods(http.MethodPost)
+	r.Handle("/auth/forgot-password", s.accountCall(s.forgotPassword)).Methods(http.MethodPost)
+	r.Handle("/auth/reset-password", s.accountCall(s.resetPassword)).Methods(http.MethodPost)
+	r.Handle("/auth/login", s.accountCall(s.login)).Methods(http.MethodPost)
+	r.Handle("/auth/logout", s.mgmt(permAccount, s.logout)).Methods(http.MethodPost)
+	r.Handle("/auth/partner", s.wrap(s.partner)).Methods(http.MethodGet)
+	r.Handle("/auth/partner/callback", s.wrap(s.partner)).Methods(http.MethodGet)
+	r.Handle("/auth/partner/complete-profile", s.wrap(s.partner)).Methods(http.MethodPost)
+}
+
+// accountCall wraps a public account handler: it applies the per-address
+// limit and puts the caller's address into the audit actor (the store names
+// the member once it is known).
+func (s *Server) accountCall(fn handlerFunc) http.Handler {
+	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		if lim := s.acct.perIP; lim != nil {
+			st := lim.Allow(clientIP(r))
+			w.Header().Set("RateLimit-Limit", strconv.Itoa(lim.limit))
+			w.Header().Set("RateLimit-Remaining", strconv.Itoa(st.remaining))
+			w.Header().Set("RateLimit-Reset", strconv.Itoa(st.retryAfter()))
+			if !st.ok {
+				return rateLimited(st, "too many account requests from this address; retry later")
+			}
+		}
+		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: clientIP(r), UserAgent: r.UserAgent()})
+		return fn(w, r.WithContext(ctx))
+	})
+}
+
+// AccountMessage answers signup, resend-verification, forgot-password and
+// reset-password.
+type AccountMessage struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+}
+
+// The answers of the calls that must not reveal whether an address has an
+// account: the same bytes whatever happened.
+var (
+	signupAnswer = AccountMessage{true, "Check your inbox: we sent a message to this address. Follow its link to verify the address and sign in."}
+	resendAnswer = AccountMessage{true, "If this address has an account awaiting verification, we sent it a new verification link."}
+	forgotAnswer = AccountMessage{true, "If this address has an account, we sent it a link to reset the password."}
+)
+
+func (s *Server) challenge(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.acct.challenger.Create()
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+// SignupRequest is the body of POST /auth/signup. Altcha is the solved
+// anti-bot challenge, required when signup.challenge is altcha.
+type SignupRequest struct {
+	FirstName          string `json:"first_name"`
+	LastName           string `json:"last_name"`
+	OrganizationName   string `json:"organization_name"`
+	Email              string `json:"email"`
+	Password           string `json:"password"`
+	Phone              string `json:"phone"`
+	TOSAcceptedVersion string `json:"tos_accepted_version"`
+	Altcha             string `json:"altcha"`
+}
+
+// validate checks what the request alone decides, cheapest first; the store
+// re-checks the same rules authoritatively. Nothing here looks at accounts.
+func (req *SignupRequest) validate(blocked []string) error {
+	for _, f := range []struct{ name, v string }{
+		{"first_name", req.FirstName}, {"last_name", req.LastName}, {"organization_name", req.OrganizationName},
+		{"email", req.Email}, {"password", req.Password}, {"tos_accepted_version", req.TOSAcceptedVersion},
+	} {
+		if err := requireString(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	email, err := bolt.NormalizeEmail("email", req.Email)
+	if err != nil {
+		return err
+	}
+	if antibot.IsDisposable(email, blocked) {
+		return store.Invalid("email", "email is at a disposable e-mail domain; sign up with a permanent address")
+	}
+	return password.CheckPolicy(req.Password, email)
+}
+
+// signup answers the same bytes whether or not the address is registered;
+// both paths hash the password and send one mail.
+func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
+	var req SignupRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(s.cfg.Signup.BlockedDomains); err != nil {
+		return err
+	}
+	// The challenge is spent only once the rest of the request is valid, so
+	// a typo does not cost the user a new proof of work.
+	if s.cfg.Signup.Challenge == "altcha" {
+		if err := requireString("altcha", req.Altcha); err != nil {
+			return err
+		}
+		if err := s.acct.challenger.Verify(r.Context(), req.Altcha); err != nil {
+			// The message must name the field (design.md §7); antibot's
+			// messages are written for people, so prefix the field name.
+			if e := store.AsError(err); e != nil && e.Field == "altcha" {
+				return store.Invalid("altcha", "altcha: %s", e.Message)
+			}
+			return err
+		}
+	}
+	res, err := s.db.Signup(r.Context(), store.SignupInput{FirstName: req.FirstName, LastName: req.LastName, OrganizationName: req.OrganizationName,
+		Email: req.Email, Password: req.Password, Phone: req.Phone, TOSVersion: req.TOSAcceptedVersion, VerifyTTL: verifyTokenTTL})
+	if err != nil {
+		return err
+	}
+	if res.Existing {
+		s.sendMail(r.Context(), s.alreadyRegisteredMail(res.Member.Email))
+	} else {
+		s.sendMail(r.Context(), s.verifyMail(res.Member.Email, res.VerifyToken))
+	}
+	writeJSON(w, http.StatusOK, signupAnswer)
+	return nil
+}
+
+// TokenRequest is the body of POST /auth/verify-email.
+type TokenRequest struct {
+	Token string `json:"token"`
+}
+
+// EmailVerified answers POST /auth/verify-email.
+type EmailVerified struct {
+	Success        bool   `json:"success"`
+	AccessToken    string `json:"access_token"`
+	OrganizationID string `json:"organization_id"`
+}
+
+func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
+	var req TokenRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := requireString("token", req.Token); err != nil {
+		return err
+	}
+	res, err := s.db.VerifyEmail(r.Context(), strings.TrimSpace(req.Token), s.cfg.Auth.SessionTTL)
+	if err != nil {
+		return err
+	}
+	tok, err := s.acct.signer.sign(res.Session)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, EmailVerified{Success: true, AccessToken: tok, OrganizationID: res.Member.OrgID})
+	return nil
+}
+
+// EmailRequest is the body of POST /auth/resend-verification and
+// /auth/forgot-password.
+type EmailRequest struct {
+	Email string `json:"email"`
+}
+
+// mailToken issues a token of purpose for the address in the body and mails
+// it through build when the address has an account that should get one. The
+// answer is the same either way.
+func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose string, ttl time.Duration, build func(to, token string) mail.Message, answer AccountMessage) error {
+	var req EmailRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if _, err := bolt.NormalizeEmail("email", req.Email); err != nil {
+		return err
+	}
+	m, token, err := s.db.IssueMailToken(r.Context(), req.Email, purpose, ttl)
+	switch store.ErrorCode(err) {
+	case "":
+		s.sendMail(r.Context(), build(m.Email, token))
+	case store.ECodeNotFound:
+	default:
+		return err
+	}
+	writeJSON(w, http.StatusOK, answer)
+	return nil
+}
+
+func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request) error {
+	return s.mailToken(w, r, store.TokenVerifyEmail, verifyTokenTTL, s.verifyMail, resendAnswer)
+}
+
+func (s *Server) forgotPassword(w http.ResponseWriter, r *http.Request) error {
+	return s.mailToken(w, r, store.TokenResetPassword, resetTokenTTL, s.resetMail, forgotAnswer)
+}
+
+// ResetPasswordRequest is the body of POST /auth/reset-password.
+type ResetPasswordRequest struct {
+	Token       string `json:"token"`
+	NewPassword string `json:"new_password"`
+}
+
+func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) error {
+	var req ResetPasswordRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := requireString("token", req.Token); err != nil {
+		return err
+	}
+	if err := requireString("new_password", req.NewPassword); err != nil {
+		return err
+	}
+	if _, err := s.db.ResetPassword(r.Context(), strings.TrimSpace(req.Token), req.NewPassword); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, AccountMessage{true, "Your password was changed and every session of the account was signed out. Sign in with the new password."})
+	return nil
+}
+
+// LoginRequest is the body of POST /auth/login.
+type LoginRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// LoggedIn answers POST /auth/login.
+type LoggedIn struct {
+	AccessToken   string `json:"access_token"`
+	EmailVerified bool   `json:"email_verified"`
+}
+
+// login refuses an address with too many recent failures before checking
+// the password, so that guessing stops even when a guess would be right.
+// Unknown addresses are counted too: throttling must not tell them apart.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
+	var req LoginRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := requireString("email", req.Email); err != nil {
+		return err
+	}
+	if err := requireString("password", req.Password); err != nil {
+		return err
+	}
+	key := strings.ToLower(strings.TrimSpace(req.Email))
+	fails := s.acct.loginFailures
+	if fails != nil {
+		// Every attempt is counted before the password is checked, and a
+		// success clears the count: parallel guesses cannot slip past the
+		// limit while their hashes run.
+		if st := fails.Allow(key); !st.ok {
+			return rateLimited(st, "too many failed logins for this account; retry later")
+		}
+	}
+	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
+	if err != nil {
+		if fails != nil && store.ErrorCode(err) == store.ECodeRateLimited {
+			fails.Undo(key) // the hasher was saturated: no guess was made
+		}
+		return err
+	}
+	if fails != nil {
+		fails.Reset(key)
+	}
+	tok, err := s.acct.signer.sign(res.Session)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, LoggedIn{AccessToken: tok, EmailVerified: res.Member.EmailVerified})
+	return nil
+}
+
+// logout ends the session of the presented token; the token is refused from
+// then on.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
+	if err := s.db.RevokeDashboardSession(r.Context(), principalFrom(r.Context()).SessionID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success{true})
+	return nil
+}
+
+// partner answers the partner (OpenID Connect) sign-in endpoints. Without
+// partner.issuer they do not exist (design.md §8); the OIDC flow itself is
+// not built yet, so a configured issuer gets unavailable rather than a
+// half-working sign-in.
+func (s *Server) partner(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Partner.Issuer == "" {
+		return store.Errorf(store.ECodeNotFound, "partner sign-in is not configured")
+	}
+	return store.Errorf(store.ECodeUnavailable, "partner sign-in is not available in this version")
 }

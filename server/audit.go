@@ -1,3 +1,83 @@
 package server
 
-func (s *Server) registerAuditRoutes(r group) {}
+import (
+	"net/http"
+	"time"
+
+	"licensectl/store"
+)
+
+func (s *Server) registerAuditRoutes(r group) {
+	r.Handle("/applications/{id}/audit-logs", s.mgmt(permRead, s.listAudit)).Methods(http.MethodGet)
+}
+
+// AuditActor is who made an audited change.
+type AuditActor struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// AuditTarget is what an audited change was about.
+type AuditTarget struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// AuditEntry is an audit log entry in lists. Metadata is an object ({} when
+// the event carries none).
+type AuditEntry struct {
+	ID        string         `json:"id"`
+	Event     string         `json:"event"`
+	Actor     AuditActor     `json:"actor"`
+	Target    AuditTarget    `json:"target"`
+	IP        string         `json:"ip"`
+	UserAgent string         `json:"user_agent"`
+	Metadata  map[string]any `json:"metadata"`
+	CreatedAt time.Time      `json:"created_at"`
+}
+
+func auditEntry(e *store.AuditEntry) AuditEntry {
+	meta := e.Metadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	return AuditEntry{ID: e.ID, Event: e.Event, Actor: AuditActor{Type: e.Actor.Type, ID: e.Actor.ID}, Target: AuditTarget(e.Target),
+		IP: e.IP, UserAgent: e.UserAgent, Metadata: meta, CreatedAt: e.CreatedAt}
+}
+
+// queryTime reads an optional RFC 3339 query parameter.
+func queryTime(r *http.Request, name string) (*time.Time, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, store.Invalid(name, "%s must be an RFC 3339 date-time", name)
+	}
+	return &t, nil
+}
+
+func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	p, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	f := store.AuditFilter{Event: r.URL.Query().Get("event"), PageRequest: p}
+	if f.From, err = queryTime(r, "from"); err != nil {
+		return err
+	}
+	if f.To, err = queryTime(r, "to"); err != nil {
+		return err
+	}
+	page, err := s.db.ListAudit(r.Context(), sc, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPage(page, auditEntry))
+	return nil
+}

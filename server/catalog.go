@@ -1,3 +1,242 @@
 package server
 
-func (s *Server) registerCatalogRoutes(r group) {}
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"licensectl/store"
+)
+
+func (s *Server) registerCatalogRoutes(r group) {
+	r.Handle("/applications/{id}/entitlements", s.mgmt(permRead, s.listEntitlements)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/entitlements", s.mgmt(permWrite, s.createEntitlement)).Methods(http.MethodPost)
+	r.Handle("/applications/{id}/entitlements/{entId}", s.mgmt(permWrite, s.deleteEntitlement)).Methods(http.MethodDelete)
+	r.Handle("/applications/{id}/plans", s.mgmt(permRead, s.listPlans)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/plans", s.mgmt(permWrite, s.createPlan)).Methods(http.MethodPost)
+	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permRead, s.getPlan)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permWrite, s.updatePlan)).Methods(http.MethodPatch)
+	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permWrite, s.deletePlan)).Methods(http.MethodDelete)
+}
+
+// EntitlementItem is an entitlement in lists.
+type EntitlementItem struct {
+	ID          string    `json:"id"`
+	Key         string    `json:"key"`
+	Name        string    `json:"name"`
+	Description *string   `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// EntitlementRef is the short form of an entitlement inside plans and licenses.
+type EntitlementRef struct {
+	ID   string `json:"id"`
+	Key  string `json:"key"`
+	Name string `json:"name"`
+}
+
+// PlanItem is a plan in lists and in its detail read.
+type PlanItem struct {
+	ID                string           `json:"id"`
+	Name              string           `json:"name"`
+	IsTrial           bool             `json:"is_trial"`
+	DurationDays      *int             `json:"duration_days"`
+	MaxDevices        int              `json:"max_devices"`
+	DeviceResetLimit  int              `json:"device_reset_limit"`
+	ExternalProductID *string          `json:"external_product_id"`
+	Policies          json.RawMessage  `json:"policies"` // an object, or null
+	Entitlements      []EntitlementRef `json:"entitlements"`
+	CreatedAt         time.Time        `json:"created_at"`
+	UpdatedAt         time.Time        `json:"updated_at"`
+}
+
+// CreateEntitlementRequest is the body of POST /applications/{id}/entitlements.
+type CreateEntitlementRequest struct {
+	Key         string  `json:"key"`
+	Name        string  `json:"name"`
+	Description *string `json:"description"`
+}
+
+// EntitlementCreated answers entitlement creation.
+type EntitlementCreated struct {
+	EntitlementID string `json:"entitlement_id"`
+}
+
+// PlanID answers plan creation and update.
+type PlanID struct {
+	PlanID string `json:"plan_id"`
+}
+
+func entitlementRefs(list []store.EntitlementRef) []EntitlementRef {
+	return mapList(list, func(e store.EntitlementRef) EntitlementRef { return EntitlementRef(e) })
+}
+
+func planItem(p *store.Plan) PlanItem {
+	return PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
+		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
+		Entitlements: entitlementRefs(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+func (s *Server) listEntitlements(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.db.ListEntitlements(r.Context(), appRef(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, mapList(list, func(e *store.Entitlement) EntitlementItem {
+		return EntitlementItem{ID: e.ID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
+	}))
+	return nil
+}
+
+func (s *Server) createEntitlement(w http.ResponseWriter, r *http.Request) error {
+	var req CreateEntitlementRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	e, err := s.db.CreateEntitlement(r.Context(), appRef(r), store.CreateEntitlementInput{Key: req.Key, Name: req.Name, Description: req.Description})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, EntitlementCreated{EntitlementID: e.ID})
+	return nil
+}
+
+func (s *Server) deleteEntitlement(w http.ResponseWriter, r *http.Request) error {
+	if err := s.db.DeleteEntitlement(r.Context(), appRef(r), mux.Vars(r)["entId"]); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success{true})
+	return nil
+}
+
+func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.db.ListPlans(r.Context(), appRef(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, mapList(list, planItem))
+	return nil
+}
+
+func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.db.FindPlan(r.Context(), appRef(r), mux.Vars(r)["planId"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, planItem(p))
+	return nil
+}
+
+// rawBody is a JSON object body read field by field, so that a PATCH can
+// tell a field that is absent from one that is null.
+type rawBody map[string]json.RawMessage
+
+// isNull reports whether raw is the JSON null.
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// field decodes the named field into dst when present. A value of the wrong
+// type is validation_failed naming the field; so is null, unless nullable
+// (then dst, a pointer to a pointer, is set to nil).
+func (b rawBody) field(name, typ string, nullable bool, dst any) (bool, error) {
+	raw, ok := b[name]
+	if !ok {
+		return false, nil
+	}
+	if isNull(raw) && !nullable {
+		return true, store.Invalid(name, "%s must be of type %s, not null", name, typ)
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return true, store.Invalid(name, "%s must be of type %s", name, typ)
+	}
+	return true, nil
+}
+
+// planInput reads the fields of a plan body that are present.
+func planInput(r *http.Request) (store.PlanInput, error) {
+	var in store.PlanInput
+	var body rawBody
+	if err := decode(r, &body); err != nil {
+		return in, err
+	}
+	var (
+		name       string
+		isTrial    bool
+		duration   *int
+		maxDevices int
+		resets     int
+		external   *string
+		entIDs     []string
+	)
+	fields := []struct {
+		name, typ string
+		nullable  bool
+		dst       any
+		set       func()
+	}{
+		{"name", "string", false, &name, func() { in.Name = &name }},
+		{"is_trial", "boolean", false, &isTrial, func() { in.IsTrial = &isTrial }},
+		{"duration_days", "integer", true, &duration, func() { in.DurationDays = &duration }},
+		{"max_devices", "integer", false, &maxDevices, func() { in.MaxDevices = &maxDevices }},
+		{"device_reset_limit", "integer", false, &resets, func() { in.DeviceResetLimit = &resets }},
+		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
+		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
+	}
+	for _, f := range fields {
+		ok, err := body.field(f.name, f.typ, f.nullable, f.dst)
+		if err != nil {
+			return in, err
+		}
+		if ok {
+			f.set()
+		}
+	}
+	if raw, ok := body["policies"]; ok {
+		t := bytes.TrimSpace(raw)
+		if !isNull(t) && (len(t) == 0 || t[0] != '{') {
+			return in, store.Invalid("policies", "policies must be a JSON object or null")
+		}
+		in.Policies, in.PoliciesSet = raw, true
+	}
+	if in.EntitlementIDs != nil && *in.EntitlementIDs == nil {
+		empty := []string{}
+		in.EntitlementIDs = &empty
+	}
+	return in, nil
+}
+
+func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) error {
+	in, err := planInput(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.db.CreatePlan(r.Context(), appRef(r), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, PlanID{PlanID: p.ID})
+	return nil
+}
+
+func (s *Server) updatePlan(w http.ResponseWriter, r *http.Request) error {
+	in, err := planInput(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.db.UpdatePlan(r.Context(), appRef(r), mux.Vars(r)["planId"], in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, PlanID{PlanID: p.ID})
+	return nil
+}
+
+func (s *Server) deletePlan(w http.ResponseWriter, r *http.Request) error {
+	if err := s.db.DeletePlan(r.Context(), appRef(r), mux.Vars(r)["planId"]); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success{true})
+	return nil
+}

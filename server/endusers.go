@@ -1,3 +1,193 @@
 package server
 
-func (s *Server) registerEndUserRoutes(r group) {}
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"licensectl/store"
+)
+
+func (s *Server) registerEndUserRoutes(r group) {
+	r.Handle("/applications/{id}/users", s.mgmt(permRead, listByStatus(s.db.ListEndUsers, endUserItem))).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/users/{userId}", s.mgmt(permWrite, setStatus("userId", s.setEndUserStatus))).Methods(http.MethodPatch)
+	r.Handle("/applications/{id}/devices", s.mgmt(permRead, listByStatus(s.db.ListDevices, deviceItem))).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/devices/{deviceId}", s.mgmt(permWrite, setStatus("deviceId", s.setDeviceStatus))).Methods(http.MethodPatch)
+	r.Handle("/auth/users/{user_id}/roles", s.userRoles(s.addEndUserRole)).Methods(http.MethodPost)
+	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.userRoles(s.removeEndUserRole)).Methods(http.MethodDelete)
+}
+
+// EndUserItem is an end-user in lists.
+type EndUserItem struct {
+	ID          string     `json:"id"`
+	Email       string     `json:"email"`
+	Status      string     `json:"status"`
+	Roles       []string   `json:"roles"`
+	LastLoginAt *time.Time `json:"last_login_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
+// DeviceItem is a device in lists. UserID is null when no end-user signed in
+// on the device.
+type DeviceItem struct {
+	ID          string     `json:"id"`
+	Fingerprint string     `json:"fingerprint"`
+	Name        string     `json:"name"`
+	Platform    string     `json:"platform"`
+	Status      string     `json:"status"`
+	UserID      *string    `json:"user_id"`
+	LicenseIDs  []string   `json:"license_ids"`
+	LastSeenAt  *time.Time `json:"last_seen_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+}
+
+// RoleRequest is the body of POST /auth/users/{user_id}/roles.
+type RoleRequest struct {
+	RoleID string `json:"role_id"`
+}
+
+// EndUserRoles answers a role change.
+type EndUserRoles struct {
+	Success bool     `json:"success"`
+	UserID  string   `json:"user_id"`
+	Roles   []string `json:"roles"`
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+func endUserItem(u *store.EndUser) EndUserItem {
+	return EndUserItem{ID: u.ID, Email: u.Email, Status: u.Status, Roles: nonNil(u.Roles), LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+func deviceItem(d *store.Device) DeviceItem {
+	var user *string
+	if d.UserID != "" {
+		user = &d.UserID
+	}
+	return DeviceItem{ID: d.ID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status, UserID: user,
+		LicenseIDs: nonNil(d.LicenseIDs), LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
+}
+
+// statusFilter reads the status, page and per_page query parameters.
+func statusFilter(r *http.Request) (store.StatusFilter, error) {
+	p, err := pageRequest(r)
+	return store.StatusFilter{Status: r.URL.Query().Get("status"), PageRequest: p}, err
+}
+
+// statusSetter sets the status of the record id in scope and returns its id
+// and the status a caller now sees.
+type statusSetter func(ctx context.Context, sc store.Scope, id, status string) (string, string, error)
+
+// setStatus is the handler of the status PATCH endpoints: the record named by
+// the path variable param gets the body's status, answered as {id, status}.
+func setStatus(param string, set statusSetter) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, err := scope(r)
+		if err != nil {
+			return err
+		}
+		var req StatusRequest
+		if err := decode(r, &req); err != nil {
+			return err
+		}
+		id, status, err := set(r.Context(), sc, mux.Vars(r)[param], req.Status)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, StatusChanged{ID: id, Status: status})
+		return nil
+	}
+}
+
+// listByStatus is the handler of the status-filtered list endpoints.
+func listByStatus[T, I any](list func(ctx context.Context, sc store.Scope, f store.StatusFilter) (*store.Page[T], error), item func(T) I) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, err := scope(r)
+		if err != nil {
+			return err
+		}
+		f, err := statusFilter(r)
+		if err != nil {
+			return err
+		}
+		page, err := list(r.Context(), sc, f)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, newPage(page, item))
+		return nil
+	}
+}
+
+func (s *Server) setEndUserStatus(ctx context.Context, sc store.Scope, id, status string) (string, string, error) {
+	u, err := s.db.SetEndUserStatus(ctx, sc, id, status)
+	if err != nil {
+		return "", "", err
+	}
+	return u.ID, u.Status, nil
+}
+
+func (s *Server) setDeviceStatus(ctx context.Context, sc store.Scope, id, status string) (string, string, error) {
+	d, err := s.db.SetDeviceStatus(ctx, sc, id, status)
+	if err != nil {
+		return "", "", err
+	}
+	return d.ID, d.Status, nil
+}
+
+// userRoles is mgmt(permWrite) for the role calls, whose path names an
+// end-user instead of an application: authorize would refuse application
+// secrets there, but a secret may manage its own application's users, so
+// for a secret the user's application is checked here instead.
+func (s *Server) userRoles(fn handlerFunc) http.Handler {
+	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.authenticate(r)
+		if err != nil {
+			return err
+		}
+		if p.Kind == store.ActorAppSecret {
+			u, err := s.db.FindEndUser(r.Context(), p.OrgID, mux.Vars(r)["user_id"])
+			if err != nil {
+				return err
+			}
+			if u.AppID != p.AppID {
+				return store.NotFound("user")
+			}
+		} else if err := authorize(p, permWrite, r); err != nil {
+			return err
+		}
+		ctx := context.WithValue(r.Context(), principalKey{}, p)
+		ctx = store.WithActor(ctx, store.Actor{Type: p.Kind, ID: p.ID, IP: clientIP(r), UserAgent: r.UserAgent()})
+		return fn(w, r.WithContext(ctx))
+	})
+}
+
+func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {
+	var req RoleRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	res, err := s.db.AddEndUserRole(r.Context(), principalFrom(r.Context()).OrgID, mux.Vars(r)["user_id"], req.RoleID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
+	return nil
+}
+
+func (s *Server) removeEndUserRole(w http.ResponseWriter, r *http.Request) error {
+	res, err := s.db.RemoveEndUserRole(r.Context(), principalFrom(r.Context()).OrgID, mux.Vars(r)["user_id"], mux.Vars(r)["role_id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
+	return nil
+}

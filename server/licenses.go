@@ -1,3 +1,206 @@
 package server
 
-func (s *Server) registerLicenseRoutes(r group) {}
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"licensectl/store"
+)
+
+func (s *Server) registerLicenseRoutes(r group) {
+	r.Handle("/applications/{id}/licenses", s.mgmt(permRead, s.listLicenses)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/licenses", s.mgmt(permWrite, s.generateLicenses)).Methods(http.MethodPost)
+	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permRead, s.getLicense)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permWrite, setStatus("licenseId", s.setLicenseStatus))).Methods(http.MethodPatch)
+	r.Handle("/applications/{id}/licenses/{licenseId}/reset-device", s.mgmt(permWrite, s.resetLicenseDevice)).Methods(http.MethodPost)
+}
+
+// PlanRef is the plan of a license.
+type PlanRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// UserRef is the end-user a license is assigned to.
+type UserRef struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+// LicenseItem is a license in lists and in the generation answer. Status is
+// the effective status: an inactive or active license past expires_at reads
+// as expired.
+type LicenseItem struct {
+	ID           string     `json:"id"`
+	Key          string     `json:"key"`
+	Status       string     `json:"status"`
+	Plan         PlanRef    `json:"plan"`
+	User         *UserRef   `json:"user"`
+	DevicesCount int        `json:"devices_count"`
+	ActivatedAt  *time.Time `json:"activated_at"`
+	ExpiresAt    *time.Time `json:"expires_at"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+// LicenseDevice is a device bound to a license, in the license detail.
+type LicenseDevice struct {
+	ID          string     `json:"id"`
+	Fingerprint string     `json:"fingerprint"`
+	Status      string     `json:"status"`
+	BoundAt     time.Time  `json:"bound_at"`
+	LastSeenAt  *time.Time `json:"last_seen_at"`
+}
+
+// LicenseDetail is the detail read of a license.
+type LicenseDetail struct {
+	ID                    string           `json:"id"`
+	Key                   string           `json:"key"`
+	Status                string           `json:"status"`
+	Plan                  PlanRef          `json:"plan"`
+	User                  *UserRef         `json:"user"`
+	Devices               []LicenseDevice  `json:"devices"`
+	Entitlements          []EntitlementRef `json:"entitlements"`
+	ActivatedAt           *time.Time       `json:"activated_at"`
+	ExpiresAt             *time.Time       `json:"expires_at"`
+	DeviceResetsRemaining int              `json:"device_resets_remaining"`
+	CreatedAt             time.Time        `json:"created_at"`
+	UpdatedAt             time.Time        `json:"updated_at"`
+}
+
+// LicensesGenerated answers license generation.
+type LicensesGenerated struct {
+	Licenses []LicenseItem `json:"licenses"`
+}
+
+// GenerateLicensesRequest is the body of POST /applications/{id}/licenses.
+// ExpiresAt is RFC 3339; Quantity defaults to 1.
+type GenerateLicensesRequest struct {
+	PlanID         string   `json:"plan_id"`
+	Quantity       *int     `json:"quantity,omitempty"`
+	ExpiresAt      *string  `json:"expires_at,omitempty"`
+	EntitlementIDs []string `json:"entitlement_ids,omitempty"`
+}
+
+// StatusRequest is the body of the status PATCH of licenses, users and devices.
+type StatusRequest struct {
+	Status string `json:"status"`
+}
+
+// StatusChanged answers a status PATCH.
+type StatusChanged struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+// ResetDeviceRequest is the body of POST .../reset-device.
+type ResetDeviceRequest struct {
+	DeviceID string `json:"device_id"`
+}
+
+func userRef(id, email string) *UserRef {
+	if id == "" {
+		return nil
+	}
+	return &UserRef{ID: id, Email: email}
+}
+
+func (s *Server) licenseItem(l *store.LicenseItem) LicenseItem {
+	return LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(s.now()), Plan: PlanRef{ID: l.PlanID, Name: l.PlanName},
+		User: userRef(l.UserID, l.UserEmail), DevicesCount: len(l.DeviceIDs), ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+}
+
+func (s *Server) listLicenses(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	p, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	page, err := s.db.ListLicenses(r.Context(), sc, store.LicenseFilter{Status: q.Get("status"), PlanID: q.Get("plan_id"), PageRequest: p})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPage(page, s.licenseItem))
+	return nil
+}
+
+func (s *Server) generateLicenses(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	var req GenerateLicensesRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	in := store.GenerateLicensesInput{PlanID: req.PlanID, Quantity: 1, EntitlementIDs: req.EntitlementIDs}
+	if req.Quantity != nil {
+		// The store reads 0 as "the default"; an explicit 0 is out of range.
+		if *req.Quantity < 1 || *req.Quantity > store.MaxGenerate {
+			return store.Invalid("quantity", "quantity must be between 1 and %d", store.MaxGenerate)
+		}
+		in.Quantity = *req.Quantity
+	}
+	if req.ExpiresAt != nil {
+		t, err := time.Parse(time.RFC3339, *req.ExpiresAt)
+		if err != nil {
+			return store.Invalid("expires_at", "expires_at must be an RFC 3339 date-time")
+		}
+		in.ExpiresAt = &t
+	}
+	list, err := s.db.GenerateLicenses(r.Context(), sc, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, LicensesGenerated{Licenses: mapList(list, s.licenseItem)})
+	return nil
+}
+
+func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	d, err := s.db.FindLicense(r.Context(), sc, mux.Vars(r)["licenseId"])
+	if err != nil {
+		return err
+	}
+	item := s.licenseItem(&d.LicenseItem)
+	writeJSON(w, http.StatusOK, LicenseDetail{ID: item.ID, Key: item.Key, Status: item.Status, Plan: item.Plan, User: item.User,
+		Devices:      mapList(d.Devices, func(x store.LicenseDevice) LicenseDevice { return LicenseDevice(x) }),
+		Entitlements: entitlementRefs(d.Entitlements), ActivatedAt: item.ActivatedAt, ExpiresAt: item.ExpiresAt,
+		DeviceResetsRemaining: d.DeviceResetsRemaining, CreatedAt: item.CreatedAt, UpdatedAt: item.UpdatedAt})
+	return nil
+}
+
+func (s *Server) setLicenseStatus(ctx context.Context, sc store.Scope, id, status string) (string, string, error) {
+	l, err := s.db.SetLicenseStatus(ctx, sc, id, status)
+	if err != nil {
+		return "", "", err
+	}
+	return l.ID, l.EffectiveStatus(s.now()), nil
+}
+
+func (s *Server) resetLicenseDevice(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	var req ResetDeviceRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := s.db.ResetLicenseDevice(r.Context(), sc, mux.Vars(r)["licenseId"], req.DeviceID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success{true})
+	return nil
+}

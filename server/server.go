@@ -34,6 +34,7 @@ type Server struct {
 	db            *bolt.DB
 	logger        *slog.Logger
 	now           store.Clock
+	acct          *accountServices // built by initServices (account.go)
 	hasher        *password.Hasher
 	hashParams    *argon2id.Params
 	operatorToken string
@@ -123,6 +124,7 @@ func (s *Server) Open() error {
 		return err
 	}
 	s.ln = ln
+	s.startSweepers()
 	s.http = &http.Server{
 		Handler:           s.router,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -26,7 +26,8 @@ type License struct {
 	Status                string // stored status; use EffectiveStatus to read
 	UserID                string // "" when unassigned
 	EntitlementIDs        []string
-	DeviceIDs             []string // bound devices
+	DeviceIDs             []string             // bound devices
+	DeviceBoundAt         map[string]time.Time // device id → when it was bound; set by activation, cleared by resets
 	ActivatedAt           *time.Time
 	ExpiresAt             *time.Time
 	DeviceResetsRemaining int

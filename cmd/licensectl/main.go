@@ -2,31 +2,67 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(newEnv(), os.Args[1:]))
 }
 
 // exitUsage marks errors that are the caller's misuse of the command line.
 type exitUsage struct{ error }
 
+func (u exitUsage) Unwrap() error { return u.error }
+
+// usageErrorf returns a usage error (exit code 2).
+func usageErrorf(format string, args ...any) error {
+	return exitUsage{fmt.Errorf(format, args...)}
+}
+
 // run executes the command line and returns the process exit code: 0 ok,
-// 1 error, 2 usage.
-func run(args []string) int {
-	root := newRootCmd(newEnv())
+// 1 error, 2 usage. Errors go to stderr as "Error: code: message"; usage
+// errors are followed by the command's usage.
+func run(e *env, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(e)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
 	fmt.Fprintln(root.ErrOrStderr(), "Error:", err)
-	var u exitUsage
-	if errors.As(err, &u) {
+	if strings.Contains(err.Error(), "x-organization-id") {
+		fmt.Fprintln(root.ErrOrStderr(), "Hint: with the operator token, name the organization with --org ID|SLUG (see `licensectl org list`).")
+	}
+	if isUsage(err) {
+		if cmd == nil {
+			cmd = root
+		}
+		fmt.Fprint(root.ErrOrStderr(), "\n"+cmd.UsageString())
 		return 2
 	}
 	return 1
+}
+
+// isUsage reports whether err is a misuse of the command line: ours, or one
+// of cobra's own argument and flag errors.
+func isUsage(err error) bool {
+	var u exitUsage
+	if errors.As(err, &u) {
+		return true
+	}
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag(s)", "invalid argument", "flag needs an argument", "accepts ", "requires at least", "requires at most", "if any flags in the group"} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
 }

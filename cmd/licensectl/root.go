@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -23,11 +24,31 @@ func newEnv() *env {
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
+// Names of the global flags of the admin commands.
+const (
+	flagServer = "server"
+	flagAPIKey = "api-key"
+	flagOrg    = "org"
+	flagEnv    = "env"
+	flagOutput = "output"
+)
+
+// Environment variables read for the global flags.
+const (
+	envServer = "LICENSECTL_SERVER"
+	envAPIKey = "LICENSECTL_API_KEY"
+)
+
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "licensectl",
-		Short:         "Self-hosted software licensing and end-user authentication",
-		Long:          "licensectl runs the licensing server (serve) and administers it, locally on its data file or remotely with --server.",
+		Use:   "licensectl",
+		Short: "Self-hosted software licensing and end-user authentication",
+		Long: "licensectl runs the licensing server (serve) and administers it.\n\n" +
+			"Admin commands work in two modes. Locally (no --server) they open\n" +
+			"<data-dir>/licensectl.db directly, with operator rights; the server must be\n" +
+			"stopped. Remotely (--server URL or " + envServer + ") they call the server's\n" +
+			"API with --api-key (or " + envAPIKey + "): a developer API key, or the\n" +
+			"operator token from <data-dir>/operator.token together with --org.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -36,8 +57,32 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitUsage{err}
 	})
-	config.BindFlags(root.PersistentFlags())
-	root.AddCommand(newServeCmd(e), newVersionCmd(e))
+	pf := root.PersistentFlags()
+	config.BindFlags(pf)
+	pf.String(flagServer, "", "server URL for remote mode, e.g. http://127.0.0.1:8080 (env "+envServer+")")
+	pf.String(flagAPIKey, "", "developer API key or operator token for remote mode (env "+envAPIKey+")")
+	pf.String(flagOrg, "", "organization id or slug (local: needed when there are several; remote: with the operator token)")
+	pf.String(flagEnv, "production", "application environment: production or development")
+	pf.StringP(flagOutput, "o", "table", "output format: table or json (license generate: also csv, keys)")
+
+	root.AddCommand(
+		newServeCmd(e),
+		newVersionCmd(e),
+		newConfigCmd(e),
+		newBackupCmd(e),
+		newOrgCmd(e),
+		newMemberCmd(e),
+		newAppCmd(e),
+		newSecretCmd(e),
+		newAPIKeyCmd(e),
+		newEntitlementCmd(e),
+		newPlanCmd(e),
+		newLicenseCmd(e),
+		newUserCmd(e),
+		newDeviceCmd(e),
+		newAuditCmd(e),
+	)
+	e.addCompletions(root)
 	return root
 }
 
@@ -46,15 +91,69 @@ func loadConfig(cmd *cobra.Command, e *env) (config.Config, error) {
 	return config.Load(config.LoadOptions{Flags: cmd.Flags(), Env: e.getenv})
 }
 
+// noun builds a command that groups verbs; run alone or with an unknown verb
+// it is a usage error.
+func noun(use, short string, verbs ...*cobra.Command) *cobra.Command {
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return usageErrorf("%s needs a subcommand", cmd.CommandPath())
+		},
+	}
+	c.AddCommand(verbs...)
+	return c
+}
+
+// exactArgs is cobra.ExactArgs as a usage error naming the arguments.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != len(names) {
+			if len(names) == 0 {
+				return usageErrorf("%s takes no arguments", cmd.CommandPath())
+			}
+			return usageErrorf("%s takes %d argument(s): %v, got %d", cmd.CommandPath(), len(names), names, len(args))
+		}
+		return nil
+	}
+}
+
+// rangeArgs accepts between min and max arguments.
+func rangeArgs(minN, maxN int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < minN || len(args) > maxN {
+			return usageErrorf("%s takes %d to %d arguments, got %d", cmd.CommandPath(), minN, maxN, len(args))
+		}
+		return nil
+	}
+}
+
+// versionInfo is the JSON output of version.
+type versionInfo struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+}
+
 func newVersionCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the version",
-		Example: "  licensectl version",
-		Args:    cobra.NoArgs,
+		Example: "  licensectl version\n  licensectl version -o json",
+		Args:    exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := io.WriteString(cmd.OutOrStdout(), "licensectl "+version+"\n")
-			return err
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			v := versionInfo{Version: version, Go: runtime.Version()}
+			if out.format == fmtJSON {
+				return out.json(v)
+			}
+			return out.line("licensectl " + version)
 		},
 	}
 }

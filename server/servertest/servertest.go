@@ -9,6 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	netmail "net/mail"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -256,4 +259,117 @@ func WantTime(tb testing.TB, field string, v any) {
 	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
 		tb.Fatalf("%s = %q: %v", field, s, err)
 	}
+}
+
+// Login signs in through the API and returns the dashboard access token.
+func (s *Server) Login(tb testing.TB, email, password string) string {
+	tb.Helper()
+	var out struct {
+		AccessToken string `json:"access_token"`
+	}
+	s.Do(tb, "POST", "/v1/mgmt/auth/login", map[string]string{"email": email, "password": password}).Want(tb, http.StatusOK).JSON(tb, &out)
+	if out.AccessToken == "" {
+		tb.Fatal("login returned no access_token")
+	}
+	return out.AccessToken
+}
+
+// Member is a dashboard member seeded by NewMember, signed in.
+type Member struct {
+	ID    string
+	Email string
+	Token string // dashboard access token
+}
+
+var memberSeq atomic.Int64
+
+// NewMember adds a verified member of role to org straight into the store and
+// signs it in through the API.
+func (s *Server) NewMember(tb testing.TB, org *Org, role string) *Member {
+	tb.Helper()
+	email := "member" + itoa(memberSeq.Add(1)) + "-" + role + "@example.com"
+	m, err := s.Store().AddMember(context.Background(), store.AddMemberInput{OrgID: org.ID, Email: email, Password: Password, Role: role})
+	if err != nil {
+		tb.Fatalf("AddMember: %v", err)
+	}
+	return &Member{ID: m.ID, Email: email, Token: s.Login(tb, email, Password)}
+}
+
+// Member returns the dashboard access token of a new member of role in org.
+func (s *Server) Member(tb testing.TB, org *Org, role string) string {
+	tb.Helper()
+	return s.NewMember(tb, org, role).Token
+}
+
+// OwnerToken signs in as org's owner.
+func (s *Server) OwnerToken(tb testing.TB, org *Org) string {
+	tb.Helper()
+	return s.Login(tb, org.OwnerEmail, org.OwnerPassword)
+}
+
+// Mail is a message the file mail driver wrote.
+type Mail struct {
+	To      string
+	Subject string
+	Body    string
+}
+
+// Mails parses every message in <data-dir>/mail, oldest first.
+func (s *Server) Mails(tb testing.TB) []Mail {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join(s.Config.DataDir, "mail", "*.eml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sort.Strings(paths) // names start with the time sent
+	var out []Mail
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		msg, err := netmail.ReadMessage(f)
+		if err != nil {
+			f.Close()
+			tb.Fatalf("parse %s: %v", p, err)
+		}
+		body, err := io.ReadAll(msg.Body)
+		f.Close()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		to, err := netmail.ParseAddress(msg.Header.Get("To"))
+		if err != nil {
+			tb.Fatalf("%s: To: %v", p, err)
+		}
+		out = append(out, Mail{To: to.Address, Subject: msg.Header.Get("Subject"), Body: strings.ReplaceAll(string(body), "\r\n", "\n")})
+	}
+	return out
+}
+
+// MailsTo returns the messages sent to addr, oldest first.
+func (s *Server) MailsTo(tb testing.TB, addr string) []Mail {
+	tb.Helper()
+	var out []Mail
+	for _, m := range s.Mails(tb) {
+		if strings.EqualFold(m.To, addr) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// LinkToken returns the token of the first link to path (such as
+// "/verify-email") in a mail body, failing the test when there is none.
+func LinkToken(tb testing.TB, body, path string) string {
+	tb.Helper()
+	i := strings.Index(body, path+"?token=")
+	if i < 0 {
+		tb.Fatalf("no %s link in mail:\n%s", path, body)
+	}
+	tok := body[i+len(path)+len("?token="):]
+	if j := strings.IndexAny(tok, " \r\n\t"); j >= 0 {
+		tok = tok[:j]
+	}
+	return tok
 }

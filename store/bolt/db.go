@@ -49,6 +49,8 @@ type DB struct {
 	policy PasswordPolicy
 }
 
+var _ store.Service = (*DB)(nil)
+
 // Open opens (creating if needed) the database file at path and applies
 // migrations.
 func Open(path string, opts Options) (*DB, error) {

@@ -118,7 +118,19 @@ func (t *txn) put(bucket []byte, id string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s/%s: %w", bucket, id, err)
 	}
-	return t.tx.Bucket(bucket).Put(k, raw)
+	return t.appendBucket(bucket).Put(k, raw)
+}
+
+// appendFill is the page fill for buckets whose keys mostly arrive in
+// ascending order (UUIDv7 ids, prefix|id indexes): bbolt's default of 50%
+// would leave every page it splits half empty and double the file.
+const appendFill = 0.9
+
+// appendBucket returns bucket set up for mostly ascending inserts.
+func (t *txn) appendBucket(name []byte) *bolt.Bucket {
+	b := t.tx.Bucket(name)
+	b.FillPercent = appendFill
+	return b
 }
 
 // del removes the record id of bucket.
@@ -185,7 +197,7 @@ func (t *txn) index(bucket, prefix []byte, id string) error {
 // indexSorted adds "prefix|sort|id", ordered by sort within prefix and counted
 // under prefix.
 func (t *txn) indexSorted(bucket, prefix, sort []byte, id string) error {
-	b := t.tx.Bucket(bucket)
+	b := t.appendBucket(bucket)
 	k := key(prefix, sort, idb(id))
 	if b.Get(k) != nil {
 		return nil
@@ -300,4 +312,26 @@ func listPage[T any](t *txn, index, prefix, records []byte, p store.PageRequest)
 		out.Data = append(out.Data, v)
 	}
 	return out, nil
+}
+
+// listEnvPage pages the records of the scope's environment, newest first:
+// every one through the index all, or with f.Status through byStatus.
+func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.StatusFilter, all, byStatus, records []byte) (*store.Page[*T], error) {
+	if err := f.Normalize(); err != nil {
+		return nil, err
+	}
+	var out *store.Page[*T]
+	err := db.view(ctx, func(t *txn) error {
+		_, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		index, prefix := all, idb(env.ID)
+		if f.Status != "" {
+			index, prefix = byStatus, key(idb(env.ID), str(f.Status))
+		}
+		out, err = listPage[T](t, index, prefix, records, f.PageRequest)
+		return err
+	})
+	return out, err
 }

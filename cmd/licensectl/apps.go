@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"licensectl/store"
+)
+
+func newAppCmd(e *env) *cobra.Command {
+	return noun("app", "Manage applications",
+		newAppCreateCmd(e), newAppListCmd(e), newAppShowCmd(e), newAppUpdateCmd(e), newAppDisableCmd(e), newAppDeleteCmd(e))
+}
+
+func appFields(t *table, a *store.Application) {
+	t.field("ID", a.ID)
+	t.field("Name", a.Name)
+	t.field("Slug", a.Slug)
+	t.field("Status", a.Status)
+	t.field("Created", stamp(a.CreatedAt))
+	t.field("Updated", stamp(a.UpdatedAt))
+	for _, env := range a.Environments {
+		t.field(env.Name, env.ID)
+		t.field("  public key", env.PublicKey)
+	}
+}
+
+func newAppCreateCmd(e *env) *cobra.Command {
+	var slug string
+	c := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create an application with its development and production environments",
+		Example: "  licensectl app create \"Photo Studio\"\n" +
+			"  licensectl app create \"Photo Studio\" --slug studio -o json",
+		Args: exactArgs("NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				org, err := s.org(ctx)
+				if err != nil {
+					return err
+				}
+				a, err := s.svc.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: args[0], Slug: slug})
+				if err != nil {
+					return err
+				}
+				return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+			})
+		},
+	}
+	c.Flags().StringVar(&slug, "slug", "", "slug (default: derived from the name)")
+	return c
+}
+
+func newAppListCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "list",
+		Short:   "List the organization's applications, newest first",
+		Example: "  licensectl app list\n  licensectl app list -o json",
+		Args:    exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				org, err := s.org(ctx)
+				if err != nil {
+					return err
+				}
+				list, err := s.svc.ListApplications(ctx, org)
+				if err != nil {
+					return err
+				}
+				return out.emit(mapSlice(list, appItem), func(t *table) {
+					t.row("ID", "SLUG", "STATUS", "NAME")
+					for _, a := range list {
+						t.row(a.ID, cut(a.Slug, 14), a.Status, cut(a.Name, 14))
+					}
+				})
+			})
+		},
+	}
+}
+
+func newAppShowCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "show APP",
+		Short:   "Show an application (by id, slug or name) with its environments",
+		Example: "  licensectl app show studio\n  licensectl app show 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 -o json",
+		Args:    exactArgs("APP"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				a, err := s.svc.FindApplication(ctx, ref)
+				if err != nil {
+					return err
+				}
+				return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+			})
+		},
+	}
+}
+
+// updateApp applies upd to the application named by args[0] and prints it.
+func (e *env) updateApp(cmd *cobra.Command, name string, upd store.ApplicationUpdate) error {
+	out, err := outputFor(cmd, fmtTable, fmtJSON)
+	if err != nil {
+		return err
+	}
+	return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+		ref, err := s.app(ctx, name)
+		if err != nil {
+			return err
+		}
+		a, err := s.svc.UpdateApplication(ctx, ref, upd)
+		if err != nil {
+			return err
+		}
+		if len(a.Environments) == 0 {
+			if full, err := s.svc.FindApplication(ctx, ref); err == nil {
+				a = full
+			}
+		}
+		return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+	})
+}
+
+func newAppUpdateCmd(e *env) *cobra.Command {
+	var name, status string
+	c := &cobra.Command{
+		Use:   "update APP",
+		Short: "Rename an application or change its status",
+		Example: "  licensectl app update studio --name \"Photo Studio Pro\"\n" +
+			"  licensectl app update studio --status active",
+		Args: exactArgs("APP"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var upd store.ApplicationUpdate
+			if cmd.Flags().Changed("name") {
+				upd.Name = &name
+			}
+			if cmd.Flags().Changed("status") {
+				upd.Status = &status
+			}
+			if upd.Name == nil && upd.Status == nil {
+				return usageErrorf("nothing to update: give --name and/or --status")
+			}
+			return e.updateApp(cmd, args[0], upd)
+		},
+	}
+	c.Flags().StringVar(&name, "name", "", "new name")
+	c.Flags().StringVar(&status, "status", "", "new status: active or disabled")
+	return c
+}
+
+func newAppDisableCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "disable APP",
+		Short:   "Disable an application: the runtime API refuses it; nothing is deleted",
+		Example: "  licensectl app disable studio",
+		Args:    exactArgs("APP"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st := store.AppDisabled
+			return e.updateApp(cmd, args[0], store.ApplicationUpdate{Status: &st})
+		},
+	}
+}
+
+func newAppDeleteCmd(e *env) *cobra.Command {
+	var yes bool
+	c := &cobra.Command{
+		Use:   "delete APP",
+		Short: "Delete an application and everything under it, permanently",
+		Long: "Delete removes the application with its environments, secrets, entitlements,\n" +
+			"plans, licenses, end-users, devices and audit entries. It cannot be undone,\n" +
+			"so it needs --yes. To keep the data, use `licensectl app disable`.",
+		Example: "  licensectl app delete studio --yes",
+		Args:    exactArgs("APP"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			if !yes {
+				return usageErrorf("app delete removes the application and everything under it: confirm with --yes (or use app disable)")
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if err := s.svc.DeleteApplication(ctx, ref, true); err != nil {
+					return err
+				}
+				return out.emit(successView{true}, func(t *table) { t.row("deleted application " + ref.AppID) })
+			})
+		},
+	}
+	c.Flags().BoolVar(&yes, "yes", false, "confirm the permanent deletion")
+	return c
+}

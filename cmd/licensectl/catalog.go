@@ -1,0 +1,389 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"licensectl/store"
+)
+
+func newEntitlementCmd(e *env) *cobra.Command {
+	return noun("entitlement", "Manage an application's entitlements (features plans grant)",
+		newEntitlementCreateCmd(e), newEntitlementListCmd(e), newEntitlementDeleteCmd(e))
+}
+
+func newEntitlementCreateCmd(e *env) *cobra.Command {
+	var app, name, description string
+	c := &cobra.Command{
+		Use:   "create KEY",
+		Short: "Create an entitlement",
+		Example: "  licensectl entitlement create --app studio export.raw --name \"RAW export\"\n" +
+			"  licensectl entitlement create --app studio pro --description \"Pro features\" -o json",
+		Args: exactArgs("KEY"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				in := store.CreateEntitlementInput{Key: args[0], Name: name}
+				if in.Name == "" {
+					in.Name = args[0]
+				}
+				if cmd.Flags().Changed("description") {
+					in.Description = &description
+				}
+				ent, err := s.svc.CreateEntitlement(ctx, ref, in)
+				if err != nil {
+					return err
+				}
+				return out.emit(entitlementView(ent), func(t *table) {
+					t.field("ID", ent.ID)
+					t.field("Key", ent.Key)
+					t.field("Name", ent.Name)
+					if ent.Description != nil {
+						t.field("Description", *ent.Description)
+					}
+				})
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	c.Flags().StringVar(&name, "name", "", "display name (default: the key)")
+	c.Flags().StringVar(&description, "description", "", "description")
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newEntitlementListCmd(e *env) *cobra.Command {
+	var app string
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "List an application's entitlements",
+		Example: "  licensectl entitlement list --app studio\n  licensectl entitlement list --app studio -o json",
+		Args:    exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				list, err := s.svc.ListEntitlements(ctx, ref)
+				if err != nil {
+					return err
+				}
+				return out.emit(mapSlice(list, entitlementView), func(t *table) {
+					t.row("ID", "KEY", "NAME")
+					for _, x := range list {
+						t.row(x.ID, cut(x.Key, 18), cut(x.Name, 18))
+					}
+				})
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newEntitlementDeleteCmd(e *env) *cobra.Command {
+	var app string
+	c := &cobra.Command{
+		Use:     "delete ID|KEY",
+		Short:   "Delete an entitlement (also from plans and licenses)",
+		Example: "  licensectl entitlement delete --app studio export.raw",
+		Args:    exactArgs("ID|KEY"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				ids, err := s.entitlementIDs(ctx, ref, args)
+				if err != nil {
+					return err
+				}
+				if err := s.svc.DeleteEntitlement(ctx, ref, ids[0]); err != nil {
+					return err
+				}
+				return out.emit(successView{true}, func(t *table) { t.row("deleted entitlement " + ids[0]) })
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newPlanCmd(e *env) *cobra.Command {
+	return noun("plan", "Manage an application's plans (entitlements and device rules)",
+		newPlanCreateCmd(e), newPlanListCmd(e), newPlanUpdateCmd(e), newPlanDeleteCmd(e))
+}
+
+// planFlags are the flags of plan create and update.
+type planFlags struct {
+	name, externalID, policies string
+	trial                      bool
+	durationDays               int
+	maxDevices, resetLimit     int
+	entitlements               []string
+}
+
+func (f *planFlags) bind(c *cobra.Command, withName bool) {
+	fs := c.Flags()
+	if withName {
+		fs.StringVar(&f.name, "name", "", "new name")
+	}
+	fs.BoolVar(&f.trial, "trial", false, "trial plan: one trial license per device and application")
+	fs.IntVar(&f.durationDays, "duration-days", 0, "days a license lasts from its first activation (0: perpetual)")
+	fs.IntVar(&f.maxDevices, "max-devices", store.DefaultMaxDevices, "devices a license may be bound to")
+	fs.IntVar(&f.resetLimit, "device-reset-limit", store.DefaultDeviceResetLimit, "self-service device resets per license")
+	fs.StringVar(&f.externalID, "external-product-id", "", "id of the product in an external store (empty: none)")
+	fs.StringVar(&f.policies, "policies", "", "policies as a JSON object, stored verbatim (\"null\" clears)")
+	fs.StringSliceVar(&f.entitlements, "entitlement", nil, "entitlement id or key the plan grants (repeat or comma-separate; on update replaces the set, \"\" empties it)")
+}
+
+// input builds the PlanInput of the flags the user set.
+func (f *planFlags) input(ctx context.Context, c *cobra.Command, s *session, ref store.AppRef) (store.PlanInput, error) {
+	var in store.PlanInput
+	fs := c.Flags()
+	if fs.Changed("name") {
+		in.Name = &f.name
+	}
+	if fs.Changed("trial") {
+		in.IsTrial = &f.trial
+	}
+	if fs.Changed("duration-days") {
+		var d *int
+		if f.durationDays != 0 {
+			d = &f.durationDays
+		}
+		in.DurationDays = &d
+	}
+	if fs.Changed("max-devices") {
+		in.MaxDevices = &f.maxDevices
+	}
+	if fs.Changed("device-reset-limit") {
+		in.DeviceResetLimit = &f.resetLimit
+	}
+	if fs.Changed("external-product-id") {
+		var x *string
+		if f.externalID != "" {
+			x = &f.externalID
+		}
+		in.ExternalProductID = &x
+	}
+	if fs.Changed("policies") {
+		raw := strings.TrimSpace(f.policies)
+		if raw != "null" {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(raw), &obj); err != nil {
+				return in, usageErrorf("--policies must be a JSON object: %v", err)
+			}
+			in.Policies = json.RawMessage(raw)
+		}
+		in.PoliciesSet = true
+	}
+	if fs.Changed("entitlement") {
+		var names []string
+		for _, n := range f.entitlements {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		ids, err := s.entitlementIDs(ctx, ref, names)
+		if err != nil {
+			return in, err
+		}
+		if ids == nil {
+			ids = []string{}
+		}
+		in.EntitlementIDs = &ids
+	}
+	return in, nil
+}
+
+func planFields(t *table, p *store.Plan) {
+	t.field("ID", p.ID)
+	t.field("Name", p.Name)
+	t.field("Trial", yesNo(p.IsTrial))
+	dur := "perpetual"
+	if p.DurationDays != nil {
+		dur = fmt.Sprintf("%d days", *p.DurationDays)
+	}
+	t.field("Duration", dur)
+	t.field("Max devices", fmt.Sprint(p.MaxDevices))
+	t.field("Device resets", fmt.Sprint(p.DeviceResetLimit))
+	keys := make([]string, 0, len(p.Entitlements))
+	for _, e := range p.Entitlements {
+		keys = append(keys, e.Key)
+	}
+	t.field("Entitlements", orDash(strings.Join(keys, ", ")))
+}
+
+func newPlanCreateCmd(e *env) *cobra.Command {
+	var app string
+	var f planFlags
+	c := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a plan",
+		Example: "  licensectl plan create --app studio Pro --max-devices 3 --entitlement pro,export.raw\n" +
+			"  licensectl plan create --app studio Trial --trial --duration-days 14 -o json",
+		Args: exactArgs("NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				in, err := f.input(ctx, cmd, s, ref)
+				if err != nil {
+					return err
+				}
+				in.Name = &args[0]
+				p, err := s.svc.CreatePlan(ctx, ref, in)
+				if err != nil {
+					return err
+				}
+				return out.emit(planView(p), func(t *table) { planFields(t, p) })
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	f.bind(c, false)
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newPlanListCmd(e *env) *cobra.Command {
+	var app string
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "List an application's plans",
+		Example: "  licensectl plan list --app studio\n  licensectl plan list --app studio -o json",
+		Args:    exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				list, err := s.svc.ListPlans(ctx, ref)
+				if err != nil {
+					return err
+				}
+				return out.emit(mapSlice(list, planView), func(t *table) {
+					t.row("ID", "NAME", "DEVICES", "DAYS", "TRIAL")
+					for _, p := range list {
+						days := "-"
+						if p.DurationDays != nil {
+							days = fmt.Sprint(*p.DurationDays)
+						}
+						t.row(p.ID, cut(p.Name, 14), fmt.Sprint(p.MaxDevices), days, yesNo(p.IsTrial))
+					}
+				})
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newPlanUpdateCmd(e *env) *cobra.Command {
+	var app string
+	var f planFlags
+	c := &cobra.Command{
+		Use:   "update PLAN",
+		Short: "Change a plan (by id or name); only the flags given change",
+		Example: "  licensectl plan update --app studio Pro --max-devices 5\n" +
+			"  licensectl plan update --app studio Pro --entitlement pro --entitlement export.raw",
+		Args: exactArgs("PLAN"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				cur, err := s.plan(ctx, ref, args[0])
+				if err != nil {
+					return err
+				}
+				in, err := f.input(ctx, cmd, s, ref)
+				if err != nil {
+					return err
+				}
+				p, err := s.svc.UpdatePlan(ctx, ref, cur.ID, in)
+				if err != nil {
+					return err
+				}
+				return out.emit(planView(p), func(t *table) { planFields(t, p) })
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	f.bind(c, true)
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newPlanDeleteCmd(e *env) *cobra.Command {
+	var app string
+	c := &cobra.Command{
+		Use:     "delete PLAN",
+		Short:   "Delete a plan (refused while usable licenses use it)",
+		Example: "  licensectl plan delete --app studio Trial",
+		Args:    exactArgs("PLAN"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				p, err := s.plan(ctx, ref, args[0])
+				if err != nil {
+					return err
+				}
+				if err := s.svc.DeletePlan(ctx, ref, p.ID); err != nil {
+					return err
+				}
+				return out.emit(successView{true}, func(t *table) { t.row("deleted plan " + p.ID) })
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+	return c
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"licensectl/server"
+	"licensectl/store"
+)
+
+func newUserCmd(e *env) *cobra.Command {
+	return noun("user", "Manage an application's end-users",
+		newUserListCmd(e), newUserSetStatusCmd(e), newUserAddRoleCmd(e))
+}
+
+func newUserListCmd(e *env) *cobra.Command {
+	var app, status string
+	var pf pageFlags
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "List end-users of the --env environment, newest first",
+		Example: "  licensectl user list --app studio\n  licensectl user list --app studio --status banned --all -o json",
+		Args:    exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.EndUser], error) {
+					return s.svc.ListEndUsers(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+				})
+				if err != nil {
+					return err
+				}
+				v := newPageView(page, endUserView)
+				return out.emit(v, func(t *table) {
+					t.row("ID", "STATUS", "E-MAIL")
+					for _, u := range page.Data {
+						t.row(u.ID, u.Status, cut(u.Email, 30))
+					}
+					footer(t, page)
+				})
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	c.Flags().StringVar(&status, "status", "", "only this status: active, banned, disabled")
+	pf.bind(c)
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newUserSetStatusCmd(e *env) *cobra.Command {
+	return newSetStatusCmd(e, "user",
+		"Set an end-user's status: active, banned or disabled (the last two end sessions)",
+		"  licensectl user set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 banned",
+		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+			u, err := svc.SetEndUserStatus(ctx, sc, id, status)
+			if err != nil {
+				return "", "", err
+			}
+			return u.ID, u.Status, nil
+		})
+}
+
+func newUserAddRoleCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "add-role ID ROLE",
+		Short:   "Attach a role to an end-user (idempotent); roles ride in access tokens",
+		Example: "  licensectl user add-role 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 beta-tester",
+		Args:    exactArgs("ID", "ROLE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				org, err := s.org(ctx)
+				if err != nil {
+					return err
+				}
+				r, err := s.svc.AddEndUserRole(ctx, org, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				v := server.EndUserRoles{Success: true, UserID: r.UserID, Roles: nonNil(r.Roles)}
+				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s roles: %s", v.UserID, strings.Join(v.Roles, ", "))) })
+			})
+		},
+	}
+}
+
+func newDeviceCmd(e *env) *cobra.Command {
+	return noun("device", "Manage an application's devices", newDeviceListCmd(e), newDeviceSetStatusCmd(e))
+}
+
+func newDeviceListCmd(e *env) *cobra.Command {
+	var app, status string
+	var pf pageFlags
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "List devices of the --env environment, newest first",
+		Example: "  licensectl device list --app studio\n  licensectl device list --app studio --status blocked -o json",
+		Args:    exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.Device], error) {
+					return s.svc.ListDevices(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+				})
+				if err != nil {
+					return err
+				}
+				v := newPageView(page, deviceView)
+				return out.emit(v, func(t *table) {
+					t.row("ID", "STATUS", "FINGERPRINT")
+					for _, d := range page.Data {
+						t.row(d.ID, d.Status, cut(d.Fingerprint, 30))
+					}
+					footer(t, page)
+				})
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	c.Flags().StringVar(&status, "status", "", "only this status: active, blocked")
+	pf.bind(c)
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newDeviceSetStatusCmd(e *env) *cobra.Command {
+	return newSetStatusCmd(e, "device",
+		"Set a device's status: active or blocked (blocking ends its sessions)",
+		"  licensectl device set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 blocked",
+		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+			d, err := svc.SetDeviceStatus(ctx, sc, id, status)
+			if err != nil {
+				return "", "", err
+			}
+			return d.ID, d.Status, nil
+		})
+}
+
+// newSetStatusCmd builds the `set-status ID STATUS` command of a noun whose
+// records live in an application environment; set returns the id and the
+// status the record now has.
+func newSetStatusCmd(e *env, noun, short, example string,
+	set func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error)) *cobra.Command {
+	var app string
+	c := &cobra.Command{
+		Use:     "set-status ID STATUS",
+		Short:   short,
+		Example: example,
+		Args:    exactArgs("ID", "STATUS"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				id, status, err := set(ctx, s.svc, sc, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				v := server.StatusChanged{ID: id, Status: status}
+				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("%s %s is %s", noun, v.ID, v.Status)) })
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newAuditCmd(e *env) *cobra.Command {
+	return noun("audit", "Read an application's audit log", newAuditListCmd(e))
+}
+
+func newAuditListCmd(e *env) *cobra.Command {
+	var app, event, from, to string
+	var pf pageFlags
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List audit entries of the --env environment, newest first",
+		Example: "  licensectl audit list --app studio\n" +
+			"  licensectl audit list --app studio --event license.created --from 2026-01-01T00:00:00Z -o json",
+		Args: exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			f := store.AuditFilter{Event: event}
+			for _, x := range []struct {
+				flag, v string
+				dst     **time.Time
+			}{{"from", from, &f.From}, {"to", to, &f.To}} {
+				if x.v == "" {
+					continue
+				}
+				t, err := time.Parse(time.RFC3339, x.v)
+				if err != nil {
+					return usageErrorf("--%s must be an RFC 3339 time such as 2026-01-01T00:00:00Z", x.flag)
+				}
+				t = t.UTC()
+				*x.dst = &t
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
+					f.PageRequest = pr
+					return s.svc.ListAudit(ctx, sc, f)
+				})
+				if err != nil {
+					return err
+				}
+				v := newPageView(page, auditView)
+				return out.emit(v, func(t *table) {
+					t.row("TIME", "EVENT", "ACTOR", "TARGET")
+					for _, a := range page.Data {
+						t.row(a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), cut(a.Event, 22), cut(a.Actor.Type, 10), cut(a.Target.Type, 12))
+					}
+					footer(t, page)
+				})
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	c.Flags().StringVar(&event, "event", "", "only this event, e.g. license.created")
+	c.Flags().StringVar(&from, "from", "", "entries at or after this RFC 3339 time")
+	c.Flags().StringVar(&to, "to", "", "entries before this RFC 3339 time")
+	pf.bind(c)
+	_ = c.MarkFlagRequired("app")
+	return c
+}

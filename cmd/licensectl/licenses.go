@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"licensectl/server"
+	"licensectl/store"
+)
+
+func newLicenseCmd(e *env) *cobra.Command {
+	return noun("license", "Generate and manage license keys",
+		newLicenseGenerateCmd(e), newLicenseListCmd(e), newLicenseShowCmd(e), newLicenseSetStatusCmd(e), newLicenseResetDeviceCmd(e))
+}
+
+func newLicenseGenerateCmd(e *env) *cobra.Command {
+	var app, plan, expires string
+	var n int
+	var ents []string
+	c := &cobra.Command{
+		Use:   "generate",
+		Short: "Generate license keys for a plan",
+		Long: "Generate creates -n licenses for a plan in the --env environment. More than\n" +
+			fmt.Sprint(store.MaxGenerate) + " are made in several calls of at most " + fmt.Sprint(store.MaxGenerate) + ", with progress on\n" +
+			"stderr. -o keys prints exactly one key per line and nothing else, for scripts;\n" +
+			"-o csv prints a header and one row per license.",
+		Example: "  licensectl license generate --app studio --plan Pro -n 500 -o keys > keys.txt\n" +
+			"  licensectl license generate --app studio --plan Pro --expires-at 2027-01-01T00:00:00Z -o csv\n" +
+			"  licensectl license generate --app studio --plan Trial --env development -o json",
+		Args: exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON, fmtCSV, fmtKeys)
+			if err != nil {
+				return err
+			}
+			if n < 1 {
+				return usageErrorf("-n must be at least 1")
+			}
+			in := store.GenerateLicensesInput{}
+			if expires != "" {
+				t, err := time.Parse(time.RFC3339, expires)
+				if err != nil {
+					return usageErrorf("--expires-at must be an RFC 3339 time such as 2027-01-01T00:00:00Z")
+				}
+				t = t.UTC()
+				in.ExpiresAt = &t
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				p, err := s.plan(ctx, sc.App(), plan)
+				if err != nil {
+					return err
+				}
+				in.PlanID = p.ID
+				if in.EntitlementIDs, err = s.entitlementIDs(ctx, sc.App(), ents); err != nil {
+					return err
+				}
+				var all []*store.LicenseItem
+				var genErr error
+				for done := 0; done < n; {
+					in.Quantity = min(store.MaxGenerate, n-done)
+					got, err := s.svc.GenerateLicenses(ctx, sc, in)
+					if err != nil {
+						genErr = err
+						break
+					}
+					all = append(all, got...)
+					done += len(got)
+					if n > store.MaxGenerate {
+						fmt.Fprintf(cmd.ErrOrStderr(), "generated %d/%d licenses\n", done, n)
+					}
+				}
+				// What was generated is printed even after a failure, so no
+				// created key is lost; the error then says how far it got.
+				if err := printGenerated(out, all); err != nil {
+					return err
+				}
+				if genErr != nil && len(all) > 0 {
+					return fmt.Errorf("generated %d of %d licenses (printed above), then: %w", len(all), n, genErr)
+				}
+				return genErr
+			})
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&app, "app", "", "application id, slug or name (required)")
+	fs.StringVar(&plan, "plan", "", "plan id or name (required)")
+	fs.IntVarP(&n, "count", "n", 1, "number of licenses")
+	fs.StringVar(&expires, "expires-at", "", "expiry, RFC 3339 (default: the plan's duration from first activation, or never)")
+	fs.StringSliceVar(&ents, "entitlement", nil, "extra entitlement id or key on top of the plan's (repeatable)")
+	_ = c.MarkFlagRequired("app")
+	_ = c.MarkFlagRequired("plan")
+	return c
+}
+
+// printGenerated writes generated licenses in the chosen format.
+func printGenerated(out *output, list []*store.LicenseItem) error {
+	now := time.Now()
+	switch out.format {
+	case fmtKeys:
+		var b strings.Builder
+		for _, l := range list {
+			b.WriteString(l.Key)
+			b.WriteByte('\n')
+		}
+		_, err := fmt.Fprint(out.w, b.String())
+		return err
+	case fmtCSV:
+		w := csv.NewWriter(out.w)
+		_ = w.Write([]string{"id", "key", "status", "plan_id", "plan_name", "expires_at", "created_at"})
+		for _, l := range list {
+			exp := ""
+			if l.ExpiresAt != nil {
+				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
+			}
+			_ = w.Write([]string{l.ID, l.Key, l.EffectiveStatus(now), l.PlanID, l.PlanName, exp, l.CreatedAt.UTC().Format(time.RFC3339Nano)})
+		}
+		w.Flush()
+		return w.Error()
+	}
+	views := mapSlice(list, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
+	return out.emit(server.LicensesGenerated{Licenses: views}, func(t *table) {
+		t.row("ID", "KEY")
+		for _, l := range list {
+			t.row(l.ID, l.Key)
+		}
+	})
+}
+
+// pageFlags are --page, --per-page and --all of list commands.
+type pageFlags struct {
+	page, perPage int
+	all           bool
+}
+
+func (f *pageFlags) bind(c *cobra.Command) {
+	c.Flags().IntVar(&f.page, "page", 1, "page number, from 1")
+	c.Flags().IntVar(&f.perPage, "per-page", store.DefaultPerPage, fmt.Sprintf("items per page, 1-%d", store.MaxPerPage))
+	c.Flags().BoolVar(&f.all, "all", false, "list every page")
+}
+
+// collect reads one page, or every page with --all.
+func collect[T any](f pageFlags, get func(store.PageRequest) (*store.Page[T], error)) (*store.Page[T], error) {
+	if !f.all {
+		return get(store.PageRequest{Page: f.page, PerPage: f.perPage})
+	}
+	out := &store.Page[T]{Page: 1}
+	for page := 1; ; page++ {
+		p, err := get(store.PageRequest{Page: page, PerPage: store.MaxPerPage})
+		if err != nil {
+			return nil, err
+		}
+		out.Data = append(out.Data, p.Data...)
+		out.Total = p.Total
+		if len(p.Data) == 0 || len(out.Data) >= p.Total {
+			break
+		}
+	}
+	out.PerPage = len(out.Data)
+	return out, nil
+}
+
+// footer tells a table reader where the page is.
+func footer[T any](t *table, p *store.Page[T]) {
+	if p.Total > len(p.Data) {
+		t.row(fmt.Sprintf("(page %d, %d of %d; --page, --per-page or --all for more)", p.Page, len(p.Data), p.Total))
+	}
+}
+
+func newLicenseListCmd(e *env) *cobra.Command {
+	var app, status, plan string
+	var pf pageFlags
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List licenses, newest first",
+		Example: "  licensectl license list --app studio\n" +
+			"  licensectl license list --app studio --status active --plan Pro --all -o json",
+		Args: exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				f := store.LicenseFilter{Status: status}
+				if plan != "" {
+					p, err := s.plan(ctx, sc.App(), plan)
+					if err != nil {
+						return err
+					}
+					f.PlanID = p.ID
+				}
+				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.LicenseItem], error) {
+					f.PageRequest = pr
+					return s.svc.ListLicenses(ctx, sc, f)
+				})
+				if err != nil {
+					return err
+				}
+				now := time.Now()
+				v := newPageView(page, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
+				return out.emit(v, func(t *table) {
+					t.row("ID", "KEY", "STATUS")
+					for _, l := range v.Data {
+						t.row(l.ID, l.Key, l.Status)
+					}
+					footer(t, page)
+				})
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	c.Flags().StringVar(&status, "status", "", "only this status: inactive, active, expired, suspended, revoked, banned")
+	c.Flags().StringVar(&plan, "plan", "", "only this plan (id or name)")
+	pf.bind(c)
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func licenseFields(t *table, v server.LicenseDetail) {
+	t.field("ID", v.ID)
+	t.field("Key", v.Key)
+	t.field("Status", v.Status)
+	t.field("Plan", v.Plan.Name+" ("+v.Plan.ID+")")
+	if v.User != nil {
+		t.field("User", v.User.Email+" ("+v.User.ID+")")
+	} else {
+		t.field("User", "-")
+	}
+	t.field("Activated", stampp(v.ActivatedAt))
+	t.field("Expires", stampp(v.ExpiresAt))
+	t.field("Resets left", fmt.Sprint(v.DeviceResetsRemaining))
+	keys := make([]string, 0, len(v.Entitlements))
+	for _, e := range v.Entitlements {
+		keys = append(keys, e.Key)
+	}
+	t.field("Entitlements", orDash(strings.Join(keys, ", ")))
+	t.field("Devices", fmt.Sprint(len(v.Devices)))
+	for _, d := range v.Devices {
+		t.field("  "+d.ID, cut(d.Fingerprint, 24)+" "+d.Status)
+	}
+	t.field("Created", stamp(v.CreatedAt))
+}
+
+func newLicenseShowCmd(e *env) *cobra.Command {
+	var app string
+	c := &cobra.Command{
+		Use:     "show ID",
+		Short:   "Show a license with its devices and entitlements",
+		Example: "  licensectl license show --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 -o json",
+		Args:    exactArgs("ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				d, err := s.svc.FindLicense(ctx, sc, args[0])
+				if err != nil {
+					return err
+				}
+				v := licenseDetailView(d, time.Now())
+				return out.emit(v, func(t *table) { licenseFields(t, v) })
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+	return c
+}
+
+func newLicenseSetStatusCmd(e *env) *cobra.Command {
+	c := newSetStatusCmd(e, "license",
+		"Set a license's status: active, suspended, revoked or banned",
+		"  licensectl license set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 suspended",
+		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+			l, err := svc.SetLicenseStatus(ctx, sc, id, status)
+			if err != nil {
+				return "", "", err
+			}
+			return l.ID, l.EffectiveStatus(time.Now()), nil
+		})
+	c.Long = "Suspending, revoking or banning revokes the license's sessions; active\n" +
+		"reinstates a suspended license; revoked and banned are final."
+	return c
+}
+
+func newLicenseResetDeviceCmd(e *env) *cobra.Command {
+	var app string
+	c := &cobra.Command{
+		Use:     "reset-device LICENSE_ID DEVICE_ID",
+		Short:   "Unbind a device from a license (does not use the user's reset quota)",
+		Example: "  licensectl license reset-device --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 0193a5c3-0000-7000-8000-000000000001",
+		Args:    exactArgs("LICENSE_ID", "DEVICE_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := outputFor(cmd, fmtTable, fmtJSON)
+			if err != nil {
+				return err
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				if err := s.svc.ResetLicenseDevice(ctx, sc, args[0], args[1]); err != nil {
+					return err
+				}
+				return out.emit(successView{true}, func(t *table) { t.row("unbound device " + args[1] + " from license " + args[0]) })
+			})
+		},
+	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+	return c
+}

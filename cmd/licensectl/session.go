@@ -1,0 +1,288 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"licensectl/config"
+	"licensectl/server/client"
+	"licensectl/store"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
+)
+
+// backend is the admin interface the commands use: store.Service plus
+// backup. *bolt.DB implements it locally and *client.Client remotely.
+type backend interface {
+	store.Service
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+var (
+	_ backend = (*bolt.DB)(nil)
+	_ backend = (*client.Client)(nil)
+)
+
+// session is one admin command's connection: the backend, the mode, and the
+// organization and environment it acts in.
+type session struct {
+	svc    backend
+	remote bool
+	where  string // data file or server URL, for messages
+	orgArg string // --org as given
+	env    string
+	close  func() error
+}
+
+// openOpts adjust how a session opens.
+type openOpts struct {
+	// create lets local mode create the data directory and file.
+	create bool
+	// readOnly opens the local file for reading only (backup).
+	readOnly bool
+	// lockTimeout replaces the 2 s wait for a locked file (completion).
+	lockTimeout time.Duration
+}
+
+// open connects cmd to its backend: remote with --server (or
+// LICENSECTL_SERVER), else the local data file.
+func (e *env) open(cmd *cobra.Command, opts openOpts) (*session, error) {
+	flags := cmd.Flags()
+	envName, _ := flags.GetString(flagEnv)
+	if !store.ValidEnv(envName) {
+		return nil, usageErrorf("--env must be production or development, not %q", envName)
+	}
+	orgArg, _ := flags.GetString(flagOrg)
+	s := &session{env: envName, orgArg: strings.TrimSpace(orgArg)}
+	if url := e.flagOrEnv(cmd, flagServer, envServer); url != "" {
+		key := e.flagOrEnv(cmd, flagAPIKey, envAPIKey)
+		if key == "" {
+			return nil, usageErrorf("remote mode (--server %s) needs --api-key or %s: a developer API key or the operator token", url, envAPIKey)
+		}
+		if !strings.Contains(url, "://") {
+			url = "http://" + url
+		}
+		c := client.New(url, key, client.WithUserAgent("licensectl/"+version))
+		s.svc, s.remote, s.where, s.close = c, true, c.BaseURL(), func() error { return nil }
+		return s, nil
+	}
+	cfg, err := loadConfig(cmd, e)
+	if err != nil {
+		return nil, err
+	}
+	db, path, err := openLocal(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.svc, s.where, s.close = db, path, db.Close
+	return s, nil
+}
+
+// flagOrEnv is the flag's value when set, else the environment variable's.
+func (e *env) flagOrEnv(cmd *cobra.Command, flag, envVar string) string {
+	if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
+		return strings.TrimSpace(f.Value.String())
+	}
+	if v, ok := e.getenv(envVar); ok {
+		return strings.TrimSpace(v)
+	}
+	return ""
+}
+
+// openLocal opens <data-dir>/licensectl.db. Unless opts.create, a missing
+// file is an error rather than a new empty store (a mistyped --data-dir). A
+// file held by a running server fails after the 2 s lock timeout with advice.
+func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
+	path := filepath.Join(cfg.DataDir, "licensectl.db")
+	if opts.create {
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, path, fmt.Errorf("create data dir: %w", err)
+		}
+	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, path, fmt.Errorf("no database at %s: pass --data-dir (or --server for a running server), or create one with `licensectl org create NAME`", path)
+	}
+	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait})
+	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout})
+	if errors.Is(err, bolt.ErrLocked) {
+		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
+			"Stop it, or administer it remotely: --server http://%s --api-key <token from %s>",
+			path, cfg.Server.Listen, filepath.Join(cfg.DataDir, "operator.token"))
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	return db, path, nil
+}
+
+// org returns the id of the organization the command acts in.
+//
+// Locally: --org (id or slug), or the only organization of the store; with
+// several, --org is required. Remotely with the operator token: --org (a slug
+// is resolved through the operator's organization list). Remotely with an
+// API key: its own organization; --org, when given, must name it. Without
+// --org remotely the id is "", and the server uses the credential's.
+func (s *session) org(ctx context.Context) (string, error) {
+	if s.orgArg != "" {
+		if c, ok := s.svc.(*client.Client); ok && c.OrgBound() {
+			// An API key acts in its own organization whatever the header
+			// says: refuse an --org naming another rather than ignore it.
+			o, err := s.svc.FindOrganization(ctx, "")
+			if err != nil {
+				return "", err
+			}
+			if o.ID != s.orgArg && o.Slug != s.orgArg {
+				return "", store.Invalid("org", "--org %q is not the organization of this API key (%s)", s.orgArg, o.Slug)
+			}
+			return o.ID, nil
+		}
+		if store.ValidID(s.orgArg) {
+			if !s.remote {
+				if _, err := s.svc.FindOrganization(ctx, s.orgArg); err != nil {
+					return "", err
+				}
+			}
+			return s.orgArg, nil
+		}
+		list, err := s.svc.ListOrganizations(ctx)
+		if err != nil {
+			return "", fmt.Errorf("resolve --org %q: %w", s.orgArg, err)
+		}
+		for _, o := range list {
+			if o.Slug == s.orgArg {
+				return o.ID, nil
+			}
+		}
+		return "", store.Errorf(store.ECodeNotFound, "organization %q not found", s.orgArg)
+	}
+	if s.remote {
+		return "", nil
+	}
+	list, err := s.svc.ListOrganizations(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch len(list) {
+	case 0:
+		return "", fmt.Errorf("%s has no organization yet: create one with `licensectl org create NAME`", s.where)
+	case 1:
+		return list[0].ID, nil
+	}
+	return "", usageErrorf("%s has %d organizations: choose one with --org (id or slug; see `licensectl org list`)", s.where, len(list))
+}
+
+// app resolves an application named by id, slug or exact name.
+func (s *session) app(ctx context.Context, name string) (store.AppRef, error) {
+	orgID, err := s.org(ctx)
+	if err != nil {
+		return store.AppRef{}, err
+	}
+	if name == "" {
+		return store.AppRef{}, usageErrorf("name the application with --app (id, slug or name)")
+	}
+	if store.ValidID(name) {
+		return store.AppRef{OrgID: orgID, AppID: name}, nil
+	}
+	list, err := s.svc.ListApplications(ctx, orgID)
+	if err != nil {
+		return store.AppRef{}, err
+	}
+	var byName []*store.Application
+	for _, a := range list {
+		if a.Slug == name {
+			return store.AppRef{OrgID: orgID, AppID: a.ID}, nil
+		}
+		if a.Name == name {
+			byName = append(byName, a)
+		}
+	}
+	switch len(byName) {
+	case 0:
+		return store.AppRef{}, store.Errorf(store.ECodeNotFound, "application %q not found", name)
+	case 1:
+		return store.AppRef{OrgID: orgID, AppID: byName[0].ID}, nil
+	}
+	return store.AppRef{}, store.Errorf(store.ECodeConflict, "%d applications are named %q: use the id or slug", len(byName), name)
+}
+
+// scope resolves the application and adds the --env environment.
+func (s *session) scope(ctx context.Context, app string) (store.Scope, error) {
+	ref, err := s.app(ctx, app)
+	if err != nil {
+		return store.Scope{}, err
+	}
+	return store.Scope{OrgID: ref.OrgID, AppID: ref.AppID, Env: s.env}, nil
+}
+
+// plan resolves a plan of the application by id or exact name.
+func (s *session) plan(ctx context.Context, ref store.AppRef, name string) (*store.Plan, error) {
+	list, err := s.svc.ListPlans(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	var byName []*store.Plan
+	for _, p := range list {
+		if p.ID == name {
+			return p, nil
+		}
+		if p.Name == name {
+			byName = append(byName, p)
+		}
+	}
+	switch len(byName) {
+	case 0:
+		return nil, store.Errorf(store.ECodeNotFound, "plan %q not found", name)
+	case 1:
+		return byName[0], nil
+	}
+	return nil, store.Errorf(store.ECodeConflict, "%d plans are named %q: use the id", len(byName), name)
+}
+
+// entitlementIDs resolves entitlements named by id or key.
+func (s *session) entitlementIDs(ctx context.Context, ref store.AppRef, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	list, err := s.svc.ListEntitlements(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(names))
+next:
+	for _, n := range names {
+		for _, e := range list {
+			if e.ID == n || e.Key == n {
+				out = append(out, e.ID)
+				continue next
+			}
+		}
+		return nil, store.Errorf(store.ECodeNotFound, "entitlement %q not found", n)
+	}
+	return out, nil
+}
+
+// withSession opens a session for cmd, runs fn and closes the session.
+func (e *env) withSession(cmd *cobra.Command, opts openOpts, fn func(ctx context.Context, s *session) error) error {
+	return e.withSessionCtx(cmd.Context(), cmd, opts, fn)
+}
+
+// withSessionCtx is withSession with an explicit context.
+func (e *env) withSessionCtx(ctx context.Context, cmd *cobra.Command, opts openOpts, fn func(ctx context.Context, s *session) error) error {
+	s, err := e.open(cmd, opts)
+	if err != nil {
+		return err
+	}
+	err = fn(ctx, s)
+	if cerr := s.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}

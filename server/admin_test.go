@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"licensectl/server/servertest"
+	"licensectl/store"
+	"licensectl/store/bolt"
+)
+
+func TestAdminOrganizations(t *testing.T) {
+	s := servertest.New(t)
+	op := s.OperatorToken()
+	org := s.NewOrg(t)
+
+	t.Run("OK", func(t *testing.T) {
+		r := s.As(t, op, "POST", "/v1/admin/organizations", map[string]any{"name": "Acme", "owner_email": "boss@acme.test", "owner_password": servertest.Password}).Want(t, http.StatusCreated)
+		m := r.Map(t)
+		servertest.WantKeys(t, m, "id", "name", "slug", "email_verified", "created_at", "updated_at")
+		if m["slug"] != "acme" || m["email_verified"] != true {
+			t.Fatalf("created = %v", m)
+		}
+		servertest.WantTime(t, "created_at", m["created_at"])
+		list := s.Do(t, "GET", "/v1/admin/organizations", nil, "x-api-key", op).Want(t, http.StatusOK).List(t)
+		if len(list) != 2 || list[0]["id"] != m["id"] || list[1]["id"] != org.ID {
+			t.Fatalf("list = %v", list)
+		}
+		got := s.As(t, op, "GET", "/v1/admin/organizations/"+org.ID, nil).Want(t, http.StatusOK).Map(t)
+		if got["id"] != org.ID {
+			t.Fatalf("get = %v", got)
+		}
+	})
+	t.Run("ErrUnauthenticated", func(t *testing.T) {
+		s.Do(t, "GET", "/v1/admin/organizations", nil).WantError(t, http.StatusUnauthorized, store.ECodeUnauthenticated)
+		s.As(t, "op_wrong", "GET", "/v1/admin/organizations", nil).WantError(t, http.StatusUnauthorized, store.ECodeUnauthenticated)
+	})
+	t.Run("ErrForbidden", func(t *testing.T) {
+		s.As(t, org.APIKey, "GET", "/v1/admin/organizations", nil).WantError(t, http.StatusForbidden, store.ECodeForbidden)
+		s.As(t, org.APIKey, "GET", "/v1/admin/backup", nil).WantError(t, http.StatusForbidden, store.ECodeForbidden)
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		s.As(t, op, "POST", "/v1/admin/organizations", map[string]any{"name": ""}).WantError(t, http.StatusBadRequest, store.ECodeValidation)
+		s.As(t, op, "POST", "/v1/admin/organizations", map[string]any{"name": "X", "owner_email": "a@b.test", "owner_password": "short"}).WantError(t, http.StatusBadRequest, store.ECodeValidation)
+	})
+	t.Run("ErrEmailTaken", func(t *testing.T) {
+		s.As(t, op, "POST", "/v1/admin/organizations", map[string]any{"name": "Y", "owner_email": org.OwnerEmail, "owner_password": servertest.Password}).WantError(t, http.StatusConflict, store.ECodeEmailTaken)
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		s.As(t, op, "GET", "/v1/admin/organizations/"+store.NewID(), nil).WantError(t, http.StatusNotFound, store.ECodeNotFound)
+		s.As(t, op, "GET", "/v1/admin/organizations/not-an-id", nil).WantError(t, http.StatusNotFound, store.ECodeNotFound)
+	})
+	t.Run("ErrMethodNotAllowed", func(t *testing.T) {
+		s.As(t, op, "DELETE", "/v1/admin/organizations", nil).WantError(t, http.StatusMethodNotAllowed, store.ECodeMethod)
+	})
+}
+
+func TestAdminBackup(t *testing.T) {
+	s := servertest.New(t)
+	org := s.NewOrg(t)
+	r := s.As(t, s.OperatorToken(), "GET", "/v1/admin/backup", nil).Want(t, http.StatusOK)
+	if got := r.Header.Get("Content-Length"); got != strconv.Itoa(len(r.Body)) {
+		t.Fatalf("Content-Length %s, body %d bytes", got, len(r.Body))
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/octet-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	path := filepath.Join(t.TempDir(), "b.db")
+	if err := os.WriteFile(path, r.Body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.FindOrganization(context.Background(), org.ID); err != nil {
+		t.Fatalf("organization missing from backup: %v", err)
+	}
+}
+
+func TestBackupCancelled(t *testing.T) {
+	s := servertest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var buf bytes.Buffer
+	if _, err := s.Store().Backup(ctx, &buf); err == nil {
+		t.Fatal("Backup with a cancelled context succeeded")
+	}
+}

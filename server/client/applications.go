@@ -1,0 +1,147 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"licensectl/server"
+	"licensectl/store"
+)
+
+func appFromItem(orgID string) func(server.ApplicationItem) *store.Application {
+	return func(a server.ApplicationItem) *store.Application {
+		return &store.Application{ID: a.ID, OrgID: orgID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	}
+}
+
+// ListApplications implements store.Applications.
+func (c *Client) ListApplications(ctx context.Context, orgID string) ([]*store.Application, error) {
+	var list []server.ApplicationItem
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/applications", org: orgID}, &list); err != nil {
+		return nil, err
+	}
+	return mapList(list, appFromItem(orgID)), nil
+}
+
+// FindApplication implements store.Applications.
+func (c *Client) FindApplication(ctx context.Context, ref store.AppRef) (*store.Application, error) {
+	var d server.ApplicationDetail
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID), org: ref.OrgID}, &d); err != nil {
+		return nil, err
+	}
+	a := &store.Application{ID: d.ID, OrgID: ref.OrgID, Name: d.Name, Slug: d.Slug, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	for _, e := range d.Environments {
+		a.Environments = append(a.Environments, store.Environment{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt})
+	}
+	return a, nil
+}
+
+// CreateApplication implements store.Applications; the application is read
+// back so the caller gets its environments.
+func (c *Client) CreateApplication(ctx context.Context, in store.CreateApplicationInput) (*store.Application, error) {
+	var out struct {
+		ApplicationID string `json:"application_id"`
+	}
+	body := server.CreateApplicationRequest{Name: in.Name, Slug: in.Slug}
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/applications", org: in.OrgID, body: body}, &out); err != nil {
+		return nil, err
+	}
+	return c.FindApplication(ctx, store.AppRef{OrgID: in.OrgID, AppID: out.ApplicationID})
+}
+
+// UpdateApplication implements store.Applications.
+func (c *Client) UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error) {
+	var out server.ApplicationUpdated
+	body := server.UpdateApplicationRequest{Name: upd.Name, Status: upd.Status}
+	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(ref.AppID), org: ref.OrgID, body: body}, &out); err != nil {
+		return nil, err
+	}
+	return c.FindApplication(ctx, ref)
+}
+
+// DeleteApplication implements store.Applications.
+func (c *Client) DeleteApplication(ctx context.Context, ref store.AppRef, permanent bool) error {
+	var q url.Values
+	if permanent {
+		q = url.Values{"permanent": {"true"}}
+	}
+	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID), org: ref.OrgID, query: q}, nil)
+}
+
+// CreateAPIKey implements store.APIKeys.
+func (c *Client) CreateAPIKey(ctx context.Context, orgID, label string) (*store.APIKey, string, error) {
+	var out server.APIKeyCreated
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/api-keys", org: orgID, body: server.LabelRequest{Label: label}}, &out); err != nil {
+		return nil, "", err
+	}
+	k := &store.APIKey{ID: out.KeyID, OrgID: orgID, Label: label}
+	if list, err := c.ListAPIKeys(ctx, orgID); err == nil {
+		for _, x := range list {
+			if x.ID == out.KeyID {
+				k = x
+			}
+		}
+	}
+	return k, out.Plaintext, nil
+}
+
+// ListAPIKeys implements store.APIKeys.
+func (c *Client) ListAPIKeys(ctx context.Context, orgID string) ([]*store.APIKey, error) {
+	var list []server.APIKeyItem
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/api-keys", org: orgID}, &list); err != nil {
+		return nil, err
+	}
+	return mapList(list, func(k server.APIKeyItem) *store.APIKey {
+		return &store.APIKey{ID: k.ID, OrgID: orgID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
+	}), nil
+}
+
+// RevokeAPIKey implements store.APIKeys.
+func (c *Client) RevokeAPIKey(ctx context.Context, orgID, id string) error {
+	return c.do(ctx, call{method: http.MethodDelete, path: p("/v1/mgmt/api-keys", id), org: orgID}, nil)
+}
+
+// AuthenticateAPIKey is not offered over HTTP: only the server authenticates.
+func (c *Client) AuthenticateAPIKey(ctx context.Context, plaintext string) (*store.APIKey, error) {
+	return nil, notOverHTTP("API key authentication")
+}
+
+// CreateAppSecret implements store.AppSecrets.
+func (c *Client) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.CreateSecretInput) (*store.AppSecret, string, error) {
+	var out server.SecretCreated
+	body := server.CreateSecretRequest{EnvironmentID: in.EnvironmentID, Label: in.Label}
+	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "secrets"), org: ref.OrgID, body: body}, &out); err != nil {
+		return nil, "", err
+	}
+	s := &store.AppSecret{ID: out.SecretID, OrgID: ref.OrgID, AppID: ref.AppID, EnvironmentID: in.EnvironmentID, Label: in.Label}
+	if list, err := c.ListAppSecrets(ctx, ref); err == nil {
+		for _, x := range list {
+			if x.ID == out.SecretID {
+				s = x
+			}
+		}
+	}
+	return s, out.Plaintext, nil
+}
+
+// ListAppSecrets implements store.AppSecrets.
+func (c *Client) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
+	var list []server.SecretItem
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "secrets"), org: ref.OrgID}, &list); err != nil {
+		return nil, err
+	}
+	return mapList(list, func(s server.SecretItem) *store.AppSecret {
+		return &store.AppSecret{ID: s.ID, OrgID: ref.OrgID, AppID: ref.AppID, EnvironmentID: s.EnvironmentID, Label: s.Label, LastUsedAt: s.LastUsedAt, RevokedAt: s.RevokedAt, CreatedAt: s.CreatedAt}
+	}), nil
+}
+
+// RevokeAppSecret implements store.AppSecrets.
+func (c *Client) RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) error {
+	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "secrets", id), org: ref.OrgID}, nil)
+}
+
+// AuthenticateAppSecret is not offered over HTTP: only the server authenticates.
+func (c *Client) AuthenticateAppSecret(ctx context.Context, plaintext string) (*store.AppSecret, error) {
+	return nil, notOverHTTP("application secret authentication")
+}

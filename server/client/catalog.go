@@ -1,0 +1,145 @@
+package client
+
+import (
+	"context"
+	"net/http"
+
+	"licensectl/server"
+	"licensectl/store"
+)
+
+func refsFrom(in []server.EntitlementRef) []store.EntitlementRef {
+	return mapList(in, func(e server.EntitlementRef) store.EntitlementRef { return store.EntitlementRef(e) })
+}
+
+func entitlementFrom(appID string) func(server.EntitlementItem) *store.Entitlement {
+	return func(e server.EntitlementItem) *store.Entitlement {
+		return &store.Entitlement{ID: e.ID, AppID: appID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
+	}
+}
+
+// ListEntitlements implements store.Entitlements.
+func (c *Client) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
+	var list []server.EntitlementItem
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "entitlements"), org: ref.OrgID}, &list); err != nil {
+		return nil, err
+	}
+	return mapList(list, entitlementFrom(ref.AppID)), nil
+}
+
+// CreateEntitlement implements store.Entitlements; the entitlement is read
+// back from the list, as the API answers only its id.
+func (c *Client) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
+	var out server.EntitlementCreated
+	body := server.CreateEntitlementRequest{Key: in.Key, Name: in.Name, Description: in.Description}
+	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "entitlements"), org: ref.OrgID, body: body}, &out); err != nil {
+		return nil, err
+	}
+	if list, err := c.ListEntitlements(ctx, ref); err == nil {
+		for _, e := range list {
+			if e.ID == out.EntitlementID {
+				return e, nil
+			}
+		}
+	}
+	return &store.Entitlement{ID: out.EntitlementID, AppID: ref.AppID, Key: in.Key, Name: in.Name, Description: in.Description}, nil
+}
+
+// DeleteEntitlement implements store.Entitlements.
+func (c *Client) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error {
+	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "entitlements", id), org: ref.OrgID}, nil)
+}
+
+func planFrom(appID string) func(server.PlanItem) *store.Plan {
+	return func(x server.PlanItem) *store.Plan {
+		pl := &store.Plan{ID: x.ID, AppID: appID, Name: x.Name, IsTrial: x.IsTrial, DurationDays: x.DurationDays, MaxDevices: x.MaxDevices,
+			DeviceResetLimit: x.DeviceResetLimit, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
+			CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
+		if len(x.Policies) > 0 && string(x.Policies) != "null" {
+			pl.Policies = x.Policies
+		}
+		for _, e := range x.Entitlements {
+			pl.EntitlementIDs = append(pl.EntitlementIDs, e.ID)
+		}
+		return pl
+	}
+}
+
+// ListPlans implements store.Plans.
+func (c *Client) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
+	var list []server.PlanItem
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans"), org: ref.OrgID}, &list); err != nil {
+		return nil, err
+	}
+	return mapList(list, planFrom(ref.AppID)), nil
+}
+
+// FindPlan implements store.Plans.
+func (c *Client) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
+	var x server.PlanItem
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans", id), org: ref.OrgID}, &x); err != nil {
+		return nil, err
+	}
+	return planFrom(ref.AppID)(x), nil
+}
+
+// planBody is the partial JSON body of a plan create or update: only fields
+// set in the input are sent (the PATCH is partial).
+func planBody(in store.PlanInput) map[string]any {
+	b := map[string]any{}
+	if in.Name != nil {
+		b["name"] = *in.Name
+	}
+	if in.IsTrial != nil {
+		b["is_trial"] = *in.IsTrial
+	}
+	if in.DurationDays != nil {
+		b["duration_days"] = *in.DurationDays
+	}
+	if in.MaxDevices != nil {
+		b["max_devices"] = *in.MaxDevices
+	}
+	if in.DeviceResetLimit != nil {
+		b["device_reset_limit"] = *in.DeviceResetLimit
+	}
+	if in.ExternalProductID != nil {
+		b["external_product_id"] = *in.ExternalProductID
+	}
+	if in.PoliciesSet {
+		if len(in.Policies) == 0 {
+			b["policies"] = nil
+		} else {
+			b["policies"] = in.Policies
+		}
+	}
+	if in.EntitlementIDs != nil {
+		ids := *in.EntitlementIDs
+		if ids == nil {
+			ids = []string{}
+		}
+		b["entitlement_ids"] = ids
+	}
+	return b
+}
+
+// CreatePlan implements store.Plans.
+func (c *Client) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
+	var out server.PlanID
+	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "plans"), org: ref.OrgID, body: planBody(in)}, &out); err != nil {
+		return nil, err
+	}
+	return c.FindPlan(ctx, ref, out.PlanID)
+}
+
+// UpdatePlan implements store.Plans.
+func (c *Client) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error) {
+	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(ref.AppID, "plans", id), org: ref.OrgID, body: planBody(in)}, nil); err != nil {
+		return nil, err
+	}
+	return c.FindPlan(ctx, ref, id)
+}
+
+// DeletePlan implements store.Plans.
+func (c *Client) DeletePlan(ctx context.Context, ref store.AppRef, id string) error {
+	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "plans", id), org: ref.OrgID}, nil)
+}

@@ -1,0 +1,95 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	"licensectl/server"
+	"licensectl/store"
+)
+
+// license maps the list shape; devices_count becomes as many placeholder
+// DeviceIDs, so len(DeviceIDs) is the bound device count.
+func license(appID string, x server.LicenseItem) *store.LicenseItem {
+	li := &store.LicenseItem{License: store.License{ID: x.ID, AppID: appID, Key: x.Key, PlanID: x.Plan.ID, Status: x.Status,
+		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}, PlanName: x.Plan.Name}
+	if x.User != nil {
+		li.UserID, li.UserEmail = x.User.ID, x.User.Email
+	}
+	if x.DevicesCount > 0 {
+		li.DeviceIDs = make([]string, x.DevicesCount)
+	}
+	return li
+}
+
+func licenseFrom(appID string) func(server.LicenseItem) *store.LicenseItem {
+	return func(x server.LicenseItem) *store.LicenseItem { return license(appID, x) }
+}
+
+// GenerateLicenses implements store.Licenses.
+func (c *Client) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
+	var out server.LicensesGenerated
+	body := server.GenerateLicensesRequest{PlanID: in.PlanID, Quantity: &in.Quantity, EntitlementIDs: in.EntitlementIDs}
+	if in.ExpiresAt != nil {
+		exp := in.ExpiresAt.UTC().Format(time.RFC3339Nano)
+		body.ExpiresAt = &exp
+	}
+	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses"), org: s.OrgID, env: s.Env, body: body}, &out); err != nil {
+		return nil, err
+	}
+	return mapList(out.Licenses, licenseFrom(s.AppID)), nil
+}
+
+// ListLicenses implements store.Licenses.
+func (c *Client) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
+	q := url.Values{}
+	if f.Status != "" {
+		q.Set("status", f.Status)
+	}
+	if f.PlanID != "" {
+		q.Set("plan_id", f.PlanID)
+	}
+	var out pageBody[server.LicenseItem]
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses"), org: s.OrgID, env: s.Env, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
+		return nil, err
+	}
+	return toPage(out, licenseFrom(s.AppID)), nil
+}
+
+// FindLicense implements store.Licenses.
+func (c *Client) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
+	var x server.LicenseDetail
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env}, &x); err != nil {
+		return nil, err
+	}
+	item := license(s.AppID, server.LicenseItem{ID: x.ID, Key: x.Key, Status: x.Status, Plan: x.Plan, User: x.User,
+		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt})
+	d := &store.LicenseDetail{LicenseItem: *item, Entitlements: refsFrom(x.Entitlements)}
+	d.DeviceResetsRemaining = x.DeviceResetsRemaining
+	for _, dv := range x.Devices {
+		d.Devices = append(d.Devices, store.LicenseDevice(dv))
+		d.DeviceIDs = append(d.DeviceIDs, dv.ID)
+	}
+	return d, nil
+}
+
+// SetLicenseStatus implements store.Licenses; the license is read back, as
+// the API answers only its id and status.
+func (c *Client) SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error) {
+	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env, body: server.StatusRequest{Status: status}}, nil); err != nil {
+		return nil, err
+	}
+	d, err := c.FindLicense(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	return &d.License, nil
+}
+
+// ResetLicenseDevice implements store.Licenses.
+func (c *Client) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error {
+	return c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses", licenseID, "reset-device"), org: s.OrgID, env: s.Env,
+		body: server.ResetDeviceRequest{DeviceID: deviceID}}, nil)
+}

@@ -1,0 +1,349 @@
+package bolt
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"licensectl/store"
+)
+
+var _ store.Accounts = (*DB)(nil)
+
+// mailToken is a token sent by mail, stored under the SHA-256 of its
+// plaintext so that a copy of the file does not hold usable tokens.
+type mailToken struct {
+	Purpose   string
+	MemberID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// unknownVerifier is implemented by hashers that can spend a verification's
+// work without an account (store/password.Hasher does), so that a login for
+// an unknown address costs what a wrong password costs.
+type unknownVerifier interface {
+	VerifyUnknown(ctx context.Context, plain string) error
+}
+
+// maxPhone bounds the free-form phone field.
+const maxPhone = 32
+
+// Signup implements store.Accounts.
+func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
+	for _, f := range []struct{ field, v string }{{"first_name", in.FirstName}, {"last_name", in.LastName}} {
+		if err := validPersonName(f.field, f.v, true); err != nil {
+			return nil, err
+		}
+	}
+	orgName := strings.TrimSpace(in.OrganizationName)
+	if err := validOrgName(orgName); err != nil {
+		e := store.AsError(err)
+		return nil, store.Invalid("organization_name", "organization_%s", e.Message)
+	}
+	phone := strings.TrimSpace(in.Phone)
+	if len([]rune(phone)) > maxPhone {
+		return nil, store.Invalid("phone", "phone must be at most %d characters", maxPhone)
+	}
+	// newMember validates the address and password and hashes the password
+	// before anything reveals whether the address is registered: both paths
+	// do the same work.
+	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: in.FirstName, LastName: in.LastName})
+	if err != nil {
+		return nil, err
+	}
+	m.Phone, m.TOSVersion = phone, strings.TrimSpace(in.TOSVersion)
+	token := store.NewSecret("")
+	var out *store.SignupResult
+	err = db.update(ctx, func(t *txn) error {
+		if id := t.lookup(bMembersEmail, []byte(m.Email)); id != "" {
+			existing := new(store.Member)
+			if err := t.mustGet(bMembers, id, "member", existing); err != nil {
+				return err
+			}
+			out = &store.SignupResult{Existing: true, Member: existing}
+			return nil
+		}
+		o, err := t.createOrg(orgName, false)
+		if err != nil {
+			return err
+		}
+		m.OrgID = o.ID
+		if err := t.insertMember(m); err != nil {
+			return err
+		}
+		if err := t.putMailToken(token, store.TokenVerifyEmail, m.ID, in.VerifyTTL); err != nil {
+			return err
+		}
+		out = &store.SignupResult{Member: m, Organization: o, VerifyToken: token}
+		return t.as(m).audit(auditEvent{Event: "organization.created", OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
+			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "signup": true}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IssueMailToken implements store.Accounts.
+func (db *DB) IssueMailToken(ctx context.Context, email, purpose string, ttl time.Duration) (*store.Member, string, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return nil, "", err
+	}
+	token := store.NewSecret("")
+	m := new(store.Member)
+	err = db.update(ctx, func(t *txn) error {
+		id := t.lookup(bMembersEmail, []byte(email))
+		if id == "" {
+			return store.NotFound("account")
+		}
+		if err := t.mustGet(bMembers, id, "account", m); err != nil {
+			return err
+		}
+		if purpose == store.TokenVerifyEmail && m.EmailVerified {
+			return store.NotFound("unverified account")
+		}
+		return t.putMailToken(token, purpose, m.ID, ttl)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return m, token, nil
+}
+
+// putMailToken stores a new token's hash. Expired tokens are swept first,
+// in the same transaction: the bucket then holds only the tokens of the last
+// day, which per-address rate limits keep small, so the walk stays cheap and
+// no background sweeper is needed.
+func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) error {
+	b := t.tx.Bucket(bMailTokens)
+	var stale [][]byte
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var old mailToken
+		if err := decode(bMailTokens, k, v, &old); err != nil {
+			return err
+		}
+		if !t.now.Before(old.ExpiresAt) {
+			stale = append(stale, clone(k))
+		}
+	}
+	for _, k := range stale {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	rec := mailToken{Purpose: purpose, MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
+	return t.putJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+}
+
+// mailTokenMember resolves a token of purpose to its account without
+// spending it. Unknown, expired, misdirected tokens and tokens of removed
+// accounts are all invalid_token, alike.
+func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
+	invalid := store.Errorf(store.ECodeInvalidToken, "the link is invalid, expired or already used; request a new one")
+	if plain == "" {
+		return nil, invalid
+	}
+	var rec mailToken
+	ok, err := t.getJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || rec.Purpose != purpose || !t.now.Before(rec.ExpiresAt) {
+		return nil, invalid
+	}
+	m := new(store.Member)
+	ok, err = t.get(bMembers, rec.MemberID, m)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, invalid
+	}
+	return m, nil
+}
+
+// spendMailToken resolves a token and deletes it: tokens are single use.
+func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
+	m, err := t.mailTokenMember(plain, purpose)
+	if err != nil {
+		return nil, err
+	}
+	return m, t.tx.Bucket(bMailTokens).Delete([]byte(store.HashSecret(plain)))
+}
+
+// markVerified records that m controls its address; for the owner of an
+// unverified organization, the organization is verified with it.
+func (t *txn) markVerified(m *store.Member) error {
+	if !m.EmailVerified {
+		m.EmailVerified, m.UpdatedAt = true, t.now
+		if err := t.put(bMembers, m.ID, m); err != nil {
+			return err
+		}
+	}
+	if m.OrgID == "" || m.Role != store.RoleOwner {
+		return nil
+	}
+	o := new(store.Organization)
+	ok, err := t.get(bOrgs, m.OrgID, o)
+	if err != nil || !ok || o.EmailVerified {
+		return err
+	}
+	o.EmailVerified, o.UpdatedAt = true, t.now
+	return t.put(bOrgs, o.ID, o)
+}
+
+// VerifyEmail implements store.Accounts.
+func (db *DB) VerifyEmail(ctx context.Context, token string, sessionTTL time.Duration) (*store.LoginResult, error) {
+	var out *store.LoginResult
+	err := db.update(ctx, func(t *txn) error {
+		m, err := t.spendMailToken(token, store.TokenVerifyEmail)
+		if err != nil {
+			return err
+		}
+		if err := t.markVerified(m); err != nil {
+			return err
+		}
+		sess, err := t.openDashSession(m.ID, sessionTTL)
+		if err != nil {
+			return err
+		}
+		out = &store.LoginResult{Member: m, Session: sess}
+		return t.as(m).audit(auditEvent{Event: "member.email_verified", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+	})
+	return out, err
+}
+
+// ResetPassword implements store.Accounts. The token is checked first, then
+// the policy against the account's address, then the password is hashed
+// outside any transaction, and the token is spent in the same transaction
+// that sets the password.
+func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*store.Member, error) {
+	var m *store.Member
+	err := db.view(ctx, func(t *txn) (err error) {
+		m, err = t.mailTokenMember(token, store.TokenResetPassword)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if newPassword == "" {
+		return nil, store.Invalid("new_password", "new_password is required")
+	}
+	if db.policy != nil {
+		if err := db.policy(newPassword, m.Email); err != nil {
+			if e := store.AsError(err); e != nil && e.Field == "password" {
+				return nil, store.Invalid("new_password", "new_%s", e.Message)
+			}
+			return nil, err
+		}
+	}
+	if db.hasher == nil {
+		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
+	}
+	hash, err := db.hasher.Hash(ctx, newPassword)
+	if err != nil {
+		return nil, err
+	}
+	err = db.update(ctx, func(t *txn) error {
+		cur, err := t.spendMailToken(token, store.TokenResetPassword)
+		if err != nil {
+			return err
+		}
+		cur.PasswordHash, cur.UpdatedAt = hash, t.now
+		if err := t.put(bMembers, cur.ID, cur); err != nil {
+			return err
+		}
+		// Receiving the reset mail proves control of the address.
+		if err := t.markVerified(cur); err != nil {
+			return err
+		}
+		n, err := t.endDashSessions(cur.ID)
+		if err != nil {
+			return err
+		}
+		m = cur
+		return t.as(cur).audit(auditEvent{Event: "member.password_reset", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
+			Metadata: map[string]any{"sessions_revoked": n}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Login implements store.Accounts.
+func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time.Duration) (*store.LoginResult, error) {
+	invalid := store.Errorf(store.ECodeInvalidCreds, "wrong e-mail or password")
+	if db.hasher == nil {
+		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
+	}
+	email = strings.ToLower(strings.TrimSpace(email))
+	m := new(store.Member)
+	found := false
+	err := db.view(ctx, func(t *txn) error {
+		id := t.lookup(bMembersEmail, []byte(email))
+		if id == "" {
+			return nil
+		}
+		var err error
+		found, err = t.get(bMembers, id, m)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		if uv, ok := db.hasher.(unknownVerifier); ok {
+			if err := uv.VerifyUnknown(ctx, password); err != nil {
+				return nil, err
+			}
+		}
+		return nil, invalid
+	}
+	ok, err := db.hasher.Verify(ctx, password, m.PasswordHash)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		err := db.update(ctx, func(t *txn) error {
+			return t.as(m).audit(auditEvent{Event: "member.login_failed", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return nil, invalid
+	}
+	var out *store.LoginResult
+	err = db.update(ctx, func(t *txn) error {
+		// Re-read: the member may have been removed or changed meanwhile.
+		cur := new(store.Member)
+		ok, err := t.get(bMembers, m.ID, cur)
+		if err != nil {
+			return err
+		}
+		if !ok || cur.PasswordHash != m.PasswordHash {
+			return invalid
+		}
+		sess, err := t.openDashSession(cur.ID, sessionTTL)
+		if err != nil {
+			return err
+		}
+		out = &store.LoginResult{Member: cur, Session: sess}
+		return t.as(cur).audit(auditEvent{Event: "member.login", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID}})
+	})
+	return out, err
+}
+
+// as returns the transaction acting as member m: public account calls have
+// no credential, so the audit entry names the account they concern, keeping
+// the caller's address and user agent.
+func (t *txn) as(m *store.Member) *txn {
+	a := store.ActorFrom(t.ctx)
+	a.Type, a.ID = store.ActorMember, m.ID
+	cp := *t
+	cp.ctx = store.WithActor(t.ctx, a)
+	return &cp
+}

@@ -1,0 +1,466 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"licensectl/store"
+)
+
+var (
+	_ store.Entitlements = (*DB)(nil)
+	_ store.Plans        = (*DB)(nil)
+)
+
+// Field bounds of the catalog. They are not in the interface; they keep
+// records small enough that a plan list stays cheap.
+const (
+	maxNameLen        = 100
+	maxDescriptionLen = 1000
+	maxExternalIDLen  = 200
+	maxPlanEntIDs     = 1000
+)
+
+// checkName trims a required display name and checks its length.
+func checkName(field, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return "", store.Invalid(field, "%s is required", field)
+	case n > maxNameLen:
+		return "", store.Invalid(field, "%s must be at most %d characters", field, maxNameLen)
+	}
+	return name, nil
+}
+
+// ListEntitlements implements store.Entitlements.
+func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
+	out := []*store.Entitlement{}
+	err := db.view(ctx, func(t *txn) error {
+		if _, err := t.app(ref); err != nil {
+			return err
+		}
+		list, err := listAll[store.Entitlement](t, bEntsApp, idb(ref.AppID), bEnts)
+		if list != nil {
+			out = list
+		}
+		return err
+	})
+	return out, err
+}
+
+// CreateEntitlement implements store.Entitlements.
+func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
+	if !store.ValidKey(in.Key) {
+		return nil, store.Invalid("key", "key must match ^[a-z0-9][a-z0-9._:-]{0,63}$")
+	}
+	name, err := checkName("name", in.Name)
+	if err != nil {
+		return nil, err
+	}
+	if in.Description != nil && utf8.RuneCountInString(*in.Description) > maxDescriptionLen {
+		return nil, store.Invalid("description", "description must be at most %d characters", maxDescriptionLen)
+	}
+	var out *store.Entitlement
+	err = db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		keyIdx := key(idb(a.ID), []byte(in.Key))
+		if t.lookup(bEntsKey, keyIdx) != "" {
+			return store.Errorf(store.ECodeConflict, "an entitlement with key %q already exists", in.Key)
+		}
+		e := &store.Entitlement{ID: store.NewID(), AppID: a.ID, Key: in.Key, Name: name, Description: in.Description, CreatedAt: t.now}
+		if err := t.put(bEnts, e.ID, e); err != nil {
+			return err
+		}
+		if err := t.index(bEntsApp, idb(a.ID), e.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bEntsKey, keyIdx, e.ID); err != nil {
+			return err
+		}
+		out = e
+		return t.audit(auditEvent{Event: "entitlement.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key, "name": e.Name}})
+	})
+	return out, err
+}
+
+// entitlement loads an entitlement of application appID.
+func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
+	e := new(store.Entitlement)
+	if err := t.mustGet(bEnts, id, "entitlement", e); err != nil {
+		return nil, err
+	}
+	if e.AppID != appID {
+		return nil, store.NotFound("entitlement")
+	}
+	return e, nil
+}
+
+// DeleteEntitlement implements store.Entitlements. It also removes the id
+// from every plan of the application and from the extra entitlements of
+// every license in both environments. Licenses have no index by entitlement,
+// so the cost is one raw read per license of the application (a byte search
+// for the id; only licenses that name it are decoded and rewritten), inside
+// the one write transaction. Deleting an entitlement is rare; keeping an
+// entitlement→license index in step on every generation would cost more.
+func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error {
+	return db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		e, err := t.entitlement(a.ID, id)
+		if err != nil {
+			return err
+		}
+		plans, err := listAll[store.Plan](t, bPlansApp, idb(a.ID), bPlans)
+		if err != nil {
+			return err
+		}
+		for _, p := range plans {
+			if rest, ok := without(p.EntitlementIDs, id); ok {
+				p.EntitlementIDs = rest
+				if err := t.putPlan(p); err != nil {
+					return err
+				}
+			}
+		}
+		needle := []byte(id)
+		for _, env := range a.Environments {
+			for _, lid := range t.all(bLicEnv, idb(env.ID)) {
+				if !bytes.Contains(t.tx.Bucket(bLicenses).Get(idb(lid)), needle) {
+					continue
+				}
+				prev, err := t.license(env.ID, lid)
+				if err != nil {
+					return err
+				}
+				rest, ok := without(prev.EntitlementIDs, id)
+				if !ok {
+					continue
+				}
+				next := *prev
+				next.EntitlementIDs = rest
+				if err := t.saveLicense(prev, &next); err != nil {
+					return err
+				}
+			}
+		}
+		if err := t.del(bEnts, e.ID); err != nil {
+			return err
+		}
+		if err := t.unindex(bEntsApp, idb(a.ID), e.ID); err != nil {
+			return err
+		}
+		if err := t.delUnique(bEntsKey, key(idb(a.ID), []byte(e.Key))); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: "entitlement.deleted", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key}})
+	})
+}
+
+// without returns list minus v, and whether v was in it.
+func without(list []string, v string) ([]string, bool) {
+	out := make([]string, 0, len(list))
+	found := false
+	for _, x := range list {
+		if x == v {
+			found = true
+			continue
+		}
+		out = append(out, x)
+	}
+	return out, found
+}
+
+// checkEntitlementIDs checks that every id names an entitlement of the
+// application and returns the ids without duplicates, in the order given.
+func (t *txn) checkEntitlementIDs(appID string, in []string) ([]string, error) {
+	if len(in) > maxPlanEntIDs {
+		return nil, store.Invalid("entitlement_ids", "at most %d entitlement_ids", maxPlanEntIDs)
+	}
+	out := make([]string, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for _, id := range in {
+		if !store.ValidID(id) {
+			return nil, store.Invalid("entitlement_ids", "entitlement id %q is not a UUID", id)
+		}
+		if seen[id] {
+			continue
+		}
+		if _, err := t.entitlement(appID, id); err != nil {
+			if store.ErrorCode(err) == store.ECodeNotFound {
+				return nil, store.Invalid("entitlement_ids", "unknown entitlement id %s", id)
+			}
+			return nil, err
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// entitlementRefs resolves ids into short forms, skipping none: every id a
+// plan or license holds is kept in step by DeleteEntitlement.
+func (t *txn) entitlementRefs(appID string, idLists ...[]string) ([]store.EntitlementRef, error) {
+	out := []store.EntitlementRef{}
+	seen := map[string]bool{}
+	for _, list := range idLists {
+		for _, id := range list {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			e, err := t.entitlement(appID, id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, store.EntitlementRef{ID: e.ID, Key: e.Key, Name: e.Name})
+		}
+	}
+	return out, nil
+}
+
+// putPlan writes a plan record without its resolved entitlements.
+func (t *txn) putPlan(p *store.Plan) error {
+	rec := *p
+	rec.Entitlements = nil
+	return t.put(bPlans, p.ID, &rec)
+}
+
+// plan loads a plan of application appID with its entitlements resolved.
+func (t *txn) plan(appID, id string) (*store.Plan, error) {
+	p := new(store.Plan)
+	if err := t.mustGet(bPlans, id, "plan", p); err != nil {
+		return nil, err
+	}
+	if p.AppID != appID {
+		return nil, store.NotFound("plan")
+	}
+	if bytes.Equal(p.Policies, []byte("null")) {
+		p.Policies = nil // a nil RawMessage is stored as null
+	}
+	var err error
+	p.Entitlements, err = t.entitlementRefs(appID, p.EntitlementIDs)
+	return p, err
+}
+
+// ListPlans implements store.Plans.
+func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
+	out := []*store.Plan{}
+	err := db.view(ctx, func(t *txn) error {
+		if _, err := t.app(ref); err != nil {
+			return err
+		}
+		for _, id := range t.all(bPlansApp, idb(ref.AppID)) {
+			p, err := t.plan(ref.AppID, id)
+			if err != nil {
+				return err
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// FindPlan implements store.Plans.
+func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
+	var out *store.Plan
+	err := db.view(ctx, func(t *txn) error {
+		if _, err := t.app(ref); err != nil {
+			return err
+		}
+		var err error
+		out, err = t.plan(ref.AppID, id)
+		return err
+	})
+	return out, err
+}
+
+// applyPlanInput validates the fields present in in and writes them into p.
+func applyPlanInput(p *store.Plan, in store.PlanInput) error {
+	if in.Name != nil {
+		name, err := checkName("name", *in.Name)
+		if err != nil {
+			return err
+		}
+		p.Name = name
+	}
+	if in.IsTrial != nil {
+		p.IsTrial = *in.IsTrial
+	}
+	if in.DurationDays != nil {
+		d := *in.DurationDays
+		if d != nil && *d < 1 {
+			return store.Invalid("duration_days", "duration_days must be at least 1, or null for a perpetual plan")
+		}
+		if d != nil {
+			v := *d
+			d = &v
+		}
+		p.DurationDays = d
+	}
+	if in.MaxDevices != nil {
+		if *in.MaxDevices < 1 {
+			return store.Invalid("max_devices", "max_devices must be at least 1")
+		}
+		p.MaxDevices = *in.MaxDevices
+	}
+	if in.DeviceResetLimit != nil {
+		if *in.DeviceResetLimit < 0 {
+			return store.Invalid("device_reset_limit", "device_reset_limit must not be negative")
+		}
+		p.DeviceResetLimit = *in.DeviceResetLimit
+	}
+	if in.ExternalProductID != nil {
+		x := *in.ExternalProductID
+		if x != nil {
+			v := strings.TrimSpace(*x)
+			if utf8.RuneCountInString(v) > maxExternalIDLen {
+				return store.Invalid("external_product_id", "external_product_id must be at most %d characters", maxExternalIDLen)
+			}
+			x = &v
+		}
+		p.ExternalProductID = x
+	}
+	if in.PoliciesSet {
+		pol, err := checkPolicies(in.Policies)
+		if err != nil {
+			return err
+		}
+		p.Policies = pol
+	}
+	return nil
+}
+
+// emptyPlanInput reports whether in names no field at all.
+func emptyPlanInput(in store.PlanInput) bool {
+	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil &&
+		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
+}
+
+// checkPolicies accepts a JSON object (kept verbatim) or null (nil).
+func checkPolicies(raw json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil, nil
+	}
+	if len(raw) > store.MaxPoliciesBytes {
+		return nil, store.Invalid("policies", "policies must be at most %d bytes", store.MaxPoliciesBytes)
+	}
+	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, store.Invalid("policies", "policies must be a JSON object or null")
+	}
+	return append(json.RawMessage(nil), trimmed...), nil
+}
+
+// CreatePlan implements store.Plans.
+func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
+	if in.Name == nil {
+		return nil, store.Invalid("name", "name is required")
+	}
+	p := &store.Plan{MaxDevices: store.DefaultMaxDevices, DeviceResetLimit: store.DefaultDeviceResetLimit, EntitlementIDs: []string{}}
+	if err := applyPlanInput(p, in); err != nil {
+		return nil, err
+	}
+	err := db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		if in.EntitlementIDs != nil {
+			if p.EntitlementIDs, err = t.checkEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
+				return err
+			}
+		}
+		p.ID, p.AppID, p.CreatedAt, p.UpdatedAt = store.NewID(), a.ID, t.now, t.now
+		if err := t.putPlan(p); err != nil {
+			return err
+		}
+		if err := t.index(bPlansApp, idb(a.ID), p.ID); err != nil {
+			return err
+		}
+		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: "plan.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// UpdatePlan implements store.Plans. Licenses already generated keep their
+// device_resets_remaining; max_devices and entitlements apply live.
+func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error) {
+	var out *store.Plan
+	err := db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		p, err := t.plan(a.ID, id)
+		if err != nil {
+			return err
+		}
+		if err := applyPlanInput(p, in); err != nil {
+			return err
+		}
+		if in.EntitlementIDs != nil {
+			if p.EntitlementIDs, err = t.checkEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
+				return err
+			}
+		}
+		out = p
+		if emptyPlanInput(in) {
+			return nil // an empty PATCH changes nothing and is not audited
+		}
+		p.UpdatedAt = t.now
+		if err := t.putPlan(p); err != nil {
+			return err
+		}
+		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: "plan.updated", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
+	})
+	return out, err
+}
+
+// DeletePlan implements store.Plans. Licenses that no longer hold the plan in
+// use (revoked, banned, expired) keep its id; their plan name reads as "".
+func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error {
+	return db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		p, err := t.plan(a.ID, id)
+		if err != nil {
+			return err
+		}
+		if n := t.count(bLicPlanInUse, idb(p.ID)); n > 0 {
+			return store.Errorf(store.ECodePlanInUse, "%d inactive, active or suspended licenses use this plan", n)
+		}
+		if err := t.del(bPlans, p.ID); err != nil {
+			return err
+		}
+		if err := t.unindex(bPlansApp, idb(a.ID), p.ID); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: "plan.deleted", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
+	})
+}

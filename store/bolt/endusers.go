@@ -1,0 +1,148 @@
+package bolt
+
+import (
+	"context"
+	"slices"
+
+	"licensectl/store"
+)
+
+var _ store.EndUsers = (*DB)(nil)
+
+// userEvents names the audit event of each status an end-user may be set to.
+var userEvents = map[string]string{
+	store.UserActive:   "user.reinstated",
+	store.UserBanned:   "user.banned",
+	store.UserDisabled: "user.disabled",
+}
+
+// ListEndUsers implements store.EndUsers. A page costs offset+per_page index
+// keys; total is a kept count.
+func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
+	if _, ok := userEvents[f.Status]; f.Status != "" && !ok {
+		return nil, store.Invalid("status", "status must be one of active, banned, disabled")
+	}
+	return listEnvPage[store.EndUser](ctx, db, s, f, bEndUsersEnv, bEndUsersEnvStatus, bEndUsers)
+}
+
+// SetEndUserStatus implements store.EndUsers. Setting the status the user
+// already has changes nothing.
+func (db *DB) SetEndUserStatus(ctx context.Context, s store.Scope, id, status string) (*store.EndUser, error) {
+	event, ok := userEvents[status]
+	if !ok {
+		return nil, store.Invalid("status", "status must be one of active, banned, disabled")
+	}
+	var out *store.EndUser
+	err := db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		prev, err := t.endUser(env.ID, id)
+		if err != nil {
+			return err
+		}
+		if prev.Status == status {
+			out = prev
+			return nil
+		}
+		next := *prev
+		next.Status, next.UpdatedAt = status, t.now
+		if err := t.saveEndUser(prev, &next); err != nil {
+			return err
+		}
+		revoked := 0
+		if status != store.UserActive {
+			if revoked, err = t.revokeSessions(bSessionsUser, next.ID, RevokedStatus); err != nil {
+				return err
+			}
+		}
+		out = &next
+		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "user", ID: next.ID},
+			Metadata: map[string]any{"from": prev.Status, "to": status, "sessions_revoked": revoked}})
+	})
+	return out, err
+}
+
+// orgEndUser loads an end-user of any application of the organization, with
+// that application; another organization's user is not_found.
+func (t *txn) orgEndUser(orgID, id string) (*store.EndUser, *store.Application, error) {
+	u := new(store.EndUser)
+	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
+		return nil, nil, err
+	}
+	a := new(store.Application)
+	if err := t.mustGet(bApps, u.AppID, "user", a); err != nil {
+		return nil, nil, err
+	}
+	if a.OrgID != orgID {
+		return nil, nil, store.NotFound("user")
+	}
+	return u, a, nil
+}
+
+// FindEndUser returns an end-user of any application of the organization.
+// The server uses it to keep application secrets to their own application's
+// users. Returns not_found.
+func (db *DB) FindEndUser(ctx context.Context, orgID, id string) (*store.EndUser, error) {
+	var out *store.EndUser
+	err := db.view(ctx, func(t *txn) (err error) {
+		out, _, err = t.orgEndUser(orgID, id)
+		return err
+	})
+	return out, err
+}
+
+// AddEndUserRole implements store.EndUsers.
+func (db *DB) AddEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error) {
+	if !store.ValidKey(role) {
+		return nil, store.Invalid("role_id", "role_id must match ^[a-z0-9][a-z0-9._:-]{0,63}$")
+	}
+	return db.changeRoles(ctx, orgID, userID, role, true)
+}
+
+// RemoveEndUserRole implements store.EndUsers.
+func (db *DB) RemoveEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error) {
+	return db.changeRoles(ctx, orgID, userID, role, false)
+}
+
+// changeRoles adds or removes one role; a change that changes nothing writes
+// nothing, so both calls are idempotent.
+func (db *DB) changeRoles(ctx context.Context, orgID, userID, role string, add bool) (*store.EndUserRoles, error) {
+	var out *store.EndUserRoles
+	err := db.update(ctx, func(t *txn) error {
+		prev, a, err := t.orgEndUser(orgID, userID)
+		if err != nil {
+			return err
+		}
+		has := slices.Contains(prev.Roles, role)
+		out = &store.EndUserRoles{UserID: prev.ID, Roles: nonNil(prev.Roles)}
+		if has == add {
+			return nil
+		}
+		next := *prev
+		event := "user.role_added"
+		if add {
+			next.Roles = append(slices.Clone(prev.Roles), role)
+		} else {
+			next.Roles, _ = without(prev.Roles, role)
+			event = "user.role_removed"
+		}
+		next.UpdatedAt = t.now
+		if err := t.saveEndUser(prev, &next); err != nil {
+			return err
+		}
+		out.Roles = nonNil(next.Roles)
+		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{next.EnvID}, Target: store.Target{Type: "user", ID: next.ID},
+			Metadata: map[string]any{"role_id": role}})
+	})
+	return out, err
+}
+
+// nonNil returns list, or an empty list for nil, so JSON shows [].
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}

@@ -1,0 +1,440 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"time"
+
+	"licensectl/store"
+)
+
+var _ store.Licenses = (*DB)(nil)
+
+// licenseStatuses are the values a status filter may name.
+var licenseStatuses = map[string]bool{
+	store.LicenseInactive: true, store.LicenseActive: true, store.LicenseExpired: true,
+	store.LicenseSuspended: true, store.LicenseRevoked: true, store.LicenseBanned: true,
+}
+
+// maxKeyAttempts bounds the retries on a license key collision. With 125
+// random bits a single collision is already astronomically unlikely; a
+// second in a row means the random source is broken.
+const maxKeyAttempts = 8
+
+// GenerateLicenses implements store.Licenses. All Quantity licenses, their
+// indexes and one license.created entry each commit in one transaction.
+// Quantity 0 means 1.
+func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
+	if in.Quantity == 0 {
+		in.Quantity = 1
+	}
+	if in.Quantity < 1 || in.Quantity > store.MaxGenerate {
+		return nil, store.Invalid("quantity", "quantity must be between 1 and %d", store.MaxGenerate)
+	}
+	if in.PlanID == "" {
+		return nil, store.Invalid("plan_id", "plan_id is required")
+	}
+	if !store.ValidID(in.PlanID) {
+		return nil, store.Invalid("plan_id", "plan_id must be a UUID")
+	}
+	var out []*store.LicenseItem
+	err := db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		p, err := t.plan(a.ID, in.PlanID)
+		if store.ErrorCode(err) == store.ECodeNotFound {
+			return store.Invalid("plan_id", "unknown plan %s", in.PlanID)
+		} else if err != nil {
+			return err
+		}
+		extra, err := t.checkEntitlementIDs(a.ID, in.EntitlementIDs)
+		if err != nil {
+			return err
+		}
+		var expires *time.Time
+		if in.ExpiresAt != nil {
+			e := in.ExpiresAt.UTC()
+			if !e.After(t.now) {
+				return store.Invalid("expires_at", "expires_at must be in the future")
+			}
+			expires = &e
+		}
+		out = make([]*store.LicenseItem, 0, in.Quantity)
+		for range in.Quantity {
+			k, err := t.newLicenseKey()
+			if err != nil {
+				return err
+			}
+			l := &store.License{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Key: k, PlanID: p.ID, Status: store.LicenseInactive,
+				EntitlementIDs: slices.Clone(extra), DeviceIDs: []string{}, ExpiresAt: expires,
+				DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: t.now, UpdatedAt: t.now}
+			if err := t.saveLicense(nil, l); err != nil {
+				return err
+			}
+			if err := t.audit(auditEvent{Event: "license.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+				Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"plan_id": p.ID}}); err != nil {
+				return err
+			}
+			out = append(out, &store.LicenseItem{License: *l, PlanName: p.Name})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// newLicenseKey returns a key not yet in use.
+func (t *txn) newLicenseKey() (string, error) {
+	for range maxKeyAttempts {
+		k := store.NewLicenseKey()
+		if t.lookup(bLicKey, []byte(k)) == "" {
+			return k, nil
+		}
+	}
+	return "", store.Errorf(store.ECodeInternal, "could not generate a unique license key")
+}
+
+// licenseIndex picks the index whose prefix matches exactly the filter, so
+// that both the page and the total come from one prefix.
+func licenseIndex(envID string, f store.LicenseFilter) ([]byte, []byte) {
+	env := idb(envID)
+	switch {
+	case f.Status != "" && f.PlanID != "":
+		return bLicEnvPlanStatus, key(env, idb(f.PlanID), str(f.Status))
+	case f.Status != "":
+		return bLicEnvStatus, key(env, str(f.Status))
+	case f.PlanID != "":
+		return bLicEnvPlan, key(env, idb(f.PlanID))
+	}
+	return bLicEnv, env
+}
+
+// ListLicenses implements store.Licenses. A page costs offset+per_page index
+// keys and per_page records; total is a kept count. Status filters match the
+// stored status, which the expiry sweeper (ExpireLicenses) moves to expired.
+func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
+	if err := f.Normalize(); err != nil {
+		return nil, err
+	}
+	if f.Status != "" && !licenseStatuses[f.Status] {
+		return nil, store.Invalid("status", "status must be one of inactive, active, expired, suspended, revoked, banned")
+	}
+	if f.PlanID != "" && !store.ValidID(f.PlanID) {
+		return nil, store.Invalid("plan_id", "plan_id must be a UUID")
+	}
+	var out *store.Page[*store.LicenseItem]
+	err := db.view(ctx, func(t *txn) error {
+		_, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		index, prefix := licenseIndex(env.ID, f)
+		page, err := listPage[store.License](t, index, prefix, bLicenses, f.PageRequest)
+		if err != nil {
+			return err
+		}
+		out = &store.Page[*store.LicenseItem]{Data: make([]*store.LicenseItem, 0, len(page.Data)), Total: page.Total, Page: page.Page, PerPage: page.PerPage}
+		names := map[string]string{}
+		for _, l := range page.Data {
+			item, err := t.licenseItem(l, names)
+			if err != nil {
+				return err
+			}
+			out.Data = append(out.Data, item)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// licenseItem resolves the plan name and user e-mail of l. planNames caches
+// names across one page. A deleted plan's name reads as "".
+func (t *txn) licenseItem(l *store.License, planNames map[string]string) (*store.LicenseItem, error) {
+	item := &store.LicenseItem{License: *l}
+	name, ok := planNames[l.PlanID]
+	if !ok {
+		p := new(store.Plan)
+		found, err := t.get(bPlans, l.PlanID, p)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			name = p.Name
+		}
+		planNames[l.PlanID] = name
+	}
+	item.PlanName = name
+	if l.UserID != "" {
+		u := new(store.EndUser)
+		found, err := t.get(bEndUsers, l.UserID, u)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			item.UserEmail = u.Email
+		}
+	}
+	return item, nil
+}
+
+// FindLicense implements store.Licenses. Entitlements are the plan's and the
+// license's own, resolved now.
+func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
+	var out *store.LicenseDetail
+	err := db.view(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		l, err := t.license(env.ID, id)
+		if err != nil {
+			return err
+		}
+		item, err := t.licenseItem(l, map[string]string{})
+		if err != nil {
+			return err
+		}
+		d := &store.LicenseDetail{LicenseItem: *item, Devices: []store.LicenseDevice{}}
+		for _, did := range l.DeviceIDs {
+			dev, err := t.device(env.ID, did)
+			if err != nil {
+				return err
+			}
+			bound, ok := l.DeviceBoundAt[did]
+			if !ok {
+				// Bindings made before DeviceBoundAt existed: the device's
+				// first sighting is the closest known time.
+				bound = dev.CreatedAt
+			}
+			d.Devices = append(d.Devices, store.LicenseDevice{ID: dev.ID, Fingerprint: dev.Fingerprint, Status: dev.Status, BoundAt: bound, LastSeenAt: dev.LastSeenAt})
+		}
+		var planEnts []string
+		p := new(store.Plan)
+		if found, err := t.get(bPlans, l.PlanID, p); err != nil {
+			return err
+		} else if found {
+			planEnts = p.EntitlementIDs
+		}
+		if d.Entitlements, err = t.entitlementRefs(a.ID, planEnts, l.EntitlementIDs); err != nil {
+			return err
+		}
+		out = d
+		return nil
+	})
+	return out, err
+}
+
+// licenseEvents names the audit event of each status a PATCH may set.
+var licenseEvents = map[string]string{
+	store.LicenseActive:    "license.reinstated",
+	store.LicenseSuspended: "license.suspended",
+	store.LicenseRevoked:   "license.revoked",
+	store.LicenseBanned:    "license.banned",
+}
+
+// SetLicenseStatus implements store.Licenses. Revoked and banned are final.
+// Active only reinstates a suspended license; it goes back to inactive when
+// it was never activated, so "inactive" keeps meaning "never activated".
+// Setting the status a license already has changes nothing.
+func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error) {
+	event, ok := licenseEvents[status]
+	if !ok {
+		return nil, store.Invalid("status", "status must be one of active, suspended, revoked, banned")
+	}
+	var out *store.License
+	err := db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		prev, err := t.license(env.ID, id)
+		if err != nil {
+			return err
+		}
+		cur := prev.EffectiveStatus(t.now)
+		if cur == status {
+			out = prev
+			return nil
+		}
+		switch {
+		case prev.Status == store.LicenseRevoked || prev.Status == store.LicenseBanned:
+			return store.Errorf(store.ECodeTransition, "a %s license cannot change status", prev.Status)
+		case status == store.LicenseActive && prev.Status != store.LicenseSuspended:
+			return store.Errorf(store.ECodeTransition, "only a suspended license can be reinstated; this one is %s", cur)
+		}
+		next := *prev
+		next.Status, next.UpdatedAt = status, t.now
+		if status == store.LicenseActive && next.ActivatedAt == nil {
+			next.Status = store.LicenseInactive
+		}
+		if err := t.saveLicense(prev, &next); err != nil {
+			return err
+		}
+		revoked := 0
+		if status != store.LicenseActive {
+			if revoked, err = t.revokeSessions(bSessionsLicense, next.ID, RevokedStatus); err != nil {
+				return err
+			}
+		}
+		out = &next
+		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: next.ID},
+			Metadata: map[string]any{"from": cur, "to": next.Status, "sessions_revoked": revoked}})
+	})
+	return out, err
+}
+
+// ResetLicenseDevice implements store.Licenses: the device is unbound and its
+// sessions on this license revoked; device_resets_remaining is untouched.
+func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error {
+	if deviceID == "" {
+		return store.Invalid("device_id", "device_id is required")
+	}
+	if !store.ValidID(deviceID) {
+		return store.Invalid("device_id", "device_id must be a UUID")
+	}
+	return db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		prevL, err := t.license(env.ID, licenseID)
+		if err != nil {
+			return err
+		}
+		rest, bound := without(prevL.DeviceIDs, deviceID)
+		if !bound {
+			return store.Errorf(store.ECodeNotFound, "the device is not bound to this license")
+		}
+		prevD, err := t.device(env.ID, deviceID)
+		if err != nil {
+			return err
+		}
+		l := *prevL
+		l.DeviceIDs, l.UpdatedAt = rest, t.now
+		if len(prevL.DeviceBoundAt) > 0 {
+			l.DeviceBoundAt = make(map[string]time.Time, len(prevL.DeviceBoundAt))
+			for k, v := range prevL.DeviceBoundAt {
+				if k != deviceID {
+					l.DeviceBoundAt[k] = v
+				}
+			}
+		}
+		d := *prevD
+		d.LicenseIDs, _ = without(prevD.LicenseIDs, licenseID)
+		if err := t.saveLicense(prevL, &l); err != nil {
+			return err
+		}
+		if err := t.saveDevice(prevD, &d); err != nil {
+			return err
+		}
+		n, err := t.revokeDeviceLicenseSessions(deviceID, licenseID)
+		if err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: "license.device_reset", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: l.ID},
+			Metadata: map[string]any{"device_id": deviceID, "by": "management", "sessions_revoked": n}})
+	})
+}
+
+// revokeDeviceLicenseSessions revokes the live sessions of one device that
+// were opened on one license; the device's other sessions stay.
+func (t *txn) revokeDeviceLicenseSessions(deviceID, licenseID string) (int, error) {
+	n := 0
+	for _, sid := range t.all(bSessionsDevice, idb(deviceID)) {
+		s := new(sessionRecord)
+		if err := t.mustGet(bSessions, sid, "session", s); err != nil {
+			return n, err
+		}
+		if s.RevokedAt != nil || s.LicenseID != licenseID {
+			continue
+		}
+		now := t.now
+		s.RevokedAt, s.RevokeReason = &now, RevokedDeviceReset
+		if err := t.put(bSessions, sid, s); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// expireBatch bounds one sweeper transaction so that a large backlog does not
+// hold the write lock for long.
+const expireBatch = 500
+
+// ExpireLicenses stores status expired on every inactive or active license
+// whose expires_at has passed, so that status filters and counts agree with
+// the status reads derive. It walks the expiry index up to now only and
+// returns how many licenses it moved. The server runs it at start and every
+// minute.
+func (db *DB) ExpireLicenses(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, more, err := db.expireSome(ctx)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// expireSome expires up to expireBatch licenses in one transaction.
+func (db *DB) expireSome(ctx context.Context) (n int, more bool, err error) {
+	err = db.update(ctx, func(t *txn) error {
+		n, more = 0, false
+		limit := timeKey(t.now)
+		c := t.tx.Bucket(bLicExpiry).Cursor()
+		var due [][]byte
+		for k, _ := c.First(); k != nil && bytes.Compare(k[:8], limit) <= 0; k, _ = c.Next() {
+			if len(due) == expireBatch {
+				more = true
+				break
+			}
+			due = append(due, clone(k))
+		}
+		for _, k := range due {
+			id := ids(k[8:])
+			prev := new(store.License)
+			found, err := t.get(bLicenses, id, prev)
+			if err != nil {
+				return err
+			}
+			if !found {
+				// Left behind by a permanently deleted application.
+				if err := t.tx.Bucket(bLicExpiry).Delete(k); err != nil {
+					return err
+				}
+				continue
+			}
+			if prev.EffectiveStatus(t.now) != store.LicenseExpired || prev.Status == store.LicenseExpired {
+				// saveLicense keeps only lapsing licenses in the index, at
+				// their current expiry: a due key that finds none is stale.
+				if err := t.tx.Bucket(bLicExpiry).Delete(k); err != nil {
+					return err
+				}
+				continue
+			}
+			next := *prev
+			next.Status, next.UpdatedAt = store.LicenseExpired, t.now
+			if err := t.saveLicense(prev, &next); err != nil {
+				return err
+			}
+			a := new(store.Application)
+			if err := t.mustGet(bApps, next.AppID, "application", a); err != nil {
+				return err
+			}
+			if err := t.audit(auditEvent{Event: "license.expired", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{next.EnvID},
+				Target: store.Target{Type: "license", ID: next.ID}, Metadata: map[string]any{"expires_at": next.ExpiresAt}}); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, more, err
+}

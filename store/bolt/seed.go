@@ -1,0 +1,96 @@
+package bolt
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"licensectl/store"
+)
+
+// SeedBinding binds a device to a license and opens a live runtime session
+// for it (owned by userID when not ""), skipping the runtime's checks (device
+// limit, statuses, first activation). Imports of bindings from another
+// system and end-to-end tests of the management API use it; the runtime
+// binds inside activation instead. It returns the session id.
+func (db *DB) SeedBinding(ctx context.Context, s store.Scope, licenseID, deviceID, userID string) (string, error) {
+	var sid string
+	err := db.update(ctx, func(t *txn) error {
+		_, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		prevL, err := t.license(env.ID, licenseID)
+		if err != nil {
+			return err
+		}
+		prevD, err := t.device(env.ID, deviceID)
+		if err != nil {
+			return err
+		}
+		l, d := *prevL, *prevD
+		if !slices.Contains(l.DeviceIDs, deviceID) {
+			l.DeviceIDs = append(slices.Clone(l.DeviceIDs), deviceID)
+			l.DeviceBoundAt = map[string]time.Time{}
+			for k, v := range prevL.DeviceBoundAt {
+				l.DeviceBoundAt[k] = v
+			}
+			l.DeviceBoundAt[deviceID] = t.now
+		}
+		if !slices.Contains(d.LicenseIDs, licenseID) {
+			d.LicenseIDs = append(slices.Clone(d.LicenseIDs), licenseID)
+		}
+		if userID != "" {
+			if _, err := t.endUser(env.ID, userID); err != nil {
+				return err
+			}
+			l.UserID, d.UserID = userID, userID
+		}
+		if err := t.saveLicense(prevL, &l); err != nil {
+			return err
+		}
+		if err := t.saveDevice(prevD, &d); err != nil {
+			return err
+		}
+		rec := &sessionRecord{ID: store.NewID(), AppID: l.AppID, EnvID: env.ID, LicenseID: l.ID, UserID: userID, DeviceID: d.ID,
+			AccessHash: store.HashSecret(store.NewID()), RefreshHash: store.HashSecret(store.NewID()),
+			AccessExpiresAt: t.now.Add(15 * time.Minute), RefreshExpiresAt: t.now.Add(14 * 24 * time.Hour), AbsoluteExpires: t.now.Add(30 * 24 * time.Hour), CreatedAt: t.now}
+		if err := t.put(bSessions, rec.ID, rec); err != nil {
+			return err
+		}
+		if err := t.setUnique(bSessionsAccess, []byte(rec.AccessHash), rec.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bSessionsRefresh, []byte(rec.RefreshHash), rec.ID); err != nil {
+			return err
+		}
+		for _, ix := range [][2]string{{string(bSessionsLicense), l.ID}, {string(bSessionsDevice), d.ID}, {string(bSessionsUser), userID}} {
+			if ix[1] == "" {
+				continue
+			}
+			if err := t.index([]byte(ix[0]), idb(ix[1]), rec.ID); err != nil {
+				return err
+			}
+		}
+		sid = rec.ID
+		return nil
+	})
+	return sid, err
+}
+
+// SessionRevokeReason returns why a runtime session was revoked, or "" while
+// it is live. Returns not_found.
+func (db *DB) SessionRevokeReason(ctx context.Context, id string) (string, error) {
+	var reason string
+	err := db.view(ctx, func(t *txn) error {
+		rec := new(sessionRecord)
+		if err := t.mustGet(bSessions, id, "session", rec); err != nil {
+			return err
+		}
+		if rec.RevokedAt != nil {
+			reason = rec.RevokeReason
+		}
+		return nil
+	})
+	return reason, err
+}
