@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -32,9 +31,9 @@ func TestRuntimeActivate(t *testing.T) {
 		if want := f.s.Clock().Now().Add(30 * 24 * time.Hour); !exp.Equal(want) {
 			t.Fatalf("expires_at = %v, want %v", exp, want)
 		}
-		l, err := f.s.Store().SeedLicense(context.Background(), key)
-		if err != nil || l.ActivatedAt == nil || len(l.DeviceIDs) != 1 {
-			t.Fatalf("license = %+v, %v", l, err)
+		l := f.lic(t, key)
+		if l.ActivatedAt == nil || len(l.Devices) != 1 || l.Status != "active" || l.Devices[0].Fingerprint != "fp-ok-1" || !l.Devices[0].BoundAt.Equal(f.s.Clock().Now()) {
+			t.Fatalf("license = %+v", l)
 		}
 		if got := f.wantValid(t, s.AccessToken); fmt.Sprint(got) != "[beta export pro]" {
 			t.Fatalf("entitlements = %v", got)
@@ -46,8 +45,8 @@ func TestRuntimeActivate(t *testing.T) {
 		}
 		// Key input is normalized: lower case, no dashes.
 		f.activate(t, strings2(key), "fp-ok-2")
-		if l, _ := f.s.Store().SeedLicense(context.Background(), key); len(l.DeviceIDs) != 2 {
-			t.Fatalf("devices = %v", l.DeviceIDs)
+		if l := f.lic(t, key); len(l.Devices) != 2 {
+			t.Fatalf("devices = %v", l.Devices)
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
@@ -96,26 +95,18 @@ func TestRuntimeActivate(t *testing.T) {
 	t.Run("ErrLicenseStatus", func(t *testing.T) {
 		for status, code := range map[string]string{"revoked": "license_revoked", "suspended": "license_suspended", "banned": "license_banned"} {
 			key := f.license(t, planOpts{})
-			l, _ := f.s.Store().SeedLicense(context.Background(), key)
-			if err := f.s.Store().SeedStatus(context.Background(), f.scope, "license", l.ID, status); err != nil {
-				t.Fatal(err)
-			}
+			f.setStatus(t, "licenses", f.ids[key], status)
 			f.do(t, "POST", "/licenses/activate", f.activateBody(key, "st-"+status)).WantError(t, http.StatusForbidden, code)
 		}
-		past := f.s.Clock().Now().Add(-time.Hour)
-		key := f.license(t, planOpts{expiresAt: &past})
+		soon := f.s.Clock().Now().Add(time.Minute)
+		key := f.license(t, planOpts{expiresAt: &soon})
+		f.s.Clock().Advance(2 * time.Minute)
 		f.do(t, "POST", "/licenses/activate", f.activateBody(key, "st-expired")).WantError(t, http.StatusForbidden, "license_expired")
 	})
 	t.Run("ErrDeviceBlocked", func(t *testing.T) {
 		keys := f.licenses(t, 2, planOpts{})
 		f.activate(t, keys[0], "blocked-dev")
-		d, err := f.s.Store().SeedDevice(context.Background(), f.scope, "blocked-dev")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.s.Store().SeedStatus(context.Background(), f.scope, "device", d.ID, store.DeviceBlocked); err != nil {
-			t.Fatal(err)
-		}
+		f.setStatus(t, "devices", f.device(t, "blocked-dev").ID, store.DeviceBlocked)
 		f.do(t, "POST", "/licenses/activate", f.activateBody(keys[1], "blocked-dev")).WantError(t, http.StatusForbidden, "device_blocked")
 	})
 	t.Run("ErrApplicationDisabled", func(t *testing.T) {
@@ -157,9 +148,8 @@ func TestRuntimeActivateWithUser(t *testing.T) {
 	key := f.license(t, planOpts{ents: []string{"pro"}, maxDevices: 3})
 	t.Run("OK", func(t *testing.T) {
 		s := f.activate(t, key, "alice-pc", "Authorization", "Bearer "+alice.AccessToken)
-		l, _ := f.s.Store().SeedLicense(context.Background(), key)
-		if l.UserID == "" {
-			t.Fatal("license not assigned to the user")
+		if l := f.lic(t, key); l.User == nil || l.User.Email != "alice@example.com" {
+			t.Fatalf("license user = %+v", l.User)
 		}
 		f.wantValid(t, s.AccessToken)
 		// The login session now carries the license's entitlements.
@@ -300,9 +290,8 @@ func TestRuntimeConcurrency(t *testing.T) {
 				t.Fatalf("status %d", c)
 			}
 		}
-		l, _ := f.s.Store().SeedLicense(context.Background(), key)
-		if ok != 3 || len(l.DeviceIDs) != 3 {
-			t.Fatalf("successes = %d, bound = %d, want 3", ok, len(l.DeviceIDs))
+		if l := f.lic(t, key); ok != 3 || len(l.Devices) != 3 {
+			t.Fatalf("successes = %d, bound = %d, want 3", ok, len(l.Devices))
 		}
 	})
 	t.Run("ResetsNeverBelowZero", func(t *testing.T) {
@@ -328,9 +317,8 @@ func TestRuntimeConcurrency(t *testing.T) {
 				t.Fatalf("status %d", c)
 			}
 		}
-		l, _ := f.s.Store().SeedLicense(context.Background(), key)
-		if ok != 5 || l.DeviceResetsRemaining != 0 || len(l.DeviceIDs) != 15 {
-			t.Fatalf("resets = %d, remaining = %d, bound = %d", ok, l.DeviceResetsRemaining, len(l.DeviceIDs))
+		if l := f.lic(t, key); ok != 5 || l.DeviceResetsRemaining != 0 || len(l.Devices) != 15 {
+			t.Fatalf("resets = %d, remaining = %d, bound = %d", ok, l.DeviceResetsRemaining, len(l.Devices))
 		}
 	})
 	t.Run("ParallelRefreshOneWins", func(t *testing.T) {

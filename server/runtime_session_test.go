@@ -36,9 +36,8 @@ func TestRuntimeLogin(t *testing.T) {
 		if got := f.wantValid(t, s.AccessToken); len(got) != 0 {
 			t.Fatalf("entitlements = %v", got)
 		}
-		d, err := f.s.Store().SeedDevice(context.Background(), f.scope, "carol-pc")
-		if err != nil || d.UserID != uid {
-			t.Fatalf("device = %+v, %v", d, err)
+		if d := f.device(t, "carol-pc"); d.UserID == nil || *d.UserID != uid {
+			t.Fatalf("device = %+v", d)
 		}
 	})
 	t.Run("ErrInvalidCredentials", func(t *testing.T) {
@@ -56,17 +55,12 @@ func TestRuntimeLogin(t *testing.T) {
 	})
 	t.Run("ErrDeviceBlocked", func(t *testing.T) {
 		f.login(t, "carol@example.com", "carol-blocked")
-		d, _ := f.s.Store().SeedDevice(context.Background(), f.scope, "carol-blocked")
-		if err := f.s.Store().SeedStatus(context.Background(), f.scope, "device", d.ID, store.DeviceBlocked); err != nil {
-			t.Fatal(err)
-		}
+		f.setStatus(t, "devices", f.device(t, "carol-blocked").ID, store.DeviceBlocked)
 		f.do(t, "POST", "/auth/login", f.loginBody("carol@example.com", servertest.Password, "carol-blocked")).WantError(t, http.StatusForbidden, "device_blocked")
 	})
 	t.Run("ErrForbidden", func(t *testing.T) {
 		id := f.register(t, "dave@example.com")
-		if err := f.s.Store().SeedStatus(context.Background(), f.scope, "user", id, store.UserBanned); err != nil {
-			t.Fatal(err)
-		}
+		f.setStatus(t, "users", id, store.UserBanned)
 		f.do(t, "POST", "/auth/login", f.loginBody("dave@example.com", servertest.Password, "dave-pc")).WantError(t, http.StatusForbidden, "forbidden")
 	})
 	t.Run("Audit", func(t *testing.T) {
@@ -107,8 +101,6 @@ func TestRuntimeLogout(t *testing.T) {
 
 func TestRuntimeValidate(t *testing.T) {
 	f := newRT(t)
-	ctx := context.Background()
-	db := f.s.Store()
 	t.Run("TokenInvalid", func(t *testing.T) {
 		f.wantReason(t, "garbage", "token_invalid")
 		f.wantReason(t, "", "token_invalid")
@@ -138,16 +130,11 @@ func TestRuntimeValidate(t *testing.T) {
 		key := f.license(t, planOpts{})
 		s := f.activate(t, key, "lc-"+status)
 		f.wantValid(t, s.AccessToken)
-		l, _ := db.SeedLicense(ctx, key)
-		if err := db.SeedStatus(ctx, f.scope, "license", l.ID, status); err != nil {
-			t.Fatal(err)
-		}
+		f.setStatus(t, "licenses", f.ids[key], status)
 		f.wantReason(t, s.AccessToken, reason)
 		if status == store.LicenseSuspended {
 			// Reinstating does not bring revoked sessions back.
-			if err := db.SeedStatus(ctx, f.scope, "license", l.ID, store.LicenseActive); err != nil {
-				t.Fatal(err)
-			}
+			f.setStatus(t, "licenses", f.ids[key], store.LicenseActive)
 			f.wantReason(t, s.AccessToken, "session_revoked")
 		}
 	}
@@ -165,19 +152,14 @@ func TestRuntimeValidate(t *testing.T) {
 		id := f.register(t, email)
 		s := f.login(t, email, email+"-pc")
 		f.wantValid(t, s.AccessToken)
-		if err := db.SeedStatus(ctx, f.scope, "user", id, status); err != nil {
-			t.Fatal(err)
-		}
+		f.setStatus(t, "users", id, status)
 		f.wantReason(t, s.AccessToken, reason)
 	}
 	t.Run("UserBanned", func(t *testing.T) { userCase(t, "banned@example.com", store.UserBanned, "user_banned") })
 	t.Run("UserDisabled", func(t *testing.T) { userCase(t, "disabled@example.com", store.UserDisabled, "user_disabled") })
 	t.Run("DeviceBlocked", func(t *testing.T) {
 		s := f.activate(t, f.license(t, planOpts{}), "dev-blocked")
-		d, _ := db.SeedDevice(ctx, f.scope, "dev-blocked")
-		if err := db.SeedStatus(ctx, f.scope, "device", d.ID, store.DeviceBlocked); err != nil {
-			t.Fatal(err)
-		}
+		f.setStatus(t, "devices", f.device(t, "dev-blocked").ID, store.DeviceBlocked)
 		f.wantReason(t, s.AccessToken, "device_blocked")
 	})
 	t.Run("TokenExpired", func(t *testing.T) {
@@ -202,10 +184,8 @@ func TestRuntimeValidate(t *testing.T) {
 		// Device blocked, then license suspended: the license is reported.
 		key := f.license(t, planOpts{})
 		s := f.activate(t, key, "order-pc")
-		d, _ := db.SeedDevice(ctx, f.scope, "order-pc")
-		_ = db.SeedStatus(ctx, f.scope, "device", d.ID, store.DeviceBlocked)
-		l, _ := db.SeedLicense(ctx, key)
-		_ = db.SeedStatus(ctx, f.scope, "license", l.ID, store.LicenseSuspended)
+		f.setStatus(t, "devices", f.device(t, "order-pc").ID, store.DeviceBlocked)
+		f.setStatus(t, "licenses", f.ids[key], store.LicenseSuspended)
 		f.wantReason(t, s.AccessToken, "license_suspended")
 	})
 }
@@ -242,8 +222,7 @@ func TestRuntimeRefresh(t *testing.T) {
 	t.Run("ErrSessionInvalid", func(t *testing.T) {
 		k := f.license(t, planOpts{})
 		s := f.activate(t, k, "refresh-susp")
-		l, _ := f.s.Store().SeedLicense(context.Background(), k)
-		_ = f.s.Store().SeedStatus(context.Background(), f.scope, "license", l.ID, store.LicenseSuspended)
+		f.setStatus(t, "licenses", f.ids[k], store.LicenseSuspended)
 		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).WantError(t, http.StatusUnauthorized, "session_invalid")
 		// An idle refresh token expires.
 		s2 := f.activate(t, f.license(t, planOpts{}), "refresh-idle")
@@ -271,8 +250,7 @@ func TestRuntimeEntitlementCheck(t *testing.T) {
 	t.Run("ErrSessionInvalid", func(t *testing.T) {
 		check("export", "garbage").WantError(t, http.StatusUnauthorized, "session_invalid")
 		f.do(t, "GET", "/entitlements/check?key=export", nil).WantError(t, http.StatusUnauthorized, "session_invalid")
-		l, _ := f.s.Store().SeedLicense(context.Background(), key)
-		_ = f.s.Store().SeedStatus(context.Background(), f.scope, "license", l.ID, store.LicenseRevoked)
+		f.setStatus(t, "licenses", f.ids[key], store.LicenseRevoked)
 		check("export", s.AccessToken).WantError(t, http.StatusUnauthorized, "session_invalid")
 	})
 	t.Run("ErrValidationFailed", func(t *testing.T) {
@@ -283,8 +261,7 @@ func TestRuntimeEntitlementCheck(t *testing.T) {
 func TestRuntimeLastSeenFlushed(t *testing.T) {
 	f := newRT(t)
 	s := f.activate(t, f.license(t, planOpts{}), "seen-pc")
-	d, _ := f.s.Store().SeedDevice(context.Background(), f.scope, "seen-pc")
-	if d.LastSeenAt == nil || !d.LastSeenAt.Equal(f.s.Clock().Now()) {
+	if d := f.device(t, "seen-pc"); d.LastSeenAt == nil || !d.LastSeenAt.Equal(f.s.Clock().Now()) {
 		t.Fatalf("last_seen_at after activation = %v", d.LastSeenAt)
 	}
 	// Within 5 minutes a validation queues nothing; later it queues the
@@ -295,16 +272,15 @@ func TestRuntimeLastSeenFlushed(t *testing.T) {
 	f.s.Clock().Advance(5 * time.Minute)
 	f.wantValid(t, s.AccessToken)
 	want := f.s.Clock().Now()
-	if d, _ := f.s.Store().SeedDevice(context.Background(), f.scope, "seen-pc"); d.LastSeenAt.Equal(want) {
+	if d := f.device(t, "seen-pc"); d.LastSeenAt.Equal(want) {
 		t.Fatal("validation wrote last_seen_at itself")
 	}
 	cfg := f.s.Config
 	if err := f.s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2 := servertest.Start(t, cfg)
-	d, _ = s2.Store().SeedDevice(context.Background(), f.scope, "seen-pc")
-	if d.LastSeenAt == nil || !d.LastSeenAt.Equal(want) {
+	f.s = servertest.Start(t, cfg)
+	if d := f.device(t, "seen-pc"); d.LastSeenAt == nil || !d.LastSeenAt.Equal(want) {
 		t.Fatalf("last_seen_at = %v, want %v", d.LastSeenAt, want)
 	}
 }

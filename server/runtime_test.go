@@ -5,19 +5,20 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"licensectl/config"
+	"licensectl/server"
 	"licensectl/server/rttoken"
 	"licensectl/server/servertest"
 	"licensectl/store"
 )
 
 // rtFix is an application with its production public key, ready for runtime
-// calls. Plans and licenses are seeded straight into the store (test
-// support in store/bolt/runtime_seed.go) until the management catalog lands.
+// calls; plans, licenses and statuses go through the management API.
 type rtFix struct {
 	s      *servertest.Server
 	org    *servertest.Org
@@ -25,6 +26,7 @@ type rtFix struct {
 	pub    string // production public key
 	devPub string // development public key
 	scope  store.Scope
+	ids    map[string]string // license key → id
 }
 
 func newRT(t *testing.T, mods ...func(*config.Config)) *rtFix {
@@ -37,7 +39,7 @@ func attachRT(t *testing.T, s *servertest.Server) *rtFix {
 	t.Helper()
 	org := s.NewOrg(t)
 	id := newApp(t, s, org.APIKey, "Runtime App")
-	f := &rtFix{s: s, org: org, appID: id, scope: store.Scope{OrgID: org.ID, AppID: id, Env: store.EnvProduction}}
+	f := &rtFix{s: s, org: org, appID: id, scope: store.Scope{OrgID: org.ID, AppID: id, Env: store.EnvProduction}, ids: map[string]string{}}
 	var d struct {
 		Environments []struct {
 			Name      string `json:"name"`
@@ -61,7 +63,7 @@ func (f *rtFix) do(t *testing.T, method, path string, body any, hdr ...string) *
 	return f.s.Do(t, method, "/v1/runtime"+path, body, append([]string{"x-api-key", f.pub}, hdr...)...)
 }
 
-// planOpts adjust a seeded plan.
+// planOpts adjust a plan made for a test.
 type planOpts struct {
 	maxDevices, resets int
 	trial              bool
@@ -71,19 +73,24 @@ type planOpts struct {
 	expiresAt          *time.Time
 }
 
-// licenses seeds a plan and n licenses of it and returns their keys.
+// mgmt sends a management request with the organization's API key.
+func (f *rtFix) mgmt(t *testing.T, method, path string, body any) *servertest.Resp {
+	t.Helper()
+	return f.s.As(t, f.org.APIKey, method, "/v1/mgmt/applications/"+f.appID+path, body)
+}
+
+// licenses makes entitlements, a plan and n licenses of it through the
+// management API and returns their keys.
 func (f *rtFix) licenses(t *testing.T, n int, o planOpts) []string {
 	t.Helper()
-	ctx := context.Background()
-	db := f.s.Store()
 	ent := func(k string) string {
-		id, err := db.SeedEntitlement(ctx, f.scope.App(), k)
-		if err != nil {
-			t.Fatalf("SeedEntitlement: %v", err)
+		var out struct {
+			ID string `json:"entitlement_id"`
 		}
-		return id
+		f.mgmt(t, "POST", "/entitlements", map[string]any{"key": k, "name": k}).Want(t, http.StatusCreated).JSON(t, &out)
+		return out.ID
 	}
-	var planEnts, extra []string
+	planEnts, extra := []string{}, []string{}
 	for _, k := range o.ents {
 		planEnts = append(planEnts, ent(k))
 	}
@@ -93,23 +100,68 @@ func (f *rtFix) licenses(t *testing.T, n int, o planOpts) []string {
 	if o.maxDevices == 0 {
 		o.maxDevices = 1
 	}
-	planID, err := db.SeedPlan(ctx, f.scope.App(), store.Plan{Name: "Plan", IsTrial: o.trial, DurationDays: o.durationDays, MaxDevices: o.maxDevices,
-		DeviceResetLimit: o.resets, EntitlementIDs: planEnts})
-	if err != nil {
-		t.Fatalf("SeedPlan: %v", err)
+	var plan struct {
+		ID string `json:"plan_id"`
 	}
-	ls, err := db.SeedLicenses(ctx, f.scope, planID, n, extra, o.expiresAt)
-	if err != nil {
-		t.Fatalf("SeedLicenses: %v", err)
+	f.mgmt(t, "POST", "/plans", map[string]any{"name": "Plan", "is_trial": o.trial, "duration_days": o.durationDays, "max_devices": o.maxDevices,
+		"device_reset_limit": o.resets, "entitlement_ids": planEnts}).Want(t, http.StatusCreated).JSON(t, &plan)
+	req := map[string]any{"plan_id": plan.ID, "quantity": n, "entitlement_ids": extra}
+	if o.expiresAt != nil {
+		req["expires_at"] = o.expiresAt.Format(time.RFC3339Nano)
 	}
+	var gen server.LicensesGenerated
+	f.mgmt(t, "POST", "/licenses", req).Want(t, http.StatusCreated).JSON(t, &gen)
 	var keys []string
-	for _, l := range ls {
+	for _, l := range gen.Licenses {
 		keys = append(keys, l.Key)
+		f.ids[l.Key] = l.ID
 	}
 	return keys
 }
 
 func (f *rtFix) license(t *testing.T, o planOpts) string { t.Helper(); return f.licenses(t, 1, o)[0] }
+
+// lic reads a license's detail through the management API.
+func (f *rtFix) lic(t *testing.T, key string) server.LicenseDetail {
+	t.Helper()
+	var d server.LicenseDetail
+	f.mgmt(t, "GET", "/licenses/"+f.ids[key], nil).Want(t, http.StatusOK).JSON(t, &d)
+	return d
+}
+
+// setStatus changes the status of a license, user or device (path
+// "licenses", "users", "devices") through the management API.
+func (f *rtFix) setStatus(t *testing.T, path, id, status string) {
+	t.Helper()
+	f.mgmt(t, "PATCH", "/"+path+"/"+id, map[string]any{"status": status}).Want(t, http.StatusOK)
+}
+
+// rtDevice is a device as the management API lists it.
+type rtDevice struct {
+	ID          string     `json:"id"`
+	Fingerprint string     `json:"fingerprint"`
+	UserID      *string    `json:"user_id"`
+	LastSeenAt  *time.Time `json:"last_seen_at"`
+}
+
+// device finds a device by fingerprint through the management API.
+func (f *rtFix) device(t *testing.T, fp string) rtDevice {
+	t.Helper()
+	for page := 1; ; page++ {
+		var p struct {
+			Data []rtDevice `json:"data"`
+		}
+		f.mgmt(t, "GET", "/devices?per_page=100&page="+strconv.Itoa(page), nil).Want(t, http.StatusOK).JSON(t, &p)
+		for _, d := range p.Data {
+			if d.Fingerprint == fp {
+				return d
+			}
+		}
+		if len(p.Data) < 100 {
+			t.Fatalf("no device %q", fp)
+		}
+	}
+}
 
 func nonce() string {
 	var b [16]byte

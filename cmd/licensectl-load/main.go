@@ -82,22 +82,23 @@ func seedCmd(args []string) error {
 	ref := store.AppRef{OrgID: org.ID, AppID: app.ID}
 	var ents []string
 	for _, k := range []string{"pro", "export", "cloud-sync"} {
-		id, err := db.SeedEntitlement(ctx, ref, k)
+		e, err := db.CreateEntitlement(ctx, ref, store.CreateEntitlementInput{Key: k, Name: k})
 		if err != nil {
 			return err
 		}
-		ents = append(ents, id)
+		ents = append(ents, e.ID)
 	}
 	// Room for every device the activation benchmark creates.
-	planID, err := db.SeedPlan(ctx, ref, store.Plan{Name: "Bench", MaxDevices: 1_000_000, DeviceResetLimit: 3, EntitlementIDs: ents})
+	name, maxDevices, resets := "Bench", 1_000_000, 3
+	plan, err := db.CreatePlan(ctx, ref, store.PlanInput{Name: &name, MaxDevices: &maxDevices, DeviceResetLimit: &resets, EntitlementIDs: &ents})
 	if err != nil {
 		return err
 	}
 	sf := seedFile{AppID: app.ID, PublicKey: app.Env(store.EnvProduction).PublicKey}
 	scope := store.Scope{OrgID: org.ID, AppID: app.ID, Env: store.EnvProduction}
 	for done := 0; done < *n; {
-		batch := min(1000, *n-done)
-		ls, err := db.SeedLicenses(ctx, scope, planID, batch, nil, nil)
+		batch := min(store.MaxGenerate, *n-done)
+		ls, err := db.GenerateLicenses(ctx, scope, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: batch})
 		if err != nil {
 			return err
 		}

@@ -197,6 +197,12 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 			return nil, err
 		}
 		l.DeviceIDs = append(slices.Clone(l.DeviceIDs), dev.ID)
+		bound := make(map[string]time.Time, len(l.DeviceBoundAt)+1)
+		for k, v := range l.DeviceBoundAt {
+			bound[k] = v
+		}
+		bound[dev.ID] = t.now
+		l.DeviceBoundAt = bound
 	}
 	changed := !bound
 	if l.Status == store.LicenseInactive {
@@ -272,6 +278,14 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		t.asActor(store.ActorLicense, l.ID)
 		prevLic, prevDev := *l, *dev
 		l.DeviceIDs = slices.DeleteFunc(slices.Clone(l.DeviceIDs), func(id string) bool { return id == dev.ID })
+		if len(prevLic.DeviceBoundAt) > 0 {
+			l.DeviceBoundAt = make(map[string]time.Time, len(prevLic.DeviceBoundAt))
+			for k, v := range prevLic.DeviceBoundAt {
+				if k != dev.ID {
+					l.DeviceBoundAt[k] = v
+				}
+			}
+		}
 		l.DeviceResetsRemaining--
 		l.UpdatedAt = t.now
 		dev.LicenseIDs = slices.DeleteFunc(slices.Clone(dev.LicenseIDs), func(id string) bool { return id == l.ID })
@@ -282,20 +296,13 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 			return err
 		}
 		// The device's sessions of this license end; its other licenses' stay.
-		for _, sid := range t.all(bSessionsDevice, idb(dev.ID)) {
-			s := new(sessionRecord)
-			if err := t.mustGet(bSessions, sid, "session", s); err != nil {
-				return err
-			}
-			if s.LicenseID == l.ID {
-				if err := t.revokeSession(sid, RevokedDeviceReset); err != nil {
-					return err
-				}
-			}
+		n, err := t.revokeDeviceLicenseSessions(dev.ID, l.ID)
+		if err != nil {
+			return err
 		}
 		remaining = l.DeviceResetsRemaining
 		return t.audit(auditEvent{Event: "license.device_reset", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime"}})
+			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
 	})
 	return remaining, err
 }
