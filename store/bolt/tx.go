@@ -30,13 +30,8 @@ func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
 	})
 }
 
-// batch is update through bbolt's group commit, for hot runtime writes. fn
-// may run more than once, so it must be idempotent and free of side effects.
-func (db *DB) batch(ctx context.Context, fn func(t *txn) error) error {
-	return db.bolt.Batch(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
-	})
-}
+// Hot runtime writes use groupCommit (runtime_commit.go), an adaptive group
+// commit with DB.Batch's contract but no batching timer.
 
 // view runs fn in a read-only transaction.
 func (db *DB) view(ctx context.Context, fn func(t *txn) error) error {
