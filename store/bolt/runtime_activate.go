@@ -132,12 +132,17 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if id == "" {
 		return nil, store.NotFound("license")
 	}
-	l := new(store.License)
-	if ok, err := t.get(bLicenses, id, l); err != nil {
+	// Records come from the decode cache and are copied before any change:
+	// the fields changed below are replaced, never modified in place.
+	cl, err := cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(id))
+	if err != nil {
 		return nil, err
-	} else if !ok || l.EnvID != ra.Env.ID {
+	}
+	if cl == nil || cl.EnvID != ra.Env.ID {
 		return nil, store.NotFound("license")
 	}
+	lc := *cl
+	l := &lc
 	t.asActor(store.ActorLicense, l.ID)
 	if err := licenseCode(licenseReason(l, t.now)); err != nil {
 		return nil, err
@@ -154,10 +159,15 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	}
 	var dev *store.Device
 	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
-		var err error
-		if dev, err = t.device(ra.Env.ID, devID); err != nil {
+		cd, err := cachedGet[store.Device](r.cache, t, tagDevice, bDevices, idb(devID))
+		if err != nil {
 			return nil, err
 		}
+		if cd == nil || cd.EnvID != ra.Env.ID {
+			return nil, store.NotFound("device")
+		}
+		dc := *cd
+		dev = &dc
 		if dev.Status == store.DeviceBlocked {
 			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"time"
 
 	"licensectl/store"
@@ -263,18 +264,17 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if err != nil {
 			return err
 		}
-		sid := t.lookup(bSessionsRefresh, []byte(hash))
-		s := new(sessionRecord)
-		if sid != "" {
-			if ok, err := t.get(bSessions, sid, s); err != nil {
-				return err
-			} else if !ok {
-				sid = ""
-			}
+		// The record comes from the decode cache and is copied before any
+		// change; its one slice is cloned before it is appended to.
+		cs, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, t.tx.Bucket(bSessionsRefresh).Get([]byte(hash)))
+		if err != nil {
+			return err
 		}
-		if sid == "" || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
+		if cs == nil || cs.AppID != ra.App.ID || cs.EnvID != ra.Env.ID {
 			return store.Errorf(store.ECodeInvalidToken, "unknown refresh token")
 		}
+		sc := *cs
+		s := &sc
 		if ra.App.Status != store.AppActive {
 			return errAppDisabled()
 		}
@@ -320,7 +320,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if err := t.delUnique(bSessionsAccess, []byte(s.AccessHash)); err != nil {
 			return err
 		}
-		s.RetiredRefresh = append(s.RetiredRefresh, s.RefreshHash)
+		s.RetiredRefresh = append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
 		if len(s.RetiredRefresh) > maxRetired {
 			s.RetiredRefresh = s.RetiredRefresh[len(s.RetiredRefresh)-maxRetired:]
 		}
