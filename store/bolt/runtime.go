@@ -66,8 +66,10 @@ const (
 
 const cacheShards = 64
 
-// maxShardEntries bounds memory: a full shard is simply emptied.
-const maxShardEntries = 1 << 14
+// maxShardEntries bounds the decode cache's memory (64 shards of 2,048
+// records, a few hundred MB at worst): a full shard is simply emptied, which
+// costs only decodes.
+const maxShardEntries = 1 << 11
 
 type cacheKey struct {
 	tag uint8

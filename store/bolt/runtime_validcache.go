@@ -24,6 +24,10 @@ type validCache struct {
 	}
 }
 
+// maxValidEntries bounds one shard of remembered answers (64 shards of
+// 8,192 tokens, small entries).
+const maxValidEntries = 1 << 13
+
 type validEntry struct {
 	txid   int
 	client store.RuntimeClient
@@ -53,7 +57,7 @@ func (c *validCache) get(k [32]byte, txid int, client store.RuntimeClient, now t
 func (c *validCache) put(k [32]byte, e *validEntry) {
 	sh := &c.shards[int(k[0])%cacheShards]
 	sh.mu.Lock()
-	if len(sh.m) >= maxShardEntries {
+	if len(sh.m) >= maxValidEntries {
 		clear(sh.m)
 	}
 	sh.m[k] = e
