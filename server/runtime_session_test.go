@@ -303,3 +303,21 @@ func TestRuntimeUsageCounter(t *testing.T) {
 		t.Fatalf("runtime requests = %d, %v; want 5", n, err)
 	}
 }
+
+func TestRuntimeNonceSweep(t *testing.T) {
+	f := newRT(t)
+	key := f.license(t, planOpts{maxDevices: 5})
+	b := f.activateBody(key, "sweep-1")
+	f.do(t, "POST", "/licenses/activate", b).Want(t, http.StatusOK)
+	rt := f.s.Store().Runtime(bolt.RuntimeOptions{})
+	if n, err := rt.SweepNonces(context.Background(), 100); err != nil || n != 0 {
+		t.Fatalf("sweep within the window = %d, %v", n, err)
+	}
+	f.do(t, "POST", "/licenses/activate", b).WantError(t, http.StatusConflict, "nonce_reused")
+	f.s.Clock().Advance(f.s.Config.Runtime.ReplayWindow + time.Second)
+	if n, err := rt.SweepNonces(context.Background(), 100); err != nil || n < 1 {
+		t.Fatalf("sweep after the window = %d, %v", n, err)
+	}
+	// Past the window the timestamp itself is stale.
+	f.do(t, "POST", "/licenses/activate", b).WantError(t, http.StatusUnauthorized, "stale_timestamp")
+}
