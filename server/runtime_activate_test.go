@@ -202,14 +202,13 @@ func TestRuntimeAntiReplay(t *testing.T) {
 		f.do(t, "POST", "/auth/login", lb).WantError(t, http.StatusUnauthorized, "stale_timestamp")
 	})
 	t.Run("Audit", func(t *testing.T) {
-		var page struct {
-			Total int `json:"total"`
-		}
-		r := f.s.As(t, f.org.APIKey, "GET", "/v1/mgmt/applications/"+f.appID+"/audit-logs?event=runtime.replay_rejected", nil)
-		if r.Status == http.StatusOK {
-			r.JSON(t, &page)
-			if page.Total < 4 {
-				t.Fatalf("replay_rejected entries = %d", page.Total)
+		for event, min := range map[string]int{"runtime.replay_rejected": 4, "license.activated": 2} {
+			var page struct {
+				Total int `json:"total"`
+			}
+			f.mgmt(t, "GET", "/audit-logs?event="+event, nil).Want(t, http.StatusOK).JSON(t, &page)
+			if page.Total < min {
+				t.Fatalf("%s entries = %d, want at least %d", event, page.Total, min)
 			}
 		}
 	})
@@ -247,6 +246,7 @@ func TestRuntimeDeviceReset(t *testing.T) {
 		}
 		f.wantReason(t, s.AccessToken, "session_revoked")
 		f.activate(t, key, "reset-b")
+		f.wantAudit(t, "license.device_reset", 1)
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		reset("reset-a").WantError(t, http.StatusNotFound, "not_found") // no longer bound

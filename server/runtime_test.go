@@ -163,6 +163,19 @@ func (f *rtFix) device(t *testing.T, fp string) rtDevice {
 	}
 }
 
+// wantAudit fails unless the environment's audit log holds at least min
+// entries of event.
+func (f *rtFix) wantAudit(t *testing.T, event string, min int) {
+	t.Helper()
+	var page struct {
+		Total int `json:"total"`
+	}
+	f.mgmt(t, "GET", "/audit-logs?event="+event, nil).Want(t, http.StatusOK).JSON(t, &page)
+	if page.Total < min {
+		t.Fatalf("%s entries = %d, want at least %d", event, page.Total, min)
+	}
+}
+
 func nonce() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
