@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"licensectl/config"
+	"licensectl/server/servertest"
 )
 
 func TestRateLimits(t *testing.T) {
@@ -59,4 +60,26 @@ func TestRateLimits(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestRuntimeLoginThrottle(t *testing.T) {
+	f := newRT(t, func(c *config.Config) {
+		c.RateLimit.Enabled = true
+		c.RateLimit.Window = time.Minute
+		c.RateLimit.Runtime, c.RateLimit.RuntimeAuth, c.RateLimit.Management = 1000, 1000, 1000
+		c.RateLimit.LoginFailures = 3
+	})
+	f.register(t, "eve@example.com")
+	f.register(t, "frank@example.com")
+	for i := 0; i < 3; i++ {
+		f.do(t, "POST", "/auth/login", f.loginBody("eve@example.com", "not the password", "eve-pc")).WantError(t, http.StatusUnauthorized, "invalid_credentials")
+	}
+	r := f.do(t, "POST", "/auth/login", f.loginBody("eve@example.com", servertest.Password, "eve-pc"))
+	r.WantError(t, http.StatusTooManyRequests, "rate_limited")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatalf("headers = %v", r.Header)
+	}
+	f.login(t, "frank@example.com", "frank-pc") // another account is not affected
+	f.s.Clock().Advance(time.Minute)
+	f.login(t, "eve@example.com", "eve-pc")
 }

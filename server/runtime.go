@@ -21,7 +21,10 @@ type runtimeAPI struct {
 	ipLimit *limiter // every runtime call, per client IP
 	auLimit *limiter // register, login, activate, per client IP
 	mgLimit *limiter // management calls, per credential
-	usage   *usageCounter
+	// loginFails counts runtime login attempts per account (application
+	// environment and e-mail); nil when off.
+	loginFails *windowLimiter
+	usage      *usageCounter
 }
 
 // initRuntime builds the runtime API and starts its background workers:
@@ -36,6 +39,9 @@ func (s *Server) initRuntime() {
 		rt.ipLimit = newLimiter(rl.Runtime, rl.Window, s.now)
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
+		if rl.LoginFailures > 0 {
+			rt.loginFails = newWindowLimiter(rl.LoginFailures, rl.Window, s.now)
+		}
 	}
 	rt.usage = newUsageCounter(rt.store, s.now)
 	s.rt = rt
@@ -246,9 +252,25 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
+	// Per-account throttling, as for dashboard logins: every attempt counts
+	// before the password is checked and a success clears the count, so
+	// parallel guesses cannot slip past the limit while their hashes run.
+	fails := s.rt.loginFails
+	key := c.PublicKey + "|" + c.AppID + "|" + c.Env + "|" + strings.ToLower(strings.TrimSpace(in.Email))
+	if fails != nil {
+		if st := fails.Allow(key); !st.ok {
+			return rateLimited(st, "too many failed logins for this account; retry later")
+		}
+	}
 	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
 	if err != nil {
+		if fails != nil && store.ErrorCode(err) != store.ECodeInvalidCreds {
+			fails.Undo(key) // no password guess was judged (replay, busy hasher, bad input)
+		}
 		return err
+	}
+	if fails != nil {
+		fails.Reset(key)
 	}
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 	return nil
