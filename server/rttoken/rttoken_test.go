@@ -1,0 +1,107 @@
+package rttoken
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"licensectl/store"
+)
+
+func testApp(t *testing.T) *store.Application {
+	t.Helper()
+	a := &store.Application{ID: store.NewID()}
+	for _, name := range []string{store.EnvDevelopment, store.EnvProduction} {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Environments = append(a.Environments, store.Environment{ID: store.NewID(), Name: name, SigningKey: priv, KeyID: store.NewID()})
+	}
+	return a
+}
+
+func claims(app *store.Application, now time.Time) store.AccessClaims {
+	return store.AccessClaims{ID: store.NewID(), Issuer: "licensectl", Audience: app.ID, Subject: "lic-1", SessionID: "sid-1", Env: store.EnvProduction,
+		LicenseID: "lic-1", DeviceID: "dev-1", Entitlements: []string{"pro"}, IssuedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
+}
+
+func TestSignVerify(t *testing.T) {
+	app := testApp(t)
+	now := time.Now()
+	env := app.Env(store.EnvProduction)
+	tok, err := Sign(env, claims(app, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Verify(tok, app, "licensectl")
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if c.SessionID != "sid-1" || c.Env != "production" || c.DeviceID != "dev-1" || len(c.Entitlements) != 1 {
+		t.Fatalf("claims = %+v", c)
+	}
+	parsed, _, err := jwt.NewParser().ParseUnverified(tok, jwt.MapClaims{})
+	if err != nil || parsed.Header["typ"] != TokenType || parsed.Header["kid"] != env.KeyID || parsed.Header["alg"] != "EdDSA" {
+		t.Fatalf("header = %v, %v", parsed.Header, err)
+	}
+
+	t.Run("ErrAudience", func(t *testing.T) {
+		other := *app
+		other.ID = store.NewID()
+		if _, err := Verify(tok, &other, "licensectl"); err == nil {
+			t.Fatal("token for another application verified")
+		}
+	})
+	t.Run("ErrIssuer", func(t *testing.T) {
+		if _, err := Verify(tok, app, "someone-else"); err == nil {
+			t.Fatal("token of another issuer verified")
+		}
+	})
+	t.Run("ErrExpired", func(t *testing.T) {
+		old, _ := Sign(env, claims(app, now.Add(-time.Hour)))
+		if _, err := Verify(old, app, "licensectl"); err == nil {
+			t.Fatal("expired token verified")
+		}
+	})
+	t.Run("ErrAlgNone", func(t *testing.T) {
+		parts := strings.Split(tok, ".")
+		none := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"aud": app.ID, "iss": "licensectl", "exp": now.Add(time.Hour).Unix()})
+		none.Header["typ"], none.Header["kid"] = TokenType, env.KeyID
+		s, err := none.SignedString(jwt.UnsafeAllowNoneSignatureType)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(s, app, "licensectl"); err == nil {
+			t.Fatal("alg none verified")
+		}
+		if _, err := Verify(parts[0]+"."+parts[1]+".AAAA", app, "licensectl"); err == nil {
+			t.Fatal("bad signature verified")
+		}
+	})
+	t.Run("ErrHS256", func(t *testing.T) {
+		hs := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"aud": app.ID, "iss": "licensectl", "exp": now.Add(time.Hour).Unix()})
+		hs.Header["typ"], hs.Header["kid"] = TokenType, env.KeyID
+		s, _ := hs.SignedString([]byte(env.SigningKey.Public().(ed25519.PublicKey)))
+		if _, err := Verify(s, app, "licensectl"); err == nil {
+			t.Fatal("HS256 verified")
+		}
+	})
+}
+
+func TestKeySet(t *testing.T) {
+	app := testApp(t)
+	ks := KeySet(app)
+	if len(ks.Keys) != 2 {
+		t.Fatalf("keys = %+v", ks.Keys)
+	}
+	for i, k := range ks.Keys {
+		if k.Kty != "OKP" || k.Crv != "Ed25519" || k.Alg != "EdDSA" || k.Use != "sig" || k.Kid != app.Environments[i].KeyID {
+			t.Fatalf("key = %+v", k)
+		}
+	}
+}
