@@ -318,3 +318,21 @@ func TestRuntimeNonceSweep(t *testing.T) {
 	// Past the window the timestamp itself is stale.
 	f.do(t, "POST", "/licenses/activate", b).WantError(t, http.StatusUnauthorized, "stale_timestamp")
 }
+
+func TestRuntimeRefreshRetiredWindow(t *testing.T) {
+	f := newRT(t)
+	s := f.activate(t, f.license(t, planOpts{}), "window-pc")
+	tokens := []string{s.RefreshToken}
+	for i := 0; i < 6; i++ {
+		var n session
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-1]}).Want(t, http.StatusOK).JSON(t, &n)
+		tokens = append(tokens, n.RefreshToken)
+	}
+	// The oldest tokens have left the index: unknown, and the session lives on.
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[0]}).WantError(t, http.StatusUnauthorized, "invalid_token")
+	var n session
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-1]}).Want(t, http.StatusOK).JSON(t, &n)
+	// A recently retired one is reuse.
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-2]}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
+	f.wantReason(t, n.AccessToken, "session_revoked")
+}

@@ -321,8 +321,16 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			return err
 		}
 		s.RetiredRefresh = append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
-		if len(s.RetiredRefresh) > maxRetired {
-			s.RetiredRefresh = s.RetiredRefresh[len(s.RetiredRefresh)-maxRetired:]
+		if n := len(s.RetiredRefresh) - maxRetired; n > 0 {
+			// Older retired tokens leave the index: presenting one is then
+			// just unknown (401 invalid_token), and the index does not grow
+			// with every rotation of a long-lived session.
+			for _, h := range s.RetiredRefresh[:n] {
+				if err := t.delUnique(bSessionsRefresh, []byte(h)); err != nil {
+					return err
+				}
+			}
+			s.RetiredRefresh = s.RetiredRefresh[n:]
 		}
 		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(seed.Refresh)
 		s.AccessExpiresAt = exp

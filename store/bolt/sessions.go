@@ -10,11 +10,10 @@ import (
 )
 
 // sessionRecord is a runtime session as stored. Tokens are kept only as
-// SHA-256 hashes; RetiredRefresh holds the hashes of the last few
-// rotated-out refresh tokens so that deleting the session can drop their
-// index entries. Reuse detection itself does not need the list: every
-// refresh hash ever issued stays in the refresh index pointing at its
-// session, and a hash that is not the session's current one is a reuse.
+// SHA-256 hashes. RetiredRefresh holds the hashes of the last maxRetired
+// rotated-out refresh tokens, which stay in the refresh index pointing at the
+// session: presenting one of them is reuse and revokes the session. Older
+// ones are removed from the index at rotation.
 type sessionRecord struct {
 	ID               string     `json:"id"`
 	AppID            string     `json:"app"`
@@ -38,9 +37,9 @@ type sessionRecord struct {
 // activation, login and refresh: their short JSON names keep them about
 // half the size, and so the pages each commit rewrites fewer.
 
-// maxRetired bounds RetiredRefresh so that a long-lived session's record
-// stays small (it is read on every validation).
-const maxRetired = 2
+// maxRetired is how many rotated-out refresh tokens are still recognized as
+// reuse; it bounds the record (read on every validation) and the index.
+const maxRetired = 4
 
 // tokenSeed is the randomness of a token pair (and of a device an
 // activation may create), drawn before a group-commit closure so that a
