@@ -28,7 +28,8 @@ type runtimeAPI struct {
 }
 
 // initRuntime builds the runtime API and starts its background workers:
-// the last-seen flusher, the usage counter flusher and the nonce sweeper.
+// the last-seen flusher, the usage counter flusher and the sweeper of
+// sessions past their absolute lifetime and of nonces past their window.
 func (s *Server) initRuntime() {
 	c := s.cfg.Runtime
 	rt := &runtimeAPI{store: s.db.Runtime(bolt.RuntimeOptions{
@@ -54,6 +55,15 @@ func (s *Server) initRuntime() {
 			s.logger.Error("flush runtime usage", "err", err)
 		}
 	}), s.every(time.Minute, func(ctx context.Context) {
+		for {
+			n, err := rt.store.SweepSessions(ctx, 1000)
+			if err != nil {
+				s.logger.Error("sweep sessions", "err", err)
+			}
+			if err != nil || n < 1000 {
+				break
+			}
+		}
 		for {
 			n, err := rt.store.SweepNonces(ctx, 10000)
 			if err != nil {

@@ -336,3 +336,20 @@ func TestRuntimeRefreshRetiredWindow(t *testing.T) {
 	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-2]}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
 	f.wantReason(t, n.AccessToken, "session_revoked")
 }
+
+func TestRuntimeSessionSweep(t *testing.T) {
+	f := newRT(t)
+	s := f.activate(t, f.license(t, planOpts{maxDevices: 2}), "sweep-pc")
+	rt := f.s.Store().Runtime(bolt.RuntimeOptions{})
+	if n, err := rt.SweepSessions(context.Background(), 100); err != nil || n != 0 {
+		t.Fatalf("sweep of live sessions = %d, %v", n, err)
+	}
+	f.s.Clock().Advance(f.s.Config.Runtime.RefreshAbsoluteTTL + time.Second)
+	later := f.activate(t, f.license(t, planOpts{}), "sweep-pc-2")
+	if n, err := rt.SweepSessions(context.Background(), 100); err != nil || n != 1 {
+		t.Fatalf("sweep = %d, %v; want 1", n, err)
+	}
+	f.wantReason(t, s.AccessToken, "token_invalid")
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).WantError(t, http.StatusUnauthorized, "invalid_token")
+	f.wantValid(t, later.AccessToken)
+}

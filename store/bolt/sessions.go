@@ -1,7 +1,10 @@
 package bolt
 
 import (
+	"context"
 	"crypto/rand"
+	"encoding/json"
+	"fmt"
 	"encoding/base64"
 	"slices"
 	"time"
@@ -282,4 +285,57 @@ func (t *txn) revokeSession(id, reason string) error {
 	now := t.now
 	s.RevokedAt, s.RevokeReason = &now, reason
 	return t.put(bSessions, id, s)
+}
+
+// SweepSessions deletes sessions past their absolute lifetime (no token of
+// theirs can be used any more), oldest first, at most limit of them, with
+// their index entries, and reports how many it deleted. Session ids are
+// time-ordered and every session lives the same absolute lifetime, so the
+// walk stops at the first session still alive.
+func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
+	due := false
+	if err := r.db.view(ctx, func(t *txn) error {
+		_, v := t.tx.Bucket(bSessions).Cursor().First()
+		if v == nil {
+			return nil
+		}
+		s := new(sessionRecord)
+		if err := json.Unmarshal(v, s); err != nil {
+			return fmt.Errorf("decode session: %w", err)
+		}
+		due = !t.now.Before(s.AbsoluteExpires)
+		return nil
+	}); err != nil || !due {
+		return 0, err
+	}
+	n := 0
+	err := r.db.update(ctx, func(t *txn) error {
+		n = 0
+		c := t.tx.Bucket(bSessions).Cursor()
+		for k, v := c.First(); k != nil && n < limit; k, v = c.First() {
+			s := new(sessionRecord)
+			if err := json.Unmarshal(v, s); err != nil {
+				return fmt.Errorf("decode session %x: %w", k, err)
+			}
+			if t.now.Before(s.AbsoluteExpires) {
+				return nil
+			}
+			for _, ix := range []struct {
+				bucket []byte
+				owner  string
+			}{{bSessionsLicense, s.LicenseID}, {bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
+				if ix.owner != "" {
+					if err := t.tx.Bucket(ix.bucket).Delete(key(idb(ix.owner), idb(s.ID))); err != nil {
+						return err
+					}
+				}
+			}
+			if err := t.deleteSessionRecord(s.ID); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
