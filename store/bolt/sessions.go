@@ -3,9 +3,9 @@ package bolt
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"encoding/base64"
 	"slices"
 	"time"
 
