@@ -24,42 +24,31 @@ func newEntitlementCreateCmd(e *env) *cobra.Command {
 		Example: "  licensectl entitlement create --app studio export.raw --name \"RAW export\"\n" +
 			"  licensectl entitlement create --app studio pro --description \"Pro features\" -o json",
 		Args: exactArgs("KEY"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			in := store.CreateEntitlementInput{Key: args[0], Name: name}
+			if in.Name == "" {
+				in.Name = args[0]
+			}
+			if cmd.Flags().Changed("description") {
+				in.Description = &description
+			}
+			ent, err := s.svc.CreateEntitlement(ctx, ref, in)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
+			return out.emit(entitlementView(ent), func(t *table) {
+				t.field("ID", ent.ID)
+				t.field("Key", ent.Key)
+				t.field("Name", ent.Name)
+				if ent.Description != nil {
+					t.field("Description", *ent.Description)
 				}
-				in := store.CreateEntitlementInput{Key: args[0], Name: name}
-				if in.Name == "" {
-					in.Name = args[0]
-				}
-				if cmd.Flags().Changed("description") {
-					in.Description = &description
-				}
-				ent, err := s.svc.CreateEntitlement(ctx, ref, in)
-				if err != nil {
-					return err
-				}
-				return out.emit(entitlementView(ent), func(t *table) {
-					t.field("ID", ent.ID)
-					t.field("Key", ent.Key)
-					t.field("Name", ent.Name)
-					if ent.Description != nil {
-						t.field("Description", *ent.Description)
-					}
-				})
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	c.Flags().StringVar(&name, "name", "", "display name (default: the key)")
 	c.Flags().StringVar(&description, "description", "", "description")
-	_ = c.MarkFlagRequired("app")
 	return c
 }
 
@@ -70,31 +59,20 @@ func newEntitlementListCmd(e *env) *cobra.Command {
 		Short:   "List an application's entitlements",
 		Example: "  licensectl entitlement list --app studio\n  licensectl entitlement list --app studio -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			list, err := s.svc.ListEntitlements(ctx, ref)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
+			return out.emit(mapSlice(list, entitlementView), func(t *table) {
+				t.row("ID", "KEY", "NAME")
+				for _, x := range list {
+					t.row(x.ID, cut(x.Key, 18), cut(x.Name, 18))
 				}
-				list, err := s.svc.ListEntitlements(ctx, ref)
-				if err != nil {
-					return err
-				}
-				return out.emit(mapSlice(list, entitlementView), func(t *table) {
-					t.row("ID", "KEY", "NAME")
-					for _, x := range list {
-						t.row(x.ID, cut(x.Key, 18), cut(x.Name, 18))
-					}
-				})
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }
 
@@ -105,29 +83,18 @@ func newEntitlementDeleteCmd(e *env) *cobra.Command {
 		Short:   "Delete an entitlement (also from plans and licenses)",
 		Example: "  licensectl entitlement delete --app studio export.raw",
 		Args:    exactArgs("ID|KEY"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			ids, err := s.entitlementIDs(ctx, ref, args)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
-				}
-				ids, err := s.entitlementIDs(ctx, ref, args)
-				if err != nil {
-					return err
-				}
-				if err := s.svc.DeleteEntitlement(ctx, ref, ids[0]); err != nil {
-					return err
-				}
-				return out.emit(successView{true}, func(t *table) { t.row("deleted entitlement " + ids[0]) })
-			})
-		},
+			if err := s.svc.DeleteEntitlement(ctx, ref, ids[0]); err != nil {
+				return err
+			}
+			return out.emit(successView{true}, func(t *table) { t.row("deleted entitlement " + ids[0]) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }
 
@@ -246,32 +213,21 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 		Example: "  licensectl plan create --app studio Pro --max-devices 3 --entitlement pro,export.raw\n" +
 			"  licensectl plan create --app studio Trial --trial --duration-days 14 -o json",
 		Args: exactArgs("NAME"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			in, err := f.input(ctx, cmd, s, ref)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
-				}
-				in, err := f.input(ctx, cmd, s, ref)
-				if err != nil {
-					return err
-				}
-				in.Name = &args[0]
-				p, err := s.svc.CreatePlan(ctx, ref, in)
-				if err != nil {
-					return err
-				}
-				return out.emit(planView(p), func(t *table) { planFields(t, p) })
-			})
-		},
+			in.Name = &args[0]
+			p, err := s.svc.CreatePlan(ctx, ref, in)
+			if err != nil {
+				return err
+			}
+			return out.emit(planView(p), func(t *table) { planFields(t, p) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	f.bind(c, false)
-	_ = c.MarkFlagRequired("app")
 	return c
 }
 
@@ -282,35 +238,24 @@ func newPlanListCmd(e *env) *cobra.Command {
 		Short:   "List an application's plans",
 		Example: "  licensectl plan list --app studio\n  licensectl plan list --app studio -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			list, err := s.svc.ListPlans(ctx, ref)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
-				}
-				list, err := s.svc.ListPlans(ctx, ref)
-				if err != nil {
-					return err
-				}
-				return out.emit(mapSlice(list, planView), func(t *table) {
-					t.row("ID", "NAME", "DEVICES", "DAYS", "TRIAL")
-					for _, p := range list {
-						days := "-"
-						if p.DurationDays != nil {
-							days = fmt.Sprint(*p.DurationDays)
-						}
-						t.row(p.ID, cut(p.Name, 14), fmt.Sprint(p.MaxDevices), days, yesNo(p.IsTrial))
+			return out.emit(mapSlice(list, planView), func(t *table) {
+				t.row("ID", "NAME", "DEVICES", "DAYS", "TRIAL")
+				for _, p := range list {
+					days := "-"
+					if p.DurationDays != nil {
+						days = fmt.Sprint(*p.DurationDays)
 					}
-				})
+					t.row(p.ID, cut(p.Name, 14), fmt.Sprint(p.MaxDevices), days, yesNo(p.IsTrial))
+				}
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }
 
@@ -323,35 +268,24 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 		Example: "  licensectl plan update --app studio Pro --max-devices 5\n" +
 			"  licensectl plan update --app studio Pro --entitlement pro --entitlement export.raw",
 		Args: exactArgs("PLAN"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			cur, err := s.plan(ctx, ref, args[0])
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
-				}
-				cur, err := s.plan(ctx, ref, args[0])
-				if err != nil {
-					return err
-				}
-				in, err := f.input(ctx, cmd, s, ref)
-				if err != nil {
-					return err
-				}
-				p, err := s.svc.UpdatePlan(ctx, ref, cur.ID, in)
-				if err != nil {
-					return err
-				}
-				return out.emit(planView(p), func(t *table) { planFields(t, p) })
-			})
-		},
+			in, err := f.input(ctx, cmd, s, ref)
+			if err != nil {
+				return err
+			}
+			p, err := s.svc.UpdatePlan(ctx, ref, cur.ID, in)
+			if err != nil {
+				return err
+			}
+			return out.emit(planView(p), func(t *table) { planFields(t, p) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	f.bind(c, true)
-	_ = c.MarkFlagRequired("app")
 	return c
 }
 
@@ -362,28 +296,17 @@ func newPlanDeleteCmd(e *env) *cobra.Command {
 		Short:   "Delete a plan (refused while usable licenses use it)",
 		Example: "  licensectl plan delete --app studio Trial",
 		Args:    exactArgs("PLAN"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			p, err := s.plan(ctx, ref, args[0])
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
-				}
-				p, err := s.plan(ctx, ref, args[0])
-				if err != nil {
-					return err
-				}
-				if err := s.svc.DeletePlan(ctx, ref, p.ID); err != nil {
-					return err
-				}
-				return out.emit(successView{true}, func(t *table) { t.row("deleted plan " + p.ID) })
-			})
-		},
+			if err := s.svc.DeletePlan(ctx, ref, p.ID); err != nil {
+				return err
+			}
+			return out.emit(successView{true}, func(t *table) { t.row("deleted plan " + p.ID) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }

@@ -31,41 +31,30 @@ func newSecretCreateCmd(e *env) *cobra.Command {
 		Example: "  licensectl secret create --app studio --label ci\n" +
 			"  licensectl secret create --app studio --env development -o json",
 		Args: exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			a, err := s.svc.FindApplication(ctx, ref)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
-				}
-				a, err := s.svc.FindApplication(ctx, ref)
-				if err != nil {
-					return err
-				}
-				env := a.Env(s.env)
-				if env == nil {
-					return store.Errorf(store.ECodeInternal, "application has no %s environment", s.env)
-				}
-				sec, plain, err := s.svc.CreateAppSecret(ctx, ref, store.CreateSecretInput{EnvironmentID: env.ID, Label: label})
-				if err != nil {
-					return err
-				}
-				v := secretCreatedView{SecretCreated: server.SecretCreated{SecretID: sec.ID, Plaintext: plain}, Label: sec.Label, EnvironmentID: env.ID, Environment: env.Name}
-				return out.emit(v, func(t *table) {
-					t.field("ID", sec.ID)
-					t.field("Environment", env.Name)
-					t.field("Label", orDash(sec.Label))
-					t.field("Secret", plain)
-				})
+			env := a.Env(s.env)
+			if env == nil {
+				return store.Errorf(store.ECodeInternal, "application has no %s environment", s.env)
+			}
+			sec, plain, err := s.svc.CreateAppSecret(ctx, ref, store.CreateSecretInput{EnvironmentID: env.ID, Label: label})
+			if err != nil {
+				return err
+			}
+			v := secretCreatedView{SecretCreated: server.SecretCreated{SecretID: sec.ID, Plaintext: plain}, Label: sec.Label, EnvironmentID: env.ID, Environment: env.Name}
+			return out.emit(v, func(t *table) {
+				t.field("ID", sec.ID)
+				t.field("Environment", env.Name)
+				t.field("Label", orDash(sec.Label))
+				t.field("Secret", plain)
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	c.Flags().StringVar(&label, "label", "", "label to recognize the secret by")
-	_ = c.MarkFlagRequired("app")
 	return c
 }
 
@@ -93,36 +82,25 @@ func newSecretListCmd(e *env) *cobra.Command {
 		Short:   "List an application's secrets (never their plaintext)",
 		Example: "  licensectl secret list --app studio\n  licensectl secret list --app studio -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			a, err := s.svc.FindApplication(ctx, ref)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
+			list, err := s.svc.ListAppSecrets(ctx, ref)
+			if err != nil {
+				return err
+			}
+			names := envNames(a)
+			return out.emit(mapSlice(list, secretItem), func(t *table) {
+				t.row("ID", "ENV", "STATE", "LABEL")
+				for _, x := range list {
+					t.row(x.ID, names[x.EnvironmentID], revokedState(x.RevokedAt != nil), cut(orDash(x.Label), 16))
 				}
-				a, err := s.svc.FindApplication(ctx, ref)
-				if err != nil {
-					return err
-				}
-				list, err := s.svc.ListAppSecrets(ctx, ref)
-				if err != nil {
-					return err
-				}
-				names := envNames(a)
-				return out.emit(mapSlice(list, secretItem), func(t *table) {
-					t.row("ID", "ENV", "STATE", "LABEL")
-					for _, x := range list {
-						t.row(x.ID, names[x.EnvironmentID], revokedState(x.RevokedAt != nil), cut(orDash(x.Label), 16))
-					}
-				})
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }
 
@@ -133,25 +111,14 @@ func newSecretRevokeCmd(e *env) *cobra.Command {
 		Short:   "Revoke an application secret",
 		Example: "  licensectl secret revoke --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11",
 		Args:    exactArgs("ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
-			if err != nil {
+		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			if err := s.svc.RevokeAppSecret(ctx, ref, args[0]); err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, app)
-				if err != nil {
-					return err
-				}
-				if err := s.svc.RevokeAppSecret(ctx, ref, args[0]); err != nil {
-					return err
-				}
-				return out.emit(successView{true}, func(t *table) { t.row("revoked secret " + args[0]) })
-			})
-		},
+			return out.emit(successView{true}, func(t *table) { t.row("revoked secret " + args[0]) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }
 

@@ -25,37 +25,26 @@ func newUserListCmd(e *env) *cobra.Command {
 		Short:   "List end-users of the --env environment, newest first",
 		Example: "  licensectl user list --app studio\n  licensectl user list --app studio --status banned --all -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.EndUser], error) {
+				return s.svc.ListEndUsers(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+			})
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
+			v := newPageView(page, endUserView)
+			return out.emit(v, func(t *table) {
+				t.row("ID", "STATUS", "E-MAIL")
+				for _, u := range page.Data {
+					t.row(u.ID, u.Status, cut(u.Email, 30))
 				}
-				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.EndUser], error) {
-					return s.svc.ListEndUsers(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
-				})
-				if err != nil {
-					return err
-				}
-				v := newPageView(page, endUserView)
-				return out.emit(v, func(t *table) {
-					t.row("ID", "STATUS", "E-MAIL")
-					for _, u := range page.Data {
-						t.row(u.ID, u.Status, cut(u.Email, 30))
-					}
-					footer(t, page)
-				})
+				footer(t, page)
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only this status: active, banned, disabled")
 	pf.bind(c)
-	_ = c.MarkFlagRequired("app")
 	return c
 }
 
@@ -111,37 +100,26 @@ func newDeviceListCmd(e *env) *cobra.Command {
 		Short:   "List devices of the --env environment, newest first",
 		Example: "  licensectl device list --app studio\n  licensectl device list --app studio --status blocked -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.Device], error) {
+				return s.svc.ListDevices(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+			})
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
+			v := newPageView(page, deviceView)
+			return out.emit(v, func(t *table) {
+				t.row("ID", "STATUS", "FINGERPRINT")
+				for _, d := range page.Data {
+					t.row(d.ID, d.Status, cut(d.Fingerprint, 30))
 				}
-				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.Device], error) {
-					return s.svc.ListDevices(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
-				})
-				if err != nil {
-					return err
-				}
-				v := newPageView(page, deviceView)
-				return out.emit(v, func(t *table) {
-					t.row("ID", "STATUS", "FINGERPRINT")
-					for _, d := range page.Data {
-						t.row(d.ID, d.Status, cut(d.Fingerprint, 30))
-					}
-					footer(t, page)
-				})
+				footer(t, page)
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only this status: active, blocked")
 	pf.bind(c)
-	_ = c.MarkFlagRequired("app")
 	return c
 }
 
@@ -169,27 +147,16 @@ func newSetStatusCmd(e *env, noun, short, example string,
 		Short:   short,
 		Example: example,
 		Args:    exactArgs("ID", "STATUS"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			id, status, err := set(ctx, s.svc, sc, args[0], args[1])
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
-				}
-				id, status, err := set(ctx, s.svc, sc, args[0], args[1])
-				if err != nil {
-					return err
-				}
-				v := server.StatusChanged{ID: id, Status: status}
-				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("%s %s is %s", noun, v.ID, v.Status)) })
-			})
-		},
+			v := server.StatusChanged{ID: id, Status: status}
+			return out.emit(v, func(t *table) { t.row(fmt.Sprintf("%s %s is %s", noun, v.ID, v.Status)) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }
 
@@ -249,11 +216,10 @@ func newAuditListCmd(e *env) *cobra.Command {
 			})
 		},
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	c.Flags().StringVar(&event, "event", "", "only this event, e.g. license.created")
 	c.Flags().StringVar(&from, "from", "", "entries at or after this RFC 3339 time")
 	c.Flags().StringVar(&to, "to", "", "entries before this RFC 3339 time")
 	pf.bind(c)
-	_ = c.MarkFlagRequired("app")
 	return c
 }

@@ -184,48 +184,37 @@ func newLicenseListCmd(e *env) *cobra.Command {
 		Example: "  licensectl license list --app studio\n" +
 			"  licensectl license list --app studio --status active --plan Pro --all -o json",
 		Args: exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			f := store.LicenseFilter{Status: status}
+			if plan != "" {
+				p, err := s.plan(ctx, sc.App(), plan)
+				if err != nil {
+					return err
+				}
+				f.PlanID = p.ID
+			}
+			page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.LicenseItem], error) {
+				f.PageRequest = pr
+				return s.svc.ListLicenses(ctx, sc, f)
+			})
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
+			now := time.Now()
+			v := newPageView(page, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
+			return out.emit(v, func(t *table) {
+				t.row("ID", "KEY", "STATUS")
+				for _, l := range v.Data {
+					t.row(l.ID, l.Key, l.Status)
 				}
-				f := store.LicenseFilter{Status: status}
-				if plan != "" {
-					p, err := s.plan(ctx, sc.App(), plan)
-					if err != nil {
-						return err
-					}
-					f.PlanID = p.ID
-				}
-				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.LicenseItem], error) {
-					f.PageRequest = pr
-					return s.svc.ListLicenses(ctx, sc, f)
-				})
-				if err != nil {
-					return err
-				}
-				now := time.Now()
-				v := newPageView(page, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
-				return out.emit(v, func(t *table) {
-					t.row("ID", "KEY", "STATUS")
-					for _, l := range v.Data {
-						t.row(l.ID, l.Key, l.Status)
-					}
-					footer(t, page)
-				})
+				footer(t, page)
 			})
-		},
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
+	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only this status: inactive, active, expired, suspended, revoked, banned")
 	c.Flags().StringVar(&plan, "plan", "", "only this plan (id or name)")
 	pf.bind(c)
-	_ = c.MarkFlagRequired("app")
 	return c
 }
 
@@ -261,27 +250,16 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 		Short:   "Show a license with its devices and entitlements",
 		Example: "  licensectl license show --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 -o json",
 		Args:    exactArgs("ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			d, err := s.svc.FindLicense(ctx, sc, args[0])
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
-				}
-				d, err := s.svc.FindLicense(ctx, sc, args[0])
-				if err != nil {
-					return err
-				}
-				v := licenseDetailView(d, time.Now())
-				return out.emit(v, func(t *table) { licenseFields(t, v) })
-			})
-		},
+			v := licenseDetailView(d, time.Now())
+			return out.emit(v, func(t *table) { licenseFields(t, v) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }
 
@@ -308,24 +286,13 @@ func newLicenseResetDeviceCmd(e *env) *cobra.Command {
 		Short:   "Unbind a device from a license (does not use the user's reset quota)",
 		Example: "  licensectl license reset-device --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 0193a5c3-0000-7000-8000-000000000001",
 		Args:    exactArgs("LICENSE_ID", "DEVICE_ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
-			if err != nil {
+		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			if err := s.svc.ResetLicenseDevice(ctx, sc, args[0], args[1]); err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
-				}
-				if err := s.svc.ResetLicenseDevice(ctx, sc, args[0], args[1]); err != nil {
-					return err
-				}
-				return out.emit(successView{true}, func(t *table) { t.row("unbound device " + args[1] + " from license " + args[0]) })
-			})
-		},
+			return out.emit(successView{true}, func(t *table) { t.row("unbound device " + args[1] + " from license " + args[0]) })
+		}),
 	}
-	c.Flags().StringVar(&app, "app", "", "application id, slug or name (required)")
-	_ = c.MarkFlagRequired("app")
+	bindApp(c, &app)
 	return c
 }

@@ -286,3 +286,40 @@ func (e *env) withSessionCtx(ctx context.Context, cmd *cobra.Command, opts openO
 	}
 	return err
 }
+
+// appRun is the body of a command about one application: it gets the
+// session, the application (or its --env environment) and the -o output.
+type appRun[T any] func(ctx context.Context, cmd *cobra.Command, s *session, on T, out *output, args []string) error
+
+// onApp is the RunE of a command about the application named by --app.
+func (e *env) onApp(app *string, fn appRun[store.AppRef]) func(*cobra.Command, []string) error {
+	return runOn(e, fn, func(ctx context.Context, s *session) (store.AppRef, error) { return s.app(ctx, *app) })
+}
+
+// onScope is the RunE of a command about the --env environment of the
+// application named by --app.
+func (e *env) onScope(app *string, fn appRun[store.Scope]) func(*cobra.Command, []string) error {
+	return runOn(e, fn, func(ctx context.Context, s *session) (store.Scope, error) { return s.scope(ctx, *app) })
+}
+
+func runOn[T any](e *env, fn appRun[T], resolve func(ctx context.Context, s *session) (T, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		out, err := outputFor(cmd, fmtTable, fmtJSON)
+		if err != nil {
+			return err
+		}
+		return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+			on, err := resolve(ctx, s)
+			if err != nil {
+				return err
+			}
+			return fn(ctx, cmd, s, on, out, args)
+		})
+	}
+}
+
+// bindApp adds the required --app flag that names a command's application.
+func bindApp(c *cobra.Command, app *string) {
+	c.Flags().StringVar(app, "app", "", "application id, slug or name (required)")
+	_ = c.MarkFlagRequired("app")
+}
