@@ -34,23 +34,13 @@ func newAppCreateCmd(e *env) *cobra.Command {
 		Example: "  licensectl app create \"Photo Studio\"\n" +
 			"  licensectl app create \"Photo Studio\" --slug studio -o json",
 		Args: exactArgs("NAME"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			a, err := s.svc.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: args[0], Slug: slug})
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
-				}
-				a, err := s.svc.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: args[0], Slug: slug})
-				if err != nil {
-					return err
-				}
-				return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
-			})
-		},
+			return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+		}),
 	}
 	c.Flags().StringVar(&slug, "slug", "", "slug (default: derived from the name)")
 	return c
@@ -62,28 +52,18 @@ func newAppListCmd(e *env) *cobra.Command {
 		Short:   "List the organization's applications, newest first",
 		Example: "  licensectl app list\n  licensectl app list -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			list, err := s.svc.ListApplications(ctx, org)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
+			return out.emit(mapSlice(list, appItem), func(t *table) {
+				t.row("ID", "SLUG", "STATUS", "NAME")
+				for _, a := range list {
+					t.row(a.ID, cut(a.Slug, 14), a.Status, cut(a.Name, 14))
 				}
-				list, err := s.svc.ListApplications(ctx, org)
-				if err != nil {
-					return err
-				}
-				return out.emit(mapSlice(list, appItem), func(t *table) {
-					t.row("ID", "SLUG", "STATUS", "NAME")
-					for _, a := range list {
-						t.row(a.ID, cut(a.Slug, 14), a.Status, cut(a.Name, 14))
-					}
-				})
 			})
-		},
+		}),
 	}
 }
 

@@ -141,28 +141,18 @@ func newAPIKeyCreateCmd(e *env) *cobra.Command {
 		Example: "  licensectl apikey create --label ci\n" +
 			"  export LICENSECTL_API_KEY=$(licensectl apikey create --label ci -o json | jq -r .plaintext)",
 		Args: exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			k, plain, err := s.svc.CreateAPIKey(ctx, org, label)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
-				}
-				k, plain, err := s.svc.CreateAPIKey(ctx, org, label)
-				if err != nil {
-					return err
-				}
-				v := apiKeyCreatedView{APIKeyCreated: server.APIKeyCreated{KeyID: k.ID, Plaintext: plain}, Label: k.Label}
-				return out.emit(v, func(t *table) {
-					t.field("ID", k.ID)
-					t.field("Label", orDash(k.Label))
-					t.field("Key", plain)
-				})
+			v := apiKeyCreatedView{APIKeyCreated: server.APIKeyCreated{KeyID: k.ID, Plaintext: plain}, Label: k.Label}
+			return out.emit(v, func(t *table) {
+				t.field("ID", k.ID)
+				t.field("Label", orDash(k.Label))
+				t.field("Key", plain)
 			})
-		},
+		}),
 	}
 	c.Flags().StringVar(&label, "label", "", "label to recognize the key by")
 	return c
@@ -174,28 +164,18 @@ func newAPIKeyListCmd(e *env) *cobra.Command {
 		Short:   "List the organization's API keys (never their plaintext)",
 		Example: "  licensectl apikey list\n  licensectl apikey list -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			list, err := s.svc.ListAPIKeys(ctx, org)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
+			return out.emit(mapSlice(list, apiKeyItem), func(t *table) {
+				t.row("ID", "STATE", "LAST USED", "LABEL")
+				for _, k := range list {
+					t.row(k.ID, revokedState(k.RevokedAt != nil), dayp(k.LastUsedAt), cut(orDash(k.Label), 16))
 				}
-				list, err := s.svc.ListAPIKeys(ctx, org)
-				if err != nil {
-					return err
-				}
-				return out.emit(mapSlice(list, apiKeyItem), func(t *table) {
-					t.row("ID", "STATE", "LAST USED", "LABEL")
-					for _, k := range list {
-						t.row(k.ID, revokedState(k.RevokedAt != nil), dayp(k.LastUsedAt), cut(orDash(k.Label), 16))
-					}
-				})
 			})
-		},
+		}),
 	}
 }
 
@@ -205,21 +185,11 @@ func newAPIKeyRevokeCmd(e *env) *cobra.Command {
 		Short:   "Revoke a developer API key",
 		Example: "  licensectl apikey revoke 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11",
 		Args:    exactArgs("ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
-			if err != nil {
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			if err := s.svc.RevokeAPIKey(ctx, org, args[0]); err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
-				}
-				if err := s.svc.RevokeAPIKey(ctx, org, args[0]); err != nil {
-					return err
-				}
-				return out.emit(successView{true}, func(t *table) { t.row(fmt.Sprintf("revoked API key %s", args[0])) })
-			})
-		},
+			return out.emit(successView{true}, func(t *table) { t.row(fmt.Sprintf("revoked API key %s", args[0])) })
+		}),
 	}
 }

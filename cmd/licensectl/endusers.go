@@ -67,24 +67,14 @@ func newUserAddRoleCmd(e *env) *cobra.Command {
 		Short:   "Attach a role to an end-user (idempotent); roles ride in access tokens",
 		Example: "  licensectl user add-role 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 beta-tester",
 		Args:    exactArgs("ID", "ROLE"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			r, err := s.svc.AddEndUserRole(ctx, org, args[0], args[1])
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
-				}
-				r, err := s.svc.AddEndUserRole(ctx, org, args[0], args[1])
-				if err != nil {
-					return err
-				}
-				v := server.EndUserRoles{Success: true, UserID: r.UserID, Roles: nonNil(r.Roles)}
-				return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s roles: %s", v.UserID, strings.Join(v.Roles, ", "))) })
-			})
-		},
+			v := server.EndUserRoles{Success: true, UserID: r.UserID, Roles: nonNil(r.Roles)}
+			return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s roles: %s", v.UserID, strings.Join(v.Roles, ", "))) })
+		}),
 	}
 }
 

@@ -131,28 +131,18 @@ func newMemberAddCmd(e *env) *cobra.Command {
 		Example: "  licensectl member add dev@acme.test --role developer --password 'a long passphrase'\n" +
 			"  licensectl member add boss@acme.test --role owner --password \"$PW\" --first-name Ada --last-name Lovelace",
 		Args: exactArgs("EMAIL"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			in.OrgID, in.Email = org, args[0]
+			m, err := s.svc.AddMember(ctx, in)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
-				}
-				in.OrgID, in.Email = org, args[0]
-				m, err := s.svc.AddMember(ctx, in)
-				if err != nil {
-					return err
-				}
-				return out.emit(memberView(m), func(t *table) {
-					t.field("ID", m.ID)
-					t.field("E-mail", m.Email)
-					t.field("Role", m.Role)
-				})
+			return out.emit(memberView(m), func(t *table) {
+				t.field("ID", m.ID)
+				t.field("E-mail", m.Email)
+				t.field("Role", m.Role)
 			})
-		},
+		}),
 	}
 	c.Flags().StringVar(&in.Role, "role", store.RoleDeveloper, "role: owner, admin, developer or viewer")
 	c.Flags().StringVar(&in.Password, "password", "", "the member's password (10+ characters, not a common one)")
@@ -168,28 +158,18 @@ func newMemberListCmd(e *env) *cobra.Command {
 		Short:   "List the organization's members",
 		Example: "  licensectl member list\n  licensectl member list --org acme -o json",
 		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			list, err := s.svc.ListMembers(ctx, org)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
-				if err != nil {
-					return err
+			return out.emit(mapSlice(list, memberView), func(t *table) {
+				t.row("ID", "ROLE", "E-MAIL")
+				for _, m := range list {
+					t.row(m.ID, m.Role, cut(m.Email, 32))
 				}
-				list, err := s.svc.ListMembers(ctx, org)
-				if err != nil {
-					return err
-				}
-				return out.emit(mapSlice(list, memberView), func(t *table) {
-					t.row("ID", "ROLE", "E-MAIL")
-					for _, m := range list {
-						t.row(m.ID, m.Role, cut(m.Email, 32))
-					}
-				})
 			})
-		},
+		}),
 	}
 }
 
@@ -199,37 +179,27 @@ func newMemberRemoveCmd(e *env) *cobra.Command {
 		Short:   "Remove a member (the last owner cannot be removed)",
 		Example: "  licensectl member remove dev@acme.test\n  licensectl member remove 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11",
 		Args:    exactArgs("ID|EMAIL"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
-			if err != nil {
-				return err
-			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				org, err := s.org(ctx)
+		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			id := args[0]
+			if !store.ValidID(id) {
+				list, err := s.svc.ListMembers(ctx, org)
 				if err != nil {
 					return err
 				}
-				id := args[0]
-				if !store.ValidID(id) {
-					list, err := s.svc.ListMembers(ctx, org)
-					if err != nil {
-						return err
-					}
-					id = ""
-					for _, m := range list {
-						if strings.EqualFold(m.Email, strings.TrimSpace(args[0])) {
-							id = m.ID
-						}
-					}
-					if id == "" {
-						return store.Errorf(store.ECodeNotFound, "member %q not found", args[0])
+				id = ""
+				for _, m := range list {
+					if strings.EqualFold(m.Email, strings.TrimSpace(args[0])) {
+						id = m.ID
 					}
 				}
-				if err := s.svc.RemoveMember(ctx, org, id); err != nil {
-					return err
+				if id == "" {
+					return store.Errorf(store.ECodeNotFound, "member %q not found", args[0])
 				}
-				return out.emit(successView{true}, func(t *table) { t.row("removed member " + id) })
-			})
-		},
+			}
+			if err := s.svc.RemoveMember(ctx, org, id); err != nil {
+				return err
+			}
+			return out.emit(successView{true}, func(t *table) { t.row("removed member " + id) })
+		}),
 	}
 }

@@ -287,22 +287,29 @@ func (e *env) withSessionCtx(ctx context.Context, cmd *cobra.Command, opts openO
 	return err
 }
 
-// appRun is the body of a command about one application: it gets the
-// session, the application (or its --env environment) and the -o output.
-type appRun[T any] func(ctx context.Context, cmd *cobra.Command, s *session, on T, out *output, args []string) error
+// scopedRun is the body of a command about one organization, application or
+// application environment: it gets the session, what the command is about,
+// and the -o output.
+type scopedRun[T any] func(ctx context.Context, cmd *cobra.Command, s *session, on T, out *output, args []string) error
+
+// onOrg is the RunE of a command about the organization (--org, or the
+// API key's own).
+func (e *env) onOrg(fn scopedRun[string]) func(*cobra.Command, []string) error {
+	return runOn(e, fn, func(ctx context.Context, s *session) (string, error) { return s.org(ctx) })
+}
 
 // onApp is the RunE of a command about the application named by --app.
-func (e *env) onApp(app *string, fn appRun[store.AppRef]) func(*cobra.Command, []string) error {
+func (e *env) onApp(app *string, fn scopedRun[store.AppRef]) func(*cobra.Command, []string) error {
 	return runOn(e, fn, func(ctx context.Context, s *session) (store.AppRef, error) { return s.app(ctx, *app) })
 }
 
 // onScope is the RunE of a command about the --env environment of the
 // application named by --app.
-func (e *env) onScope(app *string, fn appRun[store.Scope]) func(*cobra.Command, []string) error {
+func (e *env) onScope(app *string, fn scopedRun[store.Scope]) func(*cobra.Command, []string) error {
 	return runOn(e, fn, func(ctx context.Context, s *session) (store.Scope, error) { return s.scope(ctx, *app) })
 }
 
-func runOn[T any](e *env, fn appRun[T], resolve func(ctx context.Context, s *session) (T, error)) func(*cobra.Command, []string) error {
+func runOn[T any](e *env, fn scopedRun[T], resolve func(ctx context.Context, s *session) (T, error)) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		out, err := outputFor(cmd, fmtTable, fmtJSON)
 		if err != nil {
