@@ -1,11 +1,15 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -63,6 +67,9 @@ func (r *statusRecorder) Flush() {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if len(s.trusted) > 0 {
+			r = r.WithContext(context.WithValue(r.Context(), clientIPKey{}, s.forwardedClient(r)))
+		}
 		rec := &statusRecorder{ResponseWriter: w}
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
 		defer func() {
@@ -90,13 +97,81 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
-// clientIP is the connection's address; forwarded headers are not trusted.
+type clientIPKey struct{}
+
+// clientIP is the client's address: the one observe resolved through
+// trusted proxies, else the connection's.
 func clientIP(r *http.Request) string {
+	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok {
+		return ip
+	}
+	return remoteHost(r)
+}
+
+// remoteHost is the connection's address without its port.
+func remoteHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// parseTrusted turns server.trusted_proxies (CIDRs or single addresses,
+// already validated by config) into prefixes.
+func parseTrusted(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range list {
+		if p, err := netip.ParsePrefix(v); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(v)
+		if err != nil {
+			return nil, fmt.Errorf("server.trusted_proxies: %q is not a CIDR or an IP address", v)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+func (s *Server) trustedProxy(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardedClient returns the client address of a request that arrived
+// through a trusted proxy: the right-most X-Forwarded-For entry that is not
+// itself a trusted proxy. Entries to the left of it were written by the
+// client and prove nothing; a malformed entry stops the walk at the
+// connection's address.
+func (s *Server) forwardedClient(r *http.Request) string {
+	host := remoteHost(r)
+	a, err := netip.ParseAddr(host)
+	if err != nil || !s.trustedProxy(a) {
+		return host
+	}
+	var hops []string
+	for _, h := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(h, ",")...)
+	}
+	client := host
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return client
+		}
+		client = hop.Unmap().String()
+		if !s.trustedProxy(hop) {
+			return client
+		}
+	}
+	return client
 }
 
 // metrics are the server's Prometheus collectors, on their own registry.

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,7 @@ type Server struct {
 	hashParams    *argon2id.Params
 	operatorToken string
 	router        *mux.Router
+	trusted       []netip.Prefix // server.trusted_proxies
 	metrics       *metrics
 	rt            *runtimeAPI // runtime API state (runtime.go)
 
@@ -77,6 +79,10 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 	}
 	s.db = db
 	if s.operatorToken, err = loadOperatorToken(cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.trusted, err = parseTrusted(cfg.Server.TrustedProxies); err != nil {
 		db.Close()
 		return nil, err
 	}
