@@ -33,6 +33,9 @@ type Server struct {
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed for the client IP.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
+	// GCPercent is the Go garbage collector's target (GOGC) for `serve`; 0
+	// leaves the runtime's default. The GOGC environment variable wins.
+	GCPercent int `mapstructure:"gc_percent"`
 }
 
 // Log configures log/slog output.
@@ -156,6 +159,7 @@ func Default() Config {
 			Listen:          "127.0.0.1:8080",
 			PublicURL:       "http://127.0.0.1:8080",
 			ShutdownTimeout: 10 * time.Second,
+			GCPercent:       400,
 		},
 		DataDir: "./data",
 		Log:     Log{Level: "info", Format: "auto"},

@@ -22,6 +22,7 @@ func (c Config) Validate() error {
 			"server.public_url", "must be an absolute http or https URL, got %q", c.Server.PublicURL)
 	}
 	v.positive("server.shutdown_timeout", c.Server.ShutdownTimeout)
+	v.check(c.Server.GCPercent >= 0, "server.gc_percent", "must be 0 (the runtime's default) or more")
 	for _, p := range c.Server.TrustedProxies {
 		_, perr := netip.ParsePrefix(p)
 		_, aerr := netip.ParseAddr(p)

@@ -24,6 +24,7 @@ func TestValidate(t *testing.T) {
 		{name: "ErrPublicURL", change: func(c *Config) { c.Server.PublicURL = "example.com" }, want: "server.public_url"},
 		{name: "ErrTrustedProxy", change: func(c *Config) { c.Server.TrustedProxies = []string{"10.0.0.0/33"} }, want: "server.trusted_proxies"},
 		{name: "ErrShutdownTimeout", change: func(c *Config) { c.Server.ShutdownTimeout = 0 }, want: "server.shutdown_timeout: must be a positive duration"},
+		{name: "ErrGCPercent", change: func(c *Config) { c.Server.GCPercent = -1 }, want: "server.gc_percent: must be 0 (the runtime's default) or more"},
 		{name: "ErrMailDriver", change: func(c *Config) { c.Mail.Driver = "pigeon" }, want: "mail.driver: must be one of file, smtp, log"},
 		{name: "ErrSMTPHost", change: func(c *Config) { c.Mail.Driver = "smtp" }, want: "mail.smtp.host: must be set"},
 		{name: "ErrSMTPTLS", change: func(c *Config) { c.Mail.Driver = "smtp"; c.Mail.SMTP.Host = "h"; c.Mail.SMTP.TLS = "ssl" }, want: "mail.smtp.tls"},

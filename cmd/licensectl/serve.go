@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -28,6 +29,7 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			logger := newLogger(cfg.Log, e)
+			gc := applyGCPercent(cfg.Server.GCPercent, e)
 			srv, err := server.New(cfg, server.WithLogger(logger))
 			if err != nil {
 				return err
@@ -36,7 +38,7 @@ func newServeCmd(e *env) *cobra.Command {
 				srv.Close()
 				return err
 			}
-			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir)
+			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "gc_percent", gc)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			<-ctx.Done()
@@ -62,4 +64,17 @@ func newLogger(c config.Log, e *env) *slog.Logger {
 		return slog.New(slog.NewTextHandler(e.stderr, opts))
 	}
 	return slog.New(slog.NewJSONHandler(e.stderr, opts))
+}
+
+// applyGCPercent sets the garbage collector's target from server.gc_percent
+// unless GOGC is in the environment (the operator's explicit choice wins) or
+// the setting is 0. It returns the target in force.
+func applyGCPercent(percent int, e *env) int {
+	if v, ok := e.getenv("GOGC"); (ok && v != "") || percent <= 0 {
+		cur := debug.SetGCPercent(100) // reading the target means setting it: put it back
+		debug.SetGCPercent(cur)
+		return cur
+	}
+	debug.SetGCPercent(percent)
+	return percent
 }
