@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,9 +23,9 @@ type accountServices struct {
 	mailer     mail.Sender
 	// perIP limits account calls per client address; nil when rate limits
 	// are off.
-	perIP *windowLimiter
+	perIP *limiter
 	// loginFailures counts failed logins per address; nil when off.
-	loginFailures *windowLimiter
+	loginFailures *limiter
 }
 
 // usedChallenges keeps spent ALTCHA solutions in the store, so a restart
@@ -71,9 +70,9 @@ func (s *Server) initServices() error {
 		return err
 	}
 	if rl := s.cfg.RateLimit; rl.Enabled {
-		a.perIP = newWindowLimiter(rl.Account, rl.Window, s.now)
+		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
 		if rl.LoginFailures > 0 {
-			a.loginFailures = newWindowLimiter(rl.LoginFailures, rl.Window, s.now)
+			a.loginFailures = newLimiter(rl.LoginFailures, rl.Window, s.now)
 		}
 	}
 	s.acct = a
@@ -100,12 +99,8 @@ func (s *Server) registerAccountRoutes(r group) {
 func (s *Server) accountCall(fn handlerFunc) http.Handler {
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		if lim := s.acct.perIP; lim != nil {
-			st := lim.Allow(clientIP(r))
-			w.Header().Set("RateLimit-Limit", strconv.Itoa(lim.limit))
-			w.Header().Set("RateLimit-Remaining", strconv.Itoa(st.remaining))
-			w.Header().Set("RateLimit-Reset", strconv.Itoa(st.retryAfter()))
-			if !st.ok {
-				return rateLimited(st, "too many account requests from this address; retry later")
+			if err := lim.take(w, clientIP(r), "too many account requests from this address; retry later"); err != nil {
+				return err
 			}
 		}
 		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: clientIP(r), UserAgent: r.UserAgent()})

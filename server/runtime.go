@@ -23,7 +23,7 @@ type runtimeAPI struct {
 	mgLimit *limiter // management calls, per credential
 	// loginFails counts runtime login attempts per account (application
 	// environment and e-mail); nil when off.
-	loginFails *windowLimiter
+	loginFails *limiter
 	usage      *usageCounter
 }
 
@@ -41,7 +41,7 @@ func (s *Server) initRuntime() {
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
 		if rl.LoginFailures > 0 {
-			rt.loginFails = newWindowLimiter(rl.LoginFailures, rl.Window, s.now)
+			rt.loginFails = newLimiter(rl.LoginFailures, rl.Window, s.now)
 		}
 	}
 	rt.usage = newUsageCounter(rt.store, s.now)
@@ -125,11 +125,11 @@ func (s *Server) runtime(auth bool, fn runtimeFunc) http.Handler {
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		ip := clientIP(r)
 		if s.rt.ipLimit != nil {
-			if err := s.rt.ipLimit.take(w, ip); err != nil {
+			if err := s.rt.ipLimit.take(w, ip, requestLimitMsg); err != nil {
 				return err
 			}
 			if auth {
-				if err := s.rt.auLimit.take(w, ip); err != nil {
+				if err := s.rt.auLimit.take(w, ip, requestLimitMsg); err != nil {
 					return err
 				}
 			}
