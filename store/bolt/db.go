@@ -38,6 +38,10 @@ type Options struct {
 	ReadOnly bool
 }
 
+// initialMmapSize is address space, not memory: pages are only read in as
+// they are touched.
+const initialMmapSize = 1 << 30
+
 // ErrLocked is returned by Open when another process holds the file.
 var ErrLocked = errors.New("the database file is locked by another process (is `licensectl serve` running? use --server to talk to it)")
 
@@ -60,7 +64,18 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.Clock == nil {
 		opts.Clock = store.SystemClock
 	}
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, ReadOnly: opts.ReadOnly})
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:  opts.LockTimeout,
+		ReadOnly: opts.ReadOnly,
+		// The freelist is rebuilt from the pages on open instead of being
+		// written by every commit, as etcd does: a commit then writes only
+		// the pages it changed, which is what the single writer pays for.
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+		// Reserving address space up front means the file can grow without
+		// remapping, and a remap blocks every reader until it is done.
+		InitialMmapSize: initialMmapSize,
+	})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, ErrLocked
