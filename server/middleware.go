@@ -88,7 +88,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			d := time.Since(start)
 			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.latency.WithLabelValues(r.Method, route).Observe(d.Seconds())
-			if route != "/healthz" {
+			// Checked first so that a disabled level costs nothing: the
+			// attributes would otherwise be built (and escape) per request.
+			if route != "/healthz" && s.logger.Enabled(r.Context(), slog.LevelInfo) {
 				s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("route", route),
 					slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Duration("duration", d), slog.String("ip", clientIP(r)))
 			}

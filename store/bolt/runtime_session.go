@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"slices"
 	"time"
@@ -202,7 +201,7 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessToken string) (*store.Validation, error) {
 	var sum [32]byte
 	if accessToken != "" {
-		sum = sha256.Sum256([]byte(accessToken))
+		sum = store.SumSecret(accessToken)
 	}
 	var out *store.Validation
 	err := r.db.view(ctx, func(t *txn) error {
