@@ -138,10 +138,22 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	writeJSON(w, status, body)
 }
 
+// Header values of every JSON answer, shared: net/http only reads them,
+// so one slice each saves two allocations per response.
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
+// setJSONHeaders marks an answer as JSON that must not be cached.
+func setJSONHeaders(h http.Header) {
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
+}
+
 // writeJSON writes v as a JSON response.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	setJSONHeaders(w.Header())
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

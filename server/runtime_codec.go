@@ -49,18 +49,10 @@ func plainKey(s string) bool {
 	return true
 }
 
-// Header values shared by every hand-built answer: net/http only reads
-// them, so one slice each saves two allocations per response.
-var (
-	jsonContentType = []string{"application/json"}
-	noStore         = []string{"no-store"}
-)
-
 // writeRaw writes a JSON body built by hand, with writeJSON's headers.
 func writeRaw(w http.ResponseWriter, body []byte) {
 	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["Cache-Control"] = noStore
+	setJSONHeaders(h)
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
