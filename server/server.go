@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -45,6 +46,8 @@ type Server struct {
 	rt            *runtimeAPI // runtime API state (runtime.go)
 
 	ln      net.Listener
+	tls     *tls.Config // nil: plain HTTP
+	certs   *certFiles  // certificate files re-read by ReloadTLS
 	http    *http.Server
 	closeMu sync.Mutex
 	closed  bool
@@ -83,6 +86,10 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if s.trusted, err = parseTrusted(cfg.Server.TrustedProxies); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.tls, err = s.tlsConfig(cfg); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -129,6 +136,9 @@ func (s *Server) Open() error {
 	if err != nil {
 		return err
 	}
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
+	}
 	s.ln = ln
 	s.startSweepers()
 	s.http = &http.Server{
@@ -151,6 +161,9 @@ func (s *Server) Open() error {
 func (s *Server) URL() string {
 	if s.ln == nil {
 		return ""
+	}
+	if s.tls != nil {
+		return "https://" + s.ln.Addr().String()
 	}
 	return "http://" + s.ln.Addr().String()
 }
