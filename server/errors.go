@@ -108,18 +108,22 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	code := store.ErrorCode(err)
 	msg := store.ErrorMessage(err)
 	retry := 0
+	id := requestIDFrom(r.Context())
 	if e := store.AsError(err); e != nil {
 		retry = e.RetryAfter
 		if e.Err != nil {
-			logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", e.Err)
+			logger.Error("request failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "code", code, "err", e.Err)
 		}
 	} else {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			code, msg = store.ECodeBodyTooLarge, "request body exceeds 1 MiB"
 		} else {
-			logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			logger.Error("request failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		}
+	}
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.code = code
 	}
 	status := StatusOf(code)
 	if retry > 0 {

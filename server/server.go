@@ -81,7 +81,7 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
-	if s.operatorToken, err = loadOperatorToken(cfg); err != nil {
+	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 
 // loadOperatorToken returns the configured operator token, or the one in
 // <data-dir>/operator.token, writing a new one (0600) on first start.
-func loadOperatorToken(cfg config.Config) (string, error) {
+func loadOperatorToken(cfg config.Config, logger *slog.Logger) (string, error) {
 	if cfg.Admin.OperatorToken != "" {
 		return cfg.Admin.OperatorToken, nil
 	}
@@ -121,6 +121,8 @@ func loadOperatorToken(cfg config.Config) (string, error) {
 	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("write operator token: %w", err)
 	}
+	// Its path, never its value: logs travel further than the data directory.
+	logger.Info("wrote a new operator token", "path", path)
 	return tok, nil
 }
 
