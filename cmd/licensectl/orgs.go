@@ -15,7 +15,7 @@ func newOrgCmd(e *env) *cobra.Command {
 }
 
 func newOrgCreateCmd(e *env) *cobra.Command {
-	var ownerEmail, ownerPassword, ownerPasswordFile string
+	var ownerEmail, ownerPasswordFile string
 	c := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create an organization, optionally with a verified owner",
@@ -30,10 +30,12 @@ func newOrgCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if ownerEmail == "" && (ownerPassword != "" || ownerPasswordFile != "") {
-				return usageErrorf("an owner password needs --owner-email")
+			if ownerEmail == "" && ownerPasswordFile != "" {
+				return usageErrorf("--owner-password-file needs --owner-email")
 			}
-			if ownerEmail != "" && ownerPassword == "" {
+			var ownerPassword string
+			if ownerEmail != "" {
+				// Never a flag: shell history and the process list would keep it.
 				if ownerPassword, err = e.readSecret(ownerPasswordFile, "owner password", "owner-password-file"); err != nil {
 					return err
 				}
@@ -49,8 +51,6 @@ func newOrgCreateCmd(e *env) *cobra.Command {
 	}
 	c.Flags().StringVar(&ownerEmail, "owner-email", "", "e-mail of the organization's first owner (created verified)")
 	c.Flags().StringVar(&ownerPasswordFile, "owner-password-file", "", "read the first owner's password from FILE (- for standard input); without it, a no-echo prompt asks")
-	c.Flags().StringVar(&ownerPassword, "owner-password", "", "password of the first owner")
-	_ = c.Flags().MarkDeprecated("owner-password", "it leaves the password in shell history and the process list; use --owner-password-file or the prompt")
 	return c
 }
 
