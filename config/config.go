@@ -36,7 +36,29 @@ type Server struct {
 	// GCPercent is the Go garbage collector's target (GOGC) for `serve`; 0
 	// leaves the runtime's default. The GOGC environment variable wins.
 	GCPercent int `mapstructure:"gc_percent"`
+	// TLS serves HTTPS instead of plain HTTP when configured.
+	TLS TLS `mapstructure:"tls"`
 }
+
+// TLS configures HTTPS: a certificate and key from files (re-read on SIGHUP),
+// or certificates obtained by ACME for one public host name. Neither set
+// means plain HTTP, as behind a reverse proxy that terminates TLS.
+type TLS struct {
+	CertFile string `mapstructure:"cert_file"`
+	KeyFile  string `mapstructure:"key_file"`
+	// ACMEHost is the public host name to obtain a certificate for with ACME
+	// (TLS-ALPN-01 on the listener, which must then be reachable on :443).
+	ACMEHost string `mapstructure:"acme_host"`
+	// ACMEEmail is the contact address given to the ACME directory.
+	ACMEEmail string `mapstructure:"acme_email"`
+	// ACMEDirectory is the ACME directory URL; empty means the autocert default.
+	ACMEDirectory string `mapstructure:"acme_directory"`
+	// ACMECacheDir keeps obtained certificates; empty means <data_dir>/acme.
+	ACMECacheDir string `mapstructure:"acme_cache_dir"`
+}
+
+// Enabled reports whether HTTPS is configured.
+func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" || t.ACMEHost != "" }
 
 // Log configures log/slog output.
 type Log struct {

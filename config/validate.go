@@ -29,6 +29,10 @@ func (c Config) Validate() error {
 		v.check(perr == nil || aerr == nil, "server.trusted_proxies", "%q is not a CIDR or an IP address", p)
 	}
 	v.check(strings.TrimSpace(c.DataDir) != "", "data_dir", "must not be empty")
+	if t := c.Server.TLS; t.Enabled() {
+		v.check((t.CertFile == "") == (t.KeyFile == ""), "server.tls.key_file", "server.tls.cert_file and server.tls.key_file go together")
+		v.check(t.ACMEHost == "" || t.CertFile == "", "server.tls.acme_host", "use either certificate files or ACME, not both")
+	}
 
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	v.oneOf("log.format", c.Log.Format, "auto", "text", "json")

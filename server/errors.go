@@ -60,16 +60,31 @@ func StatusOf(code string) int {
 }
 
 // errorText gives the title and suggested action shown in management error
-// bodies, per code.
+// bodies, per code. Every code has one: docs/errors.md is generated from it
+// (TestErrorCodeDocs), so a code without text fails the build's tests.
 var errorText = map[string][2]string{
 	store.ECodeValidation:      {"Invalid request", "Correct the named field and retry."},
 	store.ECodeInvalidJSON:     {"Malformed JSON", "Send a valid JSON object body."},
 	store.ECodeUnauthenticated: {"Authentication required", "Send a valid credential in the Authorization or x-api-key header."},
 	store.ECodeInvalidCreds:    {"Invalid credentials", "Check the e-mail and password."},
 	store.ECodeInvalidToken:    {"Invalid token", "Request a new token."},
+	store.ECodeInvalidApp:      {"Unknown application", "Send the application's public key in x-api-key, or x-application-id and x-environment."},
+	store.ECodeStaleTimestamp:  {"Stale timestamp", "Send the current UTC time; check the device clock."},
+	store.ECodeSessionInvalid:  {"Session invalid", "Sign in or activate again."},
+	store.ECodeRefreshReused:   {"Refresh token reused", "The session was revoked: sign in or activate again."},
 	store.ECodeForbidden:       {"Forbidden", "Use a credential with the required role."},
 	store.ECodeEmailUnverified: {"E-mail not verified", "Verify your e-mail address, or ask for a new verification mail."},
 	store.ECodePlanLimit:       {"Plan limit reached", "Upgrade the billing plan or remove unused resources."},
+	store.ECodeDeviceLimit:     {"Device limit reached", "Reset a device bound to the license, or use a license with more devices."},
+	store.ECodeResetLimit:      {"Reset limit reached", "Ask the vendor to reset the device."},
+	store.ECodeTrialUsed:       {"Trial already used", "Buy a license: this device has used a trial of the application."},
+	store.ECodeAppDisabled:     {"Application disabled", "The vendor disabled the application."},
+	store.ECodeDeviceBlocked:   {"Device blocked", "The vendor blocked this device."},
+	store.ECodeLicenseOwned:    {"License owned by another user", "Use a license of your own."},
+	store.ECodeLicenseRevoked:  {"License revoked", "Use another license."},
+	store.ECodeLicenseSuspend:  {"License suspended", "Ask the vendor to reinstate the license."},
+	store.ECodeLicenseBanned:   {"License banned", "Use another license."},
+	store.ECodeLicenseExpired:  {"License expired", "Renew the license."},
 	store.ECodeNotFound:        {"Not found", "Check the identifier."},
 	store.ECodeMethod:          {"Method not allowed", "Use a method this path supports."},
 	store.ECodeConflict:        {"Conflict", "The resource already exists or changed; reload and retry."},
@@ -77,12 +92,45 @@ var errorText = map[string][2]string{
 	store.ECodeEmailTaken:      {"E-mail taken", "Use another e-mail address."},
 	store.ECodePlanInUse:       {"Plan in use", "Revoke or move the plan's licenses first."},
 	store.ECodeLastOwner:       {"Last owner", "Make another member an owner first."},
+	store.ECodeNonceReused:     {"Nonce reused", "Send a new random nonce with every request."},
 	store.ECodeTransition:      {"Invalid status change", "This status cannot change to the one requested."},
 	store.ECodeBodyTooLarge:    {"Body too large", "Send at most 1 MiB."},
 	store.ECodeRateLimited:     {"Too many requests", "Wait retry_after_seconds and retry."},
 	store.ECodeMonthlyQuota:    {"Monthly quota exceeded", "Upgrade the billing plan or wait for the next period."},
 	store.ECodeInternal:        {"Internal error", "Retry later; contact the operator if it persists."},
 	store.ECodeUnavailable:     {"Unavailable", "Retry later."},
+}
+
+// runtimeAdvice says, for each code the runtime API answers, what a desktop
+// client should do; docs/runtime.md's table is generated from it.
+var runtimeAdvice = map[string]string{
+	store.ECodeValidation:     "A bug in the client: the message names the field. Do not retry unchanged.",
+	store.ECodeInvalidJSON:    "A bug in the client: send a JSON object.",
+	store.ECodeInvalidApp:     "The public key (or application id and environment) is wrong: a build or configuration error. Do not retry.",
+	store.ECodeInvalidCreds:   "Wrong e-mail or password: ask the user again.",
+	store.ECodeInvalidToken:   "Logout of a token the server does not know: treat the user as signed out.",
+	store.ECodeStaleTimestamp: "The device clock is off by more than the replay window: tell the user to fix the clock, or use the server's Date header, and retry.",
+	store.ECodeSessionInvalid: "The session can no longer be used (revoked, expired, or its license, user or device changed): sign in or activate again.",
+	store.ECodeRefreshReused:  "A spent refresh token came back: the whole session is revoked as a precaution. Sign in or activate again.",
+	store.ECodeAppDisabled:    "The vendor disabled the application: stop and say so.",
+	store.ECodeDeviceLimit:    "Every seat of the license is taken: offer a device reset (devices/reset) on another device or the vendor's support.",
+	store.ECodeResetLimit:     "No self-service resets left: send the user to the vendor's support.",
+	store.ECodeTrialUsed:      "This device already used a trial of the application: offer to buy.",
+	store.ECodeDeviceBlocked:  "The vendor blocked this device: stop and say so.",
+	store.ECodeLicenseOwned:   "The license belongs to another end-user: ask for the user's own key.",
+	store.ECodeLicenseRevoked: "The license was revoked: ask for another key.",
+	store.ECodeLicenseSuspend: "The license is suspended for now: say so; it may be reinstated.",
+	store.ECodeLicenseBanned:  "The license was banned: ask for another key.",
+	store.ECodeLicenseExpired: "The license expired: offer a renewal.",
+	store.ECodeNotFound:       "Unknown license key (or device not bound to it): ask the user to check the key.",
+	store.ECodeMethod:         "A bug in the client: wrong HTTP method.",
+	store.ECodeEmailTaken:     "The e-mail is already registered: offer to sign in instead.",
+	store.ECodeNonceReused:    "The nonce was used before: generate a new random nonce for every request and retry.",
+	store.ECodeBodyTooLarge:   "A bug in the client: bodies are at most 1 MiB.",
+	store.ECodeRateLimited:    "Too many requests from this address or for this account: wait Retry-After seconds, then retry.",
+	store.ECodeMonthlyQuota:   "The vendor's monthly quota is used up: keep working offline on the verified token; retry after Retry-After seconds.",
+	store.ECodeInternal:       "A server fault: retry with backoff; keep working offline on the verified token meanwhile.",
+	store.ECodeUnavailable:    "The server cannot serve now: retry with backoff; keep working offline on the verified token meanwhile.",
 }
 
 // mgmtError is the management error body's inner object; every field is present.
@@ -108,18 +156,22 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	code := store.ErrorCode(err)
 	msg := store.ErrorMessage(err)
 	retry := 0
+	id := requestIDFrom(r.Context())
 	if e := store.AsError(err); e != nil {
 		retry = e.RetryAfter
 		if e.Err != nil {
-			logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", e.Err)
+			logger.Error("request failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "code", code, "err", e.Err)
 		}
 	} else {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			code, msg = store.ECodeBodyTooLarge, "request body exceeds 1 MiB"
 		} else {
-			logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			logger.Error("request failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		}
+	}
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.code = code
 	}
 	status := StatusOf(code)
 	if retry > 0 {

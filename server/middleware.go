@@ -32,11 +32,13 @@ func (s *Server) wrap(fn handlerFunc) http.Handler {
 	})
 }
 
-// statusRecorder remembers the status code written.
+// statusRecorder remembers the status code written, and the error code
+// when the one error writer answered.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	code   string
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -67,14 +69,18 @@ func (r *statusRecorder) Flush() {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		id := requestID(r.Header.Get("X-Request-Id"))
+		w.Header()["X-Request-Id"] = []string{id}
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		if len(s.trusted) > 0 {
-			r = r.WithContext(context.WithValue(r.Context(), clientIPKey{}, s.forwardedClient(r)))
+			ctx = context.WithValue(ctx, clientIPKey{}, s.forwardedClient(r))
 		}
+		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
 		defer func() {
 			if p := recover(); p != nil {
-				s.logger.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				s.logger.Error("panic", "request_id", id, "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 				if rec.status == 0 {
 					writeError(rec, r, s.logger, store.Errorf(store.ECodeInternal, "internal error"))
 				}
@@ -88,11 +94,18 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			d := time.Since(start)
 			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.latency.WithLabelValues(r.Method, route).Observe(d.Seconds())
-			// Checked first so that a disabled level costs nothing: the
-			// attributes would otherwise be built (and escape) per request.
-			if route != "/healthz" && s.logger.Enabled(r.Context(), slog.LevelInfo) {
-				s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("route", route),
-					slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Duration("duration", d), slog.String("ip", clientIP(r)))
+			// Probes and scrapes come every few seconds and say nothing:
+			// they log at debug. The level is checked first so that a
+			// disabled one costs nothing: the attributes would otherwise be
+			// built (and escape) per request.
+			level := slog.LevelInfo
+			if route == "/healthz" || route == "/readyz" || route == "/metrics" {
+				level = slog.LevelDebug
+			}
+			if s.logger.Enabled(r.Context(), level) {
+				s.logger.LogAttrs(r.Context(), level, "request", slog.String("request_id", id), slog.String("method", r.Method),
+					slog.String("route", route), slog.Int("status", rec.status), slog.String("code", rec.code), slog.Int("bytes", rec.bytes),
+					slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.String("ip", clientIP(r)))
 			}
 		}()
 		next.ServeHTTP(rec, r)

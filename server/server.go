@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,6 +46,8 @@ type Server struct {
 	rt            *runtimeAPI // runtime API state (runtime.go)
 
 	ln      net.Listener
+	tls     *tls.Config // nil: plain HTTP
+	certs   *certFiles  // certificate files re-read by ReloadTLS
 	http    *http.Server
 	closeMu sync.Mutex
 	closed  bool
@@ -78,11 +81,15 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
-	if s.operatorToken, err = loadOperatorToken(cfg); err != nil {
+	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
 		db.Close()
 		return nil, err
 	}
 	if s.trusted, err = parseTrusted(cfg.Server.TrustedProxies); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.tls, err = s.tlsConfig(cfg); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -97,7 +104,7 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 
 // loadOperatorToken returns the configured operator token, or the one in
 // <data-dir>/operator.token, writing a new one (0600) on first start.
-func loadOperatorToken(cfg config.Config) (string, error) {
+func loadOperatorToken(cfg config.Config, logger *slog.Logger) (string, error) {
 	if cfg.Admin.OperatorToken != "" {
 		return cfg.Admin.OperatorToken, nil
 	}
@@ -114,6 +121,8 @@ func loadOperatorToken(cfg config.Config) (string, error) {
 	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("write operator token: %w", err)
 	}
+	// Its path, never its value: logs travel further than the data directory.
+	logger.Info("wrote a new operator token", "path", path)
 	return tok, nil
 }
 
@@ -128,6 +137,9 @@ func (s *Server) Open() error {
 	ln, err := net.Listen("tcp", s.cfg.Server.Listen)
 	if err != nil {
 		return err
+	}
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
 	}
 	s.ln = ln
 	s.startSweepers()
@@ -151,6 +163,9 @@ func (s *Server) Open() error {
 func (s *Server) URL() string {
 	if s.ln == nil {
 		return ""
+	}
+	if s.tls != nil {
+		return "https://" + s.ln.Addr().String()
 	}
 	return "http://" + s.ln.Addr().String()
 }

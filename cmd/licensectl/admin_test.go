@@ -130,7 +130,7 @@ func TestLocalAdmin(t *testing.T) {
 	c.fails(1, args("app", "list"), "no database at", "org create")
 
 	var org server.AdminOrganization
-	c.json(&org, "org", "create", "Acme Software", "--owner-email", "owner@acme.test", "--owner-password", servertest.Password)
+	c.json(&org, "org", "create", "Acme Software", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	if org.Slug != "acme-software" || !org.EmailVerified {
 		t.Fatalf("org create = %+v", org)
 	}
@@ -191,7 +191,7 @@ func TestRemoteAdmin(t *testing.T) {
 	t.Run("Operator", func(t *testing.T) {
 		op := newRemote(t, srv.URL, srv.OperatorToken())
 		var created server.AdminOrganization
-		op.json(&created, "org", "create", "Remote Corp", "--owner-email", "boss@remote.test", "--owner-password", servertest.Password)
+		op.json(&created, "org", "create", "Remote Corp", "--owner-email", "boss@remote.test", "--owner-password-file", passwordFile(t))
 		if created.Slug != "remote-corp" || !created.EmailVerified {
 			t.Fatalf("org create = %+v", created)
 		}

@@ -307,7 +307,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 func TestLocalLicenses(t *testing.T) {
 	c := newLocal(t)
 	var org server.AdminOrganization
-	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password", servertest.Password)
+	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	licenseScenario(t, c, org.ID, localSeeder(t, c))
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"licensectl/server/servertest"
 )
 
 // binary is the licensectl binary built once for every test of the package.
@@ -133,3 +135,13 @@ func (c *cli) fails(code int, args []string, want ...string) result {
 
 // args is a readability helper for fails.
 func args(a ...string) []string { return a }
+
+// passwordFile writes servertest.Password to a file for --owner-password-file.
+func passwordFile(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(path, []byte(servertest.Password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

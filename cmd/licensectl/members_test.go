@@ -35,7 +35,7 @@ func memberScenario(t *testing.T, c *cli, owner string) {
 
 func TestLocalMembers(t *testing.T) {
 	c := newLocal(t)
-	c.ok("org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password", servertest.Password)
+	c.ok("org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	memberScenario(t, c, "owner@acme.test")
 }
 

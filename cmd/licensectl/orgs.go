@@ -15,12 +15,14 @@ func newOrgCmd(e *env) *cobra.Command {
 }
 
 func newOrgCreateCmd(e *env) *cobra.Command {
-	var ownerEmail, ownerPassword string
+	var ownerEmail, ownerPasswordFile string
 	c := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create an organization, optionally with a verified owner",
 		Example: "  licensectl org create \"Acme Software\"\n" +
-			"  licensectl org create Acme --owner-email ops@acme.test --owner-password 'a long passphrase'\n" +
+			"  licensectl org create Acme --owner-email ops@acme.test          # asks for the password\n" +
+			"  licensectl org create Acme --owner-email ops@acme.test --owner-password-file pw.txt\n" +
+			"  printf '%s\\n' \"$PW\" | licensectl org create Acme --owner-email ops@acme.test --owner-password-file -\n" +
 			"  licensectl --server http://127.0.0.1:8080 --api-key \"$(cat data/operator.token)\" org create Acme",
 		Args: exactArgs("NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -28,8 +30,15 @@ func newOrgCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if (ownerEmail == "") != (ownerPassword == "") {
-				return usageErrorf("--owner-email and --owner-password go together")
+			if ownerEmail == "" && ownerPasswordFile != "" {
+				return usageErrorf("--owner-password-file needs --owner-email")
+			}
+			var ownerPassword string
+			if ownerEmail != "" {
+				// Never a flag: shell history and the process list would keep it.
+				if ownerPassword, err = e.readSecret(ownerPasswordFile, "owner password", "owner-password-file"); err != nil {
+					return err
+				}
 			}
 			return e.withSession(cmd, openOpts{create: true}, func(ctx context.Context, s *session) error {
 				o, err := s.svc.CreateOrganization(ctx, store.CreateOrganizationInput{Name: args[0], OwnerEmail: ownerEmail, OwnerPassword: ownerPassword})
@@ -41,7 +50,7 @@ func newOrgCreateCmd(e *env) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&ownerEmail, "owner-email", "", "e-mail of the organization's first owner (created verified)")
-	c.Flags().StringVar(&ownerPassword, "owner-password", "", "password of the first owner")
+	c.Flags().StringVar(&ownerPasswordFile, "owner-password-file", "", "read the first owner's password from FILE (- for standard input); without it, a no-echo prompt asks")
 	return c
 }
 

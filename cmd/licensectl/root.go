@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -12,17 +11,15 @@ import (
 
 // env is what commands depend on; tests build their own.
 type env struct {
+	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) (string, bool)
 }
 
 func newEnv() *env {
-	return &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.LookupEnv}
+	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.LookupEnv}
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // Names of the global flags of the admin commands.
 const (
@@ -51,7 +48,9 @@ func newRootCmd(e *env) *cobra.Command {
 			"operator token from <data-dir>/operator.token together with --org.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -70,6 +69,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newVersionCmd(e),
 		newConfigCmd(e),
 		newBackupCmd(e),
+		newRestoreCmd(e),
 		newOrgCmd(e),
 		newMemberCmd(e),
 		newAppCmd(e),
@@ -129,31 +129,5 @@ func rangeArgs(minN, maxN int) cobra.PositionalArgs {
 			return usageErrorf("%s takes %d to %d arguments, got %d", cmd.CommandPath(), minN, maxN, len(args))
 		}
 		return nil
-	}
-}
-
-// versionInfo is the JSON output of version.
-type versionInfo struct {
-	Version string `json:"version"`
-	Go      string `json:"go"`
-}
-
-func newVersionCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the version",
-		Example: "  licensectl version\n  licensectl version -o json",
-		Args:    exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
-			if err != nil {
-				return err
-			}
-			v := versionInfo{Version: version, Go: runtime.Version()}
-			if out.format == fmtJSON {
-				return out.json(v)
-			}
-			return out.line("licensectl " + version)
-		},
 	}
 }

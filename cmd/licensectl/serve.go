@@ -41,9 +41,24 @@ func newServeCmd(e *env) *cobra.Command {
 			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "gc_percent", gc)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			<-ctx.Done()
-			logger.Info("shutting down")
-			return srv.Close()
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			for {
+				select {
+				case <-hup:
+					// A renewed certificate is picked up without dropping a
+					// connection; a broken one is refused and the old stays.
+					if err := srv.ReloadTLS(); err != nil {
+						logger.Error("reload TLS certificate", "err", err)
+					} else if cfg.Server.TLS.CertFile != "" {
+						logger.Info("reloaded TLS certificate", "cert_file", cfg.Server.TLS.CertFile)
+					}
+				case <-ctx.Done():
+					logger.Info("shutting down")
+					return srv.Close()
+				}
+			}
 		},
 	}
 }

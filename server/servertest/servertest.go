@@ -67,13 +67,14 @@ func New(tb testing.TB, mods ...func(*config.Config)) *Server {
 	return Start(tb, cfg)
 }
 
-// Start starts a server with exactly cfg (restart tests reuse a data dir).
-func Start(tb testing.TB, cfg config.Config) *Server {
+// Start starts a server with exactly cfg (restart tests reuse a data dir);
+// opts apply after the test defaults (e.g. a logger whose output a test reads).
+func Start(tb testing.TB, cfg config.Config, opts ...server.Option) *Server {
 	tb.Helper()
 	clock := &Clock{}
 	clock.Set(time.Now().UTC().Truncate(time.Microsecond))
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := server.New(cfg, server.WithLogger(logger), server.WithHashParams(CheapHash), server.WithClock(clock.Now))
+	srv, err := server.New(cfg, append([]server.Option{server.WithLogger(logger), server.WithHashParams(CheapHash), server.WithClock(clock.Now)}, opts...)...)
 	if err != nil {
 		tb.Fatalf("server.New: %v", err)
 	}

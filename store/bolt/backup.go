@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 
@@ -54,4 +55,20 @@ func (db *DB) Check() error {
 		}
 		return errors.Join(errs...)
 	})
+}
+
+// StoredSchemaVersion is the schema version recorded in the file: 0 for a
+// file this program never initialised, more than SchemaVersion for a file
+// written by a newer binary.
+func (db *DB) StoredSchemaVersion() (uint64, error) {
+	var v uint64
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		if meta := tx.Bucket(bMeta); meta != nil {
+			if b := meta.Get(metaSchemaVersion); len(b) == 8 {
+				v = binary.BigEndian.Uint64(b)
+			}
+		}
+		return nil
+	})
+	return v, err
 }

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"crypto/tls"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+
+	"golang.org/x/crypto/acme"
+	"golang.org/x/crypto/acme/autocert"
+
+	"licensectl/config"
+)
+
+// certFiles serves the certificate and key read from files, and reads them
+// again on Reload, so a renewed certificate needs no restart. A pair that
+// fails to load leaves the one in service.
+type certFiles struct {
+	certFile, keyFile string
+	cert              atomic.Pointer[tls.Certificate]
+}
+
+func (c *certFiles) reload() error {
+	cert, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	if err != nil {
+		return fmt.Errorf("load TLS certificate %s and key %s: %w", c.certFile, c.keyFile, err)
+	}
+	c.cert.Store(&cert)
+	return nil
+}
+
+func (c *certFiles) getCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return c.cert.Load(), nil
+}
+
+// tlsConfig builds the listener's TLS configuration, or nil for plain HTTP.
+func (s *Server) tlsConfig(cfg config.Config) (*tls.Config, error) {
+	t := cfg.Server.TLS
+	switch {
+	case t.CertFile != "":
+		s.certs = &certFiles{certFile: t.CertFile, keyFile: t.KeyFile}
+		if err := s.certs.reload(); err != nil {
+			return nil, err
+		}
+		return &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: s.certs.getCertificate}, nil
+	case t.ACMEHost != "":
+		dir := t.ACMECacheDir
+		if dir == "" {
+			dir = filepath.Join(cfg.DataDir, "acme")
+		}
+		m := &autocert.Manager{
+			Prompt:     autocert.AcceptTOS,
+			HostPolicy: autocert.HostWhitelist(t.ACMEHost),
+			Cache:      autocert.DirCache(dir),
+			Email:      t.ACMEEmail,
+		}
+		if t.ACMEDirectory != "" {
+			m.Client = &acme.Client{DirectoryURL: t.ACMEDirectory}
+		}
+		c := m.TLSConfig()
+		c.MinVersion = tls.VersionTLS12
+		return c, nil
+	}
+	return nil, nil
+}
+
+// ReloadTLS reads the certificate and key files again (on SIGHUP). With
+// ACME or plain HTTP there is nothing to reload.
+func (s *Server) ReloadTLS() error {
+	if s.certs == nil {
+		return nil
+	}
+	return s.certs.reload()
+}

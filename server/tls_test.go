@@ -1,0 +1,88 @@
+package server_test
+
+import (
+	"crypto/x509"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"licensectl/config"
+	"licensectl/server/servertest"
+)
+
+// servedSerial fetches /healthz over a new TLS connection and returns the
+// serial of the certificate the server presented.
+func servedSerial(t *testing.T, url string, pool *x509.CertPool) int64 {
+	t.Helper()
+	resp, err := servertest.TLSClient(pool).Get(url + "/healthz")
+	if err != nil {
+		t.Fatalf("GET /healthz over TLS: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	return resp.TLS.PeerCertificates[0].SerialNumber.Int64()
+}
+
+func TestTLSServesCertificateFilesAndReloads(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool := servertest.WriteSelfSignedCert(t, certFile, keyFile, 1)
+	s := servertest.New(t, func(c *config.Config) {
+		c.Server.TLS = config.TLS{CertFile: certFile, KeyFile: keyFile}
+	})
+	if !strings.HasPrefix(s.URL, "https://") {
+		t.Fatalf("URL = %s, want https", s.URL)
+	}
+	if got := servedSerial(t, s.URL, pool); got != 1 {
+		t.Fatalf("serial = %d, want 1", got)
+	}
+	// Plain HTTP to a TLS listener gets no API answer.
+	if resp, err := http.Get("http://" + strings.TrimPrefix(s.URL, "https://") + "/healthz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Fatal("plain HTTP answered 200 on the TLS listener")
+		}
+	}
+
+	t.Run("Reload", func(t *testing.T) {
+		pool2 := servertest.WriteSelfSignedCert(t, certFile, keyFile, 2)
+		if err := s.ReloadTLS(); err != nil {
+			t.Fatalf("ReloadTLS: %v", err)
+		}
+		if got := servedSerial(t, s.URL, pool2); got != 2 {
+			t.Fatalf("serial after reload = %d, want 2", got)
+		}
+	})
+
+	t.Run("ErrBrokenFileKeepsCertificate", func(t *testing.T) {
+		if err := os.WriteFile(certFile, []byte("not a certificate"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReloadTLS(); err == nil {
+			t.Fatal("ReloadTLS accepted a broken certificate file")
+		}
+		if got := servedSerial(t, s.URL, nil); got != 2 {
+			t.Fatalf("serial after a failed reload = %d, want 2 (the one in service)", got)
+		}
+	})
+}
+
+func TestTLSConfigErrors(t *testing.T) {
+	cases := map[string]config.TLS{
+		"ErrCertWithoutKey": {CertFile: "cert.pem"},
+		"ErrFilesAndACME":   {CertFile: "c", KeyFile: "k", ACMEHost: "licenses.example.com"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := config.Default()
+			cfg.Server.TLS = tc
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "server.tls.") {
+				t.Fatalf("Validate = %v, want a server.tls error", err)
+			}
+		})
+	}
+}
