@@ -295,7 +295,9 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	if err != nil {
 		return nil, err
 	}
-	if !found {
+	// An account made by partner sign-in has no password until it sets one:
+	// it fails like an unknown address, with the same work.
+	if !found || m.PasswordHash == "" {
 		if uv, ok := db.hasher.(unknownVerifier); ok {
 			if err := uv.VerifyUnknown(ctx, password); err != nil {
 				return nil, err
@@ -332,7 +334,8 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 			return err
 		}
 		out = &store.LoginResult{Member: cur, Session: sess}
-		return t.as(cur).audit(auditEvent{Event: "member.login", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID}})
+		return t.as(cur).audit(auditEvent{Event: "member.login", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
+			Metadata: map[string]any{"method": "password"}})
 	})
 	return out, err
 }
