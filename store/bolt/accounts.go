@@ -17,6 +17,9 @@ type mailToken struct {
 	MemberID  string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// UsedAt is set when the token is spent; a spent token is kept until it
+	// expires, so that a page can say "already used" rather than "invalid".
+	UsedAt time.Time `json:",omitzero"`
 }
 
 // unknownVerifier is implemented by hashers that can spend a verification's
@@ -151,7 +154,7 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ok || rec.Purpose != purpose || !t.now.Before(rec.ExpiresAt) {
+	if !ok || rec.Purpose != purpose || !t.now.Before(rec.ExpiresAt) || !rec.UsedAt.IsZero() {
 		return nil, invalid
 	}
 	m := new(store.Member)
@@ -165,13 +168,19 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 	return m, nil
 }
 
-// spendMailToken resolves a token and deletes it: tokens are single use.
+// spendMailToken resolves a token and marks it used: tokens are single use.
 func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
 	m, err := t.mailTokenMember(plain, purpose)
 	if err != nil {
 		return nil, err
 	}
-	return m, t.tx.Bucket(bMailTokens).Delete([]byte(store.HashSecret(plain)))
+	k := []byte(store.HashSecret(plain))
+	var rec mailToken
+	if _, err := t.getJSON(bMailTokens, k, &rec); err != nil {
+		return nil, err
+	}
+	rec.UsedAt = t.now
+	return m, t.putJSON(bMailTokens, k, &rec)
 }
 
 // markVerified records that m controls its address; for the owner of an
