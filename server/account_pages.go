@@ -122,21 +122,23 @@ func tokenOf(r *http.Request) string {
 	return strings.TrimSpace(r.URL.Query().Get("token"))
 }
 
-// refusedLink explains in plain words why the link of purpose does not work.
-func (s *Server) refusedLink(r *http.Request, token, purpose, title, again string) (int, string, page) {
-	if token == "" {
-		return http.StatusBadRequest, "message", page{Title: title, Tone: "bad",
-			Message: "This link is incomplete. Open the link from the mail again, or copy all of it into the address bar."}
+// refusedLink explains in plain words why a link of kind k does not work.
+func (s *Server) refusedLink(r *http.Request, token string, k linkKind) (int, string, page) {
+	refused := func(status int, msg string) (int, string, page) {
+		return status, "message", page{Title: k.title, Tone: "bad", Message: msg, Next: k.again}
 	}
-	state, err := s.db.MailTokenState(r.Context(), token, purpose)
+	if token == "" {
+		return refused(http.StatusBadRequest, "This link is incomplete. Open the link from the mail again, or copy all of it into the address bar.")
+	}
+	state, err := s.db.MailTokenState(r.Context(), token, k.purpose)
 	if err != nil {
 		return s.failed(r, err)
 	}
 	switch state {
 	case store.TokenStateUsed:
-		return http.StatusGone, "message", page{Title: title, Tone: "bad", Message: "This link was already used. Each link works only once.", Next: again}
+		return refused(http.StatusGone, "This link was already used. Each link works only once.")
 	case store.TokenStateExpired:
-		return http.StatusGone, "message", page{Title: title, Tone: "bad", Message: "This link has expired.", Next: again}
+		return refused(http.StatusGone, "This link has expired.")
 	}
-	return http.StatusNotFound, "message", page{Title: title, Tone: "bad", Message: "This link is not valid. Check that you opened the whole link from the mail.", Next: again}
+	return refused(http.StatusNotFound, "This link is not valid. Check that you opened the whole link from the mail.")
 }

@@ -7,16 +7,36 @@ import (
 	"licensectl/store"
 )
 
+// linkKind is what a page says about the links of one purpose.
+type linkKind struct{ purpose, title, again string }
+
+var (
+	verifyLink = linkKind{store.TokenVerifyEmail, "Verify your e-mail address",
+		"If your address is not verified yet, sign in and ask for a new verification mail."}
+	resetLink = linkKind{store.TokenResetPassword, "Choose a new password", "Ask for a new link on the forgot-password page."}
+)
+
+// linkForm shows the form named form for a live token, and otherwise why
+// the link does not work. It spends nothing.
+func (s *Server) linkForm(r *http.Request, tok string, k linkKind, form string, status int, msg string) (int, string, page) {
+	if tok == "" {
+		return s.refusedLink(r, tok, k)
+	}
+	state, err := s.db.MailTokenState(r.Context(), tok, k.purpose)
+	if err != nil {
+		return s.failed(r, err)
+	}
+	if state != store.TokenStateValid {
+		return s.refusedLink(r, tok, k)
+	}
+	return status, form, page{Title: k.title, Token: tok, Message: msg}
+}
+
 // verifyEmailPage shows a button on GET and spends the token on POST.
 func (s *Server) verifyEmailPage(r *http.Request) (int, string, page) {
-	const title = "Verify your e-mail address"
-	const again = "If your address is not verified yet, sign in and ask for a new verification mail."
 	tok := tokenOf(r)
 	if r.Method == http.MethodGet {
-		if ok, res := s.validLink(r, tok, store.TokenVerifyEmail); !ok {
-			return res()
-		}
-		return http.StatusOK, "verify", page{Title: title, Token: tok}
+		return s.linkForm(r, tok, verifyLink, "verify", http.StatusOK, "")
 	}
 	// The session verify-email opens is not handed out here: the page signs
 	// no one in, it only confirms the address.
@@ -26,7 +46,7 @@ func (s *Server) verifyEmailPage(r *http.Request) (int, string, page) {
 		return http.StatusOK, "message", page{Title: "E-mail address verified", Tone: "ok",
 			Message: "Done: your e-mail address is verified.", Next: "You can close this page and sign in."}
 	case store.ECodeInvalidToken:
-		return s.refusedLink(r, tok, store.TokenVerifyEmail, title, again)
+		return s.refusedLink(r, tok, verifyLink)
 	}
 	return s.failed(r, err)
 }
@@ -35,21 +55,13 @@ func (s *Server) verifyEmailPage(r *http.Request) (int, string, page) {
 // on POST. A password the policy refuses shows the form again with the
 // reason; the token is spent only by a change that succeeds.
 func (s *Server) resetPasswordPage(r *http.Request) (int, string, page) {
-	const title = "Choose a new password"
-	const again = "Ask for a new link on the forgot-password page."
 	tok := tokenOf(r)
 	if r.Method == http.MethodGet {
-		if ok, res := s.validLink(r, tok, store.TokenResetPassword); !ok {
-			return res()
-		}
-		return http.StatusOK, "reset", page{Title: title, Token: tok}
+		return s.linkForm(r, tok, resetLink, "reset", http.StatusOK, "")
 	}
 	pw := r.PostFormValue("new_password")
 	if pw != r.PostFormValue("confirm_password") {
-		if ok, res := s.validLink(r, tok, store.TokenResetPassword); !ok {
-			return res()
-		}
-		return http.StatusBadRequest, "reset", page{Title: title, Token: tok, Message: "The two passwords differ. Type the same password twice."}
+		return s.linkForm(r, tok, resetLink, "reset", http.StatusBadRequest, "The two passwords differ. Type the same password twice.")
 	}
 	_, err := s.db.ResetPassword(r.Context(), tok, pw)
 	switch store.ErrorCode(err) {
@@ -61,30 +73,11 @@ func (s *Server) resetPasswordPage(r *http.Request) (int, string, page) {
 		if rest, ok := strings.CutPrefix(msg, "new_password"); ok {
 			msg = "The new password" + rest + "."
 		}
-		return http.StatusBadRequest, "reset", page{Title: title, Token: tok, Message: msg}
+		return http.StatusBadRequest, "reset", page{Title: resetLink.title, Token: tok, Message: msg}
 	case store.ECodeInvalidToken:
-		return s.refusedLink(r, tok, store.TokenResetPassword, title, again)
+		return s.refusedLink(r, tok, resetLink)
 	}
 	return s.failed(r, err)
-}
-
-// validLink reports whether tok is a live token of purpose; when not, res
-// renders why.
-func (s *Server) validLink(r *http.Request, tok, purpose string) (bool, func() (int, string, page)) {
-	title, again := "Verify your e-mail address", "If your address is not verified yet, sign in and ask for a new verification mail."
-	if purpose == store.TokenResetPassword {
-		title, again = "Choose a new password", "Ask for a new link on the forgot-password page."
-	}
-	if tok != "" {
-		state, err := s.db.MailTokenState(r.Context(), tok, purpose)
-		if err != nil {
-			return false, func() (int, string, page) { return s.failed(r, err) }
-		}
-		if state == store.TokenStateValid {
-			return true, nil
-		}
-	}
-	return false, func() (int, string, page) { return s.refusedLink(r, tok, purpose, title, again) }
 }
 
 // forgotPasswordPage asks for an address and mails it a reset link, with the

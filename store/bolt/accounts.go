@@ -120,22 +120,13 @@ func (db *DB) IssueMailToken(ctx context.Context, email, purpose string, ttl tim
 // day, which per-address rate limits keep small, so the walk stays cheap and
 // no background sweeper is needed.
 func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) error {
-	b := t.tx.Bucket(bMailTokens)
-	var stale [][]byte
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	err := t.sweep(bMailTokens, func(k, v []byte) (bool, error) {
 		var old mailToken
-		if err := decode(bMailTokens, k, v, &old); err != nil {
-			return err
-		}
-		if !t.now.Before(old.ExpiresAt) {
-			stale = append(stale, clone(k))
-		}
-	}
-	for _, k := range stale {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
+		err := decode(bMailTokens, k, v, &old)
+		return err == nil && !t.now.Before(old.ExpiresAt), err
+	})
+	if err != nil {
+		return err
 	}
 	rec := mailToken{Purpose: purpose, MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
 	return t.putJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)

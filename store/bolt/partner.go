@@ -33,22 +33,13 @@ func identityKey(issuer, subject string) []byte {
 // the bucket to the attempts of the last ten minutes, so the walk is short.
 func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {
 	return db.update(ctx, func(t *txn) error {
-		b := t.tx.Bucket(bPartnerAttempts)
-		var stale [][]byte
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
+		err := t.sweep(bPartnerAttempts, func(k, v []byte) (bool, error) {
 			var old partnerAttempt
-			if err := decode(bPartnerAttempts, k, v, &old); err != nil {
-				return err
-			}
-			if !t.now.Before(old.ExpiresAt) {
-				stale = append(stale, clone(k))
-			}
-		}
-		for _, k := range stale {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
+			err := decode(bPartnerAttempts, k, v, &old)
+			return err == nil && !t.now.Before(old.ExpiresAt), err
+		})
+		if err != nil {
+			return err
 		}
 		return t.putJSON(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
 	})
@@ -259,4 +250,26 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// sweep deletes the records of bucket that stale reports on.
+func (t *txn) sweep(bucket []byte, stale func(k, v []byte) (bool, error)) error {
+	b := t.tx.Bucket(bucket)
+	var drop [][]byte
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		ok, err := stale(k, v)
+		if err != nil {
+			return err
+		}
+		if ok {
+			drop = append(drop, clone(k))
+		}
+	}
+	for _, k := range drop {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
