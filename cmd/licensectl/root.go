@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -100,11 +102,16 @@ func noun(use, short string, verbs ...*cobra.Command) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+				}
+				return usageErrorf("%s", msg)
 			}
 			return usageErrorf("%s needs a subcommand", cmd.CommandPath())
 		},
 	}
+	c.SuggestionsMinimumDistance = 2 // cobra sets it for the root only
 	c.AddCommand(verbs...)
 	return c
 }
