@@ -36,7 +36,7 @@ func newUserListCmd(e *env) *cobra.Command {
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "E-MAIL")
 				for _, u := range page.Data {
-					t.row(u.ID, u.Status, cut(u.Email, 30))
+					t.row(u.ID, u.Status, u.Email)
 				}
 				footer(t, page)
 			})
@@ -46,7 +46,7 @@ func newUserListCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&status, "status", "", "only this status: active, banned, disabled")
 	c.Flags().StringVar(&email, "email", "", "only the user with this e-mail")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }
 
 func newUserSetStatusCmd(e *env) *cobra.Command {
@@ -121,7 +121,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "FINGERPRINT")
 				for _, d := range page.Data {
-					t.row(d.ID, d.Status, cut(d.Fingerprint, 30))
+					t.row(d.ID, d.Status, d.Fingerprint)
 				}
 				footer(t, page)
 			})
@@ -131,7 +131,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&status, "status", "", "only this status: active, blocked")
 	c.Flags().StringVar(&fingerprint, "fingerprint", "", "only the device with this fingerprint")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }
 
 func newDeviceSetStatusCmd(e *env) *cobra.Command {
@@ -225,7 +225,7 @@ func newAuditListCmd(e *env) *cobra.Command {
 				return out.emit(v, func(t *table) {
 					t.row("TIME", "EVENT", "ACTOR", "TARGET")
 					for _, a := range page.Data {
-						t.row(a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), cut(a.Event, 22), cut(a.Actor.Type, 10), cut(a.Target.Type, 12))
+						t.row(a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), a.Event, a.Actor.Type, a.Target.Type)
 					}
 					footer(t, page)
 				})
@@ -237,5 +237,5 @@ func newAuditListCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&from, "from", "", "entries at or after this RFC 3339 time")
 	c.Flags().StringVar(&to, "to", "", "entries before this RFC 3339 time")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }

@@ -223,7 +223,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&key, "key", "", "only the license with this key (any case, dashes optional)")
 	c.Flags().StringVar(&user, "user", "", "only licenses of this end-user (id or e-mail)")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }
 
 func licenseFields(t *table, v server.LicenseDetail) {
@@ -246,7 +246,7 @@ func licenseFields(t *table, v server.LicenseDetail) {
 	t.field("Entitlements", orDash(strings.Join(keys, ", ")))
 	t.field("Devices", fmt.Sprint(len(v.Devices)))
 	for _, d := range v.Devices {
-		t.field("  "+d.ID, cut(d.Fingerprint, 24)+" "+d.Status)
+		t.field("  "+d.ID, d.Fingerprint+" "+d.Status)
 	}
 	t.field("Created", stamp(v.CreatedAt))
 }

@@ -241,6 +241,10 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if page.Total != 1 || page.Data[0].ID != lic.ID {
 		t.Fatalf("license list --user = %+v", page)
 	}
+	rows, err = csv.NewReader(strings.NewReader(c.ok("license", "list", "--app", "studio", "--user", "holder@example.com", "-o", "csv"))).ReadAll()
+	if err != nil || len(rows) != 2 || rows[0][6] != "user_email" || rows[1][1] != lic.Key || rows[1][6] != "holder@example.com" {
+		t.Fatalf("license list -o csv: %v %q", err, rows)
+	}
 	c.json(&page, "license", "list", "--app", "studio", "--key", readOut)
 	if page.Total != 1 || page.Data[0].ID != lic.ID {
 		t.Fatalf("license list --key = %+v", page)

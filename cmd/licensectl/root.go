@@ -64,7 +64,7 @@ func newRootCmd(e *env) *cobra.Command {
 	pf.String(flagAPIKey, "", "developer API key or operator token for remote mode (env "+envAPIKey+")")
 	pf.String(flagOrg, "", "organization id or slug (local: needed when there are several; remote: with the operator token)")
 	pf.String(flagEnv, "production", "application environment: production or development")
-	pf.StringP(flagOutput, "o", "table", "output format: table or json (license generate: also csv, keys)")
+	pf.StringP(flagOutput, "o", "table", "output format: table or json; lists also csv; license generate also csv and keys")
 
 	root.AddCommand(
 		newServeCmd(e),
