@@ -98,6 +98,9 @@ type SMTP struct {
 // Metrics configures the Prometheus endpoint.
 type Metrics struct {
 	Enabled bool `mapstructure:"enabled"`
+	// Listen serves /metrics on its own address (host:port, plain HTTP)
+	// instead of the API listener; empty keeps it on the API listener.
+	Listen string `mapstructure:"listen"`
 }
 
 // RateLimit configures request rate limits. Limits are requests per Window.

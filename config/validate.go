@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -32,6 +33,12 @@ func (c Config) Validate() error {
 	if t := c.Server.TLS; t.Enabled() {
 		v.check((t.CertFile == "") == (t.KeyFile == ""), "server.tls.key_file", "server.tls.cert_file and server.tls.key_file go together")
 		v.check(t.ACMEHost == "" || t.CertFile == "", "server.tls.acme_host", "use either certificate files or ACME, not both")
+	}
+
+	if l := c.Metrics.Listen; l != "" {
+		_, port, err := net.SplitHostPort(l)
+		v.check(err == nil && port != "", "metrics.listen", "must be host:port, got %q", l)
+		v.check(l != c.Server.Listen, "metrics.listen", "must differ from server.listen (leave it empty to serve /metrics there)")
 	}
 
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")

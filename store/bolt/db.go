@@ -51,6 +51,9 @@ type DB struct {
 	now    store.Clock
 	hasher PasswordHasher
 	policy PasswordPolicy
+
+	commits  *commitStats
+	sessions sessionCount
 }
 
 var _ store.Service = (*DB)(nil)
@@ -82,7 +85,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats()}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()
