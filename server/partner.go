@@ -101,13 +101,14 @@ func (p *partnerSignIn) derive(purpose, state string) string {
 }
 
 func (s *Server) registerPartnerRoutes(r group) {
-	r.Handle("/auth/partner", s.accountCall(s.partnerStart)).Methods(http.MethodGet)
-	r.Handle("/auth/partner/callback", s.accountCall(s.partnerCallback)).Methods(http.MethodGet)
+	r.Handle("/auth/partner", s.partnerConfigured(s.accountCall(s.partnerStart))).Methods(http.MethodGet)
+	r.Handle("/auth/partner/callback", s.partnerConfigured(s.accountCall(s.partnerCallback))).Methods(http.MethodGet)
 	r.Handle("/auth/partner/complete-profile", s.partnerConfigured(s.mgmt(permAccount, s.completeProfile))).Methods(http.MethodPost)
 }
 
 // partnerConfigured answers 404 before anything else when partner sign-in
-// is not configured: unconfigured wins over authentication.
+// is not configured: unconfigured wins over rate limits, authentication and
+// state checks.
 func (s *Server) partnerConfigured(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.partner == nil {
@@ -124,9 +125,6 @@ var errPartnerOff = store.Errorf(store.ECodeNotFound, "partner sign-in is not co
 // provider.
 func (s *Server) partnerStart(w http.ResponseWriter, r *http.Request) error {
 	p := s.partner
-	if p == nil {
-		return errPartnerOff
-	}
 	oc, _, err := p.provider(r.Context())
 	if err != nil {
 		return err
@@ -158,9 +156,6 @@ func (s *Server) requestIsHTTPS(r *http.Request) bool {
 // verifier and the ID token's signature, issuer, audience, expiry and nonce.
 func (s *Server) partnerCallback(w http.ResponseWriter, r *http.Request) error {
 	p := s.partner
-	if p == nil {
-		return errPartnerOff
-	}
 	q := r.URL.Query()
 	state := q.Get("state")
 	invalid := store.Errorf(store.ECodeInvalidState, "the sign-in attempt does not match this browser; start partner sign-in again")
