@@ -102,7 +102,13 @@ func (c Config) Validate() error {
 	if p.Issuer != "" || p.ClientID != "" || p.ClientSecret != "" || p.RedirectURL != "" {
 		v.check(p.Issuer != "", "partner.issuer", "must be set when partner sign-in is configured")
 		v.check(p.ClientID != "", "partner.client_id", "must be set when partner sign-in is configured")
-		v.check(p.RedirectURL != "", "partner.redirect_url", "must be set when partner sign-in is configured")
+		v.check(slices.Contains(p.Scopes, "openid"), "partner.scopes", "must include openid")
+	}
+	for _, k := range []struct{ key, v string }{{"partner.issuer", p.Issuer}, {"partner.redirect_url", p.RedirectURL}, {"mail.link_base", c.Mail.LinkBase}} {
+		if k.v != "" {
+			u, err := url.Parse(k.v)
+			v.check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", k.key, "must be an absolute http or https URL, got %q", k.v)
+		}
 	}
 
 	return v.err()

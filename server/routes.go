@@ -53,6 +53,7 @@ func (s *Server) routes() *mux.Router {
 	s.registerAuditRoutes(m)
 
 	s.registerAdminRoutes(group{r, "/v1/admin"})
+	s.registerAccountPages(r)
 	return r
 }
 

@@ -43,7 +43,8 @@ type Server struct {
 	router        *mux.Router
 	trusted       []netip.Prefix // server.trusted_proxies
 	metrics       *metrics
-	rt            *runtimeAPI // runtime API state (runtime.go)
+	rt            *runtimeAPI    // runtime API state (runtime.go)
+	partner       *partnerSignIn // nil unless partner.issuer is set (partner.go)
 
 	ln          net.Listener
 	tls         *tls.Config // nil: plain HTTP

@@ -84,6 +84,12 @@ var (
 	bUsage        = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
 )
 
+// Partner sign-in buckets.
+var (
+	bPartnerAttempts   = []byte("partner_attempts")   // sha256(state) → partnerAttempt
+	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → partnerIdentity
+)
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -100,6 +106,7 @@ var allBuckets = [][]byte{
 	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
 	bNoncesExpiry, bLicEnvUser, bUsage,
+	bPartnerAttempts, bPartnerIdentities,
 }
 
 // Meta keys.
