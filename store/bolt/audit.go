@@ -43,7 +43,12 @@ func (t *txn) audit(ev auditEvent) error {
 	}
 	ts := timeKey(t.now)
 	if len(ev.EnvIDs) == 0 {
-		return t.indexSorted(bAuditOrg, idb(ev.OrgID), ts, e.ID)
+		if err := t.indexSorted(bAuditOrg, idb(ev.OrgID), ts, e.ID); err != nil {
+			return err
+		}
+		if err := t.indexSorted(bAuditOrgEvent, key(idb(ev.OrgID), str(ev.Event)), ts, e.ID); err != nil {
+			return err
+		}
 	}
 	for _, env := range ev.EnvIDs {
 		if err := t.indexSorted(bAuditEnv, idb(env), ts, e.ID); err != nil {
@@ -53,7 +58,7 @@ func (t *txn) audit(ev auditEvent) error {
 			return err
 		}
 	}
-	return nil
+	return t.enqueue(ev, &e)
 }
 
 // timeKey is a sortable 8-byte form of a time.

@@ -10,8 +10,8 @@ var _ store.Devices = (*DB)(nil)
 
 // deviceEvents names the audit event of each status a device may be set to.
 var deviceEvents = map[string]string{
-	store.DeviceActive:  "device.unblocked",
-	store.DeviceBlocked: "device.blocked",
+	store.DeviceActive:  store.EventDeviceUnblocked,
+	store.DeviceBlocked: store.EventDeviceBlocked,
 }
 
 // ListDevices implements store.Devices. A page costs offset+per_page index

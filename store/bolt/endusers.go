@@ -11,9 +11,9 @@ var _ store.EndUsers = (*DB)(nil)
 
 // userEvents names the audit event of each status an end-user may be set to.
 var userEvents = map[string]string{
-	store.UserActive:   "user.reinstated",
-	store.UserBanned:   "user.banned",
-	store.UserDisabled: "user.disabled",
+	store.UserActive:   store.EventUserReinstated,
+	store.UserBanned:   store.EventUserBanned,
+	store.UserDisabled: store.EventUserDisabled,
 }
 
 // ListEndUsers implements store.EndUsers. A page costs offset+per_page index
@@ -131,12 +131,12 @@ func (db *DB) changeRoles(ctx context.Context, orgID, userID, role string, add b
 			return nil
 		}
 		next := *prev
-		event := "user.role_added"
+		event := store.EventUserRoleAdded
 		if add {
 			next.Roles = append(slices.Clone(prev.Roles), role)
 		} else {
 			next.Roles, _ = without(prev.Roles, role)
-			event = "user.role_removed"
+			event = store.EventUserRoleRemoved
 		}
 		next.UpdatedAt = t.now
 		if err := t.saveEndUser(prev, &next); err != nil {
