@@ -141,7 +141,7 @@ func CheckEventPatterns(patterns []string) error {
 		if ok && family != "" && slices.ContainsFunc(events, func(e string) bool { return strings.HasPrefix(e, family+".") }) {
 			continue
 		}
-		return Invalid("events", "unknown event %q", p)
+		return Invalid("events", "events names an unknown event %q (see GET /v1/mgmt/webhooks/events)", p)
 	}
 	return nil
 }
