@@ -126,3 +126,20 @@ type Outbox interface {
 	// Enqueued signals after a commit that queued deliveries.
 	Enqueued() <-chan struct{}
 }
+
+// OrgAuditLog reads the organization-level audit log: the entries of events
+// that belong to no application (members, API keys, the organization).
+type OrgAuditLog interface {
+	// ListOrgAudit returns a page of the organization's entries, newest first,
+	// with the filters of ListAudit.
+	ListOrgAudit(ctx context.Context, orgID string, f AuditFilter) (*Page[*AuditEntry], error)
+}
+
+// AuditRetention is the maintenance the audit retention sweeper needs.
+type AuditRetention interface {
+	// PruneAudit removes up to batch audit entries older than their
+	// organization's retention (days(orgID); negative keeps forever) and up
+	// to batch finished deliveries older than the same, and reports how many
+	// it removed. Callers repeat it until it removes nothing.
+	PruneAudit(ctx context.Context, days func(orgID string) int, batch int) (int, error)
+}
