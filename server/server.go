@@ -170,6 +170,7 @@ func (s *Server) Open() error {
 	s.ln = ln
 	s.startSweepers()
 	s.startDispatcher()
+	s.startRetention()
 	s.http = &http.Server{
 		Handler:           s.router,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+	"time"
+)
+
+// retentionEvery is how often old audit entries and finished deliveries are
+// pruned; retentionBatch bounds one write transaction of it.
+const (
+	retentionEvery = time.Hour
+	retentionBatch = 500
+)
+
+// auditRetentionDays is the tier's audit_log_retention_days for an
+// organization. Until subscriptions record an organization's tier, every
+// organization is on the tier new organizations start on ("free", else the
+// first listed); -1 keeps the log forever.
+func (s *Server) auditRetentionDays(string) int {
+	tiers := s.cfg.Billing.Tiers
+	for _, t := range tiers {
+		if t.Key == "free" {
+			return t.AuditLogRetentionDays
+		}
+	}
+	if len(tiers) > 0 {
+		return tiers[0].AuditLogRetentionDays
+	}
+	return -1
+}
+
+// pruneAudit removes what the retention allows, batch by batch, so the
+// writer is never held for long.
+func (s *Server) pruneAudit(ctx context.Context) {
+	total := 0
+	for ctx.Err() == nil {
+		n, err := s.db.PruneAudit(ctx, s.auditRetentionDays, retentionBatch)
+		if err != nil {
+			s.logger.Error("audit retention sweep", "err", err)
+			return
+		}
+		total += n
+		if n == 0 {
+			break
+		}
+	}
+	if total > 0 {
+		s.logger.Info("audit retention sweep", "removed", total)
+	}
+}
+
+// startRetention runs the sweep at start and every retentionEvery until Close.
+func (s *Server) startRetention() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(retentionEvery)
+		defer tick.Stop()
+		for {
+			s.pruneAudit(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	s.bg = append(s.bg, func() { cancel(); <-done })
+}
