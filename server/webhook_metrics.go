@@ -20,6 +20,9 @@ type webhookMetrics struct {
 func (m *metrics) watchWebhooks(out store.Outbox, now store.Clock) {
 	m.webhooks.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "licensectl_webhook_deliveries_total",
 		Help: "Webhook delivery attempts by outcome: delivered, failed (an answer that is not 2xx), no_answer."}, []string{"outcome"})
+	for _, o := range []string{"delivered", "failed", "no_answer"} {
+		m.webhooks.attempts.WithLabelValues(o) // exported at 0 before the first attempt
+	}
 	queue := func() (int, time.Time) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
