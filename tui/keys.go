@@ -64,7 +64,6 @@ var (
 	keyMark     = bind(groupList, "space", "mark", " ", "space")
 	keyMarkAll  = bind(groupList, "ctrl+a", "mark all loaded", "ctrl+a")
 	keyNewItem  = mutating(bind(groupScreen, "n", "new", "n"))
-
 )
 
 // matches reports whether the key k triggers b in this session.

@@ -25,9 +25,9 @@ type licenseView struct {
 type license struct {
 	screenBase
 	id, lookupKey string // id, or a key to look up
-	v       *licenseView
-	err     error
-	cursor  int // device row
+	v             *licenseView
+	err           error
+	cursor        int // device row
 }
 
 func newLicense(c *ctx, id string) *license { return &license{screenBase: newBase(c), id: id} }

@@ -44,10 +44,10 @@ type query struct {
 // action is a change on one item (or the marked items).
 type action struct {
 	b           *binding
-	verb        string // "Suspend"
-	ing         string // "Suspending"
-	did         string // "suspended"
-	word        string // the typed word of an irreversible change; "" asks y
+	verb        string              // "Suspend"
+	ing         string              // "Suspending"
+	did         string              // "suspended"
+	word        string              // the typed word of an irreversible change; "" asks y
 	wordFor     func(it any) string // the word when it depends on the item
 	when        func(it any) bool
 	consequence func(c *ctx, it any) []string
@@ -88,7 +88,7 @@ type list struct {
 	newer    int // items seen by the live check since the load
 	firstID  string
 	bulk     *bulkRun
-	height   int // rows the table showed last
+	height   int           // rows the table showed last
 	form     *generateForm // the form whose request is running
 	c        *ctx
 }

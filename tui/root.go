@@ -32,7 +32,7 @@ type model struct {
 	w, h     int
 	status   string
 	statusOK bool
-	stopped  bool // the credential was rejected: reads stop
+	stopped  bool     // the credential was rejected: reads stop
 	history  []string // of the palette
 }
 

@@ -74,4 +74,3 @@ func newTUICmd(e *env) *cobra.Command {
 	f.DurationVar(&refresh, "refresh", 5*time.Second, "remote mode: how often the overview refreshes")
 	return cmd
 }
-
