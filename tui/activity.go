@@ -71,7 +71,7 @@ func (a *activity) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 func (a *activity) update(c *ctx, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
-		next := every(2*time.Second, a.sid)
+		next := c.every(2*time.Second, a.sid)
 		if msg.gen != a.gen || msg.err != nil {
 			return next
 		}
@@ -95,7 +95,7 @@ func (a *activity) update(c *ctx, msg tea.Msg) tea.Cmd {
 		return next
 	case tickMsg:
 		if msg.skip || a.paused {
-			return every(2*time.Second, a.sid)
+			return c.every(2*time.Second, a.sid)
 		}
 		return a.reload(c)
 	}

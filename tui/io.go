@@ -31,8 +31,9 @@ type ctx struct {
 	absTimes bool
 	clip     io.Writer // where OSC 52 goes; nil when the clipboard is off
 
-	busy   int    // store calls in flight
-	nextID uint64 // screen ids
+	noTicks bool   // no polling (tests drive Update by hand)
+	busy    int    // store calls in flight
+	nextID  uint64 // screen ids
 }
 
 // scope is the environment the app screens act in.

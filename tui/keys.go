@@ -143,7 +143,7 @@ func helpLines(screenKeys []*binding, q string) []string {
 		for _, b := range g.bs {
 			row := padRight(b.label, 10) + b.help
 			if b.final {
-				row += "  (irreversible: asks for a typed word)"
+				row += "  (irreversible)"
 			}
 			if q != "" && !strings.Contains(strings.ToLower(row), q) {
 				continue

@@ -257,7 +257,7 @@ func (l *list) tick(c *ctx) tea.Cmd {
 	if !c.remote || !l.spec.paged {
 		return nil
 	}
-	return every(10*time.Second, l.sid)
+	return c.every(10*time.Second, l.sid)
 }
 
 func (l *list) escape(c *ctx) (bool, tea.Cmd) {

@@ -52,7 +52,7 @@ func (o *overview) tick(c *ctx) tea.Cmd {
 	if !c.remote {
 		return nil
 	}
-	return every(c.refresh, o.sid)
+	return c.every(c.refresh, o.sid)
 }
 
 func (o *overview) reload(c *ctx) tea.Cmd {

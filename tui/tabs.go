@@ -92,12 +92,10 @@ func (t *tabs) view(c *ctx, w, h int) string {
 		label := fmt.Sprintf("%d %s", (i+1)%10, s.title())
 		if i == t.active {
 			label = "[" + label + "]"
-		} else {
-			label = " " + label + " "
 		}
 		parts = append(parts, label)
 	}
-	bar := strings.Join(parts, "")
+	bar := strings.Join(parts, " ")
 	if width(bar) > w {
 		// Narrow: only the active tab and its neighbours' numbers.
 		bar = fmt.Sprintf("[%d %s]  (%d tabs: 1%s0, tab)", (t.active+1)%10, t.cur().title(), len(t.tabs), c.g.ellipsis)

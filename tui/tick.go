@@ -13,7 +13,11 @@ type tickMsg struct {
 	skip   bool
 }
 
-// every schedules one tick for screen after d.
-func every(d time.Duration, screen uint64) tea.Cmd {
+// every schedules one tick for screen after d; tests that drive Update
+// synchronously turn ticks off.
+func (c *ctx) every(d time.Duration, screen uint64) tea.Cmd {
+	if c.noTicks {
+		return nil
+	}
 	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{screen: screen} })
 }

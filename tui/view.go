@@ -53,7 +53,7 @@ func (m *model) header() string {
 			if c.env == store.EnvProduction {
 				env = c.st.prod.Render(env)
 			}
-			crumbs = append(crumbs, env)
+			crumbs = append(crumbs, env, t.cur().title())
 		}
 	}
 	left := strings.Join(crumbs, " "+c.g.sep+" ")
