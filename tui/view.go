@@ -68,9 +68,12 @@ func (m *model) header() string {
 		right += " " + c.g.dot + " READ-ONLY"
 	}
 	if width(left)+width(right)+1 > m.w {
-		right = truncate(right, max(10, m.w-width(left)-1))
+		// The mode keeps up to half the line: where the TUI acts is as
+		// important as what it shows.
+		right = truncate(right, max(m.w/2, m.w-width(left)-1))
+		left = truncate(left, m.w-width(right)-1)
 	}
-	return c.st.header.Render(spread(truncate(left, m.w), right, m.w))
+	return c.st.header.Render(spread(left, right, m.w))
 }
 
 // statusLine shows the last result and, on the right, "loading…" while any
