@@ -68,6 +68,9 @@ func (m *model) header() string {
 		right += " " + c.g.dot + " READ-ONLY"
 	}
 	if width(left)+width(right)+1 > m.w {
+		left = strings.Join(crumbs[1:], " "+c.g.sep+" ")
+	}
+	if width(left)+width(right)+1 > m.w {
 		// The mode keeps up to half the line: where the TUI acts is as
 		// important as what it shows.
 		right = truncate(right, max(m.w/2, m.w-width(left)-1))
