@@ -11,7 +11,7 @@ import (
 // fakeData answers with fixed records (fixed ids and keys, so goldens do
 // not depend on UUIDv7 randomness); its hooks inject errors and blocking.
 type fakeData struct {
-	Data // nil: a call the fake does not answer panics the test
+	Data     // nil: a call the fake does not answer panics the test
 	org      *store.Organization
 	app      *store.Application
 	plans    []*store.Plan

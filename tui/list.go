@@ -90,6 +90,7 @@ type list struct {
 	bulk     *bulkRun
 	height   int           // rows the table showed last
 	form     *generateForm // the form whose request is running
+	lookup   bool          // the filter just applied is an exact lookup
 	c        *ctx
 }
 
@@ -207,10 +208,12 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 				l.firstID, l.newer = l.spec.id(r.items[0]), 0
 			}
 			l.place(r.items, r.at)
-			if (l.q.key != "" || l.q.email != "" || l.q.fingerprint != "") && len(r.items) == 1 && l.spec.open != nil && r.page == 1 {
-				// An exact lookup opens what it found.
+			if l.lookup && len(r.items) == 1 && l.spec.open != nil {
+				// An exact lookup opens what it found, once.
+				l.lookup = false
 				return push(l.spec.open(c, r.items[0]))
 			}
+			l.lookup = false
 		case "check":
 			if r, ok := msg.val.(pageResult); ok && msg.err == nil && l.loaded {
 				if r.total != l.total || len(r.items) > 0 && l.spec.id(r.items[0]) != l.firstID {
@@ -400,6 +403,7 @@ func (l *list) editKey(c *ctx, k tea.KeyMsg) tea.Cmd {
 		}
 		l.pages, l.lru = map[int][]any{}, nil
 		l.cursor = 0
+		l.lookup = l.q.key != "" || l.q.email != "" || l.q.fingerprint != ""
 		return l.fetch(c, 1, placement{})
 	}
 	l.editing.key(k)

@@ -215,6 +215,9 @@ func (m *model) global(k tea.KeyMsg) tea.Cmd {
 		if len(m.stack) > 1 {
 			closeScreen(m.top())
 			m.stack = m.stack[:len(m.stack)-1]
+			// What the popped screen changed shows at once, the cursor
+			// kept on the same row.
+			return m.top().reload(c)
 		}
 		return nil
 	case c.matches(ks, keyQuit):

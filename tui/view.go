@@ -65,7 +65,8 @@ func (m *model) header() string {
 		}
 	}
 	if c.readOnly {
-		right += " " + c.g.dot + " READ-ONLY"
+		// First, so that a long data path never cuts it.
+		right = "READ-ONLY " + c.g.dot + " " + right
 	}
 	if width(left)+width(right)+1 > m.w {
 		left = strings.Join(crumbs[1:], " "+c.g.sep+" ")
