@@ -44,7 +44,7 @@ func (s *Server) initRuntime() {
 			rt.loginFails = newLimiter(rl.LoginFailures, rl.Window, s.now)
 		}
 	}
-	rt.usage = newUsageCounter(rt.store, s.now)
+	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
 	s.bg = append(s.bg, s.every(30*time.Second, func(ctx context.Context) {
 		if _, err := rt.store.FlushSeen(ctx); err != nil {
@@ -136,9 +136,17 @@ func (s *Server) runtime(auth bool, fn runtimeFunc) http.Handler {
 		}
 		c := runtimeClient(r)
 		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: ip, UserAgent: r.UserAgent()})
-		err := fn(w, r.WithContext(ctx), c)
-		if code := store.ErrorCode(err); code != store.ECodeInvalidApp && code != store.ECodeValidation {
-			s.rt.usage.add(c)
+		// Counting (and the quota check) happens before the call so that
+		// calls 1 to the quota are served and the next refused; a call
+		// whose application the store then refuses is uncounted.
+		counted, err := s.rt.usage.admit(ctx, c)
+		if err != nil {
+			return err
+		}
+		err = fn(w, r.WithContext(ctx), c)
+		if store.ErrorCode(err) == store.ECodeInvalidApp {
+			s.rt.usage.release(counted)
+			s.rt.usage.forget(c)
 		}
 		return err
 	})

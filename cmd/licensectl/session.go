@@ -120,6 +120,10 @@ func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 	if err != nil {
 		return nil, path, err
 	}
+	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
+		db.Close()
+		return nil, path, err
+	}
 	return db, path, nil
 }
 

@@ -133,6 +133,9 @@ func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Me
 		if err := t.mustGet(bOrgs, in.OrgID, "organization", new(store.Organization)); err != nil {
 			return err
 		}
+		if err := db.enforceLimit(t, in.OrgID, resMembers, 1); err != nil {
+			return err
+		}
 		if err := t.insertMember(m); err != nil {
 			return err
 		}
