@@ -177,6 +177,9 @@ func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
 		if _, err := t.endDashSessions(m.ID); err != nil {
 			return err
 		}
+		if err := t.del(bOnboarding, m.ID); err != nil {
+			return err
+		}
 		return t.audit(auditEvent{Event: "member.removed", OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
 			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
 	})
