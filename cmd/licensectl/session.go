@@ -24,6 +24,7 @@ import (
 // backup. *bolt.DB implements it locally and *client.Client remotely.
 type backend interface {
 	store.Service
+	store.Billing
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
