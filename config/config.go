@@ -28,7 +28,9 @@ type Config struct {
 // Server configures the HTTP listener.
 type Server struct {
 	Listen string `mapstructure:"listen"`
-	// PublicURL is the base address used in links sent by mail.
+	// PublicURL is the base address of the server as browsers reach it:
+	// links sent by mail open the account pages under it, and the partner
+	// callback defaults to it. Empty means http://<listen address>.
 	PublicURL       string        `mapstructure:"public_url"`
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed for the client IP.
@@ -77,6 +79,10 @@ type Mail struct {
 	Driver string `mapstructure:"driver"` // file, smtp, log
 	From   string `mapstructure:"from"`
 	SMTP   SMTP   `mapstructure:"smtp"`
+	// LinkBase, when set, is where the links in mails point instead of the
+	// account pages under server.public_url: a vendor's own dashboard that
+	// serves <link_base>/verify-email?token=… and /reset-password?token=….
+	LinkBase string `mapstructure:"link_base"`
 }
 
 // SMTP configures the smtp mail driver.
@@ -92,6 +98,9 @@ type SMTP struct {
 // Metrics configures the Prometheus endpoint.
 type Metrics struct {
 	Enabled bool `mapstructure:"enabled"`
+	// Listen serves /metrics on its own address (host:port, plain HTTP)
+	// instead of the API listener; empty keeps it on the API listener.
+	Listen string `mapstructure:"listen"`
 }
 
 // RateLimit configures request rate limits. Limits are requests per Window.
@@ -177,7 +186,10 @@ type Partner struct {
 	Issuer       string `mapstructure:"issuer"`
 	ClientID     string `mapstructure:"client_id"`
 	ClientSecret string `mapstructure:"client_secret"`
-	RedirectURL  string `mapstructure:"redirect_url"`
+	// RedirectURL is the callback registered with the issuer; empty means
+	// <server.public_url>/account/partner/callback.
+	RedirectURL string   `mapstructure:"redirect_url"`
+	Scopes      []string `mapstructure:"scopes"`
 }
 
 // Default returns the configuration used when nothing is set.
@@ -185,7 +197,6 @@ func Default() Config {
 	return Config{
 		Server: Server{
 			Listen:          "127.0.0.1:8080",
-			PublicURL:       "http://127.0.0.1:8080",
 			ShutdownTimeout: 10 * time.Second,
 			GCPercent:       400,
 		},
@@ -206,6 +217,7 @@ func Default() Config {
 		Signup:  Signup{Challenge: "altcha"},
 		Runtime: Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, Issuer: "licensectl"},
 		Billing: Billing{Tiers: DefaultTiers(), GraceDays: 7},
+		Partner: Partner{Scopes: []string{"openid", "email", "profile"}},
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -32,6 +33,12 @@ func (c Config) Validate() error {
 	if t := c.Server.TLS; t.Enabled() {
 		v.check((t.CertFile == "") == (t.KeyFile == ""), "server.tls.key_file", "server.tls.cert_file and server.tls.key_file go together")
 		v.check(t.ACMEHost == "" || t.CertFile == "", "server.tls.acme_host", "use either certificate files or ACME, not both")
+	}
+
+	if l := c.Metrics.Listen; l != "" {
+		_, port, err := net.SplitHostPort(l)
+		v.check(err == nil && port != "", "metrics.listen", "must be host:port, got %q", l)
+		v.check(l != c.Server.Listen, "metrics.listen", "must differ from server.listen (leave it empty to serve /metrics there)")
 	}
 
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
@@ -104,7 +111,13 @@ func (c Config) Validate() error {
 	if p.Issuer != "" || p.ClientID != "" || p.ClientSecret != "" || p.RedirectURL != "" {
 		v.check(p.Issuer != "", "partner.issuer", "must be set when partner sign-in is configured")
 		v.check(p.ClientID != "", "partner.client_id", "must be set when partner sign-in is configured")
-		v.check(p.RedirectURL != "", "partner.redirect_url", "must be set when partner sign-in is configured")
+		v.check(slices.Contains(p.Scopes, "openid"), "partner.scopes", "must include openid")
+	}
+	for _, k := range []struct{ key, v string }{{"partner.issuer", p.Issuer}, {"partner.redirect_url", p.RedirectURL}, {"mail.link_base", c.Mail.LinkBase}} {
+		if k.v != "" {
+			u, err := url.Parse(k.v)
+			v.check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", k.key, "must be an absolute http or https URL, got %q", k.v)
+		}
 	}
 
 	return v.err()

@@ -59,12 +59,17 @@ func TestBillingSweeper(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- sw.Run(runCtx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v, want nil after cancel", err)
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run = %v, want nil after cancel", err)
+			}
 		}
-	}()
+	}
+	defer stop()
 
 	// waitFor polls until the subscription is in status on plan.
 	waitFor := func(status, plan string) *store.Subscription {
@@ -108,6 +113,8 @@ func TestBillingSweeper(t *testing.T) {
 	if sub.Provider != store.ProviderNone || sub.CurrentPeriodEnd != nil || !sub.CurrentPeriodStart.Equal(now()) {
 		t.Fatalf("back to free = %+v", sub)
 	}
+	// Stopped, the sweeper has reported every change it made.
+	stop()
 	mu.Lock()
 	defer mu.Unlock()
 	if changed[org.ID] != 2 {

@@ -32,7 +32,7 @@ func (s *Server) routes() *mux.Router {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 		return nil
 	})).Methods(http.MethodGet)
-	if s.cfg.Metrics.Enabled {
+	if s.cfg.Metrics.Enabled && s.cfg.Metrics.Listen == "" {
 		r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
 	}
 
@@ -56,6 +56,7 @@ func (s *Server) routes() *mux.Router {
 	s.registerBillingRoutes(m, group{r, "/v1/admin"}, group{r, "/v1/billing"})
 	s.registerOnboardingRoutes(m)
 	s.startBillingSweeper()
+	s.registerAccountPages(r)
 	return r
 }
 

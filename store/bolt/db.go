@@ -54,6 +54,9 @@ type DB struct {
 	policy PasswordPolicy
 	// billing is the policy set by ConfigureBilling (billing.go).
 	billing atomic.Pointer[store.BillingPolicy]
+
+	commits  *commitStats
+	sessions sessionCount
 }
 
 var _ store.Service = (*DB)(nil)
@@ -85,7 +88,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats()}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()

@@ -96,6 +96,12 @@ var (
 	bLicOrgActive = []byte("licenses_active_by_org")
 )
 
+// Partner sign-in buckets.
+var (
+	bPartnerAttempts   = []byte("partner_attempts")   // sha256(state) → partnerAttempt
+	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → partnerIdentity
+)
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -113,6 +119,7 @@ var allBuckets = [][]byte{
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
 	bNoncesExpiry, bLicEnvUser, bUsage,
 	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,
+	bPartnerAttempts, bPartnerIdentities,
 }
 
 // Meta keys.
