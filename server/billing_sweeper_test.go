@@ -99,7 +99,9 @@ func TestBillingSweeper(t *testing.T) {
 	}
 
 	advance(24 * time.Hour) // the 30 days are over
-	sub := waitFor(store.SubscriptionPastDue, "pro")
+	if sub := waitFor(store.SubscriptionPastDue, "pro"); sub.CurrentPeriodEnd == nil {
+		t.Fatalf("past_due lost its period end: %+v", sub)
+	}
 	if u, err := db.BillingUsage(ctx, org.ID, now()); err != nil || u.Applications.Limit != 10 {
 		t.Fatalf("usage while past_due = %+v, %v; want pro's limits", u, err)
 	}
@@ -109,7 +111,7 @@ func TestBillingSweeper(t *testing.T) {
 	waitFor(store.SubscriptionPastDue, "pro")
 
 	advance(time.Minute)
-	sub = waitFor(store.SubscriptionActive, "free")
+	sub := waitFor(store.SubscriptionActive, "free")
 	if sub.Provider != store.ProviderNone || sub.CurrentPeriodEnd != nil || !sub.CurrentPeriodStart.Equal(now()) {
 		t.Fatalf("back to free = %+v", sub)
 	}
