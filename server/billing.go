@@ -4,8 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 
@@ -111,13 +109,9 @@ func (s *Server) pixCallback(w http.ResponseWriter, r *http.Request) error {
 	if secret == "" {
 		return store.Errorf(store.ECodeUnavailable, "payment callbacks are not configured: the operator must set billing.pix.callback_secret")
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return store.Errorf(store.ECodeBodyTooLarge, "request body exceeds 1 MiB")
-		}
-		return store.Errorf(store.ECodeInvalidJSON, "could not read the request body")
+		return err
 	}
 	if !validSignature(secret, body, r.Header.Get("x-signature")) {
 		return store.Errorf(store.ECodeUnauthenticated, "missing or wrong x-signature")

@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -184,7 +185,18 @@ func TestBillingEnforcement(t *testing.T) {
 	t.Run("ErrPlanLimitReachedApplications", func(t *testing.T) {
 		s := servertest.New(t, enforce)
 		org := s.NewOrg(t)
-		newApp(t, s, org.APIKey, "Only App")
+		// Parallel creations for the one free slot: exactly one passes.
+		var wg sync.WaitGroup
+		status := make([]int, 6)
+		for i := range status {
+			wg.Go(func() {
+				status[i] = s.As(t, org.APIKey, "POST", "/v1/mgmt/applications", map[string]any{"name": fmt.Sprintf("Racer %d", i)}).Status
+			})
+		}
+		wg.Wait()
+		if n := slices.Index(status, http.StatusCreated); n < 0 || slices.Index(status[n+1:], http.StatusCreated) >= 0 {
+			t.Fatalf("statuses %v: want exactly one 201", status)
+		}
 		s.As(t, org.APIKey, "POST", "/v1/mgmt/applications", map[string]any{"name": "One Too Many"}).
 			WantError(t, http.StatusForbidden, "plan_limit_reached")
 		if got := usage(t, s, org.APIKey).Usage.Applications.Current; got != 1 {
