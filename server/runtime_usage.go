@@ -18,7 +18,7 @@ import (
 // no store access once the application identification has been seen.
 type usageCounter struct {
 	rt  *bolt.Runtime
-	db  *bolt.DB
+	db  store.Quotas
 	now store.Clock
 	mu  sync.RWMutex
 	// clients maps what a request names to its organization's counter;
@@ -53,7 +53,7 @@ const limitUnknown = math.MinInt64
 // resolved each time instead of remembered.
 const maxUsageKeys = 1 << 16
 
-func newUsageCounter(rt *bolt.Runtime, db *bolt.DB, now store.Clock) *usageCounter {
+func newUsageCounter(rt *bolt.Runtime, db store.Quotas, now store.Clock) *usageCounter {
 	return &usageCounter{rt: rt, db: db, now: now, clients: map[store.RuntimeClient]*orgUsage{}, orgs: map[string]*orgUsage{}}
 }
 

@@ -190,6 +190,14 @@ type Billing interface {
 	ConfirmBillingTransaction(ctx context.Context, id string) (*Subscription, error)
 }
 
+// Quotas answers the runtime API's quota check.
+type Quotas interface {
+	// MonthlyRequestLimit is the runtime requests per month the
+	// organization's tier allows, Unlimited when limits are not enforced.
+	// Returns not_found.
+	MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error)
+}
+
 // BillingMaintenance moves billing states with time.
 type BillingMaintenance interface {
 	// SweepBilling moves subscriptions whose paid period ended to past_due,

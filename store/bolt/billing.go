@@ -12,6 +12,7 @@ import (
 var (
 	_ store.Billing            = (*DB)(nil)
 	_ store.BillingMaintenance = (*DB)(nil)
+	_ store.Quotas             = (*DB)(nil)
 )
 
 // unconfiguredPolicy applies until ConfigureBilling is called: one tier that
@@ -172,8 +173,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 	return out, err
 }
 
-// MonthlyRequestLimit is the runtime requests per month the organization's
-// tier allows, Unlimited when limits are not enforced. Returns not_found.
+// MonthlyRequestLimit implements store.Quotas.
 func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error) {
 	p := db.billingPolicy()
 	if !p.Enforce {
