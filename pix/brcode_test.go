@@ -1,7 +1,12 @@
 package pix
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -114,13 +119,31 @@ func TestQRTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(art, "\n"), "\n")
-	q := len([]rune(lines[0]))
-	// Two modules per line: the line count is half the side, rounded up.
-	if want := (q + 1) / 2; len(lines) != want {
-		t.Errorf("%d lines for a %d-module side, want %d", len(lines), q, want)
+	// Paint the half blocks back into pixels (block = light) and read the
+	// code with the same independent reader as the PNG.
+	const px = 4
+	side := len([]rune(lines[0]))
+	img := image.NewGray(image.Rect(0, 0, side*px, len(lines)*2*px))
+	for y, line := range lines {
+		for x, r := range []rune(line) {
+			top, bottom := r == '█' || r == '▀', r == '█' || r == '▄'
+			for dy := range px {
+				for dx := range px {
+					if top {
+						img.SetGray(x*px+dx, 2*y*px+dy, color.Gray{Y: 255})
+					}
+					if bottom {
+						img.SetGray(x*px+dx, (2*y+1)*px+dy, color.Gray{Y: 255})
+					}
+				}
+			}
+		}
 	}
-	// The quiet zone is light: the first line is all full blocks.
-	if strings.Trim(lines[0], "█") != "" {
-		t.Errorf("first line %q is not quiet zone", lines[0])
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	if got := pixtest.DecodeQR(t, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(buf.Bytes())); got != bcbExample {
+		t.Errorf("terminal QR holds %q, want %q", got, bcbExample)
 	}
 }
