@@ -111,6 +111,10 @@ func (f *fakeData) GenerateLicenses(ctx context.Context, s store.Scope, in store
 }
 
 func (f *fakeData) ListEndUsers(ctx context.Context, s store.Scope, sf store.StatusFilter) (*store.Page[*store.EndUser], error) {
+	if sf.Email != "" {
+		u := &store.EndUser{ID: fixedID(800), Email: sf.Email, Status: store.UserActive, CreatedAt: fixedNow.Add(-48 * time.Hour)}
+		return &store.Page[*store.EndUser]{Data: []*store.EndUser{u}, Total: 1}, nil
+	}
 	return &store.Page[*store.EndUser]{Total: 7}, nil
 }
 
