@@ -13,7 +13,6 @@ import (
 var (
 	keyDelete    = irreversible(bind(groupScreen, "X", "delete", "X"))
 	keyRevokeKey = irreversible(bind(groupScreen, "X", "revoke", "X"))
-	keyNewSecret = mutating(bind(groupScreen, "n", "new", "n"))
 )
 
 // whole makes a fetch of a small list that is loaded whole.

@@ -119,6 +119,7 @@ var licensesSpec = &listSpec{
 	},
 	open:    func(c *ctx, it any) screen { return newLicense(c, it.(*store.LicenseItem).ID) },
 	create:  func(c *ctx, l *list) tea.Cmd { return openGenerate(c, l) },
+	newKey:  keyGenerate,
 	actions: licenseActions,
 	empty:   "No licenses in ENV yet. n generate · E switch environment",
 }

@@ -29,6 +29,7 @@ type listSpec struct {
 	parse   func(c *ctx, text string) query
 	open    func(c *ctx, it any) screen
 	create  func(c *ctx, l *list) tea.Cmd // n
+	newKey  *binding                      // how n is named; keyNewItem when nil
 	actions []*action
 	empty   string
 }
@@ -285,7 +286,7 @@ func (l *list) keys(c *ctx) []*binding {
 		out = append(out, keyOpen)
 	}
 	if l.spec.create != nil {
-		out = append(out, keyNewItem)
+		out = append(out, l.newKey())
 	}
 	for _, a := range l.spec.actions {
 		out = append(out, a.b)
@@ -364,7 +365,7 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		if it := l.current(); it != nil {
 			return true, c.copy(l.spec.id(it))
 		}
-	case l.spec.create != nil && c.matches(ks, keyNewItem):
+	case l.spec.create != nil && c.matches(ks, l.newKey()):
 		return true, l.spec.create(c, l)
 	default:
 		for _, a := range l.spec.actions {
@@ -473,4 +474,11 @@ func (l *list) view(c *ctx, w, h int) string {
 	l.height = bodyH - 1
 	b.WriteString(l.tbl.view(c, w, bodyH))
 	return b.String()
+}
+
+func (l *list) newKey() *binding {
+	if l.spec.newKey != nil {
+		return l.spec.newKey
+	}
+	return keyNewItem
 }
