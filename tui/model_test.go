@@ -262,3 +262,12 @@ func TestTooSmall(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.contains("[1 Apps]")
 }
+
+func TestUsageTab(t *testing.T) {
+	s := seed(t, 4)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID}, 100, 30)
+	h.press(":", "usage", "enter")
+	h.contains("[4 Usage]")
+	h.contains("applications")
+	h.contains("active licenses")
+}

@@ -159,7 +159,11 @@ var apiKeysSpec = &listSpec{
 }
 
 func newOrgHome(c *ctx) screen {
-	t := newTabs(c, c.orgName, newList(c, appsSpec), newList(c, membersSpec), newList(c, apiKeysSpec))
+	ts := []screen{newList(c, appsSpec), newList(c, membersSpec), newList(c, apiKeysSpec)}
+	if src, ok := c.data.(usageData); ok {
+		ts = append(ts, &usage{screenBase: newBase(c), src: src})
+	}
+	t := newTabs(c, c.orgName, ts...)
 	t.org = true
 	return t
 }

@@ -31,6 +31,7 @@ var paletteCmds = []paletteCmd{
 	{names: []string{"apps"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Apps") }},
 	{names: []string{"members"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Members") }},
 	{names: []string{"apikeys"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("API keys") }},
+	{names: []string{"usage", "billing"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Usage") }},
 	{names: []string{"env"}, arg: "prod|dev", app: true, run: func(m *model, arg string) tea.Cmd {
 		want := store.EnvProduction
 		if strings.HasPrefix(arg, "dev") {
