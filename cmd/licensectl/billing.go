@@ -34,7 +34,7 @@ func of(c store.UsageCount) string { return strconv.FormatInt(c.Current, 10) + "
 func money(cents int64) string { return "R$ " + pix.FormatAmount(cents) }
 
 func newBillingPlansCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	return csvList(&cobra.Command{
 		Use:   "plans",
 		Short: "List the billing plans (tiers) and their limits",
 		Example: "  licensectl billing plans\n" +
@@ -53,13 +53,13 @@ func newBillingPlansCmd(e *env) *cobra.Command {
 				return out.emit(api.BillingPlans{Plans: mapSlice(tiers, api.BillingPlanOf)}, func(t *table) {
 					t.row("KEY", "NAME", "PRICE/30 DAYS", "APPS", "LICENSES", "REQUESTS/MONTH", "AUDIT DAYS", "MEMBERS")
 					for _, p := range tiers {
-						t.row(p.Key, cut(p.Name, 14), money(p.PriceCents), limit(p.MaxApplications), limit(p.MaxLicenses),
+						t.row(p.Key, t.text(p.Name, 14), money(p.PriceCents), limit(p.MaxApplications), limit(p.MaxLicenses),
 							limit(p.MaxRequestsPerMonth), limit(p.AuditLogRetentionDays), limit(p.MaxDashboardMembers))
 					}
 				})
 			})
 		},
-	}
+	})
 }
 
 func subscriptionFields(t *table, sub *store.Subscription) {
