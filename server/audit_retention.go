@@ -12,29 +12,12 @@ const (
 	retentionBatch = 500
 )
 
-// auditRetentionDays is the tier's audit_log_retention_days for an
-// organization. Until subscriptions record an organization's tier, every
-// organization is on the tier new organizations start on ("free", else the
-// first listed); -1 keeps the log forever.
-func (s *Server) auditRetentionDays(string) int {
-	tiers := s.cfg.Billing.Tiers
-	for _, t := range tiers {
-		if t.Key == "free" {
-			return t.AuditLogRetentionDays
-		}
-	}
-	if len(tiers) > 0 {
-		return tiers[0].AuditLogRetentionDays
-	}
-	return -1
-}
-
 // pruneAudit removes what the retention allows, batch by batch, so the
 // writer is never held for long.
 func (s *Server) pruneAudit(ctx context.Context) {
 	total := 0
 	for ctx.Err() == nil {
-		n, err := s.db.PruneAudit(ctx, s.auditRetentionDays, retentionBatch)
+		n, err := s.db.PruneAudit(ctx, retentionBatch)
 		if err != nil {
 			s.logger.Error("audit retention sweep", "err", err)
 			return

@@ -64,6 +64,9 @@ const (
 	EventOrganizationCreated = "organization.created"
 	EventOrganizationUpdated = "organization.updated"
 
+	EventBillingCheckoutCreated = "billing.checkout_created"
+	EventBillingPaid            = "billing.paid"
+
 	EventWebhookCreated  = "webhook.created"
 	EventWebhookUpdated  = "webhook.updated"
 	EventWebhookDeleted  = "webhook.deleted"
@@ -91,6 +94,7 @@ var events = func() []string {
 		EventMemberAdded, EventMemberRemoved, EventMemberLogin, EventMemberLoginFailed, EventMemberLogout,
 		EventMemberEmailVerified, EventMemberPasswordReset, EventMemberPartnerLinked,
 		EventOrganizationCreated, EventOrganizationUpdated,
+		EventBillingCheckoutCreated, EventBillingPaid,
 		EventWebhookCreated, EventWebhookUpdated, EventWebhookDeleted, EventWebhookDisabled, EventWebhookTest,
 	}
 	slices.Sort(out)

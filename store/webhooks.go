@@ -137,9 +137,9 @@ type OrgAuditLog interface {
 
 // AuditRetention is the maintenance the audit retention sweeper needs.
 type AuditRetention interface {
-	// PruneAudit removes up to batch audit entries older than their
-	// organization's retention (days(orgID); negative keeps forever) and up
-	// to batch finished deliveries older than the same, and reports how many
-	// it removed. Callers repeat it until it removes nothing.
-	PruneAudit(ctx context.Context, days func(orgID string) int, batch int) (int, error)
+	// PruneAudit removes up to batch audit entries older than the
+	// audit_log_retention_days of their organization's tier (unlimited keeps
+	// them) and up to batch finished deliveries older than the same, and
+	// reports how many it removed. Callers repeat it until it removes nothing.
+	PruneAudit(ctx context.Context, batch int) (int, error)
 }

@@ -17,14 +17,25 @@ const minRetention = 24 * time.Hour
 // audit bucket is in time order and the walk starts at the oldest; finished
 // deliveries are walked in the order they finished. One call is one short
 // write transaction that looks at a bounded number of keys.
-func (db *DB) PruneAudit(ctx context.Context, days func(orgID string) int, batch int) (int, error) {
+func (db *DB) PruneAudit(ctx context.Context, batch int) (int, error) {
 	removed := 0
 	err := db.update(ctx, func(t *txn) error {
 		removed = 0
 		youngest := t.now.Add(-minRetention)
+		days := map[string]int64{}
+		var derr error
 		expired := func(orgID string, at time.Time) bool {
-			d := days(orgID)
-			return d >= 0 && at.Before(t.now.AddDate(0, 0, -d))
+			d, ok := days[orgID]
+			if !ok {
+				rec, err := t.subscription(orgID)
+				if err != nil {
+					derr = err
+					return false
+				}
+				d = rec.subscription(orgID, db.billingPolicy()).Plan.AuditLogRetentionDays
+				days[orgID] = d
+			}
+			return d >= 0 && at.Before(t.now.AddDate(0, 0, -int(d)))
 		}
 		var entries []*store.AuditEntry
 		c := t.tx.Bucket(bAudit).Cursor()
@@ -41,6 +52,9 @@ func (db *DB) PruneAudit(ctx context.Context, days func(orgID string) int, batch
 			if expired(e.OrgID, e.CreatedAt) {
 				entries = append(entries, e)
 			}
+		}
+		if derr != nil {
+			return derr
 		}
 		for _, e := range entries {
 			if err := t.dropAudit(e); err != nil {
@@ -60,6 +74,9 @@ func (db *DB) PruneAudit(ctx context.Context, days func(orgID string) int, batch
 			if expired(d.OrgID, *d.DoneAt) {
 				done = append(done, d)
 			}
+		}
+		if derr != nil {
+			return derr
 		}
 		for _, d := range done {
 			if err := t.dropDelivery(d); err != nil {
