@@ -27,6 +27,9 @@ type receiver struct {
 	block  chan struct{}   // when set, requests wait on it before answering
 	got    []delivery
 	arrive chan delivery
+	// ready is closed once the secret is known: an endpoint subscribed to
+	// webhook.* hears of its own creation before the test reads the secret.
+	ready chan struct{}
 	// inflight counts requests waiting on block.
 	inflight atomic.Int32
 }
@@ -40,7 +43,7 @@ type delivery struct {
 }
 
 func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{t: t, answer: func(int) int { return http.StatusOK }, arrive: make(chan delivery, 100)}
+	rc := &receiver{t: t, ready: make(chan struct{}), answer: func(int) int { return http.StatusOK }, arrive: make(chan delivery, 100)}
 	rc.srv = httptest.NewServer(http.HandlerFunc(rc.serve))
 	t.Cleanup(func() {
 		rc.mu.Lock()
@@ -56,6 +59,10 @@ func newReceiver(t *testing.T) *receiver {
 
 func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	select {
+	case <-rc.ready:
+	case <-time.After(5 * time.Second):
+	}
 	rc.mu.Lock()
 	secret, block := rc.secret, rc.block
 	rc.mu.Unlock()
@@ -102,7 +109,14 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 // URL is where the receiver listens.
 func (rc *receiver) URL() string { return rc.srv.URL + "/hook" }
 
-func (rc *receiver) setSecret(s string) { rc.mu.Lock(); rc.secret = s; rc.mu.Unlock() }
+func (rc *receiver) setSecret(s string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.secret == "" {
+		close(rc.ready)
+	}
+	rc.secret = s
+}
 
 // next waits for the next delivery of the given type, skipping others.
 func (rc *receiver) next(t *testing.T, typ string) delivery {
