@@ -50,15 +50,6 @@ func (s *Server) startDispatcher() {
 	s.bg = append(s.bg, func() { cancel(); <-done })
 }
 
-func webhookItem(w *store.Webhook) api.Webhook {
-	return api.Webhook{ID: w.ID, ApplicationID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status, CreatedAt: w.CreatedAt}
-}
-
-func deliveryItem(d *store.Delivery) api.Delivery {
-	return api.Delivery{ID: d.ID, Event: d.Event, Status: d.Status, Attempts: d.Attempts, ResponseStatus: d.ResponseStatus,
-		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt}
-}
-
 func (s *Server) listWebhookEvents(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, store.Events())
 	return nil
@@ -69,7 +60,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, webhookItem))
+	writeJSON(w, http.StatusOK, mapList(list, api.WebhookOf))
 	return nil
 }
 
@@ -107,7 +98,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, webhookItem(h))
+	writeJSON(w, http.StatusOK, api.WebhookOf(h))
 	return nil
 }
 
@@ -125,11 +116,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a := s.dispatcher.Ping(r.Context(), job)
-	status := store.DeliveryFailed
-	if a.OK() {
-		status = store.DeliveryDelivered
-	}
-	writeJSON(w, http.StatusOK, api.WebhookTestResult{Success: a.OK(), DeliveryID: job.Delivery.ID, Status: status, ResponseStatus: a.Status})
+	writeJSON(w, http.StatusOK, api.WebhookTestResultOf(job.Delivery.ID, a))
 	return nil
 }
 
@@ -143,7 +130,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(page, deliveryItem))
+	writeJSON(w, http.StatusOK, newPage(page, api.DeliveryOf))
 	return nil
 }
 

@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"time"
+
+	"licensectl/store"
+)
 
 // CreateWebhookRequest is the body of POST /applications/{id}/webhooks.
 type CreateWebhookRequest struct {
@@ -63,4 +67,44 @@ type DeliveryPage struct {
 	Total   int        `json:"total"`
 	Page    int        `json:"page"`
 	PerPage int        `json:"per_page"`
+}
+
+// WebhookOf is the list item of an endpoint.
+func WebhookOf(w *store.Webhook) Webhook {
+	events := w.Events
+	if events == nil {
+		events = []string{}
+	}
+	return Webhook{ID: w.ID, ApplicationID: w.AppID, URL: w.URL, Events: events, Status: w.Status, CreatedAt: w.CreatedAt}
+}
+
+// Domain is the endpoint the item describes (no secret).
+func (w Webhook) Domain() *store.Webhook {
+	return &store.Webhook{ID: w.ID, AppID: w.ApplicationID, URL: w.URL, Events: w.Events, Status: w.Status, CreatedAt: w.CreatedAt}
+}
+
+// Domain is the created endpoint, with its secret.
+func (w WebhookCreated) Domain() *store.Webhook {
+	return &store.Webhook{ID: w.ID, AppID: w.ApplicationID, URL: w.URL, Events: w.Events, Status: w.Status, Secret: w.Secret, CreatedAt: w.CreatedAt}
+}
+
+// DeliveryOf is the list item of a delivery.
+func DeliveryOf(d *store.Delivery) Delivery {
+	return Delivery{ID: d.ID, Event: d.Event, Status: d.Status, Attempts: d.Attempts, ResponseStatus: d.ResponseStatus,
+		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt}
+}
+
+// Domain is the delivery the item describes (no body).
+func (d Delivery) Domain() *store.Delivery {
+	return &store.Delivery{ID: d.ID, Event: d.Event, Status: d.Status, Attempts: d.Attempts, ResponseStatus: d.ResponseStatus,
+		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt}
+}
+
+// WebhookTestResultOf describes a ping's attempt of delivery id.
+func WebhookTestResultOf(id string, a store.Attempt) WebhookTestResult {
+	status := store.DeliveryFailed
+	if a.OK() {
+		status = store.DeliveryDelivered
+	}
+	return WebhookTestResult{Success: a.OK(), DeliveryID: id, Status: status, ResponseStatus: a.Status}
 }
