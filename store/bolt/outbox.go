@@ -16,19 +16,19 @@ import (
 
 // deliveryRecord is a delivery on disk.
 type deliveryRecord struct {
-	ID             string     `json:"id"`
-	OrgID          string     `json:"org"`
-	AppID          string     `json:"app"`
-	WebhookID      string     `json:"wh"`
-	Event          string     `json:"ev"`
-	Status         string     `json:"st"`
-	Attempts       int        `json:"n,omitempty"`
-	ResponseStatus int        `json:"rs,omitempty"`
-	LastAttemptAt  *time.Time `json:"la,omitempty"`
-	NextAttemptAt  *time.Time `json:"na,omitempty"`
-	DoneAt         *time.Time `json:"da,omitempty"` // delivered or failed at
-	CreatedAt      time.Time  `json:"ca"`
-	Body           []byte     `json:"body"`
+	ID             string          `json:"id"`
+	OrgID          string          `json:"org"`
+	AppID          string          `json:"app"`
+	WebhookID      string          `json:"wh"`
+	Event          string          `json:"ev"`
+	Status         string          `json:"st"`
+	Attempts       int             `json:"n,omitempty"`
+	ResponseStatus int             `json:"rs,omitempty"`
+	LastAttemptAt  *time.Time      `json:"la,omitempty"`
+	NextAttemptAt  *time.Time      `json:"na,omitempty"`
+	DoneAt         *time.Time      `json:"da,omitempty"` // delivered or failed at
+	CreatedAt      time.Time       `json:"ca"`
+	Body           json.RawMessage `json:"body"` // embedded as JSON, not base64
 }
 
 func (d *deliveryRecord) domain() *store.Delivery {
