@@ -18,12 +18,17 @@ func TestAuditRetention(t *testing.T) {
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.RateLimit.Enabled = false
 	cfg.Signup.Challenge = "off"
+	local(&cfg)
 	for i := range cfg.Billing.Tiers {
 		cfg.Billing.Tiers[i].AuditLogRetentionDays = 7
 	}
 	s := servertest.Start(t, cfg)
 	f := attachRT(t, s)
+	rc := newReceiver(t)
+	hook := register(t, f, rc, "plan.created")
 	f.mgmt(t, "POST", "/plans", map[string]any{"name": "Old"}).Want(t, http.StatusCreated)
+	rc.next(t, "plan.created")
+	eventually(t, "delivered", func() bool { return deliveries(t, f, hook, "?status=delivered").Total == 1 })
 	start := s.Clock().Now()
 	s.Close()
 
@@ -31,9 +36,11 @@ func TestAuditRetention(t *testing.T) {
 	s2 := servertest.Start(t, cfg, serverClockAt(start.Add(8*24*time.Hour)))
 	f.s = s2
 	f.mgmt(t, "POST", "/plans", map[string]any{"name": "New"}).Want(t, http.StatusCreated)
-	eventually(t, "the old entries pruned", func() bool {
+	rc.next(t, "plan.created")
+	eventually(t, "the old entries and the old delivery pruned", func() bool {
 		p := getAudit(t, f, "")
-		return p.Total == 1
+		d := deliveries(t, f, hook, "")
+		return p.Total == 1 && d.Total == 1 && deliveries(t, f, hook, "?status=delivered").Total == 1
 	})
 	if p := getAudit(t, f, "?event=plan.created"); p.Total != 1 || len(p.Data) != 1 {
 		t.Fatalf("plan.created after pruning = %+v", p)
