@@ -201,9 +201,10 @@ func (r *Runtime) findByAccess(t *txn, hash string) (*sessionRecord, error) {
 	return s, nil
 }
 
-// cascade checks a session of ra in the order of design.md §5 and returns
-// the first reason it is not usable, or "". checkExpiry includes the access
-// token's expiry (refresh checks its own lifetimes instead).
+// cascade loads what a session of ra names and returns the first reason it
+// is not usable, or "": token_invalid when a record is gone, else the order
+// of store.Cascade. checkExpiry includes the access token's expiry (refresh
+// checks its own lifetimes instead).
 func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkExpiry bool) (string, *sessionView, error) {
 	if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
 		return store.ReasonTokenInvalid, nil, nil
@@ -232,30 +233,15 @@ func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkE
 	if v.dev == nil {
 		return store.ReasonTokenInvalid, nil, nil
 	}
-	if ra.App.Status != store.AppActive {
-		return store.ReasonAppDisabled, v, nil
-	}
-	if v.lic != nil {
-		if reason := licenseReason(v.lic, t.now); reason != "" {
-			return reason, v, nil
-		}
-	}
+	in := store.CascadeInput{AppStatus: ra.App.Status, License: v.lic, DeviceStatus: v.dev.Status, Revoked: s.RevokedAt != nil}
 	if v.user != nil {
-		switch v.user.Status {
-		case store.UserBanned:
-			return store.ReasonUserBanned, v, nil
-		case store.UserDisabled:
-			return store.ReasonUserDisabled, v, nil
-		}
+		in.UserStatus = v.user.Status
 	}
-	if v.dev.Status == store.DeviceBlocked {
-		return store.ReasonDeviceBlocked, v, nil
+	if checkExpiry {
+		in.AccessExpiresAt = &s.AccessExpiresAt
 	}
-	if s.RevokedAt != nil {
-		return store.ReasonSessionRevoked, v, nil
-	}
-	if checkExpiry && !t.now.Before(s.AccessExpiresAt) {
-		return store.ReasonTokenExpired, v, nil
+	if reason := store.Cascade(in, t.now); reason != "" {
+		return reason, v, nil
 	}
 	return "", v, nil
 }
