@@ -2,14 +2,8 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"licensectl/server/servertest"
-	"licensectl/store"
-	"licensectl/store/bolt"
-	"licensectl/store/password"
 )
 
 // Text as releases before the input rules (design.md §8) stored it: an
@@ -31,25 +25,10 @@ func cmdLegacy(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: legacy APP_SLUG")
 	}
 	ctx := context.Background()
-	db, err := bolt.Open(filepath.Join(ts.Getenv("LICENSECTL_DATA_DIR"), "licensectl.db"),
-		bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
-	ts.Check(err)
+	db, sc := openScope(ts, "legacy", args[0])
 	defer db.Close()
-	orgs, err := db.ListOrganizations(ctx)
+	d, err := db.SeedLegacyDevice(ctx, sc, legacyFingerprint)
 	ts.Check(err)
-	for _, o := range orgs {
-		apps, err := db.ListApplications(ctx, o.ID)
-		ts.Check(err)
-		for _, a := range apps {
-			if a.Slug != args[0] {
-				continue
-			}
-			d, err := db.SeedLegacyDevice(ctx, store.Scope{OrgID: o.ID, AppID: a.ID, Env: store.EnvProduction}, legacyFingerprint)
-			ts.Check(err)
-			ts.Check(db.SeedLegacyApplicationName(ctx, store.AppRef{OrgID: o.ID, AppID: a.ID}, legacyAppName))
-			ts.Setenv("DEVICE", d.ID)
-			return
-		}
-	}
-	ts.Fatalf("legacy: no application %q", args[0])
+	ts.Check(db.SeedLegacyApplicationName(ctx, sc.App(), legacyAppName))
+	ts.Setenv("DEVICE", d.ID)
 }
