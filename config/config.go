@@ -147,7 +147,10 @@ type Runtime struct {
 type Billing struct {
 	Enforce bool   `mapstructure:"enforce"`
 	Tiers   []Tier `mapstructure:"tiers"`
-	Pix     Pix    `mapstructure:"pix"`
+	// GraceDays is how long a subscription stays past_due, its paid tier
+	// still in force, after a paid period ends without renewal.
+	GraceDays int `mapstructure:"grace_days"`
+	Pix       Pix `mapstructure:"pix"`
 }
 
 // Tier is one billing plan; -1 means unlimited.
@@ -167,6 +170,9 @@ type Pix struct {
 	Key          string `mapstructure:"key"`
 	MerchantName string `mapstructure:"merchant_name"`
 	MerchantCity string `mapstructure:"merchant_city"`
+	// CallbackSecret is the HMAC-SHA256 key of the payment provider's
+	// signed callback; empty refuses every callback.
+	CallbackSecret string `mapstructure:"callback_secret"`
 }
 
 // Webhooks configures outgoing webhook deliveries.
@@ -210,7 +216,7 @@ func Default() Config {
 		Auth:    Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
 		Signup:  Signup{Challenge: "altcha"},
 		Runtime: Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, Issuer: "licensectl"},
-		Billing: Billing{Tiers: DefaultTiers()},
+		Billing: Billing{Tiers: DefaultTiers(), GraceDays: 7},
 		Partner: Partner{Scopes: []string{"openid", "email", "profile"}},
 	}
 }
@@ -218,9 +224,9 @@ func Default() Config {
 // DefaultTiers are the billing tiers used when the configuration names none.
 func DefaultTiers() []Tier {
 	return []Tier{
-		{Key: "free", Name: "Free", PriceCents: 0, MaxApplications: 1, MaxLicenses: 100, MaxRequestsPerMonth: 100_000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
-		{Key: "starter", Name: "Starter", PriceCents: 4900, MaxApplications: 3, MaxLicenses: 2_000, MaxRequestsPerMonth: 2_000_000, AuditLogRetentionDays: 30, MaxDashboardMembers: 5},
-		{Key: "pro", Name: "Pro", PriceCents: 19900, MaxApplications: 10, MaxLicenses: 25_000, MaxRequestsPerMonth: 25_000_000, AuditLogRetentionDays: 90, MaxDashboardMembers: 20},
-		{Key: "enterprise", Name: "Enterprise", PriceCents: 99900, MaxApplications: -1, MaxLicenses: -1, MaxRequestsPerMonth: -1, AuditLogRetentionDays: 365, MaxDashboardMembers: -1},
+		{Key: "free", Name: "Free", PriceCents: 0, MaxApplications: 1, MaxLicenses: 100, MaxRequestsPerMonth: 10_000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
+		{Key: "starter", Name: "Starter", PriceCents: 4900, MaxApplications: 3, MaxLicenses: 1_000, MaxRequestsPerMonth: 100_000, AuditLogRetentionDays: 30, MaxDashboardMembers: 5},
+		{Key: "pro", Name: "Pro", PriceCents: 14900, MaxApplications: 10, MaxLicenses: 10_000, MaxRequestsPerMonth: 1_000_000, AuditLogRetentionDays: 90, MaxDashboardMembers: 20},
+		{Key: "enterprise", Name: "Enterprise", PriceCents: 49900, MaxApplications: -1, MaxLicenses: -1, MaxRequestsPerMonth: -1, AuditLogRetentionDays: 365, MaxDashboardMembers: -1},
 	}
 }

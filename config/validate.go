@@ -98,6 +98,15 @@ func (c Config) Validate() error {
 		}
 	}
 
+	v.check(c.Billing.GraceDays >= 0, "billing.grace_days", "must not be negative, got %d", c.Billing.GraceDays)
+	if px := c.Billing.Pix; px.Key != "" {
+		v.check(len(px.Key) <= 77, "billing.pix.key", "must be at most 77 characters")
+		v.check(px.MerchantName != "" && len(px.MerchantName) <= 25 && ascii(px.MerchantName), "billing.pix.merchant_name",
+			"must be 1 to 25 ASCII characters when billing.pix.key is set")
+		v.check(px.MerchantCity != "" && len(px.MerchantCity) <= 15 && ascii(px.MerchantCity), "billing.pix.merchant_city",
+			"must be 1 to 15 ASCII characters when billing.pix.key is set")
+	}
+
 	p := c.Partner
 	if p.Issuer != "" || p.ClientID != "" || p.ClientSecret != "" || p.RedirectURL != "" {
 		v.check(p.Issuer != "", "partner.issuer", "must be set when partner sign-in is configured")
@@ -140,4 +149,15 @@ func (v *validator) err() error {
 		return nil
 	}
 	return errors.New("config: invalid configuration:\n  " + strings.Join(v.problems, "\n  "))
+}
+
+// ascii reports whether s is printable ASCII, as the fields of a Pix BR Code
+// must be (accents are written without: "SAO PAULO").
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -53,6 +53,9 @@ func (s *Server) routes() *mux.Router {
 	s.registerAuditRoutes(m)
 
 	s.registerAdminRoutes(group{r, "/v1/admin"})
+	s.registerBillingRoutes(m, group{r, "/v1/admin"}, group{r, "/v1/billing"})
+	s.registerOnboardingRoutes(m)
+	s.startBillingSweeper()
 	s.registerAccountPages(r)
 	return r
 }

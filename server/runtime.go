@@ -44,7 +44,7 @@ func (s *Server) initRuntime() {
 			rt.loginFails = newLimiter(rl.LoginFailures, rl.Window, s.now)
 		}
 	}
-	rt.usage = newUsageCounter(rt.store, s.now)
+	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
 	s.bg = append(s.bg, s.every(30*time.Second, func(ctx context.Context) {
 		if _, err := rt.store.FlushSeen(ctx); err != nil {
@@ -139,10 +139,17 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: ip, UserAgent: r.UserAgent()})
 		outcome := "ok"
 		ctx = context.WithValue(ctx, outcomeKey{}, &outcome)
-		err := fn(w, r.WithContext(ctx), c)
+		// Counting (and the quota check) happens before the call so that
+		// calls 1 to the quota are served and the next refused; a call
+		// whose application the store then refuses is uncounted.
+		counted, err := s.rt.usage.admit(ctx, c)
+		if err == nil {
+			err = fn(w, r.WithContext(ctx), c)
+		}
 		code := store.ErrorCode(err)
-		if code != store.ECodeInvalidApp && code != store.ECodeValidation {
-			s.rt.usage.add(c)
+		if code == store.ECodeInvalidApp {
+			s.rt.usage.release(counted)
+			s.rt.usage.forget(c)
 		}
 		if err != nil {
 			outcome = code

@@ -84,6 +84,10 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
+	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
 		db.Close()
 		return nil, err

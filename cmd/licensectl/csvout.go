@@ -24,14 +24,14 @@ func csvList(c *cobra.Command) *cobra.Command {
 	return c
 }
 
-// writeCSV writes the items of a list view (a slice, or a page with a Data
-// slice) as CSV: one row per item, the columns named like the JSON fields,
+// writeCSV writes the items of a list view (a slice, a page with a Data
+// slice, or an envelope with one slice field such as {plans: […]}) as CSV: one row per item, the columns named like the JSON fields,
 // nested objects flattened with "_" (plan_id, plan_name), lists joined with
 // spaces, times in RFC 3339 UTC, null as an empty cell. Nothing is cut.
 func writeCSV(w io.Writer, v any) error {
 	items := reflect.Indirect(reflect.ValueOf(v))
 	if items.Kind() == reflect.Struct {
-		items = items.FieldByName("Data")
+		items = listField(items)
 	}
 	if items.Kind() != reflect.Slice {
 		return fmt.Errorf("csv: %T is not a list", v)
@@ -168,4 +168,22 @@ func refField(t reflect.Type) string {
 		}
 	}
 	return ""
+}
+
+// listField is the list an envelope carries: its Data field, or its only
+// slice field; the zero Value when there is none.
+func listField(v reflect.Value) reflect.Value {
+	if d := v.FieldByName("Data"); d.IsValid() {
+		return d
+	}
+	var found reflect.Value
+	for i := range v.NumField() {
+		if v.Field(i).Kind() == reflect.Slice {
+			if found.IsValid() {
+				return reflect.Value{}
+			}
+			found = v.Field(i)
+		}
+	}
+	return found
 }

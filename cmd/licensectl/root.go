@@ -83,6 +83,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newUserCmd(e),
 		newDeviceCmd(e),
 		newAuditCmd(e),
+		newBillingCmd(e),
 	)
 	e.addCompletions(root)
 	return root

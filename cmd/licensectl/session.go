@@ -24,6 +24,7 @@ import (
 // backup. *bolt.DB implements it locally and *client.Client remotely.
 type backend interface {
 	store.Service
+	store.Billing
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
@@ -118,6 +119,10 @@ func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 			path, cfg.Server.Listen, filepath.Join(cfg.DataDir, "operator.token"))
 	}
 	if err != nil {
+		return nil, path, err
+	}
+	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
+		db.Close()
 		return nil, path, err
 	}
 	return db, path, nil

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -51,6 +52,8 @@ type DB struct {
 	now    store.Clock
 	hasher PasswordHasher
 	policy PasswordPolicy
+	// billing is the policy set by ConfigureBilling (billing.go).
+	billing atomic.Pointer[store.BillingPolicy]
 
 	commits  *commitStats
 	sessions sessionCount
@@ -88,6 +91,10 @@ func Open(path string, opts Options) (*DB, error) {
 	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats()}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
+			bdb.Close()
+			return nil, err
+		}
+		if err := db.countOrgLicenses(); err != nil {
 			bdb.Close()
 			return nil, err
 		}

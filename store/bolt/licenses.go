@@ -48,6 +48,9 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 		if err != nil {
 			return err
 		}
+		if err := db.enforceLimit(t, a.OrgID, resLicenses, in.Quantity); err != nil {
+			return err
+		}
 		var expires *time.Time
 		if in.ExpiresAt != nil {
 			e := in.ExpiresAt.UTC()

@@ -84,6 +84,18 @@ var (
 	bUsage        = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
 )
 
+// Billing buckets.
+var (
+	bSubscriptions  = []byte("subscriptions")               // org id → subscriptionRecord
+	bBillingTx      = []byte("billing_transactions")        // id → billingTxRecord
+	bBillingPending = []byte("billing_transactions_by_exp") // expiry unix nanos|id of pending transactions
+	bOnboarding     = []byte("onboarding")                  // member id → onboardingRecord
+
+	// bLicOrgActive names a count, not a bucket: the licenses of an
+	// organization that are neither revoked nor banned, kept in bCounts.
+	bLicOrgActive = []byte("licenses_active_by_org")
+)
+
 // Partner sign-in buckets.
 var (
 	bPartnerAttempts   = []byte("partner_attempts")   // sha256(state) → partnerAttempt
@@ -106,6 +118,7 @@ var allBuckets = [][]byte{
 	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
 	bNoncesExpiry, bLicEnvUser, bUsage,
+	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,
 	bPartnerAttempts, bPartnerIdentities,
 }
 
