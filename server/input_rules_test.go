@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -64,6 +65,8 @@ func TestInputRulesRefuseAndChangeNothing(t *testing.T) {
 		{"PlanExternalID", "PATCH", app2 + "/plans/" + plan.ID, map[string]any{"external_product_id": "sku\n1"}, "external_product_id"},
 		{"PlanDurationOverflow", "POST", app2 + "/plans", map[string]any{"name": "Long", "duration_days": 106752}, "duration_days"},
 		{"PlanDurationAboveBound", "PATCH", app2 + "/plans/" + plan.ID, map[string]any{"name": "Renamed", "duration_days": 36501}, "duration_days"},
+		{"PlanDurationBeyondInt64", "POST", app2 + "/plans", map[string]any{"name": "Huge", "duration_days": json.Number("99999999999999999999")}, "duration_days"},
+		{"PlanMaxDevicesBeyondInt64", "PATCH", app2 + "/plans/" + plan.ID, map[string]any{"max_devices": json.Number("-99999999999999999999")}, "max_devices"},
 		{"PlanDurationZero", "POST", app2 + "/plans", map[string]any{"name": "Zero", "duration_days": 0}, "duration_days"},
 		{"PlanMaxDevicesAboveBound", "POST", app2 + "/plans", map[string]any{"name": "Many", "max_devices": 1000001}, "max_devices"},
 		{"PlanResetLimitAboveBound", "PATCH", app2 + "/plans/" + plan.ID, map[string]any{"device_reset_limit": 10001}, "device_reset_limit"},
