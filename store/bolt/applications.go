@@ -177,10 +177,15 @@ func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store
 			a.Name = *upd.Name
 		}
 		event := "application.updated"
-		if upd.Status != nil && *upd.Status != a.Status {
-			meta["status"] = *upd.Status
-			a.Status = *upd.Status
-			event = "application." + map[string]string{store.AppActive: "enabled", store.AppDisabled: "disabled"}[a.Status]
+		if upd.Status != nil {
+			change, err := store.AppStatus.Transition(a.Status, a.Status, *upd.Status)
+			if err != nil {
+				return err
+			}
+			if change.Event != "" {
+				meta["status"] = change.To
+				a.Status, event = change.To, change.Event
+			}
 		}
 		out = a
 		if len(meta) == 0 {
