@@ -2,54 +2,107 @@ package store
 
 import "time"
 
-// CascadeInput is what the validation cascade of design.md §5 looks at, as
-// plain values, so that a backend validating a session and a terminal UI
-// explaining a license ask the same function. Records a session names but
-// that no longer exist are the backend's to report (token_invalid) before it
-// calls Cascade.
-type CascadeInput struct {
-	AppStatus    string
-	License      *License // nil for a login session
-	UserStatus   string   // "" when no end-user is signed in
-	DeviceStatus string   // "" when no device is concerned
-	Revoked      bool     // the session itself was revoked
-	// AccessExpiresAt, when set, is the access token's expiry. Refresh leaves
-	// it nil: it checks the refresh token's own lifetimes.
-	AccessExpiresAt *time.Time
+// CascadeStep is one check of the session validation cascade as
+// ExplainSession reports it.
+type CascadeStep struct {
+	Check  string // what is checked, e.g. "license status"
+	Reason string // the validation reason this check gives when it fails
+	OK     bool
+	Detail string // the state read, e.g. "suspended"
 }
 
-// Cascade returns the first reason of design.md §5's order that makes the
-// input unusable at now, or "" when it is usable: application, license,
-// end-user, device, session, access token expiry.
-func Cascade(in CascadeInput, now time.Time) string {
-	if in.AppStatus != AppActive {
-		return ReasonAppDisabled
-	}
-	if in.License != nil {
-		if reason := LicenseReason(in.License, now); reason != "" {
-			return reason
+// sessionCheck is one step of the cascade: the reason it fails with, or "".
+type sessionCheck struct {
+	check  string
+	reason func(app *Application, lic *License, user *EndUser, dev *Device, now time.Time) string
+	detail func(app *Application, lic *License, user *EndUser, dev *Device, now time.Time) string
+}
+
+// sessionChecks is the validation cascade of design.md §5 over the records a
+// session names, in the server's order. The runtime's validation and the
+// TUI's explanation both walk this one list, so they cannot disagree. A nil
+// license or user is a session without one (login or license session).
+var sessionChecks = [...]sessionCheck{
+	{"application", func(app *Application, _ *License, _ *EndUser, _ *Device, _ time.Time) string {
+		if app.Status != AppActive {
+			return ReasonAppDisabled
 		}
-	}
-	switch in.UserStatus {
-	case UserBanned:
-		return ReasonUserBanned
-	case UserDisabled:
-		return ReasonUserDisabled
-	}
-	if in.DeviceStatus == DeviceBlocked {
-		return ReasonDeviceBlocked
-	}
-	if in.Revoked {
-		return ReasonSessionRevoked
-	}
-	if in.AccessExpiresAt != nil && !now.Before(*in.AccessExpiresAt) {
-		return ReasonTokenExpired
+		return ""
+	}, func(app *Application, _ *License, _ *EndUser, _ *Device, _ time.Time) string {
+		return app.Slug + " is " + app.Status
+	}},
+	{"license status", func(_ *Application, lic *License, _ *EndUser, _ *Device, now time.Time) string {
+		if lic == nil {
+			return ""
+		}
+		return LicenseReason(lic, now)
+	}, func(_ *Application, lic *License, _ *EndUser, _ *Device, now time.Time) string {
+		if lic == nil {
+			return "no license"
+		}
+		return lic.EffectiveStatus(now)
+	}},
+	{"user status", func(_ *Application, _ *License, user *EndUser, _ *Device, _ time.Time) string {
+		if user == nil {
+			return ""
+		}
+		switch user.Status {
+		case UserBanned:
+			return ReasonUserBanned
+		case UserDisabled:
+			return ReasonUserDisabled
+		}
+		return ""
+	}, func(_ *Application, _ *License, user *EndUser, _ *Device, _ time.Time) string {
+		if user == nil {
+			return "no user"
+		}
+		return user.Email + " is " + user.Status
+	}},
+	{"device status", func(_ *Application, _ *License, _ *EndUser, dev *Device, _ time.Time) string {
+		if dev != nil && dev.Status == DeviceBlocked {
+			return ReasonDeviceBlocked
+		}
+		return ""
+	}, func(_ *Application, _ *License, _ *EndUser, dev *Device, _ time.Time) string {
+		if dev == nil {
+			return "no device"
+		}
+		return dev.Fingerprint + " is " + dev.Status
+	}},
+}
+
+// SessionReason is the first reason the cascade refuses a session of these
+// records at now, or "" when they all allow it. The session's own state
+// (revoked, token expiry) is checked by the runtime after it.
+func SessionReason(app *Application, lic *License, user *EndUser, dev *Device, now time.Time) string {
+	for i := range sessionChecks {
+		if r := sessionChecks[i].reason(app, lic, user, dev, now); r != "" {
+			return r
+		}
 	}
 	return ""
 }
 
-// LicenseReason is the validation reason a license's effective status at now
-// causes, or "" when the license is usable (inactive or active, unexpired).
+// ExplainSession reports every check of the cascade for a session of lic on
+// dev for user, in the server's order, and the reason validation would
+// return ("" when valid). dev may be nil to explain the license alone.
+func ExplainSession(app *Application, lic *License, user *EndUser, dev *Device, now time.Time) (string, []CascadeStep) {
+	reason := ""
+	steps := make([]CascadeStep, 0, len(sessionChecks))
+	for i := range sessionChecks {
+		ch := &sessionChecks[i]
+		r := ch.reason(app, lic, user, dev, now)
+		steps = append(steps, CascadeStep{Check: ch.check, Reason: r, OK: r == "", Detail: ch.detail(app, lic, user, dev, now)})
+		if reason == "" {
+			reason = r
+		}
+	}
+	return reason, steps
+}
+
+// LicenseReason maps a license's effective status to the validation reason
+// (and activation error code) it causes, or "" when it is usable.
 func LicenseReason(l *License, now time.Time) string {
 	switch l.EffectiveStatus(now) {
 	case LicenseRevoked:
@@ -97,7 +150,8 @@ var explanations = map[string]string{
 	ReasonTokenExpired:     "the access token has expired; refresh it",
 }
 
-// Explain says a Cascade reason in words. An unknown reason is returned as is.
+// Explain says a validation reason in words. An unknown reason is returned
+// as is.
 func Explain(reason string) string {
 	if s, ok := explanations[reason]; ok {
 		return s

@@ -5,47 +5,50 @@ import (
 	"time"
 )
 
-func TestCascade(t *testing.T) {
-	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	past, future := now.Add(-time.Second), now.Add(time.Hour)
-	usable := func() CascadeInput {
-		return CascadeInput{AppStatus: AppActive, License: &License{Status: LicenseActive, ExpiresAt: &future},
-			UserStatus: UserActive, DeviceStatus: DeviceActive, AccessExpiresAt: &future}
-	}
-	for _, tt := range []struct {
-		name string
-		mut  func(*CascadeInput)
-		want string
+func TestExplainSession(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	past := now.Add(-time.Hour)
+	app := func(st string) *Application { return &Application{Slug: "a", Status: st} }
+	lic := func(st string, exp *time.Time) *License { return &License{Status: st, ExpiresAt: exp} }
+	user := func(st string) *EndUser { return &EndUser{Email: "u@x.test", Status: st} }
+	dev := func(st string) *Device { return &Device{Fingerprint: "fp", Status: st} }
+	tests := []struct {
+		name   string
+		app    *Application
+		lic    *License
+		user   *EndUser
+		dev    *Device
+		reason string
 	}{
-		{"OK/Usable", func(*CascadeInput) {}, ""},
-		{"OK/LoginSessionWithoutLicense", func(in *CascadeInput) { in.License = nil }, ""},
-		{"OK/RefreshSkipsAccessExpiry", func(in *CascadeInput) { in.AccessExpiresAt = nil }, ""},
-		{"OK/InactiveLicense", func(in *CascadeInput) { in.License.Status = LicenseInactive }, ""},
-		{"AppDisabled", func(in *CascadeInput) { in.AppStatus = AppDisabled }, ReasonAppDisabled},
-		{"LicenseRevoked", func(in *CascadeInput) { in.License.Status = LicenseRevoked }, ReasonLicenseRevoked},
-		{"LicenseBanned", func(in *CascadeInput) { in.License.Status = LicenseBanned }, ReasonLicenseBanned},
-		{"LicenseSuspended", func(in *CascadeInput) { in.License.Status = LicenseSuspended }, ReasonLicenseSuspended},
-		{"LicenseExpired", func(in *CascadeInput) { in.License.ExpiresAt = &past }, ReasonLicenseExpired},
-		{"UserBanned", func(in *CascadeInput) { in.UserStatus = UserBanned }, ReasonUserBanned},
-		{"UserDisabled", func(in *CascadeInput) { in.UserStatus = UserDisabled }, ReasonUserDisabled},
-		{"DeviceBlocked", func(in *CascadeInput) { in.DeviceStatus = DeviceBlocked }, ReasonDeviceBlocked},
-		{"SessionRevoked", func(in *CascadeInput) { in.Revoked = true }, ReasonSessionRevoked},
-		{"TokenExpired", func(in *CascadeInput) { in.AccessExpiresAt = &now }, ReasonTokenExpired},
-		// The first reason in design.md §5's order is the root cause.
-		{"AppBeforeLicense", func(in *CascadeInput) { in.AppStatus = AppDisabled; in.License.Status = LicenseBanned }, ReasonAppDisabled},
-		{"LicenseBeforeUser", func(in *CascadeInput) { in.License.Status = LicenseSuspended; in.UserStatus = UserBanned }, ReasonLicenseSuspended},
-		{"UserBeforeDevice", func(in *CascadeInput) { in.UserStatus = UserDisabled; in.DeviceStatus = DeviceBlocked }, ReasonUserDisabled},
-		{"DeviceBeforeSession", func(in *CascadeInput) { in.DeviceStatus = DeviceBlocked; in.Revoked = true }, ReasonDeviceBlocked},
-		{"SessionBeforeExpiry", func(in *CascadeInput) { in.Revoked = true; in.AccessExpiresAt = &past }, ReasonSessionRevoked},
-	} {
+		{"OK", app(AppActive), lic(LicenseActive, nil), user(UserActive), dev(DeviceActive), ""},
+		{"OKLoginSession", app(AppActive), nil, user(UserActive), dev(DeviceActive), ""},
+		{"ErrAppDisabledFirst", app(AppDisabled), lic(LicenseRevoked, nil), user(UserBanned), dev(DeviceBlocked), ReasonAppDisabled},
+		{"ErrLicenseBeforeUser", app(AppActive), lic(LicenseSuspended, nil), user(UserBanned), dev(DeviceBlocked), ReasonLicenseSuspended},
+		{"ErrExpiredByTime", app(AppActive), lic(LicenseActive, &past), user(UserActive), dev(DeviceActive), ReasonLicenseExpired},
+		{"ErrRevoked", app(AppActive), lic(LicenseRevoked, nil), nil, dev(DeviceActive), ReasonLicenseRevoked},
+		{"ErrBanned", app(AppActive), lic(LicenseBanned, nil), nil, dev(DeviceActive), ReasonLicenseBanned},
+		{"ErrUserBeforeDevice", app(AppActive), lic(LicenseActive, nil), user(UserDisabled), dev(DeviceBlocked), ReasonUserDisabled},
+		{"ErrUserBanned", app(AppActive), nil, user(UserBanned), dev(DeviceActive), ReasonUserBanned},
+		{"ErrDeviceBlocked", app(AppActive), lic(LicenseActive, nil), user(UserActive), dev(DeviceBlocked), ReasonDeviceBlocked},
+		{"OKNoDevice", app(AppActive), lic(LicenseInactive, nil), nil, nil, ""},
+	}
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := usable()
-			tt.mut(&in)
-			if got := Cascade(in, now); got != tt.want {
-				t.Fatalf("Cascade = %q, want %q", got, tt.want)
+			reason, steps := ExplainSession(tt.app, tt.lic, tt.user, tt.dev, now)
+			if reason != tt.reason {
+				t.Fatalf("reason %q, want %q", reason, tt.reason)
 			}
-			if Explain(tt.want) == tt.want {
-				t.Fatalf("Explain(%q) says nothing more than the code", tt.want)
+			if got := SessionReason(tt.app, tt.lic, tt.user, tt.dev, now); got != reason {
+				t.Fatalf("SessionReason %q, ExplainSession %q", got, reason)
+			}
+			first := ""
+			for _, s := range steps {
+				if !s.OK && first == "" {
+					first = s.Reason
+				}
+			}
+			if first != reason || len(steps) != len(sessionChecks) {
+				t.Fatalf("steps %+v: first failure %q, want %q", steps, first, reason)
 			}
 		})
 	}
@@ -64,5 +67,17 @@ func TestLicenseError(t *testing.T) {
 		if err := LicenseError(reason); err != nil {
 			t.Errorf("LicenseError(%q) = %v, want nil", reason, err)
 		}
+	}
+}
+
+func TestExplainSaysEveryReason(t *testing.T) {
+	for _, r := range []string{"", ReasonTokenInvalid, ReasonAppDisabled, ReasonLicenseRevoked, ReasonLicenseBanned, ReasonLicenseSuspended,
+		ReasonLicenseExpired, ReasonUserBanned, ReasonUserDisabled, ReasonDeviceBlocked, ReasonSessionRevoked, ReasonTokenExpired} {
+		if Explain(r) == r || Explain(r) == "" {
+			t.Errorf("Explain(%q) = %q", r, Explain(r))
+		}
+	}
+	if Explain("made_up") != "made_up" {
+		t.Error("an unknown reason is not returned as is")
 	}
 }

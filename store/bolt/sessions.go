@@ -201,10 +201,9 @@ func (r *Runtime) findByAccess(t *txn, hash string) (*sessionRecord, error) {
 	return s, nil
 }
 
-// cascade loads what a session of ra names and returns the first reason it
-// is not usable, or "": token_invalid when a record is gone, else the order
-// of store.Cascade. checkExpiry includes the access token's expiry (refresh
-// checks its own lifetimes instead).
+// cascade checks a session of ra in the order of design.md §5 and returns
+// the first reason it is not usable, or "". checkExpiry includes the access
+// token's expiry (refresh checks its own lifetimes instead).
 func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkExpiry bool) (string, *sessionView, error) {
 	if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
 		return store.ReasonTokenInvalid, nil, nil
@@ -233,15 +232,14 @@ func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkE
 	if v.dev == nil {
 		return store.ReasonTokenInvalid, nil, nil
 	}
-	in := store.CascadeInput{AppStatus: ra.App.Status, License: v.lic, DeviceStatus: v.dev.Status, Revoked: s.RevokedAt != nil}
-	if v.user != nil {
-		in.UserStatus = v.user.Status
-	}
-	if checkExpiry {
-		in.AccessExpiresAt = &s.AccessExpiresAt
-	}
-	if reason := store.Cascade(in, t.now); reason != "" {
+	if reason := store.SessionReason(ra.App, v.lic, v.user, v.dev, t.now); reason != "" {
 		return reason, v, nil
+	}
+	if s.RevokedAt != nil {
+		return store.ReasonSessionRevoked, v, nil
+	}
+	if checkExpiry && !t.now.Before(s.AccessExpiresAt) {
+		return store.ReasonTokenExpired, v, nil
 	}
 	return "", v, nil
 }
