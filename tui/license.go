@@ -189,7 +189,7 @@ func (l *license) view(c *ctx, w, h int) string {
 	if d.UserEmail != "" {
 		user = d.UserEmail
 	}
-	lines = append(lines, fmt.Sprintf("Plan %s %s User %s %s Activated %s %s Expires %s", d.PlanName, c.g.dot, user, c.g.dot, c.when(d.ActivatedAt), c.g.dot, c.when(d.ExpiresAt)))
+	lines = append(lines, fmt.Sprintf("Plan %s %s User %s %s Activated %s %s Expires %s", store.Printable(d.PlanName), c.g.dot, store.Printable(user), c.g.dot, c.when(d.ActivatedAt), c.g.dot, c.when(d.ExpiresAt)))
 	var ents []string
 	for _, e := range d.Entitlements {
 		ents = append(ents, e.Key)
