@@ -8,7 +8,7 @@ type CascadeStep struct {
 	Check  string // what is checked, e.g. "license status"
 	Reason string // the validation reason this check gives when it fails
 	OK     bool
-	Detail string // the state read, e.g. "suspended"
+	Detail string // the state read, e.g. "suspended"; escaped (Printable) for a terminal
 }
 
 // sessionCheck is one step of the cascade: the reason it fails with, or "".
@@ -93,7 +93,7 @@ func ExplainSession(app *Application, lic *License, user *EndUser, dev *Device, 
 	for i := range sessionChecks {
 		ch := &sessionChecks[i]
 		r := ch.reason(app, lic, user, dev, now)
-		steps = append(steps, CascadeStep{Check: ch.check, Reason: r, OK: r == "", Detail: ch.detail(app, lic, user, dev, now)})
+		steps = append(steps, CascadeStep{Check: ch.check, Reason: r, OK: r == "", Detail: Printable(ch.detail(app, lic, user, dev, now))})
 		if reason == "" {
 			reason = r
 		}

@@ -81,3 +81,14 @@ func TestExplainSaysEveryReason(t *testing.T) {
 		t.Error("an unknown reason is not returned as is")
 	}
 }
+
+func TestExplainSessionDetailIsPrintable(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	_, steps := ExplainSession(&Application{Slug: "a", Status: AppActive}, nil, &EndUser{Email: "u\x1b@x.test", Status: UserActive},
+		&Device{Fingerprint: "fp\x1b]0;x\x07", Status: DeviceActive}, now)
+	for _, s := range steps {
+		if _, bad := UnsafeRune(s.Detail); bad {
+			t.Fatalf("step %q detail %q holds a control", s.Check, s.Detail)
+		}
+	}
+}

@@ -249,7 +249,7 @@ func (l *license) cascade(c *ctx) []string {
 		if r == "" {
 			r = "valid"
 		}
-		lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, dv.Fingerprint, dv.Status, c.g.sep, r))
+		lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, store.Printable(dv.Fingerprint), dv.Status, c.g.sep, r))
 	}
 	if v.d.Status == store.LicenseSuspended {
 		lines = append(lines, "  Reinstating (u) makes new activations work; sessions revoked by the suspension stay revoked.")
