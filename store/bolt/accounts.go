@@ -135,7 +135,7 @@ func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) e
 		}
 	}
 	rec := mailToken{Purpose: purpose, MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
-	return t.putJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	return t.putAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 }
 
 // mailTokenMember resolves a token of purpose to its account without
@@ -147,7 +147,7 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 		return nil, invalid
 	}
 	var rec mailToken
-	ok, err := t.getJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	ok, err := t.getAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 	if err != nil {
 		return nil, err
 	}

@@ -108,26 +108,6 @@ func (db *DB) Ping(ctx context.Context) error {
 	})
 }
 
-func (db *DB) migrate() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
-			}
-		}
-		meta := tx.Bucket(bMeta)
-		var v uint64
-		if b := meta.Get(metaSchemaVersion); b != nil {
-			v = binary.BigEndian.Uint64(b)
-		}
-		if v > SchemaVersion {
-			return fmt.Errorf("database schema version %d is newer than this binary's %d", v, SchemaVersion)
-		}
-		// Migrations from v to SchemaVersion go here, in order.
-		return meta.Put(metaSchemaVersion, u64(SchemaVersion))
-	})
-}
-
 // MetaSecret returns the value kept under name in the meta bucket, creating it
 // with gen on first use. It holds keys that must survive restarts (the
 // dashboard token signing key, the ALTCHA HMAC key).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -84,11 +83,8 @@ func (t *txn) get(bucket []byte, id string, v any) (bool, error) {
 	if raw == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		// A record that fails to decode is corruption: fail loudly, never skip.
-		return false, fmt.Errorf("decode %s/%s: %w", bucket, id, err)
-	}
-	return true, nil
+	// A record that fails to decode is corruption: fail loudly, never skip.
+	return true, decode(bucket, k, raw, v)
 }
 
 // mustGet is get that turns absence into not_found for kind.
@@ -109,7 +105,7 @@ func (t *txn) put(bucket []byte, id string, v any) error {
 	if k == nil {
 		return fmt.Errorf("put %s: malformed id %q", bucket, id)
 	}
-	raw, err := json.Marshal(v)
+	raw, err := encodeRecord(v)
 	if err != nil {
 		return fmt.Errorf("encode %s/%s: %w", bucket, id, err)
 	}
