@@ -51,6 +51,9 @@ type DB struct {
 	now    store.Clock
 	hasher PasswordHasher
 	policy PasswordPolicy
+	// stale is why a read-only handle on a file of another schema version
+	// reads no records; nil otherwise.
+	stale error
 }
 
 var _ store.Service = (*DB)(nil)
@@ -88,6 +91,21 @@ func Open(path string, opts Options) (*DB, error) {
 			bdb.Close()
 			return nil, err
 		}
+		return db, nil
+	}
+	// A read-only handle cannot migrate: it still backs up, checks and
+	// reports the version of any file (restore inspects files with it), but
+	// reads no records of another version.
+	v, err := db.StoredSchemaVersion()
+	if err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	switch {
+	case v > SchemaVersion:
+		db.stale = &ErrSchemaTooNew{File: v, Binary: SchemaVersion}
+	case v != 0 && v < SchemaVersion:
+		db.stale = fmt.Errorf("database schema version %d is older than this binary's %d: open it read-write once (e.g. licensectl serve) to migrate it", v, SchemaVersion)
 	}
 	return db, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -238,5 +239,26 @@ func TestSchemaTooNewError(t *testing.T) {
 	var tooNew *ErrSchemaTooNew
 	if !errors.As(err, &tooNew) || tooNew.File != SchemaVersion+1 || tooNew.Binary != SchemaVersion {
 		t.Fatalf("Open = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+// TestReadOnlyOnV1 is a read-only handle on a version-1 file: it backs up
+// and reports the version (restore relies on both) but reads no records.
+func TestReadOnlyOnV1(t *testing.T) {
+	path, _ := loadV1(t)
+	db, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.StoredSchemaVersion(); err != nil || v != 1 {
+		t.Fatalf("schema version %d, %v", v, err)
+	}
+	var buf bytes.Buffer
+	if _, err := db.Backup(t.Context(), &buf); err != nil || buf.Len() == 0 {
+		t.Fatalf("backup: %d bytes, %v", buf.Len(), err)
+	}
+	if _, err := db.ListOrganizations(t.Context()); err == nil || !strings.Contains(err.Error(), "older than this binary") {
+		t.Fatalf("ListOrganizations = %v, want the version error", err)
 	}
 }

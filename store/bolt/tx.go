@@ -34,6 +34,9 @@ func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
 
 // view runs fn in a read-only transaction.
 func (db *DB) view(ctx context.Context, fn func(t *txn) error) error {
+	if db.stale != nil {
+		return db.stale
+	}
 	return db.bolt.View(func(tx *bolt.Tx) error {
 		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
 	})
