@@ -81,6 +81,9 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
+	for _, m := range db.Migrated() {
+		s.logger.Info("database schema migrated", "migration", m)
+	}
 	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
 		db.Close()
 		return nil, err

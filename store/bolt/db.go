@@ -54,6 +54,8 @@ type DB struct {
 	// stale is why a read-only handle on a file of another schema version
 	// reads no records; nil otherwise.
 	stale error
+	// migrated lists the migrations applied at open.
+	migrated []string
 }
 
 var _ store.Service = (*DB)(nil)

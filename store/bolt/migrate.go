@@ -33,9 +33,15 @@ func (e *ErrSchemaTooNew) Error() string {
 	return fmt.Sprintf("database schema version %d is newer than this binary's %d: upgrade licensectl to open it", e.File, e.Binary)
 }
 
+// Migrated lists the migrations this handle applied at open, as "N name",
+// for the caller to log; empty when the file was already current.
+func (db *DB) Migrated() []string { return db.migrated }
+
 // migrate creates missing buckets and brings the file to SchemaVersion.
 func (db *DB) migrate() error {
+	db.migrated = nil
 	return db.bolt.Update(func(tx *bolt.Tx) error {
+		db.migrated = nil // a retried transaction starts over
 		var v uint64
 		fresh := tx.Bucket(bMeta) == nil
 		if !fresh {
@@ -64,6 +70,7 @@ func (db *DB) migrate() error {
 				return fmt.Errorf("migrate schema to version %d (%s): %w", m.Version, m.Name, err)
 			}
 			v = m.Version
+			db.migrated = append(db.migrated, fmt.Sprintf("%d %s", m.Version, m.Name))
 		}
 		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(SchemaVersion))
 	})

@@ -51,6 +51,9 @@ func TestOpenMigratesV1(t *testing.T) {
 	if v, err := db.StoredSchemaVersion(); err != nil || v != SchemaVersion {
 		t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
 	}
+	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" {
+		t.Fatalf("Migrated() = %q", got)
+	}
 	records := map[string]func() any{}
 	for _, r := range v1Records {
 		records[string(r.bucket)] = r.new
@@ -222,6 +225,9 @@ func TestNewFileAtCurrentVersion(t *testing.T) {
 	defer db.Close()
 	if v, err := db.StoredSchemaVersion(); err != nil || v != SchemaVersion {
 		t.Fatalf("schema version %d, %v", v, err)
+	}
+	if got := db.Migrated(); len(got) != 0 {
+		t.Fatalf("a new file migrated %q", got)
 	}
 }
 
