@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -32,6 +33,12 @@ func (c Config) Validate() error {
 	if t := c.Server.TLS; t.Enabled() {
 		v.check((t.CertFile == "") == (t.KeyFile == ""), "server.tls.key_file", "server.tls.cert_file and server.tls.key_file go together")
 		v.check(t.ACMEHost == "" || t.CertFile == "", "server.tls.acme_host", "use either certificate files or ACME, not both")
+	}
+
+	if l := c.Metrics.Listen; l != "" {
+		_, port, err := net.SplitHostPort(l)
+		v.check(err == nil && port != "", "metrics.listen", "must be host:port, got %q", l)
+		v.check(l != c.Server.Listen, "metrics.listen", "must differ from server.listen (leave it empty to serve /metrics there)")
 	}
 
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
@@ -91,11 +98,26 @@ func (c Config) Validate() error {
 		}
 	}
 
+	v.check(c.Billing.GraceDays >= 0, "billing.grace_days", "must not be negative, got %d", c.Billing.GraceDays)
+	if px := c.Billing.Pix; px.Key != "" {
+		v.check(len(px.Key) <= 77, "billing.pix.key", "must be at most 77 characters")
+		v.check(px.MerchantName != "" && len(px.MerchantName) <= 25 && ascii(px.MerchantName), "billing.pix.merchant_name",
+			"must be 1 to 25 ASCII characters when billing.pix.key is set")
+		v.check(px.MerchantCity != "" && len(px.MerchantCity) <= 15 && ascii(px.MerchantCity), "billing.pix.merchant_city",
+			"must be 1 to 15 ASCII characters when billing.pix.key is set")
+	}
+
 	p := c.Partner
 	if p.Issuer != "" || p.ClientID != "" || p.ClientSecret != "" || p.RedirectURL != "" {
 		v.check(p.Issuer != "", "partner.issuer", "must be set when partner sign-in is configured")
 		v.check(p.ClientID != "", "partner.client_id", "must be set when partner sign-in is configured")
-		v.check(p.RedirectURL != "", "partner.redirect_url", "must be set when partner sign-in is configured")
+		v.check(slices.Contains(p.Scopes, "openid"), "partner.scopes", "must include openid")
+	}
+	for _, k := range []struct{ key, v string }{{"partner.issuer", p.Issuer}, {"partner.redirect_url", p.RedirectURL}, {"mail.link_base", c.Mail.LinkBase}} {
+		if k.v != "" {
+			u, err := url.Parse(k.v)
+			v.check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", k.key, "must be an absolute http or https URL, got %q", k.v)
+		}
 	}
 
 	return v.err()
@@ -127,4 +149,15 @@ func (v *validator) err() error {
 		return nil
 	}
 	return errors.New("config: invalid configuration:\n  " + strings.Join(v.problems, "\n  "))
+}
+
+// ascii reports whether s is printable ASCII, as the fields of a Pix BR Code
+// must be (accents are written without: "SAO PAULO").
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -112,6 +112,10 @@ func authorize(p *principal, need perm, r *http.Request) error {
 		if p.Kind == store.ActorOperator {
 			return store.Invalid("x-organization-id", "operator requests to /v1/mgmt must name an organization in x-organization-id")
 		}
+		if p.Kind == store.ActorMember {
+			// An account made by partner sign-in, before complete-profile.
+			return store.Errorf(store.ECodeProfileIncomplete, "complete your profile first: POST /v1/mgmt/auth/partner/complete-profile")
+		}
 		return forbidden
 	}
 	if p.Kind == store.ActorAppSecret {

@@ -79,7 +79,8 @@ func deviceItem(d *store.Device) DeviceItem {
 // statusFilter reads the status, page and per_page query parameters.
 func statusFilter(r *http.Request) (store.StatusFilter, error) {
 	p, err := pageRequest(r)
-	return store.StatusFilter{Status: r.URL.Query().Get("status"), PageRequest: p}, err
+	q := r.URL.Query()
+	return store.StatusFilter{Status: q.Get("status"), Email: q.Get("email"), Fingerprint: q.Get("fingerprint"), PageRequest: p}, err
 }
 
 // statusSetter sets the status of the record id in scope and returns its id

@@ -32,7 +32,7 @@ func (s *Server) routes() *mux.Router {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 		return nil
 	})).Methods(http.MethodGet)
-	if s.cfg.Metrics.Enabled {
+	if s.cfg.Metrics.Enabled && s.cfg.Metrics.Listen == "" {
 		r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
 	}
 
@@ -53,6 +53,10 @@ func (s *Server) routes() *mux.Router {
 	s.registerAuditRoutes(m)
 
 	s.registerAdminRoutes(group{r, "/v1/admin"})
+	s.registerBillingRoutes(m, group{r, "/v1/admin"}, group{r, "/v1/billing"})
+	s.registerOnboardingRoutes(m)
+	s.startBillingSweeper()
+	s.registerAccountPages(r)
 	return r
 }
 

@@ -44,7 +44,7 @@ func (s *Server) initRuntime() {
 			rt.loginFails = newLimiter(rl.LoginFailures, rl.Window, s.now)
 		}
 	}
-	rt.usage = newUsageCounter(rt.store, s.now)
+	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
 	s.bg = append(s.bg, s.every(30*time.Second, func(ctx context.Context) {
 		if _, err := rt.store.FlushSeen(ctx); err != nil {
@@ -100,28 +100,29 @@ func (s *Server) every(d time.Duration, fn func(ctx context.Context)) func() {
 
 func (s *Server) registerRuntimeRoutes(r group) {
 	s.initRuntime()
-	post := func(path string, auth bool, fn runtimeFunc) {
-		r.Handle(path, s.runtime(auth, fn)).Methods(http.MethodPost)
+	post := func(path, endpoint string, auth bool, fn runtimeFunc) {
+		r.Handle(path, s.runtime(endpoint, auth, fn)).Methods(http.MethodPost)
 	}
-	post("/applications/init", false, s.rtInit)
-	post("/auth/register", true, s.rtRegister)
-	post("/auth/login", true, s.rtLogin)
-	post("/auth/logout", false, s.rtLogout)
-	post("/licenses/activate", true, s.rtActivate)
-	post("/sessions/validate", false, s.rtValidate)
-	post("/sessions/refresh", false, s.rtRefresh)
-	post("/devices/reset", false, s.rtReset)
-	r.Handle("/entitlements/check", s.runtime(false, s.rtCheck)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/jwks.json", s.runtime(false, s.rtJWKS)).Methods(http.MethodGet)
+	post("/applications/init", "init", false, s.rtInit)
+	post("/auth/register", "register", true, s.rtRegister)
+	post("/auth/login", "login", true, s.rtLogin)
+	post("/auth/logout", "logout", false, s.rtLogout)
+	post("/licenses/activate", "activate", true, s.rtActivate)
+	post("/sessions/validate", "validate", false, s.rtValidate)
+	post("/sessions/refresh", "refresh", false, s.rtRefresh)
+	post("/devices/reset", "reset", false, s.rtReset)
+	r.Handle("/entitlements/check", s.runtime("check", false, s.rtCheck)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/jwks.json", s.runtime("jwks", false, s.rtJWKS)).Methods(http.MethodGet)
 }
 
 // runtimeFunc is a runtime handler; c names the application environment
 // from the request headers.
 type runtimeFunc func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error
 
-// runtime wraps a runtime handler: rate limits per client IP (stricter for
-// authentication calls), the audit actor, and the monthly request count.
-func (s *Server) runtime(auth bool, fn runtimeFunc) http.Handler {
+// runtime wraps the runtime handler of endpoint: rate limits per client IP
+// (stricter for authentication calls), the audit actor, the monthly request
+// count and the call's outcome in the metrics.
+func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handler {
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		ip := clientIP(r)
 		if s.rt.ipLimit != nil {
@@ -136,10 +137,24 @@ func (s *Server) runtime(auth bool, fn runtimeFunc) http.Handler {
 		}
 		c := runtimeClient(r)
 		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: ip, UserAgent: r.UserAgent()})
-		err := fn(w, r.WithContext(ctx), c)
-		if code := store.ErrorCode(err); code != store.ECodeInvalidApp && code != store.ECodeValidation {
-			s.rt.usage.add(c)
+		outcome := "ok"
+		ctx = context.WithValue(ctx, outcomeKey{}, &outcome)
+		// Counting (and the quota check) happens before the call so that
+		// calls 1 to the quota are served and the next refused; a call
+		// whose application the store then refuses is uncounted.
+		counted, err := s.rt.usage.admit(ctx, c)
+		if err == nil {
+			err = fn(w, r.WithContext(ctx), c)
 		}
+		code := store.ErrorCode(err)
+		if code == store.ECodeInvalidApp {
+			s.rt.usage.release(counted)
+			s.rt.usage.forget(c)
+		}
+		if err != nil {
+			outcome = code
+		}
+		s.metrics.runtime.WithLabelValues(endpoint, outcome).Inc()
 		return err
 	})
 }
@@ -366,6 +381,7 @@ func (s *Server) rtValidate(w http.ResponseWriter, r *http.Request, c store.Runt
 	if err != nil {
 		return err
 	}
+	setOutcome(r, validationOutcome(v))
 	writeValidation(w, v)
 	return nil
 }

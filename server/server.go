@@ -43,15 +43,18 @@ type Server struct {
 	router        *mux.Router
 	trusted       []netip.Prefix // server.trusted_proxies
 	metrics       *metrics
-	rt            *runtimeAPI // runtime API state (runtime.go)
+	rt            *runtimeAPI    // runtime API state (runtime.go)
+	partner       *partnerSignIn // nil unless partner.issuer is set (partner.go)
 
-	ln      net.Listener
-	tls     *tls.Config // nil: plain HTTP
-	certs   *certFiles  // certificate files re-read by ReloadTLS
-	http    *http.Server
-	closeMu sync.Mutex
-	closed  bool
-	bg      []func() // stops background workers
+	ln          net.Listener
+	tls         *tls.Config // nil: plain HTTP
+	certs       *certFiles  // certificate files re-read by ReloadTLS
+	http        *http.Server
+	metricsHTTP *http.Server // metrics.listen: /metrics on its own address
+	metricsLn   net.Listener
+	closeMu     sync.Mutex
+	closed      bool
+	bg          []func() // stops background workers
 }
 
 // Option adjusts a Server built by New.
@@ -84,6 +87,10 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 	for _, m := range db.Migrated() {
 		s.logger.Info("database schema migrated", "migration", m)
 	}
+	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
 		db.Close()
 		return nil, err
@@ -102,6 +109,8 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.router = s.routes()
+	s.metrics.watchLimiters(s.limiters())
+	s.metrics.registry.MustRegister(newBackendCollector(s.db))
 	return s, nil
 }
 
@@ -144,6 +153,18 @@ func (s *Server) Open() error {
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls)
 	}
+	if l := s.cfg.Metrics.Listen; s.cfg.Metrics.Enabled && l != "" {
+		if s.metricsLn, err = net.Listen("tcp", l); err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics.listen: %w", err)
+		}
+		s.metricsHTTP = s.metrics.server(s.logger)
+		go func() {
+			if err := s.metricsHTTP.Serve(s.metricsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.logger.Error("serve metrics", "err", err)
+			}
+		}()
+	}
 	s.ln = ln
 	s.startSweepers()
 	s.http = &http.Server{
@@ -173,6 +194,15 @@ func (s *Server) URL() string {
 	return "http://" + s.ln.Addr().String()
 }
 
+// MetricsURL is the base address of the metrics listener (metrics.listen),
+// or "" when /metrics is served on the API listener.
+func (s *Server) MetricsURL() string {
+	if s.metricsLn == nil {
+		return ""
+	}
+	return "http://" + s.metricsLn.Addr().String()
+}
+
 // Handler is the server's HTTP handler, for in-process tests and benchmarks.
 func (s *Server) Handler() http.Handler { return s.router }
 
@@ -198,6 +228,9 @@ func (s *Server) Close() error {
 		if err := s.http.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if s.metricsHTTP != nil {
+		errs = append(errs, s.metricsHTTP.Close())
 	}
 	for i := len(s.bg) - 1; i >= 0; i-- {
 		s.bg[i]()

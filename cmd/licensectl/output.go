@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // Output formats.
@@ -25,16 +27,23 @@ const (
 type output struct {
 	format string
 	w      io.Writer
+	tty    bool // w is a terminal: tables may shorten free text to fit
 }
 
-// outputFor reads -o for cmd and checks that the command supports it.
+// outputFor reads -o for cmd and checks that the command supports it; list
+// commands (csvList) support csv as well.
 func outputFor(cmd *cobra.Command, allowed ...string) (*output, error) {
 	f, _ := cmd.Flags().GetString(flagOutput)
 	f = strings.ToLower(strings.TrimSpace(f))
+	if cmd.Annotations[annCSV] != "" && !slices.Contains(allowed, fmtCSV) {
+		allowed = append(slices.Clip(allowed), fmtCSV)
+	}
 	if !slices.Contains(allowed, f) {
 		return nil, usageErrorf("invalid output format %q for %s: use %s", f, cmd.CommandPath(), strings.Join(allowed, ", "))
 	}
-	return &output{format: f, w: cmd.OutOrStdout()}, nil
+	w := cmd.OutOrStdout()
+	file, ok := w.(*os.File)
+	return &output{format: f, w: w, tty: ok && term.IsTerminal(int(file.Fd()))}, nil
 }
 
 // json writes v as indented JSON.
@@ -51,23 +60,38 @@ func (o *output) line(s string) error {
 	return err
 }
 
-// emit writes v as JSON, or calls table for the human format.
+// emit writes v as JSON or CSV, or calls table for the human format.
 func (o *output) emit(v any, table func(t *table)) error {
-	if o.format == fmtJSON {
+	switch o.format {
+	case fmtJSON:
 		return o.json(v)
+	case fmtCSV:
+		return writeCSV(o.w, v)
 	}
 	t := newTable(o.w)
+	t.fit = o.tty
 	table(t)
 	return t.flush()
 }
 
 // table is an aligned text table (or a list of fields) for humans.
 type table struct {
-	tw *tabwriter.Writer
+	tw  *tabwriter.Writer
+	fit bool // shorten free text (text) to keep rows within a terminal
 }
 
 func newTable(w io.Writer) *table {
 	return &table{tw: tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)}
+}
+
+// text is a cell of free text (a name, a label): on a terminal it is cut to
+// n characters so a row fits; piped or redirected, it is whole. Identifiers
+// (ids, slugs, keys, e-mails, fingerprints) are never passed through text.
+func (t *table) text(s string, n int) string {
+	if !t.fit {
+		return s
+	}
+	return cut(s, n)
 }
 
 // row writes one row of cells.
@@ -82,8 +106,7 @@ func (t *table) field(name, value string) {
 
 func (t *table) flush() error { return t.tw.Flush() }
 
-// cut shortens s to at most n characters, marking the cut, so a column of
-// free text cannot push a table past 80 columns.
+// cut shortens s to at most n characters, marking the cut.
 func cut(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

@@ -12,9 +12,9 @@ import (
 
 func statusQuery(f store.StatusFilter) url.Values {
 	q := url.Values{}
-	if f.Status != "" {
-		q.Set("status", f.Status)
-	}
+	setIf(q, "status", f.Status)
+	setIf(q, "email", f.Email)
+	setIf(q, "fingerprint", f.Fingerprint)
 	return pageQuery(q, f.PageRequest)
 }
 
@@ -90,9 +90,7 @@ func (c *Client) SetDeviceStatus(ctx context.Context, s store.Scope, id, status 
 // ListAudit implements store.AuditLog.
 func (c *Client) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
 	q := url.Values{}
-	if f.Event != "" {
-		q.Set("event", f.Event)
-	}
+	setIf(q, "event", f.Event)
 	if f.From != nil {
 		q.Set("from", f.From.UTC().Format(time.RFC3339Nano))
 	}

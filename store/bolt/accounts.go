@@ -17,6 +17,9 @@ type mailToken struct {
 	MemberID  string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// UsedAt is set when the token is spent; a spent token is kept until it
+	// expires, so that a page can say "already used" rather than "invalid".
+	UsedAt time.Time `json:",omitzero"`
 }
 
 // unknownVerifier is implemented by hashers that can spend a verification's
@@ -117,22 +120,13 @@ func (db *DB) IssueMailToken(ctx context.Context, email, purpose string, ttl tim
 // day, which per-address rate limits keep small, so the walk stays cheap and
 // no background sweeper is needed.
 func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) error {
-	b := t.tx.Bucket(bMailTokens)
-	var stale [][]byte
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	err := t.sweep(bMailTokens, func(k, v []byte) (bool, error) {
 		var old mailToken
-		if err := decode(bMailTokens, k, v, &old); err != nil {
-			return err
-		}
-		if !t.now.Before(old.ExpiresAt) {
-			stale = append(stale, clone(k))
-		}
-	}
-	for _, k := range stale {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
+		err := decode(bMailTokens, k, v, &old)
+		return err == nil && !t.now.Before(old.ExpiresAt), err
+	})
+	if err != nil {
+		return err
 	}
 	rec := mailToken{Purpose: purpose, MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
 	return t.putAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
@@ -151,7 +145,7 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ok || rec.Purpose != purpose || !t.now.Before(rec.ExpiresAt) {
+	if !ok || rec.Purpose != purpose || !t.now.Before(rec.ExpiresAt) || !rec.UsedAt.IsZero() {
 		return nil, invalid
 	}
 	m := new(store.Member)
@@ -165,13 +159,19 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 	return m, nil
 }
 
-// spendMailToken resolves a token and deletes it: tokens are single use.
+// spendMailToken resolves a token and marks it used: tokens are single use.
 func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
 	m, err := t.mailTokenMember(plain, purpose)
 	if err != nil {
 		return nil, err
 	}
-	return m, t.tx.Bucket(bMailTokens).Delete([]byte(store.HashSecret(plain)))
+	k := []byte(store.HashSecret(plain))
+	var rec mailToken
+	if _, err := t.getAt(bMailTokens, k, &rec); err != nil {
+		return nil, err
+	}
+	rec.UsedAt = t.now
+	return m, t.putAt(bMailTokens, k, &rec)
 }
 
 // markVerified records that m controls its address; for the owner of an
@@ -295,7 +295,9 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	if err != nil {
 		return nil, err
 	}
-	if !found {
+	// An account made by partner sign-in has no password until it sets one:
+	// it fails like an unknown address, with the same work.
+	if !found || m.PasswordHash == "" {
 		if uv, ok := db.hasher.(unknownVerifier); ok {
 			if err := uv.VerifyUnknown(ctx, password); err != nil {
 				return nil, err
@@ -332,7 +334,8 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 			return err
 		}
 		out = &store.LoginResult{Member: cur, Session: sess}
-		return t.as(cur).audit(auditEvent{Event: "member.login", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID}})
+		return t.as(cur).audit(auditEvent{Event: "member.login", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
+			Metadata: map[string]any{"method": "password"}})
 	})
 	return out, err
 }

@@ -129,6 +129,9 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 		if err := t.mustGet(bOrgs, in.OrgID, "organization", org); err != nil {
 			return err
 		}
+		if err := db.enforceLimit(t, in.OrgID, resApplications, 1); err != nil {
+			return err
+		}
 		slugKey := key(idb(in.OrgID), []byte(in.Slug))
 		if t.lookup(bAppsSlug, slugKey) != "" {
 			return store.Errorf(store.ECodeSlugTaken, "an application with slug %q already exists", in.Slug)
@@ -224,6 +227,9 @@ func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent
 
 // purgeApp removes an application and every record under it.
 func (t *txn) purgeApp(a *store.Application) error {
+	if err := t.uncountAppLicenses(a); err != nil {
+		return err
+	}
 	app := idb(a.ID)
 	for _, e := range a.Environments {
 		env := idb(e.ID)

@@ -45,6 +45,7 @@ func encodeRecord(v any) ([]byte, error) {
 		w.id(r.MemberID)
 		w.time(r.CreatedAt)
 		w.time(r.ExpiresAt)
+		w.time(r.UsedAt)
 	case *store.Application:
 		w.id(r.OrgID)
 		w.str(r.Name)
@@ -208,7 +209,7 @@ func decodeRecord(k, raw []byte, v any) error {
 	case *store.DashboardSession:
 		*x = store.DashboardSession{ID: id, MemberID: r.id(), CreatedAt: r.time(), ExpiresAt: r.time()}
 	case *mailToken:
-		*x = mailToken{Purpose: r.sym(), MemberID: r.id(), CreatedAt: r.time(), ExpiresAt: r.time()}
+		*x = mailToken{Purpose: r.sym(), MemberID: r.id(), CreatedAt: r.time(), ExpiresAt: r.time(), UsedAt: r.time()}
 	case *store.Application:
 		*x = store.Application{ID: id, OrgID: r.id(), Name: r.str(), Slug: r.str(), Status: r.sym(), CreatedAt: r.time(), UpdatedAt: r.time()}
 		n := r.uvarint()

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -56,6 +57,11 @@ type DB struct {
 	stale error
 	// migrated lists the migrations applied at open.
 	migrated []string
+	// billing is the policy set by ConfigureBilling (billing.go).
+	billing atomic.Pointer[store.BillingPolicy]
+
+	commits  *commitStats
+	sessions sessionCount
 }
 
 var _ store.Service = (*DB)(nil)
@@ -87,9 +93,13 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats()}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
+			bdb.Close()
+			return nil, err
+		}
+		if err := db.countOrgLicenses(); err != nil {
 			bdb.Close()
 			return nil, err
 		}

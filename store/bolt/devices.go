@@ -15,12 +15,22 @@ var deviceEvents = map[string]string{
 }
 
 // ListDevices implements store.Devices. A page costs offset+per_page index
-// keys; total is a kept count.
+// keys; total is a kept count. A fingerprint filter is one index get.
 func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
 	if _, ok := deviceEvents[f.Status]; f.Status != "" && !ok {
 		return nil, store.Invalid("status", "status must be active or blocked")
 	}
-	return listEnvPage[store.Device](ctx, db, s, f, bDevicesEnv, bDevicesEnvStatus, bDevices)
+	if f.Email != "" {
+		return nil, store.Invalid("email", "email filters users, not devices")
+	}
+	if len(f.Fingerprint) > store.MaxFingerprint {
+		return nil, store.Invalid("fingerprint", "fingerprint must be at most %d bytes", store.MaxFingerprint)
+	}
+	var byFingerprint func(*txn, string) string
+	if f.Fingerprint != "" {
+		byFingerprint = func(t *txn, envID string) string { return t.deviceByFingerprint(envID, f.Fingerprint) }
+	}
+	return listEnvPage(ctx, db, s, f, bDevicesEnv, bDevicesEnvStatus, bDevices, byFingerprint, func(d *store.Device) string { return d.Status })
 }
 
 // SetDeviceStatus implements store.Devices. Blocking revokes every live

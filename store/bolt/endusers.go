@@ -17,12 +17,22 @@ var userEvents = map[string]string{
 }
 
 // ListEndUsers implements store.EndUsers. A page costs offset+per_page index
-// keys; total is a kept count.
+// keys; total is a kept count. An e-mail filter is one index get.
 func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
 	if _, ok := userEvents[f.Status]; f.Status != "" && !ok {
 		return nil, store.Invalid("status", "status must be one of active, banned, disabled")
 	}
-	return listEnvPage[store.EndUser](ctx, db, s, f, bEndUsersEnv, bEndUsersEnvStatus, bEndUsers)
+	if f.Fingerprint != "" {
+		return nil, store.Invalid("fingerprint", "fingerprint filters devices, not users")
+	}
+	if len(f.Email) > 254 {
+		return nil, store.Invalid("email", "email must be at most 254 characters")
+	}
+	var byEmail func(*txn, string) string
+	if f.Email != "" {
+		byEmail = func(t *txn, envID string) string { return t.endUserByEmail(envID, f.Email) }
+	}
+	return listEnvPage(ctx, db, s, f, bEndUsersEnv, bEndUsersEnvStatus, bEndUsers, byEmail, func(u *store.EndUser) string { return u.Status })
 }
 
 // SetEndUserStatus implements store.EndUsers. Setting the status the user

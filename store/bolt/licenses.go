@@ -54,6 +54,9 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 		if err != nil {
 			return err
 		}
+		if err := db.enforceLimit(t, a.OrgID, resLicenses, in.Quantity); err != nil {
+			return err
+		}
 		var expires *time.Time
 		if in.ExpiresAt != nil {
 			e := in.ExpiresAt.UTC()
@@ -127,16 +130,27 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 	if f.PlanID != "" && !store.ValidID(f.PlanID) {
 		return nil, store.Invalid("plan_id", "plan_id must be a UUID")
 	}
+	if err := checkLicenseLookup(f); err != nil {
+		return nil, err
+	}
 	var out *store.Page[*store.LicenseItem]
 	err := db.view(ctx, func(t *txn) error {
 		_, env, err := t.scope(s)
 		if err != nil {
 			return err
 		}
-		index, prefix := licenseIndex(env.ID, f)
-		page, err := listPage[store.License](t, index, prefix, bLicenses, f.PageRequest)
-		if err != nil {
-			return err
+		var page *store.Page[*store.License]
+		if hasLookup(f) {
+			found, err := t.lookupLicenses(env.ID, f)
+			if err != nil {
+				return err
+			}
+			page = pageOf(found, f.PageRequest)
+		} else {
+			index, prefix := licenseIndex(env.ID, f)
+			if page, err = listPage[store.License](t, index, prefix, bLicenses, f.PageRequest); err != nil {
+				return err
+			}
 		}
 		out = &store.Page[*store.LicenseItem]{Data: make([]*store.LicenseItem, 0, len(page.Data)), Total: page.Total, Page: page.Page, PerPage: page.PerPage}
 		names := map[string]string{}

@@ -133,6 +133,9 @@ func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Me
 		if err := t.mustGet(bOrgs, in.OrgID, "organization", new(store.Organization)); err != nil {
 			return err
 		}
+		if err := db.enforceLimit(t, in.OrgID, resMembers, 1); err != nil {
+			return err
+		}
 		if err := t.insertMember(m); err != nil {
 			return err
 		}
@@ -172,6 +175,9 @@ func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
 			return err
 		}
 		if _, err := t.endDashSessions(m.ID); err != nil {
+			return err
+		}
+		if err := t.del(bOnboarding, m.ID); err != nil {
 			return err
 		}
 		return t.audit(auditEvent{Event: "member.removed", OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},

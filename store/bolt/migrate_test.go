@@ -62,7 +62,10 @@ func TestOpenMigratesV1(t *testing.T) {
 	err = db.bolt.View(func(tx *bbolt.Tx) error {
 		for name, pairs := range d.Buckets {
 			b := tx.Bucket([]byte(name))
-			if got := b.Stats().KeyN; got != len(pairs) {
+			// Opening also adds billing's per-organization license counts
+			// (countOrgLicenses): meta and counts may gain keys.
+			extra := name == string(bMeta) || name == string(bCounts)
+			if got := b.Stats().KeyN; got != len(pairs) && !(extra && got > len(pairs)) {
 				t.Errorf("%s: %d keys, want %d", name, got, len(pairs))
 			}
 			for _, p := range pairs {

@@ -69,6 +69,7 @@ func (g *groupCommit) loop() {
 func (g *groupCommit) run(batch []*commitCall) {
 	for len(batch) > 0 {
 		failed := -1
+		start := time.Now()
 		err := g.db.bolt.Update(func(tx *bolt.Tx) error {
 			now := g.db.now()
 			for i, c := range batch {
@@ -80,6 +81,8 @@ func (g *groupCommit) run(batch []*commitCall) {
 			return nil
 		})
 		if failed < 0 {
+			g.db.commits.size.observe(float64(len(batch)))
+			g.db.commits.seconds.observe(time.Since(start).Seconds())
 			for _, c := range batch {
 				c.done <- err
 			}

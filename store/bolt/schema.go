@@ -84,6 +84,24 @@ var (
 	bUsage        = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
 )
 
+// Billing buckets.
+var (
+	bSubscriptions  = []byte("subscriptions")               // org id → subscriptionRecord
+	bBillingTx      = []byte("billing_transactions")        // id → billingTxRecord
+	bBillingPending = []byte("billing_transactions_by_exp") // expiry unix nanos|id of pending transactions
+	bOnboarding     = []byte("onboarding")                  // member id → onboardingRecord
+
+	// bLicOrgActive names a count, not a bucket: the licenses of an
+	// organization that are neither revoked nor banned, kept in bCounts.
+	bLicOrgActive = []byte("licenses_active_by_org")
+)
+
+// Partner sign-in buckets.
+var (
+	bPartnerAttempts   = []byte("partner_attempts")   // sha256(state) → partnerAttempt
+	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → partnerIdentity
+)
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -100,6 +118,8 @@ var allBuckets = [][]byte{
 	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
 	bNoncesExpiry, bLicEnvUser, bUsage,
+	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,
+	bPartnerAttempts, bPartnerIdentities,
 }
 
 // Meta keys.

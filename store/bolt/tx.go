@@ -309,8 +309,11 @@ func listPage[T any](t *txn, index, prefix, records []byte, p store.PageRequest)
 }
 
 // listEnvPage pages the records of the scope's environment, newest first:
-// every one through the index all, or with f.Status through byStatus.
-func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.StatusFilter, all, byStatus, records []byte) (*store.Page[*T], error) {
+// every one through the index all, or with f.Status through byStatus. A
+// non-nil lookup finds the one record an exact filter names instead, kept
+// when status reads the status f asks for.
+func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.StatusFilter, all, byStatus, records []byte,
+	lookup func(t *txn, envID string) string, status func(*T) string) (*store.Page[*T], error) {
 	if err := f.Normalize(); err != nil {
 		return nil, err
 	}
@@ -319,6 +322,21 @@ func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.Stat
 		_, env, err := t.scope(s)
 		if err != nil {
 			return err
+		}
+		if lookup != nil {
+			var found []*T
+			if id := lookup(t, env.ID); id != "" {
+				v := new(T)
+				ok, err := t.get(records, id, v)
+				if err != nil {
+					return err
+				}
+				if ok && (f.Status == "" || status(v) == f.Status) {
+					found = append(found, v)
+				}
+			}
+			out = pageOf(found, f.PageRequest)
+			return nil
 		}
 		index, prefix := all, idb(env.ID)
 		if f.Status != "" {
