@@ -77,26 +77,20 @@ func (w *wbuf) id(s string) {
 }
 
 // ids writes a list of ids keeping nil apart from empty.
-func (w *wbuf) ids(list []string) {
-	if list == nil {
-		w.uvarint(0)
-		return
-	}
-	w.uvarint(uint64(len(list)) + 1)
-	for _, s := range list {
-		w.id(s)
-	}
-}
+func (w *wbuf) ids(list []string) { w.list(list, w.id) }
 
 // strs writes a list of strings keeping nil apart from empty.
-func (w *wbuf) strs(list []string) {
+func (w *wbuf) strs(list []string) { w.list(list, w.str) }
+
+// list writes a list of strings keeping nil apart from empty.
+func (w *wbuf) list(list []string, item func(string)) {
 	if list == nil {
 		w.uvarint(0)
 		return
 	}
 	w.uvarint(uint64(len(list)) + 1)
 	for _, s := range list {
-		w.str(s)
+		item(s)
 	}
 }
 
@@ -287,34 +281,23 @@ func (r *rbuf) id() string {
 	return ""
 }
 
-func (r *rbuf) ids() []string {
-	n := r.uvarint()
-	if n == 0 {
-		return nil
-	}
-	if n-1 > uint64(len(r.b)) {
-		r.fail("id list")
-		return nil
-	}
-	out := make([]string, 0, n-1)
-	for range n - 1 {
-		out = append(out, r.id())
-	}
-	return out
-}
+func (r *rbuf) ids() []string { return r.list("id list", r.id) }
 
-func (r *rbuf) strs() []string {
+func (r *rbuf) strs() []string { return r.list("string list", r.str) }
+
+// list reads what wbuf.list wrote.
+func (r *rbuf) list(what string, item func() string) []string {
 	n := r.uvarint()
 	if n == 0 {
 		return nil
 	}
 	if n-1 > uint64(len(r.b)) {
-		r.fail("string list")
+		r.fail(what)
 		return nil
 	}
 	out := make([]string, 0, n-1)
 	for range n - 1 {
-		out = append(out, r.str())
+		out = append(out, item())
 	}
 	return out
 }
@@ -441,16 +424,7 @@ func (w *wbuf) hash(s string) {
 	w.str(s)
 }
 
-func (w *wbuf) hashes(list []string) {
-	if list == nil {
-		w.uvarint(0)
-		return
-	}
-	w.uvarint(uint64(len(list)) + 1)
-	for _, s := range list {
-		w.hash(s)
-	}
-}
+func (w *wbuf) hashes(list []string) { w.list(list, w.hash) }
 
 func (r *rbuf) hash() string {
 	switch r.byte1() {
@@ -465,18 +439,4 @@ func (r *rbuf) hash() string {
 	return ""
 }
 
-func (r *rbuf) hashes() []string {
-	n := r.uvarint()
-	if n == 0 {
-		return nil
-	}
-	if n-1 > uint64(len(r.b)) {
-		r.fail("hash list")
-		return nil
-	}
-	out := make([]string, 0, n-1)
-	for range n - 1 {
-		out = append(out, r.hash())
-	}
-	return out
-}
+func (r *rbuf) hashes() []string { return r.list("hash list", r.hash) }
