@@ -195,3 +195,34 @@ func TestSymbolsUnique(t *testing.T) {
 		seen[s] = true
 	}
 }
+
+// BenchmarkDecodeLicense compares reading a license in version 1's JSON and
+// in the compact format; the runtime decodes licenses on cache misses.
+func BenchmarkDecodeLicense(b *testing.B) {
+	l := new(store.License)
+	fill(reflect.ValueOf(l).Elem(), 7)
+	k := idb(l.ID)
+	if k == nil {
+		l.ID = store.NewID()
+		k = idb(l.ID)
+	}
+	v1, _ := json.Marshal(l)
+	v2, err := encodeRecord(l)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("v1-json", func(b *testing.B) {
+		for b.Loop() {
+			if err := decodeV1(v1, new(store.License)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("v2-compact", func(b *testing.B) {
+		for b.Loop() {
+			if err := decodeRecord(k, v2, new(store.License)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
