@@ -262,21 +262,8 @@ func sortedSet(keys []string) []string {
 	return out
 }
 
-// licenseReason maps a license's effective status to the validation reason
-// and the activation error code it causes, or "" when it is usable.
-func licenseReason(l *store.License, now time.Time) string {
-	switch l.EffectiveStatus(now) {
-	case store.LicenseRevoked:
-		return store.ReasonLicenseRevoked
-	case store.LicenseBanned:
-		return store.ReasonLicenseBanned
-	case store.LicenseSuspended:
-		return store.ReasonLicenseSuspended
-	case store.LicenseExpired:
-		return store.ReasonLicenseExpired
-	}
-	return ""
-}
+// licenseReason is store.LicenseReason: the one mapping of status to reason.
+func licenseReason(l *store.License, now time.Time) string { return store.LicenseReason(l, now) }
 
 // asActor makes the audit entries of the rest of the transaction name who
 // acted, keeping the request's address and user agent.

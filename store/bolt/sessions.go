@@ -230,24 +230,8 @@ func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkE
 	if v.dev == nil {
 		return store.ReasonTokenInvalid, nil, nil
 	}
-	if ra.App.Status != store.AppActive {
-		return store.ReasonAppDisabled, v, nil
-	}
-	if v.lic != nil {
-		if reason := licenseReason(v.lic, t.now); reason != "" {
-			return reason, v, nil
-		}
-	}
-	if v.user != nil {
-		switch v.user.Status {
-		case store.UserBanned:
-			return store.ReasonUserBanned, v, nil
-		case store.UserDisabled:
-			return store.ReasonUserDisabled, v, nil
-		}
-	}
-	if v.dev.Status == store.DeviceBlocked {
-		return store.ReasonDeviceBlocked, v, nil
+	if reason := store.SessionReason(ra.App, v.lic, v.user, v.dev, t.now); reason != "" {
+		return reason, v, nil
 	}
 	if s.RevokedAt != nil {
 		return store.ReasonSessionRevoked, v, nil
