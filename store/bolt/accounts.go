@@ -118,7 +118,7 @@ func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) e
 		return err
 	}
 	rec := mailToken{Purpose: purpose, MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
-	return t.putJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	return t.putAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 }
 
 // mailTokenMember resolves a token of purpose to its account without
@@ -130,7 +130,7 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 		return nil, invalid
 	}
 	var rec mailToken
-	ok, err := t.getJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	ok, err := t.getAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +156,11 @@ func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
 	}
 	k := []byte(store.HashSecret(plain))
 	var rec mailToken
-	if _, err := t.getJSON(bMailTokens, k, &rec); err != nil {
+	if _, err := t.getAt(bMailTokens, k, &rec); err != nil {
 		return nil, err
 	}
 	rec.UsedAt = t.now
-	return m, t.putJSON(bMailTokens, k, &rec)
+	return m, t.putAt(bMailTokens, k, &rec)
 }
 
 // markVerified records that m controls its address; for the owner of an

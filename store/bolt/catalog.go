@@ -102,7 +102,7 @@ func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string
 				}
 			}
 		}
-		needle := []byte(id)
+		needle := idb(id) // ids are stored as their 16 bytes
 		for _, env := range a.Environments {
 			for _, lid := range t.all(bLicEnv, idb(env.ID)) {
 				if !bytes.Contains(t.tx.Bucket(bLicenses).Get(idb(lid)), needle) {

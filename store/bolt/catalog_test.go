@@ -287,7 +287,7 @@ func TestDeleteEntitlementCleansUp(t *testing.T) {
 	_ = e.db.view(e.ctx, func(tx *txn) error {
 		c := tx.tx.Bucket(bLicenses).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if bytes.Contains(v, []byte(ent.ID)) {
+			if bytes.Contains(v, idb(ent.ID)) {
 				t.Errorf("license %s still names the entitlement", ids(k))
 			}
 		}

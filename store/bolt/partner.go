@@ -40,7 +40,7 @@ func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.D
 		if err != nil {
 			return err
 		}
-		return t.putJSON(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
+		return t.putAt(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
 	})
 }
 
@@ -49,7 +49,7 @@ func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
 	return db.update(ctx, func(t *txn) error {
 		k := []byte(store.HashSecret(state))
 		var a partnerAttempt
-		ok, err := t.getJSON(bPartnerAttempts, k, &a)
+		ok, err := t.getAt(bPartnerAttempts, k, &a)
 		if err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 // afresh.
 func (t *txn) identityMember(ik []byte) (*store.Member, error) {
 	var rec partnerIdentity
-	ok, err := t.getJSON(bPartnerIdentities, ik, &rec)
+	ok, err := t.getAt(bPartnerIdentities, ik, &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ve
 			}
 		}
 	}
-	if err := t.putJSON(bPartnerIdentities, ik, &partnerIdentity{MemberID: m.ID, LinkedAt: t.now}); err != nil {
+	if err := t.putAt(bPartnerIdentities, ik, &partnerIdentity{MemberID: m.ID, LinkedAt: t.now}); err != nil {
 		return nil, err
 	}
 	out.Linked = true

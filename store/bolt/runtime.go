@@ -3,8 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -120,8 +118,8 @@ func cachedGet[T any](c *decodeCache, t *txn, tag uint8, bucket, id []byte) (*T,
 		return e.v.(*T), nil
 	}
 	v := new(T)
-	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, fmt.Errorf("decode %s/%x: %w", bucket, id, err)
+	if err := decode(bucket, id, raw, v); err != nil {
+		return nil, err
 	}
 	sh.mu.Lock()
 	if len(sh.m) >= maxShardEntries {
