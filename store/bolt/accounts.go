@@ -29,33 +29,22 @@ type unknownVerifier interface {
 	VerifyUnknown(ctx context.Context, plain string) error
 }
 
-// maxPhone bounds the free-form phone field.
-const maxPhone = 32
-
 // Signup implements store.Accounts.
 func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
-	for _, f := range []struct{ field, v string }{{"first_name", in.FirstName}, {"last_name", in.LastName}} {
-		if err := validPersonName(f.field, f.v, true); err != nil {
-			return nil, err
-		}
-	}
-	orgName := strings.TrimSpace(in.OrganizationName)
-	if err := validOrgName(orgName); err != nil {
-		e := store.AsError(err)
-		return nil, store.Invalid("organization_name", "organization_%s", e.Message)
-	}
-	phone := strings.TrimSpace(in.Phone)
-	if len([]rune(phone)) > maxPhone {
-		return nil, store.Invalid("phone", "phone must be at most %d characters", maxPhone)
-	}
-	// newMember validates the address and password and hashes the password
-	// before anything reveals whether the address is registered: both paths
-	// do the same work.
-	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: in.FirstName, LastName: in.LastName})
+	p, err := store.ProfileInput{FirstName: in.FirstName, LastName: in.LastName, OrganizationName: in.OrganizationName,
+		Phone: in.Phone, TOSVersion: in.TOSVersion}.Check()
 	if err != nil {
 		return nil, err
 	}
-	m.Phone, m.TOSVersion = phone, strings.TrimSpace(in.TOSVersion)
+	orgName := p.OrganizationName
+	// newMember validates the address and password and hashes the password
+	// before anything reveals whether the address is registered: both paths
+	// do the same work.
+	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
+	if err != nil {
+		return nil, err
+	}
+	m.Phone, m.TOSVersion = p.Phone, p.TOSVersion
 	token := store.NewSecret("")
 	var out *store.SignupResult
 	err = db.update(ctx, func(t *txn) error {
@@ -90,7 +79,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 
 // IssueMailToken implements store.Accounts.
 func (db *DB) IssueMailToken(ctx context.Context, email, purpose string, ttl time.Duration) (*store.Member, string, error) {
-	email, err := NormalizeEmail("email", email)
+	email, err := store.NormalizeEmail("email", email)
 	if err != nil {
 		return nil, "", err
 	}

@@ -262,9 +262,6 @@ func sortedSet(keys []string) []string {
 	return out
 }
 
-// licenseReason is store.LicenseReason: the one mapping of status to reason.
-func licenseReason(l *store.License, now time.Time) string { return store.LicenseReason(l, now) }
-
 // asActor makes the audit entries of the rest of the transaction name who
 // acted, keeping the request's address and user agent.
 func (t *txn) asActor(typ, id string) {
