@@ -126,6 +126,8 @@ func TestSignupTextBounds(t *testing.T) {
 		{"TOSTooLong", "tos_accepted_version", strings.Repeat("1", 65)},
 		{"TOSMegabyte", "tos_accepted_version", strings.Repeat("1", 512<<10)},
 		{"TOSControl", "tos_accepted_version", "2026\x0001"},
+		{"PhoneEmpty", "phone", ""},
+		{"PhoneBlank", "phone", "   "},
 		{"PhoneMarkup", "phone", "<script>alert(1)</script>"},
 		{"PhoneNUL", "phone", "+5511\x00999998888"},
 		{"PhoneNoPlus", "phone", "5511999998888"},

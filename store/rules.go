@@ -124,14 +124,14 @@ var (
 	phoneSepsRepl = strings.NewReplacer(" ", "", "-", "", ".", "", "(", "", ")", "")
 )
 
-// CheckPhone checks an optional phone number ("" when not given) in E.164
-// form: "+" and 8 to 15 digits. Spaces, hyphens, dots and parentheses
+// CheckPhone checks a phone number, which signup and complete-profile
+// require, in E.164 form: "+" and 8 to 15 digits. Spaces, hyphens, dots and parentheses
 // between the digits are accepted as people write them and dropped: the
 // stored form is compact.
 func CheckPhone(field, v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return "", nil
+		return "", Invalid(field, "%s is required", field)
 	}
 	p := phoneSepsRepl.Replace(v)
 	if !e164RE.MatchString(p) {
