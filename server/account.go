@@ -12,7 +12,6 @@ import (
 	"licensectl/server/antibot"
 	"licensectl/server/mail"
 	"licensectl/store"
-	"licensectl/store/bolt"
 	"licensectl/store/password"
 )
 
@@ -155,7 +154,7 @@ func (req *SignupRequest) validate(blocked []string) error {
 			return err
 		}
 	}
-	email, err := bolt.NormalizeEmail("email", req.Email)
+	email, err := store.NormalizeEmail("email", req.Email)
 	if err != nil {
 		return err
 	}
@@ -261,7 +260,7 @@ func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose strin
 // should get one. No such account is not an error: the caller's answer must
 // not tell.
 func (s *Server) issueMailToken(r *http.Request, email, purpose string, ttl time.Duration, build func(to, token string) mail.Message) error {
-	if _, err := bolt.NormalizeEmail("email", email); err != nil {
+	if _, err := store.NormalizeEmail("email", email); err != nil {
 		return err
 	}
 	m, token, err := s.db.IssueMailToken(r.Context(), email, purpose, ttl)

@@ -136,6 +136,7 @@ func TestAccountPagesInBrowser(t *testing.T) {
 			chromedp.SendKeys("#first_name", "Grace", chromedp.ByID),
 			chromedp.SendKeys("#last_name", "Hopper", chromedp.ByID),
 			chromedp.SendKeys("#organization_name", "Compilers Inc", chromedp.ByID),
+			chromedp.SendKeys("#phone", "+1 415 555 0100", chromedp.ByID),
 			chromedp.Click("#tos", chromedp.ByID),
 			screenshot("account-partner-callback"),
 			chromedp.Click("#complete", chromedp.ByID),

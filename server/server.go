@@ -91,6 +91,9 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
+	for _, m := range db.Migrated() {
+		s.logger.Info("database schema migrated", "migration", m)
+	}
 	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
 		db.Close()
 		return nil, err

@@ -8,7 +8,7 @@ type CascadeStep struct {
 	Check  string // what is checked, e.g. "license status"
 	Reason string // the validation reason this check gives when it fails
 	OK     bool
-	Detail string // the state read, e.g. "suspended"
+	Detail string // the state read, e.g. "suspended"; escaped (Printable) for a terminal
 }
 
 // sessionCheck is one step of the cascade: the reason it fails with, or "".
@@ -93,7 +93,7 @@ func ExplainSession(app *Application, lic *License, user *EndUser, dev *Device, 
 	for i := range sessionChecks {
 		ch := &sessionChecks[i]
 		r := ch.reason(app, lic, user, dev, now)
-		steps = append(steps, CascadeStep{Check: ch.check, Reason: r, OK: r == "", Detail: ch.detail(app, lic, user, dev, now)})
+		steps = append(steps, CascadeStep{Check: ch.check, Reason: r, OK: r == "", Detail: Printable(ch.detail(app, lic, user, dev, now))})
 		if reason == "" {
 			reason = r
 		}
@@ -115,4 +115,46 @@ func LicenseReason(l *License, now time.Time) string {
 		return ReasonLicenseExpired
 	}
 	return ""
+}
+
+// LicenseError is the activation error of design.md §6 for a license reason
+// (license_revoked, license_banned, license_suspended, license_expired), or
+// nil for "" and for reasons that are not about the license.
+func LicenseError(reason string) error {
+	switch reason {
+	case ReasonLicenseRevoked:
+		return Errorf(ECodeLicenseRevoked, "the license is revoked")
+	case ReasonLicenseBanned:
+		return Errorf(ECodeLicenseBanned, "the license is banned")
+	case ReasonLicenseSuspended:
+		return Errorf(ECodeLicenseSuspend, "the license is suspended")
+	case ReasonLicenseExpired:
+		return Errorf(ECodeLicenseExpired, "the license has expired")
+	}
+	return nil
+}
+
+// explanations say each reason in words, for people reading a terminal.
+var explanations = map[string]string{
+	"":                     "valid: every check of the cascade passes",
+	ReasonTokenInvalid:     "the token is malformed, unknown, or names a record that no longer exists",
+	ReasonAppDisabled:      "the application is disabled",
+	ReasonLicenseRevoked:   "the license was revoked",
+	ReasonLicenseBanned:    "the license was banned",
+	ReasonLicenseSuspended: "the license is suspended",
+	ReasonLicenseExpired:   "the license has expired",
+	ReasonUserBanned:       "the end-user is banned",
+	ReasonUserDisabled:     "the end-user is disabled",
+	ReasonDeviceBlocked:    "the device is blocked",
+	ReasonSessionRevoked:   "the session was revoked",
+	ReasonTokenExpired:     "the access token has expired; refresh it",
+}
+
+// Explain says a validation reason in words. An unknown reason is returned
+// as is.
+func Explain(reason string) string {
+	if s, ok := explanations[reason]; ok {
+		return s
+	}
+	return reason
 }

@@ -53,3 +53,42 @@ func TestExplainSession(t *testing.T) {
 		})
 	}
 }
+
+func TestLicenseError(t *testing.T) {
+	for reason, code := range map[string]string{
+		ReasonLicenseRevoked: ECodeLicenseRevoked, ReasonLicenseBanned: ECodeLicenseBanned,
+		ReasonLicenseSuspended: ECodeLicenseSuspend, ReasonLicenseExpired: ECodeLicenseExpired,
+	} {
+		if got := ErrorCode(LicenseError(reason)); got != code {
+			t.Errorf("LicenseError(%s) = %s, want %s", reason, got, code)
+		}
+	}
+	for _, reason := range []string{"", ReasonDeviceBlocked, ReasonTokenExpired} {
+		if err := LicenseError(reason); err != nil {
+			t.Errorf("LicenseError(%q) = %v, want nil", reason, err)
+		}
+	}
+}
+
+func TestExplainSaysEveryReason(t *testing.T) {
+	for _, r := range []string{"", ReasonTokenInvalid, ReasonAppDisabled, ReasonLicenseRevoked, ReasonLicenseBanned, ReasonLicenseSuspended,
+		ReasonLicenseExpired, ReasonUserBanned, ReasonUserDisabled, ReasonDeviceBlocked, ReasonSessionRevoked, ReasonTokenExpired} {
+		if Explain(r) == r || Explain(r) == "" {
+			t.Errorf("Explain(%q) = %q", r, Explain(r))
+		}
+	}
+	if Explain("made_up") != "made_up" {
+		t.Error("an unknown reason is not returned as is")
+	}
+}
+
+func TestExplainSessionDetailIsPrintable(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	_, steps := ExplainSession(&Application{Slug: "a", Status: AppActive}, nil, &EndUser{Email: "u\x1b@x.test", Status: UserActive},
+		&Device{Fingerprint: "fp\x1b]0;x\x07", Status: DeviceActive}, now)
+	for _, s := range steps {
+		if _, bad := UnsafeRune(s.Detail); bad {
+			t.Fatalf("step %q detail %q holds a control", s.Check, s.Detail)
+		}
+	}
+}

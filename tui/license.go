@@ -189,7 +189,7 @@ func (l *license) view(c *ctx, w, h int) string {
 	if d.UserEmail != "" {
 		user = d.UserEmail
 	}
-	lines = append(lines, fmt.Sprintf("Plan %s %s User %s %s Activated %s %s Expires %s", d.PlanName, c.g.dot, user, c.g.dot, c.when(d.ActivatedAt), c.g.dot, c.when(d.ExpiresAt)))
+	lines = append(lines, fmt.Sprintf("Plan %s %s User %s %s Activated %s %s Expires %s", store.Printable(d.PlanName), c.g.dot, store.Printable(user), c.g.dot, c.when(d.ActivatedAt), c.g.dot, c.when(d.ExpiresAt)))
 	var ents []string
 	for _, e := range d.Entitlements {
 		ents = append(ents, e.Key)
@@ -249,7 +249,7 @@ func (l *license) cascade(c *ctx) []string {
 		if r == "" {
 			r = "valid"
 		}
-		lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, dv.Fingerprint, dv.Status, c.g.sep, r))
+		lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, store.Printable(dv.Fingerprint), dv.Status, c.g.sep, r))
 	}
 	if v.d.Status == store.LicenseSuspended {
 		lines = append(lines, "  Reinstating (u) makes new activations work; sessions revoked by the suspension stay revoked.")

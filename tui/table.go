@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"licensectl/store"
+)
 
 // column is one column of a table. Priority 0 always shows; higher numbers
 // are hidden first when the terminal is narrow. min is the width the
@@ -65,6 +69,13 @@ func (t *table) fit(w int) ([]int, []int) {
 func (t *table) view(c *ctx, w, h int) string {
 	if h < 2 {
 		return ""
+	}
+	// Stored text may hold controls from before the input rules (design.md
+	// §8): every cell is escaped before it is measured or drawn.
+	for _, r := range t.rows {
+		for i := range r {
+			r[i] = store.Printable(r[i])
+		}
 	}
 	idx, widths := t.fit(w)
 	line := func(marker string, cells []string) string {

@@ -50,7 +50,7 @@ func writeCSV(w io.Writer, v any) error {
 		item := reflect.Indirect(items.Index(i))
 		var row []string
 		flatten(elem, "", func(_ string, path []int) { row = append(row, cell(fieldAt(item, path))) })
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(printable(row)); err != nil {
 			return err
 		}
 	}

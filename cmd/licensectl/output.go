@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"licensectl/store"
 )
 
 // Output formats.
@@ -54,9 +56,9 @@ func (o *output) json(v any) error {
 	return enc.Encode(v)
 }
 
-// line writes one line.
+// line writes one line, escaped as every text output is (store.Printable).
 func (o *output) line(s string) error {
-	_, err := fmt.Fprintln(o.w, s)
+	_, err := fmt.Fprintln(o.w, store.Printable(s))
 	return err
 }
 
@@ -94,14 +96,25 @@ func (t *table) text(s string, n int) string {
 	return cut(s, n)
 }
 
-// row writes one row of cells.
+// row writes one row of cells. Cells are escaped here, in the one place
+// every table passes through: stored text written before the input rules
+// existed may hold controls that would drive the terminal (or a tab that
+// would break the columns).
 func (t *table) row(cells ...string) {
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+	fmt.Fprintln(t.tw, strings.Join(printable(cells), "\t"))
 }
 
-// field writes one "NAME:  value" line of a detail view.
+// field writes one "NAME:  value" line of a detail view, escaped as row is.
 func (t *table) field(name, value string) {
-	fmt.Fprintf(t.tw, "%s:\t%s\n", name, value)
+	fmt.Fprintf(t.tw, "%s:\t%s\n", store.Printable(name), store.Printable(value))
+}
+
+// printable escapes every cell (store.Printable) in place.
+func printable(cells []string) []string {
+	for i, c := range cells {
+		cells[i] = store.Printable(c)
+	}
+	return cells
 }
 
 func (t *table) flush() error { return t.tw.Flush() }

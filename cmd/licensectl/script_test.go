@@ -24,6 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/sc
 //	                                secrets and times masked, for cmp
 //	holder APP EMAIL FINGERPRINT    seeds an end-user holding a license on
 //	                                a device (see cmdHolder)
+//	legacy APP                      seeds records holding terminal escapes,
+//	                                as old releases stored them (see cmdLegacy)
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
@@ -41,6 +43,7 @@ func TestScripts(t *testing.T) {
 			"exits":  cmdExits,
 			"scrub":  cmdScrub,
 			"holder": cmdHolder,
+			"legacy": cmdLegacy,
 		},
 	})
 }

@@ -23,25 +23,8 @@ func cmdHolder(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: holder APP_SLUG EMAIL FINGERPRINT")
 	}
 	ctx := context.Background()
-	db, err := bolt.Open(filepath.Join(ts.Getenv("LICENSECTL_DATA_DIR"), "licensectl.db"),
-		bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
-	ts.Check(err)
+	db, sc := openScope(ts, "holder", args[0])
 	defer db.Close()
-	orgs, err := db.ListOrganizations(ctx)
-	ts.Check(err)
-	var sc store.Scope
-	for _, o := range orgs {
-		apps, err := db.ListApplications(ctx, o.ID)
-		ts.Check(err)
-		for _, a := range apps {
-			if a.Slug == args[0] {
-				sc = store.Scope{OrgID: o.ID, AppID: a.ID, Env: store.EnvProduction}
-			}
-		}
-	}
-	if sc.AppID == "" {
-		ts.Fatalf("holder: no application %q", args[0])
-	}
 	page, err := db.ListLicenses(ctx, sc, store.LicenseFilter{PageRequest: store.PageRequest{PerPage: 1}})
 	ts.Check(err)
 	if len(page.Data) == 0 {
@@ -55,4 +38,28 @@ func cmdHolder(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Setenv("KEY", page.Data[0].Key)
 	ts.Setenv("LICENSE", page.Data[0].ID)
+}
+
+// openScope opens the data file of $LICENSECTL_DATA_DIR and finds the
+// production scope of the application with slug; cmd names the caller in
+// the failure.
+func openScope(ts *testscript.TestScript, cmd, slug string) (*bolt.DB, store.Scope) {
+	ctx := context.Background()
+	db, err := bolt.Open(filepath.Join(ts.Getenv("LICENSECTL_DATA_DIR"), "licensectl.db"),
+		bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
+	ts.Check(err)
+	orgs, err := db.ListOrganizations(ctx)
+	ts.Check(err)
+	for _, o := range orgs {
+		apps, err := db.ListApplications(ctx, o.ID)
+		ts.Check(err)
+		for _, a := range apps {
+			if a.Slug == slug {
+				return db, store.Scope{OrgID: o.ID, AppID: a.ID, Env: store.EnvProduction}
+			}
+		}
+	}
+	db.Close()
+	ts.Fatalf("%s: no application %q", cmd, slug)
+	return nil, store.Scope{}
 }

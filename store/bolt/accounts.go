@@ -29,33 +29,22 @@ type unknownVerifier interface {
 	VerifyUnknown(ctx context.Context, plain string) error
 }
 
-// maxPhone bounds the free-form phone field.
-const maxPhone = 32
-
 // Signup implements store.Accounts.
 func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
-	for _, f := range []struct{ field, v string }{{"first_name", in.FirstName}, {"last_name", in.LastName}} {
-		if err := validPersonName(f.field, f.v, true); err != nil {
-			return nil, err
-		}
-	}
-	orgName := strings.TrimSpace(in.OrganizationName)
-	if err := validOrgName(orgName); err != nil {
-		e := store.AsError(err)
-		return nil, store.Invalid("organization_name", "organization_%s", e.Message)
-	}
-	phone := strings.TrimSpace(in.Phone)
-	if len([]rune(phone)) > maxPhone {
-		return nil, store.Invalid("phone", "phone must be at most %d characters", maxPhone)
-	}
-	// newMember validates the address and password and hashes the password
-	// before anything reveals whether the address is registered: both paths
-	// do the same work.
-	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: in.FirstName, LastName: in.LastName})
+	p, err := store.ProfileInput{FirstName: in.FirstName, LastName: in.LastName, OrganizationName: in.OrganizationName,
+		Phone: in.Phone, TOSVersion: in.TOSVersion}.Check()
 	if err != nil {
 		return nil, err
 	}
-	m.Phone, m.TOSVersion = phone, strings.TrimSpace(in.TOSVersion)
+	orgName := p.OrganizationName
+	// newMember validates the address and password and hashes the password
+	// before anything reveals whether the address is registered: both paths
+	// do the same work.
+	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
+	if err != nil {
+		return nil, err
+	}
+	m.Phone, m.TOSVersion = p.Phone, p.TOSVersion
 	token := store.NewSecret("")
 	var out *store.SignupResult
 	err = db.update(ctx, func(t *txn) error {
@@ -90,7 +79,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 
 // IssueMailToken implements store.Accounts.
 func (db *DB) IssueMailToken(ctx context.Context, email, purpose string, ttl time.Duration) (*store.Member, string, error) {
-	email, err := NormalizeEmail("email", email)
+	email, err := store.NormalizeEmail("email", email)
 	if err != nil {
 		return nil, "", err
 	}
@@ -129,7 +118,7 @@ func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) e
 		return err
 	}
 	rec := mailToken{Purpose: purpose, MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
-	return t.putJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	return t.putAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 }
 
 // mailTokenMember resolves a token of purpose to its account without
@@ -141,7 +130,7 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 		return nil, invalid
 	}
 	var rec mailToken
-	ok, err := t.getJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	ok, err := t.getAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +156,11 @@ func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
 	}
 	k := []byte(store.HashSecret(plain))
 	var rec mailToken
-	if _, err := t.getJSON(bMailTokens, k, &rec); err != nil {
+	if _, err := t.getAt(bMailTokens, k, &rec); err != nil {
 		return nil, err
 	}
 	rec.UsedAt = t.now
-	return m, t.putJSON(bMailTokens, k, &rec)
+	return m, t.putAt(bMailTokens, k, &rec)
 }
 
 // markVerified records that m controls its address; for the owner of an

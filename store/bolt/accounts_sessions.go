@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -133,17 +132,17 @@ func (db *DB) UseChallenge(ctx context.Context, key string, expires time.Time) (
 	return first, err
 }
 
-// putJSON stores v under an arbitrary key (not a UUID).
-func (t *txn) putJSON(bucket, k []byte, v any) error {
-	raw, err := json.Marshal(v)
+// putAt stores the record v under an arbitrary key (not a UUID).
+func (t *txn) putAt(bucket, k []byte, v any) error {
+	raw, err := encodeRecord(v)
 	if err != nil {
 		return fmt.Errorf("encode %s/%x: %w", bucket, k, err)
 	}
 	return t.tx.Bucket(bucket).Put(k, raw)
 }
 
-// getJSON reads the record under an arbitrary key; it reports false when absent.
-func (t *txn) getJSON(bucket, k []byte, v any) (bool, error) {
+// getAt reads the record under an arbitrary key; it reports false when absent.
+func (t *txn) getAt(bucket, k []byte, v any) (bool, error) {
 	raw := t.tx.Bucket(bucket).Get(k)
 	if raw == nil {
 		return false, nil

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"licensectl/store"
@@ -17,17 +16,9 @@ var (
 // its last_used_at: a busy integration must not turn every read into a write.
 const lastUsedGranularity = time.Minute
 
-func validLabel(label string) (string, error) {
-	label = strings.TrimSpace(label)
-	if len([]rune(label)) > 100 {
-		return "", store.Invalid("label", "label must be at most 100 characters")
-	}
-	return label, nil
-}
-
 // CreateAPIKey implements store.APIKeys.
 func (db *DB) CreateAPIKey(ctx context.Context, orgID, label string) (*store.APIKey, string, error) {
-	label, err := validLabel(label)
+	label, err := store.CheckOptionalName("label", label)
 	if err != nil {
 		return nil, "", err
 	}
@@ -140,7 +131,7 @@ func (db *DB) authenticate(ctx context.Context, hashes, records []byte, plaintex
 
 // CreateAppSecret implements store.AppSecrets.
 func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.CreateSecretInput) (*store.AppSecret, string, error) {
-	label, err := validLabel(in.Label)
+	label, err := store.CheckOptionalName("label", in.Label)
 	if err != nil {
 		return nil, "", err
 	}

@@ -52,6 +52,11 @@ type DB struct {
 	now    store.Clock
 	hasher PasswordHasher
 	policy PasswordPolicy
+	// stale is why a read-only handle on a file of another schema version
+	// reads no records; nil otherwise.
+	stale error
+	// migrated lists the migrations applied at open.
+	migrated []string
 	// billing is the policy set by ConfigureBilling (billing.go).
 	billing atomic.Pointer[store.BillingPolicy]
 
@@ -99,6 +104,21 @@ func Open(path string, opts Options) (*DB, error) {
 			bdb.Close()
 			return nil, err
 		}
+		return db, nil
+	}
+	// A read-only handle cannot migrate: it still backs up, checks and
+	// reports the version of any file (restore inspects files with it), but
+	// reads no records of another version.
+	v, err := db.StoredSchemaVersion()
+	if err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	switch {
+	case v > SchemaVersion:
+		db.stale = &ErrSchemaTooNew{File: v, Binary: SchemaVersion}
+	case v != 0 && v < SchemaVersion:
+		db.stale = fmt.Errorf("database schema version %d is older than this binary's %d: open it read-write once (e.g. licensectl serve) to migrate it", v, SchemaVersion)
 	}
 	return db, nil
 }
@@ -116,26 +136,6 @@ func (db *DB) Ping(ctx context.Context) error {
 			return errors.New("meta bucket missing")
 		}
 		return nil
-	})
-}
-
-func (db *DB) migrate() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
-			}
-		}
-		meta := tx.Bucket(bMeta)
-		var v uint64
-		if b := meta.Get(metaSchemaVersion); b != nil {
-			v = binary.BigEndian.Uint64(b)
-		}
-		if v > SchemaVersion {
-			return fmt.Errorf("database schema version %d is newer than this binary's %d", v, SchemaVersion)
-		}
-		// Migrations from v to SchemaVersion go here, in order.
-		return meta.Put(metaSchemaVersion, u64(SchemaVersion))
 	})
 }
 

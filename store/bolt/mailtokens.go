@@ -13,7 +13,7 @@ func (db *DB) MailTokenState(ctx context.Context, token, purpose string) (string
 	state := store.TokenStateUnknown
 	err := db.view(ctx, func(t *txn) error {
 		var rec mailToken
-		ok, err := t.getJSON(bMailTokens, []byte(store.HashSecret(token)), &rec)
+		ok, err := t.getAt(bMailTokens, []byte(store.HashSecret(token)), &rec)
 		if err != nil || !ok || token == "" || rec.Purpose != purpose {
 			return err
 		}

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"licensectl/store"
@@ -41,7 +40,7 @@ func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.D
 		if err != nil {
 			return err
 		}
-		return t.putJSON(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
+		return t.putAt(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
 	})
 }
 
@@ -50,7 +49,7 @@ func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
 	return db.update(ctx, func(t *txn) error {
 		k := []byte(store.HashSecret(state))
 		var a partnerAttempt
-		ok, err := t.getJSON(bPartnerAttempts, k, &a)
+		ok, err := t.getAt(bPartnerAttempts, k, &a)
 		if err != nil {
 			return err
 		}
@@ -66,7 +65,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 	if id.Issuer == "" || id.Subject == "" {
 		return nil, store.Errorf(store.ECodePartnerFailed, "the provider did not identify the user")
 	}
-	email, err := NormalizeEmail("email", id.Email)
+	email, err := store.NormalizeEmail("email", id.Email)
 	if err != nil {
 		return nil, store.Errorf(store.ECodePartnerFailed, "the provider did not share a usable e-mail address; allow the e-mail scope")
 	}
@@ -102,7 +101,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 // afresh.
 func (t *txn) identityMember(ik []byte) (*store.Member, error) {
 	var rec partnerIdentity
-	ok, err := t.getJSON(bPartnerIdentities, ik, &rec)
+	ok, err := t.getAt(bPartnerIdentities, ik, &rec)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -149,7 +148,7 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ve
 			}
 		}
 	}
-	if err := t.putJSON(bPartnerIdentities, ik, &partnerIdentity{MemberID: m.ID, LinkedAt: t.now}); err != nil {
+	if err := t.putAt(bPartnerIdentities, ik, &partnerIdentity{MemberID: m.ID, LinkedAt: t.now}); err != nil {
 		return nil, err
 	}
 	out.Linked = true
@@ -159,14 +158,12 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ve
 
 // CompleteProfile implements store.Partners.
 func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.ProfileInput) (*store.Organization, error) {
-	orgName := strings.TrimSpace(in.OrganizationName)
-	phone := strings.TrimSpace(in.Phone)
-	tos := strings.TrimSpace(in.TOSVersion)
-	if err := validProfile(in.FirstName, in.LastName, orgName, phone, tos); err != nil {
+	in, err := in.Check()
+	if err != nil {
 		return nil, err
 	}
 	var o *store.Organization
-	err := db.update(ctx, func(t *txn) error {
+	err = db.update(ctx, func(t *txn) error {
 		m := new(store.Member)
 		if err := t.mustGet(bMembers, memberID, "account", m); err != nil {
 			return err
@@ -175,12 +172,12 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 			return store.Errorf(store.ECodeConflict, "the profile is already complete: the account has an organization")
 		}
 		var err error
-		if o, err = t.createOrg(orgName, m.EmailVerified); err != nil {
+		if o, err = t.createOrg(in.OrganizationName, m.EmailVerified); err != nil {
 			return err
 		}
 		m.OrgID, m.Role = o.ID, store.RoleOwner
-		m.FirstName, m.LastName = strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
-		m.Phone, m.TOSVersion, m.UpdatedAt = phone, tos, t.now
+		m.FirstName, m.LastName = in.FirstName, in.LastName
+		m.Phone, m.TOSVersion, m.UpdatedAt = in.Phone, in.TOSVersion, t.now
 		if err := t.put(bMembers, m.ID, m); err != nil {
 			return err
 		}
@@ -194,62 +191,6 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 		return nil, err
 	}
 	return o, nil
-}
-
-// validProfile checks complete-profile's fields as signup checks them:
-// names, organization name, phone in E.164 when given, terms version.
-func validProfile(first, last, org, phone, tos string) error {
-	for _, f := range []struct{ field, v string }{{"first_name", first}, {"last_name", last}} {
-		if err := validPersonName(f.field, f.v, true); err != nil {
-			return err
-		}
-	}
-	if err := validOrgName(org); err != nil {
-		return store.Invalid("organization_name", "organization_%s", store.AsError(err).Message)
-	}
-	if phone != "" && !validE164(phone) {
-		return store.Invalid("phone", "phone must be in E.164 form: + and 8 to 15 digits")
-	}
-	n := len([]rune(tos))
-	if n == 0 || n > 64 {
-		return store.Invalid("tos_accepted_version", "tos_accepted_version must be 1 to 64 characters")
-	}
-	for _, r := range tos {
-		if r < 0x20 || r == 0x7f || r > 0x7e {
-			return store.Invalid("tos_accepted_version", "tos_accepted_version must be printable ASCII")
-		}
-	}
-	for _, f := range []struct{ field, v string }{{"first_name", first}, {"last_name", last}, {"organization_name", org}} {
-		if hasControl(f.v) {
-			return store.Invalid(f.field, "%s must not contain control or bidirectional-override characters", f.field)
-		}
-	}
-	return nil
-}
-
-// validE164 reports whether s is + followed by 8 to 15 digits.
-func validE164(s string) bool {
-	d, ok := strings.CutPrefix(s, "+")
-	if !ok || len(d) < 8 || len(d) > 15 {
-		return false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// hasControl reports C0/C1 controls and bidirectional overrides
-// (design.md §8).
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			return true
-		}
-	}
-	return false
 }
 
 // sweep deletes the records of bucket that stale reports on.

@@ -3,8 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -120,8 +118,8 @@ func cachedGet[T any](c *decodeCache, t *txn, tag uint8, bucket, id []byte) (*T,
 		return e.v.(*T), nil
 	}
 	v := new(T)
-	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, fmt.Errorf("decode %s/%x: %w", bucket, id, err)
+	if err := decode(bucket, id, raw, v); err != nil {
+		return nil, err
 	}
 	sh.mu.Lock()
 	if len(sh.m) >= maxShardEntries {
@@ -263,9 +261,6 @@ func sortedSet(keys []string) []string {
 	}
 	return out
 }
-
-// licenseReason is store.LicenseReason: the one mapping of status to reason.
-func licenseReason(l *store.License, now time.Time) string { return store.LicenseReason(l, now) }
 
 // asActor makes the audit entries of the rest of the transaction name who
 // acted, keeping the request's address and user agent.

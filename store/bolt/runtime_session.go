@@ -26,14 +26,14 @@ func (r *Runtime) dummy(ctx context.Context) string {
 // write transaction: argon2id takes tens of milliseconds and must not hold
 // the single writer. The transaction re-reads the user and decides.
 func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (*store.RuntimeSession, error) {
-	email, err := NormalizeEmail("email", in.Email)
+	email, err := store.NormalizeEmail("email", in.Email)
 	if err != nil {
 		return nil, err
 	}
 	if in.Password == "" {
 		return nil, store.Invalid("password", "password is required")
 	}
-	fp, err := checkFingerprint(in.Fingerprint)
+	fp, err := store.CheckFingerprint(in.Fingerprint)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,11 @@
 package bolt
 
-// SchemaVersion is the version of the bucket layout below; migrations that
-// change it are applied in order by migrate.
-const SchemaVersion = 1
+// SchemaVersion is the version of the bucket layout below and of the record
+// format (codec.go); the migrations in migrate.go bring older files to it.
+const SchemaVersion = 2
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
-// UUID to a JSON record. Index buckets hold composite keys "prefix|id" with
+// UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
 // empty values (newest first is a reverse walk, as ids are UUIDv7), or unique
 // keys "value → id". Counts of index prefixes live in bCounts so that totals
 // are O(1).

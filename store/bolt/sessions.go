@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
@@ -279,13 +277,13 @@ func (t *txn) revokeSession(id, reason string) error {
 func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 	due := false
 	if err := r.db.view(ctx, func(t *txn) error {
-		_, v := t.tx.Bucket(bSessions).Cursor().First()
+		k, v := t.tx.Bucket(bSessions).Cursor().First()
 		if v == nil {
 			return nil
 		}
 		s := new(sessionRecord)
-		if err := json.Unmarshal(v, s); err != nil {
-			return fmt.Errorf("decode session: %w", err)
+		if err := decode(bSessions, k, v, s); err != nil {
+			return err
 		}
 		due = !t.now.Before(s.AbsoluteExpires)
 		return nil
@@ -298,8 +296,8 @@ func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 		c := t.tx.Bucket(bSessions).Cursor()
 		for k, v := c.First(); k != nil && n < limit; k, v = c.First() {
 			s := new(sessionRecord)
-			if err := json.Unmarshal(v, s); err != nil {
-				return fmt.Errorf("decode session %x: %w", k, err)
+			if err := decode(bSessions, k, v, s); err != nil {
+				return err
 			}
 			if t.now.Before(s.AbsoluteExpires) {
 				return nil

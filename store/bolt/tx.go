@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -36,6 +35,9 @@ func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
 
 // view runs fn in a read-only transaction.
 func (db *DB) view(ctx context.Context, fn func(t *txn) error) error {
+	if db.stale != nil {
+		return db.stale
+	}
 	return db.bolt.View(func(tx *bolt.Tx) error {
 		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
 	})
@@ -85,11 +87,8 @@ func (t *txn) get(bucket []byte, id string, v any) (bool, error) {
 	if raw == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		// A record that fails to decode is corruption: fail loudly, never skip.
-		return false, fmt.Errorf("decode %s/%s: %w", bucket, id, err)
-	}
-	return true, nil
+	// A record that fails to decode is corruption: fail loudly, never skip.
+	return true, decode(bucket, k, raw, v)
 }
 
 // mustGet is get that turns absence into not_found for kind.
@@ -110,7 +109,7 @@ func (t *txn) put(bucket []byte, id string, v any) error {
 	if k == nil {
 		return fmt.Errorf("put %s: malformed id %q", bucket, id)
 	}
-	raw, err := json.Marshal(v)
+	raw, err := encodeRecord(v)
 	if err != nil {
 		return fmt.Errorf("encode %s/%s: %w", bucket, id, err)
 	}
