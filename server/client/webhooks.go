@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"time"
 
 	"licensectl/server"
 	"licensectl/server/api"
@@ -100,16 +99,8 @@ func (c *Client) WebhookEvents(ctx context.Context) ([]string, error) {
 
 // ListOrgAudit implements store.OrgAuditLog.
 func (c *Client) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	q := url.Values{}
-	setIf(q, "event", f.Event)
-	if f.From != nil {
-		q.Set("from", f.From.UTC().Format(time.RFC3339Nano))
-	}
-	if f.To != nil {
-		q.Set("to", f.To.UTC().Format(time.RFC3339Nano))
-	}
 	var out pageBody[server.AuditEntry]
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/audit-logs", org: orgID, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/audit-logs", org: orgID, query: auditQuery(f)}, &out); err != nil {
 		return nil, err
 	}
 	return toPage(out, func(a server.AuditEntry) *store.AuditEntry {
