@@ -3,6 +3,7 @@ module licensectl
 go 1.26.0
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/alexedwards/argon2id v1.0.0
 	github.com/altcha-org/altcha-lib-go v1.0.0
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1
@@ -26,6 +27,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	github.com/spf13/viper v1.21.0
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/trustelem/zxcvbn v1.0.1
 	github.com/wneessen/go-mail v0.8.1
 	go.etcd.io/bbolt v1.5.0

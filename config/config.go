@@ -179,6 +179,19 @@ type Pix struct {
 type Webhooks struct {
 	AllowHTTP           bool `mapstructure:"allow_http"`
 	AllowPrivateTargets bool `mapstructure:"allow_private_targets"`
+	// Workers bounds concurrent sends; at most 2 go to one endpoint at once.
+	Workers int `mapstructure:"workers"`
+	// Timeout bounds one attempt, connection to answer.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// RetrySchedule is the delay before each retry: N entries, N retries.
+	RetrySchedule []time.Duration `mapstructure:"retry_schedule"`
+	// DisableAfter disables an endpoint that failed without a break this long.
+	DisableAfter time.Duration `mapstructure:"disable_after"`
+}
+
+// DefaultRetrySchedule is design.md §9's schedule.
+func DefaultRetrySchedule() []time.Duration {
+	return []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 }
 
 // Partner configures OpenID Connect sign-in.
@@ -213,11 +226,12 @@ func Default() Config {
 			Account:       30,
 			LoginFailures: 10,
 		},
-		Auth:    Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
-		Signup:  Signup{Challenge: "altcha"},
-		Runtime: Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, Issuer: "licensectl"},
-		Billing: Billing{Tiers: DefaultTiers(), GraceDays: 7},
-		Partner: Partner{Scopes: []string{"openid", "email", "profile"}},
+		Auth:     Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
+		Signup:   Signup{Challenge: "altcha"},
+		Runtime:  Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, Issuer: "licensectl"},
+		Billing:  Billing{Tiers: DefaultTiers(), GraceDays: 7},
+		Webhooks: Webhooks{Workers: 8, Timeout: 15 * time.Second, RetrySchedule: DefaultRetrySchedule(), DisableAfter: 120 * time.Hour},
+		Partner:  Partner{Scopes: []string{"openid", "email", "profile"}},
 	}
 }
 

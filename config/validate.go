@@ -30,6 +30,12 @@ func (c Config) Validate() error {
 		v.check(perr == nil || aerr == nil, "server.trusted_proxies", "%q is not a CIDR or an IP address", p)
 	}
 	v.check(strings.TrimSpace(c.DataDir) != "", "data_dir", "must not be empty")
+	v.check(c.Webhooks.Workers >= 1, "webhooks.workers", "must be 1 or more")
+	v.positive("webhooks.timeout", c.Webhooks.Timeout)
+	for _, d := range c.Webhooks.RetrySchedule {
+		v.positive("webhooks.retry_schedule", d)
+	}
+	v.positive("webhooks.disable_after", c.Webhooks.DisableAfter)
 	if t := c.Server.TLS; t.Enabled() {
 		v.check((t.CertFile == "") == (t.KeyFile == ""), "server.tls.key_file", "server.tls.cert_file and server.tls.key_file go together")
 		v.check(t.ACMEHost == "" || t.CertFile == "", "server.tls.acme_host", "use either certificate files or ACME, not both")

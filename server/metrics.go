@@ -18,6 +18,7 @@ import (
 // error codes and validation reasons), so no client can grow the page.
 type metrics struct {
 	registry *prometheus.Registry
+	webhooks webhookMetrics
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	runtime  *prometheus.CounterVec

@@ -51,6 +51,7 @@ func (s *Server) routes() *mux.Router {
 	s.registerLicenseRoutes(m)
 	s.registerEndUserRoutes(m)
 	s.registerAuditRoutes(m)
+	s.registerWebhookRoutes(m)
 
 	s.registerAdminRoutes(group{r, "/v1/admin"})
 	s.registerBillingRoutes(m, group{r, "/v1/admin"}, group{r, "/v1/billing"})

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"licensectl/config"
+	"licensectl/server/webhook"
 	"licensectl/store"
 	"licensectl/store/bolt"
 	"licensectl/store/password"
@@ -45,6 +46,9 @@ type Server struct {
 	metrics       *metrics
 	rt            *runtimeAPI    // runtime API state (runtime.go)
 	partner       *partnerSignIn // nil unless partner.issuer is set (partner.go)
+	version       string
+	guard         *webhook.Guard      // webhook URL rules (webhooks.go)
+	dispatcher    *webhook.Dispatcher // works the outbox from Open to Close
 
 	ln          net.Listener
 	tls         *tls.Config // nil: plain HTTP
@@ -66,12 +70,15 @@ func WithClock(c store.Clock) Option { return func(s *Server) { s.now = c } }
 // WithHashParams replaces the argon2id parameters; tests use cheap ones.
 func WithHashParams(p argon2id.Params) Option { return func(s *Server) { s.hashParams = &p } }
 
+// WithVersion names the release in the user-agent of webhook deliveries.
+func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
+
 // WithLogger replaces the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l } }
 
 // New opens the store in cfg.DataDir and builds the server. It does not listen yet.
 func New(cfg config.Config, opts ...Option) (*Server, error) {
-	s := &Server{cfg: cfg, now: store.SystemClock, logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	s := &Server{cfg: cfg, now: store.SystemClock, version: "dev", logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	for _, o := range opts {
 		o(s)
 	}
@@ -108,9 +115,11 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		db.Close()
 		return nil, err
 	}
+	s.initWebhooks()
 	s.router = s.routes()
 	s.metrics.watchLimiters(s.limiters())
 	s.metrics.registry.MustRegister(newBackendCollector(s.db))
+	s.metrics.watchWebhooks(s.db, s.now)
 	return s, nil
 }
 
@@ -167,6 +176,8 @@ func (s *Server) Open() error {
 	}
 	s.ln = ln
 	s.startSweepers()
+	s.startDispatcher()
+	s.startRetention()
 	s.http = &http.Server{
 		Handler:           s.router,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -36,8 +36,8 @@ var (
 	LicenseStatus = &StatusRule{
 		kind: "license", usable: LicenseActive,
 		events: map[string]string{
-			LicenseActive: "license.reinstated", LicenseSuspended: "license.suspended",
-			LicenseRevoked: "license.revoked", LicenseBanned: "license.banned",
+			LicenseActive: EventLicenseReinstated, LicenseSuspended: EventLicenseSuspended,
+			LicenseRevoked: EventLicenseRevoked, LicenseBanned: EventLicenseBanned,
 		},
 		settable:  []string{LicenseActive, LicenseSuspended, LicenseRevoked, LicenseBanned},
 		listed:    []string{LicenseInactive, LicenseActive, LicenseExpired, LicenseSuspended, LicenseRevoked, LicenseBanned},
@@ -46,19 +46,19 @@ var (
 	}
 	UserStatus = &StatusRule{
 		kind: "user", usable: UserActive,
-		events:   map[string]string{UserActive: "user.reinstated", UserBanned: "user.banned", UserDisabled: "user.disabled"},
+		events:   map[string]string{UserActive: EventUserReinstated, UserBanned: EventUserBanned, UserDisabled: EventUserDisabled},
 		settable: []string{UserActive, UserBanned, UserDisabled},
 		listed:   []string{UserActive, UserBanned, UserDisabled},
 	}
 	DeviceStatus = &StatusRule{
 		kind: "device", usable: DeviceActive,
-		events:   map[string]string{DeviceActive: "device.unblocked", DeviceBlocked: "device.blocked"},
+		events:   map[string]string{DeviceActive: EventDeviceUnblocked, DeviceBlocked: EventDeviceBlocked},
 		settable: []string{DeviceActive, DeviceBlocked},
 		listed:   []string{DeviceActive, DeviceBlocked},
 	}
 	AppStatus = &StatusRule{
 		kind: "application", usable: AppActive,
-		events:   map[string]string{AppActive: "application.enabled", AppDisabled: "application.disabled"},
+		events:   map[string]string{AppActive: EventApplicationEnabled, AppDisabled: EventApplicationDisabled},
 		settable: []string{AppActive, AppDisabled},
 		listed:   []string{AppActive, AppDisabled},
 	}

@@ -177,7 +177,7 @@ func newSetStatusCmd(e *env, noun, use, short, example string, ref refResolver,
 }
 
 func newAuditCmd(e *env) *cobra.Command {
-	return noun("audit", "Read an application's audit log", newAuditListCmd(e))
+	return noun("audit", "Read an application's or the organization's audit log", newAuditListCmd(e))
 }
 
 func newAuditListCmd(e *env) *cobra.Command {
@@ -185,8 +185,9 @@ func newAuditListCmd(e *env) *cobra.Command {
 	var pf pageFlags
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List audit entries of the --env environment, newest first",
+		Short: "List audit entries of --app in the --env environment, or without --app the organization's own, newest first",
 		Example: "  licensectl audit list --app studio\n" +
+			"  licensectl audit list --event member.added\n" +
 			"  licensectl audit list --app studio --event license.created --from 2026-01-01T00:00:00Z -o json",
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -210,14 +211,26 @@ func newAuditListCmd(e *env) *cobra.Command {
 				*x.dst = &t
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
-				}
-				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
+				list := func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
+					// Without --app: the organization-level log (members, API keys, the organization).
+					org, err := s.org(ctx)
+					if err != nil {
+						return nil, err
+					}
 					f.PageRequest = pr
-					return s.svc.ListAudit(ctx, sc, f)
-				})
+					return s.svc.ListOrgAudit(ctx, org, f)
+				}
+				if app != "" {
+					sc, err := s.scope(ctx, app)
+					if err != nil {
+						return err
+					}
+					list = func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
+						f.PageRequest = pr
+						return s.svc.ListAudit(ctx, sc, f)
+					}
+				}
+				page, err := collect(pf, list)
 				if err != nil {
 					return err
 				}
@@ -232,7 +245,7 @@ func newAuditListCmd(e *env) *cobra.Command {
 			})
 		},
 	}
-	bindApp(c, &app)
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name; without it, the organization's own log")
 	c.Flags().StringVar(&event, "event", "", "only this event, e.g. license.created")
 	c.Flags().StringVar(&from, "from", "", "entries at or after this RFC 3339 time")
 	c.Flags().StringVar(&to, "to", "", "entries before this RFC 3339 time")

@@ -84,6 +84,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newUserCmd(e),
 		newDeviceCmd(e),
 		newAuditCmd(e),
+		newWebhookCmd(e),
 		newBillingCmd(e),
 	)
 	e.addCompletions(root)

@@ -25,6 +25,8 @@ import (
 type backend interface {
 	store.Service
 	store.Billing
+	store.Webhooks
+	store.OrgAuditLog
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
@@ -42,6 +44,7 @@ type session struct {
 	orgArg string // --org as given
 	env    string
 	close  func() error
+	cfg    config.Config // local mode: the loaded configuration
 }
 
 // openOpts adjust how a session opens.
@@ -84,7 +87,7 @@ func (e *env) open(cmd *cobra.Command, opts openOpts) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.svc, s.where, s.close = db, path, db.Close
+	s.svc, s.where, s.close, s.cfg = db, path, db.Close, cfg
 	return s, nil
 }
 

@@ -89,6 +89,18 @@ func (c *Client) SetDeviceStatus(ctx context.Context, s store.Scope, id, status 
 
 // ListAudit implements store.AuditLog.
 func (c *Client) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	var out pageBody[server.AuditEntry]
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "audit-logs"), org: s.OrgID, env: s.Env, query: auditQuery(f)}, &out); err != nil {
+		return nil, err
+	}
+	return toPage(out, func(a server.AuditEntry) *store.AuditEntry {
+		return &store.AuditEntry{ID: a.ID, OrgID: s.OrgID, AppID: s.AppID, Event: a.Event, Actor: store.Actor{Type: a.Actor.Type, ID: a.Actor.ID},
+			Target: store.Target(a.Target), IP: a.IP, UserAgent: a.UserAgent, Metadata: a.Metadata, CreatedAt: a.CreatedAt}
+	}), nil
+}
+
+// auditQuery encodes the filters and page of an audit log read.
+func auditQuery(f store.AuditFilter) url.Values {
 	q := url.Values{}
 	setIf(q, "event", f.Event)
 	if f.From != nil {
@@ -97,12 +109,5 @@ func (c *Client) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilt
 	if f.To != nil {
 		q.Set("to", f.To.UTC().Format(time.RFC3339Nano))
 	}
-	var out pageBody[server.AuditEntry]
-	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "audit-logs"), org: s.OrgID, env: s.Env, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
-		return nil, err
-	}
-	return toPage(out, func(a server.AuditEntry) *store.AuditEntry {
-		return &store.AuditEntry{ID: a.ID, OrgID: s.OrgID, AppID: s.AppID, Event: a.Event, Actor: store.Actor{Type: a.Actor.Type, ID: a.Actor.ID},
-			Target: store.Target(a.Target), IP: a.IP, UserAgent: a.UserAgent, Metadata: a.Metadata, CreatedAt: a.CreatedAt}
-	}), nil
+	return pageQuery(q, f.PageRequest)
 }

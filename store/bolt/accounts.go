@@ -68,7 +68,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 			return err
 		}
 		out = &store.SignupResult{Member: m, Organization: o, VerifyToken: token}
-		return t.as(m).audit(auditEvent{Event: "organization.created", OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
+		return t.as(m).audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
 			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "signup": true}})
 	})
 	if err != nil {
@@ -200,7 +200,7 @@ func (db *DB) VerifyEmail(ctx context.Context, token string, sessionTTL time.Dur
 			return err
 		}
 		out = &store.LoginResult{Member: m, Session: sess}
-		return t.as(m).audit(auditEvent{Event: "member.email_verified", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+		return t.as(m).audit(auditEvent{Event: store.EventMemberEmailVerified, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
 	})
 	return out, err
 }
@@ -254,7 +254,7 @@ func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*st
 			return err
 		}
 		m = cur
-		return t.as(cur).audit(auditEvent{Event: "member.password_reset", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
+		return t.as(cur).audit(auditEvent{Event: store.EventMemberPasswordReset, OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
 			Metadata: map[string]any{"sessions_revoked": n}})
 	})
 	if err != nil {
@@ -300,7 +300,7 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	}
 	if !ok {
 		err := db.update(ctx, func(t *txn) error {
-			return t.as(m).audit(auditEvent{Event: "member.login_failed", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+			return t.as(m).audit(auditEvent{Event: store.EventMemberLoginFailed, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
 		})
 		if err != nil {
 			return nil, err
@@ -323,7 +323,7 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 			return err
 		}
 		out = &store.LoginResult{Member: cur, Session: sess}
-		return t.as(cur).audit(auditEvent{Event: "member.login", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
+		return t.as(cur).audit(auditEvent{Event: store.EventMemberLogin, OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
 			Metadata: map[string]any{"method": "password"}})
 	})
 	return out, err

@@ -97,7 +97,7 @@ func (db *DB) RevokeDashboardSession(ctx context.Context, id string) error {
 		if ok, err := t.get(bMembers, s.MemberID, m); err != nil || !ok {
 			return err
 		}
-		return t.audit(auditEvent{Event: "member.logout", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+		return t.audit(auditEvent{Event: store.EventMemberLogout, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
 	})
 }
 

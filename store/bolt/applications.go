@@ -145,7 +145,7 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 			}
 		}
 		out = a
-		return t.audit(auditEvent{Event: "application.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventApplicationCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "application", ID: a.ID}, Metadata: map[string]any{"name": a.Name, "slug": a.Slug}})
 	})
 	return out, err
@@ -176,7 +176,7 @@ func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store
 			meta["name"] = *upd.Name
 			a.Name = *upd.Name
 		}
-		event := "application.updated"
+		event := store.EventApplicationUpdated
 		if upd.Status != nil {
 			change, err := store.AppStatus.Transition(a.Status, a.Status, *upd.Status)
 			if err != nil {
@@ -216,7 +216,7 @@ func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent
 			return err
 		}
 		// The entry outlives the application in the organization's log.
-		return t.audit(auditEvent{Event: "application.deleted", OrgID: a.OrgID, Target: store.Target{Type: "application", ID: a.ID},
+		return t.audit(auditEvent{Event: store.EventApplicationDeleted, OrgID: a.OrgID, Target: store.Target{Type: "application", ID: a.ID},
 			Metadata: map[string]any{"name": a.Name, "slug": a.Slug, "permanent": true}})
 	})
 }

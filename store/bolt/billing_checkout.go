@@ -97,7 +97,7 @@ func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*sto
 		if err := t.tx.Bucket(bBillingPending).Put(key(timeKey(rec.ExpiresAt), idb(id)), []byte{}); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "billing.checkout_created", OrgID: in.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
+		return t.audit(auditEvent{Event: store.EventBillingCheckoutCreated, OrgID: in.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
 			Metadata: map[string]any{"plan": tier.Key, "amount_cents": tier.PriceCents, "provider": store.ProviderPix}})
 	})
 	if err != nil {
@@ -148,7 +148,7 @@ func (db *DB) ConfirmBillingTransaction(ctx context.Context, id string) (*store.
 			return err
 		}
 		out = sub.subscription(rec.OrgID, p)
-		return t.audit(auditEvent{Event: "billing.paid", OrgID: rec.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
+		return t.audit(auditEvent{Event: store.EventBillingPaid, OrgID: rec.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
 			Metadata: map[string]any{"plan": rec.Plan, "amount_cents": rec.Amount, "provider": store.ProviderPix,
 				"current_period_end": sub.PeriodEnd.Format(time.RFC3339)}})
 	})

@@ -55,7 +55,7 @@ func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.
 			return err
 		}
 		out = e
-		return t.audit(auditEvent{Event: "entitlement.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventEntitlementCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key, "name": e.Name}})
 	})
 	return out, err
@@ -132,7 +132,7 @@ func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string
 		if err := t.delUnique(bEntsKey, key(idb(a.ID), []byte(e.Key))); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "entitlement.deleted", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventEntitlementDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key}})
 	})
 }
@@ -282,7 +282,7 @@ func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInp
 		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "plan.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	if err != nil {
@@ -323,7 +323,7 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "plan.updated", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventPlanUpdated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	return out, err
@@ -350,7 +350,7 @@ func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 		if err := t.unindex(bPlansApp, idb(a.ID), p.ID); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "plan.deleted", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventPlanDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 }

@@ -39,7 +39,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, orgID, label string) (*store.API
 			return err
 		}
 		out = k
-		return t.audit(auditEvent{Event: "api_key.created", OrgID: orgID, Target: store.Target{Type: "api_key", ID: k.ID}, Metadata: map[string]any{"label": label}})
+		return t.audit(auditEvent{Event: store.EventAPIKeyCreated, OrgID: orgID, Target: store.Target{Type: "api_key", ID: k.ID}, Metadata: map[string]any{"label": label}})
 	})
 	if err != nil {
 		return nil, "", err
@@ -74,7 +74,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 		if err := t.put(bAPIKeys, id, k); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "api_key.revoked", OrgID: orgID, Target: store.Target{Type: "api_key", ID: id}})
+		return t.audit(auditEvent{Event: store.EventAPIKeyRevoked, OrgID: orgID, Target: store.Target{Type: "api_key", ID: id}})
 	})
 }
 
@@ -168,7 +168,7 @@ func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.Cr
 			return err
 		}
 		out = s
-		return t.audit(auditEvent{Event: "secret.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+		return t.audit(auditEvent{Event: store.EventSecretCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
 			Target: store.Target{Type: "secret", ID: s.ID}, Metadata: map[string]any{"label": label, "environment": env.Name}})
 	})
 	if err != nil {
@@ -211,7 +211,7 @@ func (db *DB) RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) 
 		if err := t.put(bSecrets, id, s); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "secret.revoked", OrgID: s.OrgID, AppID: s.AppID, EnvIDs: []string{s.EnvironmentID}, Target: store.Target{Type: "secret", ID: id}})
+		return t.audit(auditEvent{Event: store.EventSecretRevoked, OrgID: s.OrgID, AppID: s.AppID, EnvIDs: []string{s.EnvironmentID}, Target: store.Target{Type: "secret", ID: id}})
 	})
 }
 

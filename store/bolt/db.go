@@ -62,6 +62,7 @@ type DB struct {
 
 	commits  *commitStats
 	sessions sessionCount
+	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 }
 
 var _ store.Service = (*DB)(nil)
@@ -93,7 +94,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats()}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1)}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()

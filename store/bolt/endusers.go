@@ -123,12 +123,12 @@ func (db *DB) changeRoles(ctx context.Context, orgID, userID, role string, add b
 			return nil
 		}
 		next := *prev
-		event := "user.role_added"
+		event := store.EventUserRoleAdded
 		if add {
 			next.Roles = append(slices.Clone(prev.Roles), role)
 		} else {
 			next.Roles, _ = without(prev.Roles, role)
-			event = "user.role_removed"
+			event = store.EventUserRoleRemoved
 		}
 		next.UpdatedAt = t.now
 		if err := t.saveEndUser(prev, &next); err != nil {

@@ -62,7 +62,7 @@ func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw stri
 			return err
 		}
 		out = u
-		return t.audit(auditEvent{Event: "user.registered", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+		return t.audit(auditEvent{Event: store.EventUserRegistered, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
 			Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"email": email}})
 	})
 	return out, err

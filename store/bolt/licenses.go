@@ -71,7 +71,7 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 			if err := t.saveLicense(nil, l); err != nil {
 				return err
 			}
-			if err := t.audit(auditEvent{Event: "license.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+			if err := t.audit(auditEvent{Event: store.EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
 				Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"plan_id": p.ID}}); err != nil {
 				return err
 			}
@@ -325,7 +325,7 @@ func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, 
 		if err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "license.device_reset", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: l.ID},
+		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: l.ID},
 			Metadata: map[string]any{"device_id": deviceID, "by": "management", "sessions_revoked": n}})
 	})
 }
@@ -417,7 +417,7 @@ func (db *DB) expireSome(ctx context.Context) (n int, more bool, err error) {
 			if err := t.mustGet(bApps, next.AppID, "application", a); err != nil {
 				return err
 			}
-			if err := t.audit(auditEvent{Event: "license.expired", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{next.EnvID},
+			if err := t.audit(auditEvent{Event: store.EventLicenseExpired, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{next.EnvID},
 				Target: store.Target{Type: "license", ID: next.ID}, Metadata: map[string]any{"expires_at": next.ExpiresAt}}); err != nil {
 				return err
 			}

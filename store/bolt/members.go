@@ -126,7 +126,7 @@ func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Me
 		if err := t.insertMember(m); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "member.added", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
+		return t.audit(auditEvent{Event: store.EventMemberAdded, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
 			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
 	})
 	if err != nil {
@@ -167,7 +167,7 @@ func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
 		if err := t.del(bOnboarding, m.ID); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "member.removed", OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
+		return t.audit(auditEvent{Event: store.EventMemberRemoved, OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
 			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
 	})
 }

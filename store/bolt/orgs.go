@@ -66,7 +66,7 @@ func (db *DB) CreateOrganization(ctx context.Context, in store.CreateOrganizatio
 			}
 		}
 		out = o
-		return t.audit(auditEvent{Event: "organization.created", OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID}, Metadata: map[string]any{"name": o.Name}})
+		return t.audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID}, Metadata: map[string]any{"name": o.Name}})
 	})
 	return out, err
 }
@@ -113,7 +113,7 @@ func (db *DB) UpdateOrganization(ctx context.Context, id string, upd store.Organ
 		if err := t.put(bOrgs, id, out); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "organization.updated", OrgID: id, Target: store.Target{Type: "organization", ID: id}, Metadata: map[string]any{"name": out.Name}})
+		return t.audit(auditEvent{Event: store.EventOrganizationUpdated, OrgID: id, Target: store.Target{Type: "organization", ID: id}, Metadata: map[string]any{"name": out.Name}})
 	})
 	if err != nil {
 		return nil, err

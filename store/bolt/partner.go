@@ -87,7 +87,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 			return err
 		}
 		out.Member, out.Session = m, sess
-		return t.as(m).audit(auditEvent{Event: "member.login", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
+		return t.as(m).audit(auditEvent{Event: store.EventMemberLogin, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
 			Metadata: map[string]any{"method": "partner"}})
 	})
 	if err != nil {
@@ -152,7 +152,7 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ve
 		return nil, err
 	}
 	out.Linked = true
-	return m, t.as(m).audit(auditEvent{Event: "member.partner_linked", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
+	return m, t.as(m).audit(auditEvent{Event: store.EventMemberPartnerLinked, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
 		Metadata: map[string]any{"issuer": id.Issuer, "new_account": out.Created, "email_verified": id.EmailVerified}})
 }
 
@@ -184,7 +184,7 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 		if err := t.index(bMembersOrg, idb(o.ID), m.ID); err != nil {
 			return err
 		}
-		return t.as(m).audit(auditEvent{Event: "organization.created", OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
+		return t.as(m).audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
 			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "partner": true}})
 	})
 	if err != nil {

@@ -226,7 +226,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if err != nil {
 		return nil, err
 	}
-	if err := t.audit(auditEvent{Event: "license.activated", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+	if err := t.audit(auditEvent{Event: store.EventLicenseActivated, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 		Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": fp, "new_binding": !bound, "user_id": userID}}); err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 			return err
 		}
 		remaining = l.DeviceResetsRemaining
-		return t.audit(auditEvent{Event: "license.device_reset", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
 	})
 	return remaining, err

@@ -73,7 +73,7 @@ func (g *groupCommit) run(batch []*commitCall) {
 		err := g.db.bolt.Update(func(tx *bolt.Tx) error {
 			now := g.db.now()
 			for i, c := range batch {
-				if err := safeCall(c, tx, now); err != nil {
+				if err := safeCall(g.db, c, tx, now); err != nil {
 					failed = i
 					return err
 				}
@@ -90,16 +90,16 @@ func (g *groupCommit) run(batch []*commitCall) {
 		}
 		c := batch[failed]
 		batch = append(batch[:failed:failed], batch[failed+1:]...)
-		c.done <- g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(c, tx, g.db.now()) })
+		c.done <- g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(g.db, c, tx, g.db.now()) })
 	}
 }
 
 // safeCall runs one closure, turning a panic into an error as DB.Batch does.
-func safeCall(c *commitCall, tx *bolt.Tx, now time.Time) (err error) {
+func safeCall(db *DB, c *commitCall, tx *bolt.Tx, now time.Time) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic in write transaction: %v", p)
 		}
 	}()
-	return c.fn(&txn{tx: tx, ctx: c.ctx, now: now})
+	return c.fn(&txn{tx: tx, ctx: c.ctx, now: now, db: db})
 }

@@ -117,7 +117,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 		if u != nil {
 			target.ID = u.ID
 		}
-		if err := t.audit(auditEvent{Event: "user.login_failed", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		if err := t.audit(auditEvent{Event: store.EventUserLoginFailed, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
 			return nil, err
 		}
@@ -166,7 +166,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 	if err != nil {
 		return nil, err
 	}
-	if err := t.audit(auditEvent{Event: "user.login", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+	if err := t.audit(auditEvent{Event: store.EventUserLogin, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 		Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"device_id": dev.ID, "session_id": sess.SessionID}}); err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 				if err := t.revokeSession(s.ID, RevokedRefreshReuse); err != nil {
 					return err
 				}
-				if err := t.audit(auditEvent{Event: "session.refresh_reused", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+				if err := t.audit(auditEvent{Event: store.EventSessionRefreshReused, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 					Target: store.Target{Type: "session", ID: s.ID}, Metadata: map[string]any{"license_id": s.LicenseID, "user_id": s.UserID, "device_id": s.DeviceID}}); err != nil {
 					return err
 				}

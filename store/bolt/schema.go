@@ -102,6 +102,19 @@ var (
 	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → partnerIdentity
 )
 
+// Webhook buckets (outbox.go, webhooks.go).
+var (
+	bHooks           = []byte("webhooks")
+	bHooksApp        = []byte("webhooks_by_app")              // app|webhook
+	bHooksOrg        = []byte("webhooks_by_org")              // org|webhook
+	bDeliveries      = []byte("webhook_deliveries")           // id → deliveryRecord
+	bDelivHook       = []byte("webhook_deliveries_by_hook")   // webhook|delivery
+	bDelivHookStatus = []byte("webhook_deliveries_by_status") // webhook|status 0x00|delivery
+	bDelivDue        = []byte("webhook_deliveries_due")       // next attempt unix nanos|delivery (active endpoints)
+	bDelivDone       = []byte("webhook_deliveries_done")      // delivered/failed unix nanos|delivery, walked by pruning
+	bAuditOrgEvent   = []byte("audit_by_org_event")           // org|event 0x00|entry (organization-level events)
+)
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -120,6 +133,7 @@ var allBuckets = [][]byte{
 	bNoncesExpiry, bLicEnvUser, bUsage,
 	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,
 	bPartnerAttempts, bPartnerIdentities,
+	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
 }
 
 // Meta keys.

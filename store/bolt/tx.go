@@ -19,13 +19,14 @@ type txn struct {
 	tx  *bolt.Tx
 	ctx context.Context
 	now time.Time
+	db  *DB
 }
 
 // update runs fn in one read-write transaction: the change, its indexes,
 // counts and audit entry commit together or not at all.
 func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
 	return db.bolt.Update(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
+		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
 	})
 }
 
@@ -38,7 +39,7 @@ func (db *DB) view(ctx context.Context, fn func(t *txn) error) error {
 		return db.stale
 	}
 	return db.bolt.View(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
+		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
 	})
 }
 
