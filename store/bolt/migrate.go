@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,29 @@ type migration struct {
 // one's Version. Version 1 is the layout the first release created.
 var migrations = []migration{
 	{Version: 2, Name: "compact records", Apply: migrateCompactRecords},
+	{Version: 3, Name: "organization audit by event", Apply: migrateOrgAuditByEvent},
+}
+
+// migrateOrgAuditByEvent fills the index of organization-level audit entries
+// by event (audit_by_org_event, added with webhooks) from the entries
+// written before it existed, so `?event=` finds them too.
+func migrateOrgAuditByEvent(tx *bolt.Tx) error {
+	t := &txn{tx: tx, ctx: context.Background()}
+	c := tx.Bucket(bAuditOrg).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) != 16+8+16 {
+			return fmt.Errorf("audit_by_org key of %d bytes", len(k))
+		}
+		org, ts, id := k[:16], k[16:24], ids(k[24:])
+		e := new(store.AuditEntry)
+		if err := t.mustGet(bAudit, id, "audit entry", e); err != nil {
+			return err
+		}
+		if err := t.indexSorted(bAuditOrgEvent, key(org, str(e.Event)), ts, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrSchemaTooNew is returned by Open for a file written by a newer binary.

@@ -57,7 +57,7 @@ func TestOpenMigratesV1(t *testing.T) {
 	if v, err := db.StoredSchemaVersion(); err != nil || v != SchemaVersion {
 		t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
 	}
-	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" {
+	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" || got[1] != "3 organization audit by event" {
 		t.Fatalf("Migrated() = %q", got)
 	}
 	records := map[string]func() any{}
@@ -167,6 +167,22 @@ func checkV1Reads(t *testing.T, db *DB) {
 	}
 	if bound != 3 {
 		t.Fatalf("bound devices = %d, want 3", bound)
+	}
+	// Organization-level entries written before the by-event index are found
+	// by event after migration 3.
+	all, err := db.ListOrgAudit(ctx, s.OrgID, store.AuditFilter{PageRequest: store.PageRequest{Page: 1, PerPage: 100}})
+	if err != nil || all.Total == 0 {
+		t.Fatalf("organization audit = %+v, %v", all, err)
+	}
+	byEvent := map[string]int{}
+	for _, e := range all.Data {
+		byEvent[e.Event]++
+	}
+	for event, n := range byEvent {
+		got, err := db.ListOrgAudit(ctx, s.OrgID, store.AuditFilter{Event: event, PageRequest: store.PageRequest{Page: 1, PerPage: 100}})
+		if err != nil || got.Total != n || len(got.Data) != n {
+			t.Fatalf("organization audit ?event=%s: %d entries (%v), want %d", event, got.Total, err, n)
+		}
 	}
 	audit, err := db.ListAudit(ctx, s, store.AuditFilter{PageRequest: store.PageRequest{Page: 1, PerPage: 100}})
 	if err != nil || audit.Total != 19 {
