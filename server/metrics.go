@@ -41,6 +41,17 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
+// methodLabel is the method as a metrics label: the standard ones by name,
+// anything a client made up as "other", so no client can add series.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
+}
+
 // watchLimiters exposes the refusals of each rate limiter that is on.
 func (m *metrics) watchLimiters(named map[string]*limiter) {
 	for name, l := range named {
