@@ -66,4 +66,3 @@ func TestNoRedirects(t *testing.T) {
 		t.Fatalf("entitlements = %v", list)
 	}
 }
-
