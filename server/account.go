@@ -23,8 +23,9 @@ type accountServices struct {
 	// perIP limits account calls per client address; nil when rate limits
 	// are off.
 	perIP *limiter
-	// loginFailures counts failed logins per address; nil when off.
-	loginFailures *limiter
+	// logins throttles dashboard logins per account and client address;
+	// nil when off.
+	logins *loginThrottle
 }
 
 // usedChallenges keeps spent ALTCHA solutions in the store, so a restart
@@ -70,10 +71,8 @@ func (s *Server) initServices() error {
 	}
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
-		if rl.LoginFailures > 0 {
-			a.loginFailures = newLimiter(rl.LoginFailures, rl.Window, s.now)
-		}
 	}
+	a.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
 	s.acct = a
 	s.partner, err = newPartnerSignIn(s)
 	return err
@@ -332,26 +331,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := requireString("password", req.Password); err != nil {
 		return err
 	}
-	key := strings.ToLower(strings.TrimSpace(req.Email))
-	fails := s.acct.loginFailures
-	if fails != nil {
-		// Every attempt is counted before the password is checked, and a
-		// success clears the count: parallel guesses cannot slip past the
-		// limit while their hashes run.
-		if st := fails.Allow(key); !st.ok {
-			return rateLimited(st, "too many failed logins for this account; retry later")
-		}
+	account, ip := strings.ToLower(strings.TrimSpace(req.Email)), clientIP(r)
+	if err := s.acct.logins.attempt(account, ip); err != nil {
+		return err
 	}
 	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
 	if err != nil {
-		if fails != nil && store.ErrorCode(err) == store.ECodeRateLimited {
-			fails.Undo(key) // the hasher was saturated: no guess was made
+		if store.ErrorCode(err) == store.ECodeRateLimited {
+			s.acct.logins.notJudged(account, ip) // the hasher was saturated: no guess was made
 		}
 		return err
 	}
-	if fails != nil {
-		fails.Reset(key)
-	}
+	s.acct.logins.succeeded(account, ip)
 	tok, err := s.acct.signer.sign(res.Session)
 	if err != nil {
 		return err

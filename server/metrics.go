@@ -41,6 +41,17 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
+// methodLabel is the method as a metrics label: the standard ones by name,
+// anything a client made up as "other", so no client can add series.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
+}
+
 // watchLimiters exposes the refusals of each rate limiter that is on.
 func (m *metrics) watchLimiters(named map[string]*limiter) {
 	for name, l := range named {
@@ -59,10 +70,16 @@ func (m *metrics) watchLimiters(named map[string]*limiter) {
 func (s *Server) limiters() map[string]*limiter {
 	out := map[string]*limiter{}
 	if s.rt != nil {
-		out["runtime_ip"], out["runtime_auth_ip"], out["management"], out["runtime_login_account"] = s.rt.ipLimit, s.rt.auLimit, s.rt.mgLimit, s.rt.loginFails
+		out["runtime_ip"], out["runtime_auth_ip"], out["management"] = s.rt.ipLimit, s.rt.auLimit, s.rt.mgLimit
+		if t := s.rt.logins; t != nil {
+			out["runtime_login"], out["runtime_login_global"] = t.pair, t.global
+		}
 	}
 	if s.acct != nil {
-		out["account_ip"], out["dashboard_login"] = s.acct.perIP, s.acct.loginFailures
+		out["account_ip"] = s.acct.perIP
+		if t := s.acct.logins; t != nil {
+			out["dashboard_login"], out["dashboard_login_global"] = t.pair, t.global
+		}
 	}
 	return out
 }

@@ -1,0 +1,141 @@
+package server_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"licensectl/config"
+	"licensectl/server/servertest"
+)
+
+// Issue 9 #1: made-up methods and paths must not grow the metrics page.
+func TestMetricsLabelsBounded(t *testing.T) {
+	s := servertest.New(t)
+	for i := range 50 {
+		req, err := http.NewRequest(fmt.Sprintf("BREW%d", i), s.URL+fmt.Sprintf("/v1/mgmt/nothing-%d", i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	series := 0
+	for name := range scrape(t, s, s.URL+"/metrics") {
+		if strings.HasPrefix(name, "licensectl_http_requests_total{") {
+			series++
+			if strings.Contains(name, "BREW") || strings.Contains(name, "nothing-") {
+				t.Fatalf("a made-up method or path became a label: %s", name)
+			}
+		}
+	}
+	if series > 3 {
+		t.Fatalf("%d request series after 50 made-up requests", series)
+	}
+}
+
+// Issue 9 #2: dot segments are never redirected to the parent resource.
+func TestNoRedirects(t *testing.T) {
+	f := newFixture(t)
+	ent := f.do(t, "POST", "/entitlements", map[string]any{"key": "pro", "name": "Pro"}).Want(t, http.StatusCreated).Map(t)
+	client := *f.s.Client
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, path := range []string{
+		"/entitlements/..", "/entitlements/%2e%2e", "/entitlements/%2E%2E", "/entitlements/.", "/./entitlements",
+		"/entitlements/../../" + f.app, "/entitlements/%2e%2e?permanent=true",
+	} {
+		for _, method := range []string{"GET", "DELETE"} {
+			req, _ := http.NewRequest(method, f.s.URL+"/v1/mgmt/applications/"+f.app+path, nil)
+			req.Header.Set("Authorization", "Bearer "+f.key)
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusNotFound {
+				t.Fatalf("%s %s: %d (Location %q), want 404", method, path, res.StatusCode, res.Header.Get("Location"))
+			}
+		}
+	}
+	// Nothing was deleted.
+	f.do(t, "GET", "", nil).Want(t, http.StatusOK)
+	if list := f.do(t, "GET", "/entitlements", nil).List(t); len(list) != 1 || list[0]["id"] != ent["entitlement_id"] {
+		t.Fatalf("entitlements = %v", list)
+	}
+}
+
+// throttled has logins limited as in production, with the client address
+// taken from X-Forwarded-For so a test can speak from several addresses.
+func throttled(c *config.Config) {
+	c.RateLimit.Enabled = true
+	c.RateLimit.LoginFailures = 10
+	c.RateLimit.LoginFailuresGlobal = 25
+	c.Server.TrustedProxies = []string{"127.0.0.1", "::1"}
+}
+
+func from(ip string) []string { return []string{"X-Forwarded-For", ip} }
+
+// Issue 9 #3: the runtime lockout counts one account however the request
+// names the application.
+func TestRuntimeLoginThrottleIgnoresSpelling(t *testing.T) {
+	f := newRT(t, throttled)
+	f.register(t, "eve@example.com")
+	spellings := [][]string{
+		{"x-api-key", f.pub},
+		{"X-API-KEY", f.pub},
+		{"x-application-id", f.appID, "x-environment", "production"},
+		{"x-application-id", strings.ToUpper(f.appID), "x-environment", "production"},
+		{"X-Application-Id", f.appID, "X-Environment", "production"},
+	}
+	for i := range 10 {
+		hdr := spellings[i%len(spellings)]
+		f.s.Do(t, "POST", "/v1/runtime/auth/login", f.loginBody("eve@example.com", "wrong password 12345", "fp"), hdr...).
+			WantError(t, http.StatusUnauthorized, "invalid_credentials")
+	}
+	for _, hdr := range spellings {
+		f.s.Do(t, "POST", "/v1/runtime/auth/login", f.loginBody("eve@example.com", "wrong password 12345", "fp"), hdr...).
+			WantError(t, http.StatusTooManyRequests, "rate_limited")
+	}
+}
+
+// Issue 9 #4: guessing from one address never locks the owner out from
+// another; only the higher per-account bound, reached from many addresses,
+// refuses everyone.
+func TestLoginThrottlePerAddress(t *testing.T) {
+	t.Run("OKDashboard", func(t *testing.T) {
+		s := servertest.New(t, throttled)
+		org := s.NewOrg(t)
+		login := func(pw, ip string) *servertest.Resp {
+			return s.Do(t, "POST", "/v1/mgmt/auth/login", map[string]any{"email": org.OwnerEmail, "password": pw}, from(ip)...)
+		}
+		for range 10 {
+			login("wrong password 12345", "203.0.113.9").WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		}
+		login(servertest.Password, "203.0.113.9").WantError(t, http.StatusTooManyRequests, "rate_limited")
+		login(servertest.Password, "198.51.100.7").Want(t, http.StatusOK)
+		// A success resets that pair only.
+		login("wrong password 12345", "198.51.100.7").WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		login(servertest.Password, "203.0.113.9").WantError(t, http.StatusTooManyRequests, "rate_limited")
+		// Many addresses reach the per-account bound (25): then everyone waits.
+		for i := range 14 {
+			login("wrong password 12345", fmt.Sprintf("192.0.2.%d", i+1)).WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		}
+		login(servertest.Password, "198.51.100.8").WantError(t, http.StatusTooManyRequests, "rate_limited")
+	})
+	t.Run("OKRuntime", func(t *testing.T) {
+		f := newRT(t, throttled)
+		f.register(t, "ann@example.com")
+		login := func(pw, ip string) *servertest.Resp {
+			return f.do(t, "POST", "/auth/login", f.loginBody("ann@example.com", pw, "fp"), from(ip)...)
+		}
+		for range 10 {
+			login("wrong password 12345", "203.0.113.9").WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		}
+		login(servertest.Password, "203.0.113.9").WantError(t, http.StatusTooManyRequests, "rate_limited")
+		login(servertest.Password, "198.51.100.7").Want(t, http.StatusOK)
+	})
+}
