@@ -139,3 +139,43 @@ func TestLoginThrottlePerAddress(t *testing.T) {
 		login(servertest.Password, "198.51.100.7").Want(t, http.StatusOK)
 	})
 }
+
+// Issue 9 #9: the role routes check an application secret's environment
+// and count against the per-credential limit like every management call.
+func TestUserRolesWithSecret(t *testing.T) {
+	f := newRT(t, func(c *config.Config) { c.RateLimit.Enabled = true; c.RateLimit.Management = 8 })
+	secret := func(env string) string {
+		var envID string
+		for _, e := range f.mgmt(t, "GET", "/environments", nil).List(t) {
+			if e["name"] == env {
+				envID = e["id"].(string)
+			}
+		}
+		var sec struct {
+			Plaintext string `json:"plaintext"`
+		}
+		f.mgmt(t, "POST", "/secrets", map[string]any{"environment_id": envID}).Want(t, http.StatusCreated).JSON(t, &sec)
+		return sec.Plaintext
+	}
+	prod, dev := secret("production"), secret("development")
+	devUser := f.s.Do(t, "POST", "/v1/runtime/auth/register", map[string]any{"email": "dev@example.com", "password": servertest.Password},
+		"x-api-key", f.devPub).Want(t, http.StatusCreated).Map(t)["user_id"].(string)
+	path := "/v1/mgmt/auth/users/" + devUser + "/roles"
+	f.s.As(t, prod, "POST", path, map[string]any{"role_id": "beta"}).WantError(t, http.StatusNotFound, "not_found")
+	f.s.As(t, dev, "POST", path, map[string]any{"role_id": "beta"}).Want(t, http.StatusOK)
+	f.s.As(t, dev, "DELETE", path+"/beta", nil).Want(t, http.StatusOK)
+	// The secret's calls count against the per-credential limit (8 here).
+	var r *servertest.Resp
+	for range 9 {
+		if r = f.s.As(t, dev, "POST", path, map[string]any{"role_id": "beta"}); r.Status != http.StatusOK {
+			break
+		}
+		if r.Header.Get("RateLimit-Limit") != "8" {
+			t.Fatalf("RateLimit-Limit = %q", r.Header.Get("RateLimit-Limit"))
+		}
+	}
+	r.WantError(t, http.StatusTooManyRequests, "rate_limited")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+}
