@@ -32,6 +32,9 @@ type sessionRecord struct {
 	RevokeReason     string     `json:"reason,omitempty"`
 	CreatedAt        time.Time  `json:"created"`
 	LastSeenAt       *time.Time `json:"seen,omitempty"`
+	// RotatedAt is when the refresh token was last rotated: the token it
+	// retired (the last of RetiredRefresh) is forgiven for a short grace.
+	RotatedAt *time.Time `json:"rot,omitempty"`
 }
 
 // Session records are read on every validation and written by every
