@@ -62,6 +62,7 @@ type DB struct {
 
 	commits  *commitStats
 	sessions sessionCount
+	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 }
 
@@ -134,12 +135,16 @@ func (db *DB) Path() string { return db.bolt.Path() }
 
 // Ping reports whether the store can serve a read.
 func (db *DB) Ping(ctx context.Context) error {
-	return db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		if tx.Bucket(bMeta) == nil {
 			return errors.New("meta bucket missing")
 		}
 		return nil
 	})
+	if err == nil && db.disk.full.Load() {
+		err = db.probeWrite()
+	}
+	return err
 }
 
 // MetaSecret returns the value kept under name in the meta bucket, creating it
