@@ -74,6 +74,7 @@ func (s *Server) initServices() error {
 	}
 	a.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
 	s.acct = a
+	s.mailq = newMailQueue(s.cfg.RateLimit, s.now, s.logger)
 	s.partner, err = newPartnerSignIn(s)
 	return err
 }
@@ -193,11 +194,11 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	m := s.verifyMail(res.Member.Email, res.VerifyToken)
 	if res.Existing {
-		s.sendMail(r.Context(), s.alreadyRegisteredMail(res.Member.Email))
-	} else {
-		s.sendMail(r.Context(), s.verifyMail(res.Member.Email, res.VerifyToken))
+		m = s.alreadyRegisteredMail(res.Member.Email)
 	}
+	s.queueMail(res.Member.Email, m)
 	writeJSON(w, http.StatusOK, signupAnswer)
 	return nil
 }
@@ -258,18 +259,25 @@ func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose strin
 // issueMailToken mails a token of purpose to the account of email when it
 // should get one. No such account is not an error: the caller's answer must
 // not tell.
+//
+// The request only checks the address and queues the work, so it costs the
+// same for every address; the worker looks the account up.
 func (s *Server) issueMailToken(r *http.Request, email, purpose string, ttl time.Duration, build func(to, token string) mail.Message) error {
-	if _, err := store.NormalizeEmail("email", email); err != nil {
+	addr, err := store.NormalizeEmail("email", email)
+	if err != nil {
 		return err
 	}
-	m, token, err := s.db.IssueMailToken(r.Context(), email, purpose, ttl)
-	switch store.ErrorCode(err) {
-	case "":
-		s.sendMail(r.Context(), build(m.Email, token))
-	case store.ECodeNotFound:
-	default:
-		return err
-	}
+	actor := store.ActorFrom(r.Context())
+	s.mailq.enqueue(addr, func(ctx context.Context) {
+		m, token, err := s.db.IssueMailToken(store.WithActor(ctx, actor), addr, purpose, ttl)
+		switch store.ErrorCode(err) {
+		case "":
+			s.sendMail(ctx, build(m.Email, token))
+		case store.ECodeNotFound:
+		default:
+			s.logger.Error("issue mail token", "purpose", purpose, "err", err)
+		}
+	})
 	return nil
 }
 

@@ -88,6 +88,12 @@ every session of the account. If you did not ask for this, ignore this message.
 // failure is logged, not returned: the answers of signup, resend and forgot
 // must not depend on the account (anti-enumeration), and the user can ask
 // for the mail again.
+// queueMail sends m to addr from the mail queue, after the change it
+// reports has committed (the caller's transaction is done).
+func (s *Server) queueMail(addr string, m mail.Message) {
+	s.mailq.enqueue(addr, func(ctx context.Context) { s.sendMail(ctx, m) })
+}
+
 func (s *Server) sendMail(ctx context.Context, m mail.Message) {
 	if err := s.acct.mailer.Send(context.WithoutCancel(ctx), m); err != nil {
 		s.logger.Error("send account mail", "subject", m.Subject, "err", err)

@@ -70,6 +70,7 @@ func TestSignupOverSMTP(t *testing.T) {
 	})
 	email := newAddress("smtp")
 	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)))
+	s.WaitMail()
 
 	msgs := inbox.messages()
 	if len(msgs) != 1 {

@@ -250,3 +250,56 @@ func TestRefreshGrace(t *testing.T) {
 		refresh(f, s.RefreshToken).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
 	})
 }
+
+// Issue 9 #6: resend-verification and forgot-password answer the same bytes
+// for any address, send at most 3 mails per address per 10 minutes, and
+// leave the account lookup and the mail to the queue (the request does the
+// same work for every address; BenchmarkMailCalls measures it).
+func TestMailCallsSameAndCapped(t *testing.T) {
+	s := servertest.New(t, func(c *config.Config) { c.RateLimit.Enabled = true })
+	registered := newAddress("cap")
+	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(registered))) // mail 1 of 3
+	unknown := newAddress("nobody")
+	for _, path := range []string{"/v1/mgmt/auth/resend-verification", "/v1/mgmt/auth/forgot-password"} {
+		var first []byte
+		for i := range 4 {
+			for _, addr := range []string{registered, unknown} {
+				r := s.Do(t, "POST", path, map[string]any{"email": addr}).Want(t, http.StatusOK)
+				if first == nil {
+					first = r.Body
+				} else if string(r.Body) != string(first) {
+					t.Fatalf("%s #%d for %s answered %s, first answer %s", path, i, addr, r.Body, first)
+				}
+			}
+		}
+	}
+	if n := len(s.MailsTo(t, registered)); n != 3 {
+		t.Fatalf("%d mails to one address after 9 asks, want 3", n)
+	}
+	if n := len(s.MailsTo(t, unknown)); n != 0 {
+		t.Fatalf("%d mails to an unknown address", n)
+	}
+	// Another address is not held back by the first one's share.
+	other := newAddress("cap")
+	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(other)))
+	s.Do(t, "POST", "/v1/mgmt/auth/forgot-password", map[string]any{"email": other}).Want(t, http.StatusOK)
+	if n := len(s.MailsTo(t, other)); n != 2 {
+		t.Fatalf("%d mails to a fresh address, want 2", n)
+	}
+}
+
+// BenchmarkMailCalls compares forgot-password for a registered and an
+// unknown address: the request does the same work for both.
+func BenchmarkMailCalls(b *testing.B) {
+	s := servertest.New(b)
+	registered := newAddress("bench")
+	s.Do(b, "POST", "/v1/mgmt/auth/signup", signupBody(registered)).Want(b, http.StatusOK)
+	for _, c := range []struct{ name, addr string }{{"registered", registered}, {"unknown", newAddress("nobody")}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				s.Do(b, "POST", "/v1/mgmt/auth/forgot-password", map[string]any{"email": c.addr}).Want(b, http.StatusOK)
+			}
+			s.WaitMail()
+		})
+	}
+}
