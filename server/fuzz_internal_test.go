@@ -96,3 +96,29 @@ func FuzzPathSegments(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRequestLine: a repaired request line has no lone "%" left in its
+// target, and nothing after the line changes.
+func FuzzRequestLine(f *testing.F) {
+	for _, s := range []string{"GET /a/%zz HTTP/1.1\r\n", "GET /%4 HTTP/1.1\r\nHost: x\r\n\r\n", "POST /x?q=%%% HTTP/1.1\r\n", "GET / HTTP/1.1\r\n", "garbage"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, ok := repairRequestLine(b)
+		if !ok {
+			return
+		}
+		line, after, _ := strings.Cut(string(out), "\n")
+		_, origAfter, _ := strings.Cut(string(b), "\n")
+		if after != origAfter {
+			t.Fatalf("bytes after the request line changed: %q → %q", origAfter, after)
+		}
+		_, rest, _ := strings.Cut(line, " ")
+		target := rest[:strings.LastIndexByte(rest, ' ')]
+		for i := 0; i < len(target); i++ {
+			if target[i] == '%' && (i+2 >= len(target) || !isHex(target[i+1]) || !isHex(target[i+2])) {
+				t.Fatalf("lone %% left in %q", target)
+			}
+		}
+	})
+}
