@@ -67,6 +67,17 @@ func (s *Server) limiters() map[string]*limiter {
 	return out
 }
 
+// metricMethod is the method as a metrics label: the methods the API
+// serves keep their name, anything a client makes up is "other", so the
+// label set stays closed (a flood of invented methods grew the page).
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
 // outcomeKey carries the *string a runtime handler sets to say how a call
 // ended when it did not fail (a validation's reason).
 type outcomeKey struct{}

@@ -89,8 +89,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			d := time.Since(start)
-			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
-			s.metrics.latency.WithLabelValues(r.Method, route).Observe(d.Seconds())
+			method := metricMethod(r.Method)
+			s.metrics.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
+			s.metrics.latency.WithLabelValues(method, route).Observe(d.Seconds())
 			// Probes and scrapes come every few seconds and say nothing:
 			// they log at debug. The level is checked first so that a
 			// disabled one costs nothing: the attributes would otherwise be

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -20,6 +21,12 @@ func (s *Server) routes() *mux.Router {
 		return store.Errorf(store.ECodeMethod, "method %s is not allowed here", r.Method)
 	}))
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
+	// gorilla/mux would clean `..`, `.` and `//` into a 301 to another
+	// resource, which a redirect-following client then acts on (a DELETE of
+	// an entitlement `..` became a DELETE of the application). The API never
+	// redirects: such paths match nothing.
+	r.SkipClean(true)
+	r.MatcherFunc(func(r *http.Request, _ *mux.RouteMatch) bool { return uncleanPath(r.URL.Path) }).Handler(notFound)
 
 	r.Handle("/healthz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -59,6 +66,21 @@ func (s *Server) routes() *mux.Router {
 	s.startBillingSweeper()
 	s.registerAccountPages(r)
 	return r
+}
+
+// uncleanPath reports a path with an empty, `.` or `..` segment (after
+// percent-decoding, so `%2e%2e` counts); a trailing slash is no segment.
+func uncleanPath(p string) bool {
+	p = strings.TrimSuffix(strings.TrimPrefix(p, "/"), "/")
+	if p == "" {
+		return false
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // group registers routes under a path prefix on the root router. gorilla/mux
