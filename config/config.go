@@ -115,8 +115,12 @@ type RateLimit struct {
 	Management int `mapstructure:"management"`
 	// Account is per client IP on signup, login, forgot-password and similar.
 	Account int `mapstructure:"account"`
-	// LoginFailures is how many failed logins per account within Window lock it out.
+	// LoginFailures is how many failed logins per (account, client address)
+	// within Window lock that pair out; 0 switches login throttling off.
 	LoginFailures int `mapstructure:"login_failures"`
+	// LoginFailuresGlobal is how many failed logins per account per hour,
+	// from all addresses together, lock the account out everywhere.
+	LoginFailuresGlobal int `mapstructure:"login_failures_global"`
 }
 
 // Auth configures dashboard sessions and password hashing.
@@ -218,13 +222,14 @@ func Default() Config {
 		Mail:    Mail{Driver: "file", From: "licensectl <no-reply@localhost>", SMTP: SMTP{Port: 587, TLS: "starttls"}},
 		Metrics: Metrics{Enabled: true},
 		RateLimit: RateLimit{
-			Enabled:       true,
-			Window:        time.Minute,
-			Runtime:       6000,
-			RuntimeAuth:   120,
-			Management:    1200,
-			Account:       30,
-			LoginFailures: 10,
+			Enabled:             true,
+			Window:              time.Minute,
+			Runtime:             6000,
+			RuntimeAuth:         120,
+			Management:          1200,
+			Account:             30,
+			LoginFailures:       10,
+			LoginFailuresGlobal: 100,
 		},
 		Auth:     Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
 		Signup:   Signup{Challenge: "altcha"},

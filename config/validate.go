@@ -65,6 +65,7 @@ func (c Config) Validate() error {
 		v.check(c.RateLimit.Management > 0, "ratelimit.management", "must be positive, got %d", c.RateLimit.Management)
 		v.check(c.RateLimit.Account > 0, "ratelimit.account", "must be positive, got %d", c.RateLimit.Account)
 		v.check(c.RateLimit.LoginFailures >= 0, "ratelimit.login_failures", "must not be negative, got %d", c.RateLimit.LoginFailures)
+		v.check(c.RateLimit.LoginFailuresGlobal >= 0, "ratelimit.login_failures_global", "must not be negative, got %d", c.RateLimit.LoginFailuresGlobal)
 	}
 
 	v.positive("auth.session_ttl", c.Auth.SessionTTL)

@@ -23,8 +23,8 @@ type accountServices struct {
 	// perIP limits account calls per client address; nil when rate limits
 	// are off.
 	perIP *limiter
-	// loginFailures counts failed logins per address; nil when off.
-	loginFailures *limiter
+	// logins counts failed logins (design §7); nil when off.
+	logins *loginThrottle
 }
 
 // usedChallenges keeps spent ALTCHA solutions in the store, so a restart
@@ -70,9 +70,7 @@ func (s *Server) initServices() error {
 	}
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
-		if rl.LoginFailures > 0 {
-			a.loginFailures = newLimiter(rl.LoginFailures, rl.Window, s.now)
-		}
+		a.logins = newLoginThrottle(rl, s.now)
 	}
 	s.acct = a
 	s.partner, err = newPartnerSignIn(s)
@@ -332,25 +330,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := requireString("password", req.Password); err != nil {
 		return err
 	}
-	key := strings.ToLower(strings.TrimSpace(req.Email))
-	fails := s.acct.loginFailures
-	if fails != nil {
-		// Every attempt is counted before the password is checked, and a
-		// success clears the count: parallel guesses cannot slip past the
-		// limit while their hashes run.
-		if st := fails.Allow(key); !st.ok {
-			return rateLimited(st, "too many failed logins for this account; retry later")
-		}
-	}
-	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
+	attempt, err := s.acct.logins.begin(strings.ToLower(strings.TrimSpace(req.Email)), clientIP(r))
 	if err != nil {
-		if fails != nil && store.ErrorCode(err) == store.ECodeRateLimited {
-			fails.Undo(key) // the hasher was saturated: no guess was made
-		}
 		return err
 	}
-	if fails != nil {
-		fails.Reset(key)
+	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
+	attempt.end(err, store.ErrorCode(err) == store.ECodeInvalidCreds)
+	if err != nil {
+		return err
 	}
 	tok, err := s.acct.signer.sign(res.Session)
 	if err != nil {

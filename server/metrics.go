@@ -59,10 +59,12 @@ func (m *metrics) watchLimiters(named map[string]*limiter) {
 func (s *Server) limiters() map[string]*limiter {
 	out := map[string]*limiter{}
 	if s.rt != nil {
-		out["runtime_ip"], out["runtime_auth_ip"], out["management"], out["runtime_login_account"] = s.rt.ipLimit, s.rt.auLimit, s.rt.mgLimit, s.rt.loginFails
+		out["runtime_ip"], out["runtime_auth_ip"], out["management"] = s.rt.ipLimit, s.rt.auLimit, s.rt.mgLimit
+		s.rt.logins.limiters(out, "runtime_login_account", "runtime_login_account_global")
 	}
 	if s.acct != nil {
-		out["account_ip"], out["dashboard_login"] = s.acct.perIP, s.acct.loginFailures
+		out["account_ip"] = s.acct.perIP
+		s.acct.logins.limiters(out, "dashboard_login", "dashboard_login_global")
 	}
 	return out
 }

@@ -21,10 +21,10 @@ type runtimeAPI struct {
 	ipLimit *limiter // every runtime call, per client IP
 	auLimit *limiter // register, login, activate, per client IP
 	mgLimit *limiter // management calls, per credential
-	// loginFails counts runtime login attempts per account (application
-	// environment and e-mail); nil when off.
-	loginFails *limiter
-	usage      *usageCounter
+	// logins counts failed runtime logins per account (application,
+	// environment, e-mail) and client address; nil when off.
+	logins *loginThrottle
+	usage  *usageCounter
 }
 
 // initRuntime builds the runtime API and starts its background workers:
@@ -40,9 +40,7 @@ func (s *Server) initRuntime() {
 		rt.ipLimit = newLimiter(rl.Runtime, rl.Window, s.now)
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
-		if rl.LoginFailures > 0 {
-			rt.loginFails = newLimiter(rl.LoginFailures, rl.Window, s.now)
-		}
+		rt.logins = newLoginThrottle(rl, s.now)
 	}
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
@@ -277,25 +275,24 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	// Per-account throttling, as for dashboard logins: every attempt counts
-	// before the password is checked and a success clears the count, so
-	// parallel guesses cannot slip past the limit while their hashes run.
-	fails := s.rt.loginFails
-	key := c.PublicKey + "|" + c.AppID + "|" + c.Env + "|" + strings.ToLower(strings.TrimSpace(in.Email))
-	if fails != nil {
-		if st := fails.Allow(key); !st.ok {
-			return rateLimited(st, "too many failed logins for this account; retry later")
+	// The account is keyed on the application and environment the headers
+	// resolve to, not on how they spelled them: x-api-key, x-application-id
+	// and the UUID's letter case are one account.
+	var attempt loginAttempt
+	if s.rt.logins != nil {
+		ra, err := s.rt.store.ResolveApp(r.Context(), c)
+		if err != nil {
+			return err
+		}
+		attempt, err = s.rt.logins.begin(ra.App.ID+"|"+ra.Env.Name+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientIP(r))
+		if err != nil {
+			return err
 		}
 	}
 	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
+	attempt.end(err, store.ErrorCode(err) == store.ECodeInvalidCreds)
 	if err != nil {
-		if fails != nil && store.ErrorCode(err) != store.ECodeInvalidCreds {
-			fails.Undo(key) // no password guess was judged (replay, busy hasher, bad input)
-		}
 		return err
-	}
-	if fails != nil {
-		fails.Reset(key)
 	}
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 	return nil
