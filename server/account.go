@@ -19,7 +19,8 @@ import (
 type accountServices struct {
 	signer     *dashSigner
 	challenger *antibot.Challenger
-	mailer     mail.Sender
+	// mail sends account mails outside the requests (mailqueue.go).
+	mail *mailQueue
 	// perIP limits account calls per client address; nil when rate limits
 	// are off.
 	perIP *limiter
@@ -63,11 +64,12 @@ func (s *Server) initServices() error {
 		from = s.cfg.Mail.SMTP.From
 	}
 	smtp := s.cfg.Mail.SMTP
-	a.mailer, err = mail.New(mail.Options{Driver: s.cfg.Mail.Driver, Dir: filepath.Join(s.cfg.DataDir, "mail"), From: from, Logger: s.logger,
+	mailer, err := mail.New(mail.Options{Driver: s.cfg.Mail.Driver, Dir: filepath.Join(s.cfg.DataDir, "mail"), From: from, Logger: s.logger,
 		SMTP: mail.SMTPOptions{Host: smtp.Host, Port: smtp.Port, Username: smtp.Username, Password: smtp.Password, TLS: smtp.TLS}})
 	if err != nil {
 		return err
 	}
+	a.mail = newMailQueue(mailer, s.now, s.logger, s.cfg.Server.ShutdownTimeout)
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
 		a.logins = newLoginThrottle(rl, s.now)
@@ -193,9 +195,9 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if res.Existing {
-		s.sendMail(r.Context(), s.alreadyRegisteredMail(res.Member.Email))
+		s.sendMail(s.alreadyRegisteredMail(res.Member.Email))
 	} else {
-		s.sendMail(r.Context(), s.verifyMail(res.Member.Email, res.VerifyToken))
+		s.sendMail(s.verifyMail(res.Member.Email, res.VerifyToken))
 	}
 	writeJSON(w, http.StatusOK, signupAnswer)
 	return nil
@@ -247,28 +249,34 @@ func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose strin
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := s.issueMailToken(r, req.Email, purpose, ttl, build); err != nil {
+	if err := s.issueMailToken(req.Email, purpose, ttl, build); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, answer)
 	return nil
 }
 
-// issueMailToken mails a token of purpose to the account of email when it
-// should get one. No such account is not an error: the caller's answer must
-// not tell.
-func (s *Server) issueMailToken(r *http.Request, email, purpose string, ttl time.Duration, build func(to, token string) mail.Message) error {
-	if _, err := store.NormalizeEmail("email", email); err != nil {
+// issueMailToken queues a mail with a token of purpose for the account of
+// email. The request only validates the address and queues: looking the
+// account up, issuing the token and sending happen in the mail queue, so
+// the request does the same work, in the same time, whether or not the
+// address is registered, and its answer cannot tell (design §8).
+func (s *Server) issueMailToken(email, purpose string, ttl time.Duration, build func(to, token string) mail.Message) error {
+	addr, err := store.NormalizeEmail("email", email)
+	if err != nil {
 		return err
 	}
-	m, token, err := s.db.IssueMailToken(r.Context(), email, purpose, ttl)
-	switch store.ErrorCode(err) {
-	case "":
-		s.sendMail(r.Context(), build(m.Email, token))
-	case store.ECodeNotFound:
-	default:
-		return err
-	}
+	s.acct.mail.enqueue(mailJob{addr: addr, build: func(ctx context.Context) (mail.Message, bool, error) {
+		m, token, err := s.db.IssueMailToken(ctx, addr, purpose, ttl)
+		switch store.ErrorCode(err) {
+		case "":
+			return build(m.Email, token), true, nil
+		case store.ECodeNotFound:
+			return mail.Message{}, false, nil
+		default:
+			return mail.Message{}, false, err
+		}
+	}})
 	return nil
 }
 

@@ -70,6 +70,9 @@ func TestSignupOverSMTP(t *testing.T) {
 	})
 	email := newAddress("smtp")
 	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)))
+	if err := s.FlushMail(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 
 	msgs := inbox.messages()
 	if len(msgs) != 1 {

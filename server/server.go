@@ -176,6 +176,7 @@ func (s *Server) Open() error {
 	}
 	s.ln = ln
 	s.startSweepers()
+	s.startMailQueue()
 	s.startDispatcher()
 	s.startRetention()
 	s.http = &http.Server{
