@@ -179,7 +179,7 @@ func TestAppSecretsAndAPIKeys(t *testing.T) {
 	t.Run("SecretReachesOnlyItsApplication", func(t *testing.T) {
 		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+app, nil).Want(t, http.StatusOK)
 		s.Do(t, "GET", "/v1/mgmt/applications/"+app+"/secrets", nil, "x-api-key", sec.Plaintext).Want(t, http.StatusOK)
-		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+other, nil).WantError(t, http.StatusNotFound, "not_found")
+		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+other, nil).WantError(t, http.StatusForbidden, "forbidden")
 		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications", nil).WantError(t, http.StatusForbidden, "forbidden")
 		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/api-keys", nil).WantError(t, http.StatusForbidden, "forbidden")
 		l := s.As(t, key, "GET", "/v1/mgmt/applications/"+app+"/secrets", nil).List(t)

@@ -149,26 +149,21 @@ func (s *Server) setDeviceStatus(ctx context.Context, sc store.Scope, id, status
 // secrets there, but a secret may manage its own application's users, so
 // for a secret the user's application is checked here instead.
 func (s *Server) userRoles(fn handlerFunc) http.Handler {
-	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		p, err := s.authenticate(r)
+	return s.guarded(func(r *http.Request, p *principal) error {
+		if p.Kind != store.ActorAppSecret {
+			return authorize(p, permWrite, r)
+		}
+		// A secret reaches the end-users of its own application
+		// environment only; others read as absent.
+		u, err := s.db.FindEndUser(r.Context(), p.OrgID, mux.Vars(r)["user_id"])
 		if err != nil {
 			return err
 		}
-		if p.Kind == store.ActorAppSecret {
-			u, err := s.db.FindEndUser(r.Context(), p.OrgID, mux.Vars(r)["user_id"])
-			if err != nil {
-				return err
-			}
-			if u.AppID != p.AppID {
-				return store.NotFound("user")
-			}
-		} else if err := authorize(p, permWrite, r); err != nil {
-			return err
+		if u.AppID != p.AppID || u.EnvID != p.EnvID {
+			return store.NotFound("user")
 		}
-		ctx := context.WithValue(r.Context(), principalKey{}, p)
-		ctx = store.WithActor(ctx, store.Actor{Type: p.Kind, ID: p.ID, IP: clientIP(r), UserAgent: r.UserAgent()})
-		return fn(w, r.WithContext(ctx))
-	})
+		return nil
+	}, fn)
 }
 
 func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {
