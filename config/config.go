@@ -144,6 +144,10 @@ type Runtime struct {
 	AccessTTL          time.Duration `mapstructure:"access_ttl"`
 	RefreshIdleTTL     time.Duration `mapstructure:"refresh_idle_ttl"`
 	RefreshAbsoluteTTL time.Duration `mapstructure:"refresh_absolute_ttl"`
+	// RefreshReuseGrace is how long after a rotation the token it retired
+	// is refused with refresh_token_rotated instead of counting as reuse;
+	// 0 switches the grace off.
+	RefreshReuseGrace time.Duration `mapstructure:"refresh_reuse_grace"`
 	Issuer             string        `mapstructure:"issuer"`
 }
 
@@ -233,7 +237,7 @@ func Default() Config {
 		},
 		Auth:     Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
 		Signup:   Signup{Challenge: "altcha"},
-		Runtime:  Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, Issuer: "licensectl"},
+		Runtime:  Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, RefreshReuseGrace: 10 * time.Second, Issuer: "licensectl"},
 		Billing:  Billing{Tiers: DefaultTiers(), GraceDays: 7},
 		Webhooks: Webhooks{Workers: 8, Timeout: 15 * time.Second, RetrySchedule: DefaultRetrySchedule(), DisableAfter: 120 * time.Hour},
 		Partner:  Partner{Scopes: []string{"openid", "email", "profile"}},

@@ -34,7 +34,7 @@ func (s *Server) initRuntime() {
 	c := s.cfg.Runtime
 	rt := &runtimeAPI{store: s.db.Runtime(bolt.RuntimeOptions{
 		Signer: rttoken.Sign, Issuer: c.Issuer, AccessTTL: c.AccessTTL, RefreshIdleTTL: c.RefreshIdleTTL,
-		RefreshAbsoluteTTL: c.RefreshAbsoluteTTL, ReplayWindow: c.ReplayWindow,
+		RefreshAbsoluteTTL: c.RefreshAbsoluteTTL, ReplayWindow: c.ReplayWindow, RefreshReuseGrace: c.RefreshReuseGrace,
 	})}
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		rt.ipLimit = newLimiter(rl.Runtime, rl.Window, s.now)

@@ -206,6 +206,7 @@ func TestRuntimeRefresh(t *testing.T) {
 		old := s
 		var n session
 		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": old.RefreshToken}).Want(t, http.StatusOK).JSON(t, &n)
+		f.s.Clock().Advance(time.Minute) // past runtime.refresh_reuse_grace (refresh_grace_test.go)
 		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": old.RefreshToken}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
 		// Reuse revokes the whole session, the current pair included.
 		f.wantReason(t, n.AccessToken, "session_revoked")

@@ -22,6 +22,7 @@ const (
 	ECodeStaleTimestamp    = "stale_timestamp"
 	ECodeSessionInvalid    = "session_invalid"
 	ECodeRefreshReused     = "refresh_token_reused"
+	ECodeRefreshRotated    = "refresh_token_rotated"
 	ECodeForbidden         = "forbidden"
 	ECodeEmailUnverified   = "email_not_verified"
 	ECodePlanLimit         = "plan_limit_reached"

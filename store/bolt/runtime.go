@@ -21,6 +21,8 @@ type RuntimeOptions struct {
 	RefreshIdleTTL     time.Duration
 	RefreshAbsoluteTTL time.Duration
 	ReplayWindow       time.Duration
+	// RefreshReuseGrace: see Refresh; 0 means none.
+	RefreshReuseGrace time.Duration
 	// SeenInterval is how stale a device's last_seen_at may get before a
 	// validation queues a refresh of it; 0 means 5 minutes.
 	SeenInterval time.Duration

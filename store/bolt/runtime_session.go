@@ -278,6 +278,12 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			return errAppDisabled()
 		}
 		if s.RefreshHash != hash {
+			if r.inGrace(t, s, hash) {
+				// The token the last rotation retired, just after it: most
+				// likely another thread of the same client lost the race.
+				// Refuse it, revoke nothing (design §5).
+				return store.Errorf(store.ECodeRefreshRotated, "this refresh token was just rotated by another refresh; use the pair it returned")
+			}
 			// A retired token presented again: whoever holds it is not the
 			// session's current holder, so the whole session ends.
 			if s.RevokedAt == nil {
@@ -334,6 +340,8 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(seed.Refresh)
 		s.AccessExpiresAt = exp
 		s.RefreshExpiresAt = minTime(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
+		rotated := t.now
+		s.RotatedAt = &rotated
 		if err := t.put(bSessions, s.ID, s); err != nil {
 			return err
 		}
@@ -351,6 +359,14 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		return nil, err
 	}
 	return out, nil
+}
+
+// inGrace reports whether hash is the refresh token retired by the last
+// rotation of live session s, presented within the reuse grace of it.
+func (r *Runtime) inGrace(t *txn, s *sessionRecord, hash string) bool {
+	n := len(s.RetiredRefresh)
+	return r.o.RefreshReuseGrace > 0 && s.RevokedAt == nil && s.RotatedAt != nil && n > 0 &&
+		s.RetiredRefresh[n-1] == hash && t.now.Before(s.RotatedAt.Add(r.o.RefreshReuseGrace))
 }
 
 // presignRefresh signs the rotated access token outside the write

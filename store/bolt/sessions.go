@@ -32,6 +32,9 @@ type sessionRecord struct {
 	RevokeReason     string     `json:"reason,omitempty"`
 	CreatedAt        time.Time  `json:"created"`
 	LastSeenAt       *time.Time `json:"seen,omitempty"`
+	// RotatedAt is when the last refresh retired RetiredRefresh's last
+	// token; nil before the first.
+	RotatedAt *time.Time `json:"rot,omitempty"`
 }
 
 // Session records are read on every validation and written by every
