@@ -148,7 +148,7 @@ type Runtime struct {
 	// is refused with refresh_token_rotated instead of counting as reuse;
 	// 0 switches the grace off.
 	RefreshReuseGrace time.Duration `mapstructure:"refresh_reuse_grace"`
-	Issuer             string        `mapstructure:"issuer"`
+	Issuer            string        `mapstructure:"issuer"`
 }
 
 // Billing configures tiers and enforcement.
