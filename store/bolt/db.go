@@ -76,6 +76,9 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.Clock == nil {
 		opts.Clock = store.SystemClock
 	}
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:  opts.LockTimeout,
 		ReadOnly: opts.ReadOnly,
