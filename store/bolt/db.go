@@ -63,6 +63,8 @@ type DB struct {
 	commits  *commitStats
 	sessions sessionCount
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
+	// full is set while writes fail for lack of space (diskfull.go).
+	full atomic.Bool
 }
 
 var _ store.Service = (*DB)(nil)
@@ -132,8 +134,12 @@ func (db *DB) Close() error { return db.bolt.Close() }
 // Path is the file's path.
 func (db *DB) Path() string { return db.bolt.Path() }
 
-// Ping reports whether the store can serve a read.
+// Ping reports whether the store can serve a read and, after a write failed
+// for lack of space, whether it takes writes again.
 func (db *DB) Ping(ctx context.Context) error {
+	if db.full.Load() {
+		return db.pingWrite(ctx)
+	}
 	return db.bolt.View(func(tx *bolt.Tx) error {
 		if tx.Bucket(bMeta) == nil {
 			return errors.New("meta bucket missing")

@@ -44,7 +44,7 @@ func (g *groupCommit) do(ctx context.Context, fn func(t *txn) error) error {
 		go g.loop()
 	}
 	g.mu.Unlock()
-	return <-c.done
+	return g.db.committed(<-c.done)
 }
 
 // loop commits batches until nothing is pending.

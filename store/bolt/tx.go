@@ -25,9 +25,9 @@ type txn struct {
 // update runs fn in one read-write transaction: the change, its indexes,
 // counts and audit entry commit together or not at all.
 func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.committed(db.bolt.Update(func(tx *bolt.Tx) error {
 		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
-	})
+	}))
 }
 
 // Hot runtime writes use groupCommit (runtime_commit.go), an adaptive group
