@@ -19,11 +19,11 @@ func FuzzDecodeBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var v struct {
-			Email     string   `json:"email"`
-			Quantity  int      `json:"quantity"`
-			IDs       []string `json:"entitlement_ids"`
-			Expires   *string  `json:"expires_at"`
-			Nested    struct{ A []int } `json:"nested"`
+			Email    string            `json:"email"`
+			Quantity int               `json:"quantity"`
+			IDs      []string          `json:"entitlement_ids"`
+			Expires  *string           `json:"expires_at"`
+			Nested   struct{ A []int } `json:"nested"`
 			replayFields
 		}
 		err := decodeBytes(body, &v)
