@@ -115,11 +115,11 @@ type RateLimit struct {
 	Management int `mapstructure:"management"`
 	// Account is per client IP on signup, login, forgot-password and similar.
 	Account int `mapstructure:"account"`
-	// LoginFailures is how many failed logins per (account, client address)
-	// within Window lock that pair out; 0 switches login throttling off.
+	// LoginFailures is how many failed logins of one account from one
+	// client address within Window refuse that pair (design §7).
 	LoginFailures int `mapstructure:"login_failures"`
-	// LoginFailuresGlobal is how many failed logins per account per hour,
-	// from all addresses together, lock the account out everywhere.
+	// LoginFailuresGlobal bounds failed logins of one account from all
+	// addresses per hour, which only a distributed attack reaches.
 	LoginFailuresGlobal int `mapstructure:"login_failures_global"`
 }
 
@@ -145,8 +145,8 @@ type Runtime struct {
 	RefreshIdleTTL     time.Duration `mapstructure:"refresh_idle_ttl"`
 	RefreshAbsoluteTTL time.Duration `mapstructure:"refresh_absolute_ttl"`
 	// RefreshReuseGrace is how long after a rotation the token it retired
-	// is refused with refresh_token_rotated instead of counting as reuse;
-	// 0 switches the grace off.
+	// is answered 409 refresh_token_rotated instead of revoking the
+	// session (parallel refreshes of one client); 0 switches it off.
 	RefreshReuseGrace time.Duration `mapstructure:"refresh_reuse_grace"`
 	Issuer            string        `mapstructure:"issuer"`
 }

@@ -79,7 +79,7 @@ func (c Config) Validate() error {
 	v.positive("runtime.refresh_idle_ttl", c.Runtime.RefreshIdleTTL)
 	v.positive("runtime.refresh_absolute_ttl", c.Runtime.RefreshAbsoluteTTL)
 	v.check(c.Runtime.RefreshReuseGrace >= 0 && c.Runtime.RefreshReuseGrace <= time.Minute, "runtime.refresh_reuse_grace",
-		"must be between 0s and 1m, got %s", c.Runtime.RefreshReuseGrace)
+		"must be between 0s (off) and 1m, got %s", c.Runtime.RefreshReuseGrace)
 	v.check(c.Runtime.RefreshIdleTTL <= c.Runtime.RefreshAbsoluteTTL, "runtime.refresh_idle_ttl",
 		"must not exceed runtime.refresh_absolute_ttl (%s), got %s", c.Runtime.RefreshAbsoluteTTL, c.Runtime.RefreshIdleTTL)
 	v.check(c.Runtime.Issuer != "", "runtime.issuer", "must not be empty")

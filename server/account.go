@@ -19,12 +19,12 @@ import (
 type accountServices struct {
 	signer     *dashSigner
 	challenger *antibot.Challenger
-	// mail sends account mails outside the requests (mailqueue.go).
-	mail *mailQueue
+	mailer     mail.Sender
 	// perIP limits account calls per client address; nil when rate limits
 	// are off.
 	perIP *limiter
-	// logins counts failed logins (design §7); nil when off.
+	// logins throttles dashboard logins per account and client address;
+	// nil when off.
 	logins *loginThrottle
 }
 
@@ -64,17 +64,17 @@ func (s *Server) initServices() error {
 		from = s.cfg.Mail.SMTP.From
 	}
 	smtp := s.cfg.Mail.SMTP
-	mailer, err := mail.New(mail.Options{Driver: s.cfg.Mail.Driver, Dir: filepath.Join(s.cfg.DataDir, "mail"), From: from, Logger: s.logger,
+	a.mailer, err = mail.New(mail.Options{Driver: s.cfg.Mail.Driver, Dir: filepath.Join(s.cfg.DataDir, "mail"), From: from, Logger: s.logger,
 		SMTP: mail.SMTPOptions{Host: smtp.Host, Port: smtp.Port, Username: smtp.Username, Password: smtp.Password, TLS: smtp.TLS}})
 	if err != nil {
 		return err
 	}
-	a.mail = newMailQueue(mailer, s.now, s.logger, s.cfg.Server.ShutdownTimeout)
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
-		a.logins = newLoginThrottle(rl, s.now)
 	}
+	a.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
 	s.acct = a
+	s.mailq = newMailQueue(s.cfg.RateLimit, s.now, s.logger)
 	s.partner, err = newPartnerSignIn(s)
 	return err
 }
@@ -194,11 +194,11 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	m := s.verifyMail(res.Member.Email, res.VerifyToken)
 	if res.Existing {
-		s.sendMail(s.alreadyRegisteredMail(res.Member.Email))
-	} else {
-		s.sendMail(s.verifyMail(res.Member.Email, res.VerifyToken))
+		m = s.alreadyRegisteredMail(res.Member.Email)
 	}
+	s.queueMail(res.Member.Email, m)
 	writeJSON(w, http.StatusOK, signupAnswer)
 	return nil
 }
@@ -249,34 +249,35 @@ func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose strin
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := s.issueMailToken(req.Email, purpose, ttl, build); err != nil {
+	if err := s.issueMailToken(r, req.Email, purpose, ttl, build); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, answer)
 	return nil
 }
 
-// issueMailToken queues a mail with a token of purpose for the account of
-// email. The request only validates the address and queues: looking the
-// account up, issuing the token and sending happen in the mail queue, so
-// the request does the same work, in the same time, whether or not the
-// address is registered, and its answer cannot tell (design §8).
-func (s *Server) issueMailToken(email, purpose string, ttl time.Duration, build func(to, token string) mail.Message) error {
+// issueMailToken mails a token of purpose to the account of email when it
+// should get one. No such account is not an error: the caller's answer must
+// not tell.
+//
+// The request only checks the address and queues the work, so it costs the
+// same for every address; the worker looks the account up.
+func (s *Server) issueMailToken(r *http.Request, email, purpose string, ttl time.Duration, build func(to, token string) mail.Message) error {
 	addr, err := store.NormalizeEmail("email", email)
 	if err != nil {
 		return err
 	}
-	s.acct.mail.enqueue(mailJob{addr: addr, build: func(ctx context.Context) (mail.Message, bool, error) {
-		m, token, err := s.db.IssueMailToken(ctx, addr, purpose, ttl)
+	actor := store.ActorFrom(r.Context())
+	s.mailq.enqueue(addr, func(ctx context.Context) {
+		m, token, err := s.db.IssueMailToken(store.WithActor(ctx, actor), addr, purpose, ttl)
 		switch store.ErrorCode(err) {
 		case "":
-			return build(m.Email, token), true, nil
+			s.sendMail(ctx, build(m.Email, token))
 		case store.ECodeNotFound:
-			return mail.Message{}, false, nil
 		default:
-			return mail.Message{}, false, err
+			s.logger.Error("issue mail token", "purpose", purpose, "err", err)
 		}
-	}})
+	})
 	return nil
 }
 
@@ -338,15 +339,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := requireString("password", req.Password); err != nil {
 		return err
 	}
-	attempt, err := s.acct.logins.begin(strings.ToLower(strings.TrimSpace(req.Email)), clientIP(r))
-	if err != nil {
+	account, ip := strings.ToLower(strings.TrimSpace(req.Email)), clientIP(r)
+	if err := s.acct.logins.attempt(account, ip); err != nil {
 		return err
 	}
 	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
-	attempt.end(err, store.ErrorCode(err) == store.ECodeInvalidCreds)
 	if err != nil {
+		if store.ErrorCode(err) == store.ECodeRateLimited {
+			s.acct.logins.notJudged(account, ip) // the hasher was saturated: no guess was made
+		}
 		return err
 	}
+	s.acct.logins.succeeded(account, ip)
 	tok, err := s.acct.signer.sign(res.Session)
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"licensectl/server/mail"
-	"licensectl/store"
 )
 
 // Lifetimes of the tokens sent by mail (design.md §8).
@@ -85,14 +84,18 @@ every session of the account. If you did not ask for this, ignore this message.
 `, s.link("/reset-password", token), token)}
 }
 
-// sendMail queues m, only ever after the change it reports has committed.
-// A failure is logged by the queue, not returned: the answers of signup,
-// resend and forgot must not depend on the account (anti-enumeration), and
-// the user can ask for the mail again.
-func (s *Server) sendMail(m mail.Message) {
-	addr, err := store.NormalizeEmail("email", m.To)
-	if err != nil {
-		addr = strings.ToLower(m.To)
+// sendMail sends m, only ever after the change it reports has committed. A
+// failure is logged, not returned: the answers of signup, resend and forgot
+// must not depend on the account (anti-enumeration), and the user can ask
+// for the mail again.
+// queueMail sends m to addr from the mail queue, after the change it
+// reports has committed (the caller's transaction is done).
+func (s *Server) queueMail(addr string, m mail.Message) {
+	s.mailq.enqueue(addr, func(ctx context.Context) { s.sendMail(ctx, m) })
+}
+
+func (s *Server) sendMail(ctx context.Context, m mail.Message) {
+	if err := s.acct.mailer.Send(context.WithoutCancel(ctx), m); err != nil {
+		s.logger.Error("send account mail", "subject", m.Subject, "err", err)
 	}
-	s.acct.mail.enqueue(mailJob{addr: addr, build: func(context.Context) (mail.Message, bool, error) { return m, true, nil }})
 }

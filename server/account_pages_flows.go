@@ -87,7 +87,7 @@ func (s *Server) forgotPasswordPage(r *http.Request) (int, string, page) {
 	if r.Method == http.MethodGet {
 		return http.StatusOK, "forgot", page{Title: title}
 	}
-	err := s.issueMailToken(r.PostFormValue("email"), store.TokenResetPassword, resetTokenTTL, s.resetMail)
+	err := s.issueMailToken(r, r.PostFormValue("email"), store.TokenResetPassword, resetTokenTTL, s.resetMail)
 	if e := store.AsError(err); e != nil && e.Code == store.ECodeValidation {
 		return http.StatusBadRequest, "message", page{Title: title, Tone: "bad", Message: "That is not a valid e-mail address. Go back and check it."}
 	}

@@ -70,9 +70,7 @@ func TestSignupOverSMTP(t *testing.T) {
 	})
 	email := newAddress("smtp")
 	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)))
-	if err := s.FlushMail(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	s.WaitMail()
 
 	msgs := inbox.messages()
 	if len(msgs) != 1 {

@@ -20,7 +20,6 @@ type principal struct {
 	// App secrets are bound to one application environment.
 	AppID string
 	Env   string
-	EnvID string
 	// SessionID is the dashboard session of a member's token.
 	SessionID string
 }
@@ -65,7 +64,7 @@ func (s *Server) authenticate(r *http.Request) (*principal, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &principal{Kind: store.ActorAppSecret, ID: sec.ID, OrgID: sec.OrgID, Role: store.RoleDeveloper, Verified: true, AppID: sec.AppID, Env: sec.Env, EnvID: sec.EnvironmentID}, nil
+		return &principal{Kind: store.ActorAppSecret, ID: sec.ID, OrgID: sec.OrgID, Role: store.RoleDeveloper, Verified: true, AppID: sec.AppID, Env: sec.Env}, nil
 	case s.isOperator(tok):
 		p := &principal{Kind: store.ActorOperator, ID: "operator", Role: store.RoleOwner, Verified: true}
 		if org := r.Header.Get("x-organization-id"); org != "" {
@@ -98,10 +97,14 @@ const (
 	// permAccount: a signed-in member with or without an organization (partner
 	// sign-in before its profile is complete).
 	permAccount
+	// permUserRoles: permWrite on an organization-level route that an
+	// application secret may also call for its own end-users (the handler
+	// checks the user's application and environment).
+	permUserRoles
 )
 
 // authorize checks the principal against a route's requirement.
-func authorize(p *principal, need perm, r *http.Request) error {
+func (s *Server) authorize(p *principal, need perm, r *http.Request) error {
 	forbidden := store.Errorf(store.ECodeForbidden, "this credential may not perform this action")
 	if need == permAccount {
 		if p.Kind != store.ActorMember {
@@ -119,14 +122,19 @@ func authorize(p *principal, need perm, r *http.Request) error {
 		}
 		return forbidden
 	}
-	if p.Kind == store.ActorAppSecret {
-		// An application secret reaches only its own application's routes.
+	if p.Kind == store.ActorAppSecret && need != permUserRoles {
+		// An application secret reaches only its own application's routes:
+		// a sibling application is forbidden, another organization's (or
+		// none) not found, never telling them apart across tenants.
 		id, ok := mux.Vars(r)["id"]
 		if !ok || !strings.HasPrefix(r.URL.Path, "/v1/mgmt/applications/") || need == permAdmin || need == permOrgRead || need == permMember {
 			return forbidden
 		}
 		if id != p.AppID {
-			return errOtherApp
+			if _, err := s.db.FindApplication(r.Context(), store.AppRef{OrgID: p.OrgID, AppID: id}); err == nil {
+				return forbidden
+			}
+			return store.NotFound("application")
 		}
 	}
 	if need == permMember && p.Kind != store.ActorMember {
@@ -137,7 +145,7 @@ func authorize(p *principal, need perm, r *http.Request) error {
 		return store.Errorf(store.ECodeEmailUnverified, "verify your e-mail address before making changes")
 	}
 	switch need {
-	case permWrite:
+	case permWrite, permUserRoles:
 		if p.Role == store.RoleViewer {
 			return forbidden
 		}
@@ -149,44 +157,15 @@ func authorize(p *principal, need perm, r *http.Request) error {
 	return nil
 }
 
-// errOtherApp is authorize's answer to an application secret on another
-// application's routes; mgmt turns it into 403 or 404.
-var errOtherApp = store.NotFound("application")
-
-// otherApp answers an application secret used on application id, not its
-// own (design §4): a sibling in its organization is 403 forbidden; an id of
-// another organization, like an unknown one, is 404, so nothing is learnt
-// about other tenants.
-func (s *Server) otherApp(ctx context.Context, p *principal, id string) error {
-	if _, err := s.db.FindApplication(ctx, store.AppRef{OrgID: p.OrgID, AppID: id}); err != nil {
-		return err
-	}
-	return store.Errorf(store.ECodeForbidden, "this application secret belongs to another application")
-}
-
 // mgmt wraps a management handler with authentication and authorization, and
 // puts the principal and the audit actor into the request context.
 func (s *Server) mgmt(need perm, fn handlerFunc) http.Handler {
-	return s.guarded(func(r *http.Request, p *principal) error {
-		err := authorize(p, need, r)
-		if err == errOtherApp {
-			return s.otherApp(r.Context(), p, mux.Vars(r)["id"])
-		}
-		return err
-	}, fn)
-}
-
-// guarded authenticates, lets check authorize the principal, applies the
-// per-credential limit, and puts the principal and the audit actor into the
-// request context. Every management route goes through it, so none can skip
-// a step.
-func (s *Server) guarded(check func(*http.Request, *principal) error, fn handlerFunc) http.Handler {
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.authenticate(r)
 		if err != nil {
 			return err
 		}
-		if err := check(r, p); err != nil {
+		if err := s.authorize(p, need, r); err != nil {
 			return err
 		}
 		if err := s.limitMgmt(w, p); err != nil {

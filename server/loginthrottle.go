@@ -8,87 +8,72 @@ import (
 )
 
 // loginThrottle counts failed logins as design §7 says: per (account,
-// client address), so that someone who knows an address cannot lock its
-// owner out from where the owner logs in, and per account across all
+// client address), so the rightful owner is never locked out from where they
+// always log in by someone guessing elsewhere, and per account across all
 // addresses with a higher hourly bound that only a distributed attack
-// reaches. Dashboard and runtime logins each have one.
-//
-// Every attempt is counted before the password is checked and taken back
-// when it did not fail, so parallel guesses cannot slip past the limit
-// while their hashes run.
+// reaches. Every attempt is counted before the password is checked, so
+// parallel guesses cannot slip past the limit while their hashes run; a
+// success gives the attempt back and resets the pair.
 type loginThrottle struct {
-	pair   *limiter
-	global *limiter // nil when ratelimit.login_failures_global is 0
+	pair   *limiter // key account|ip
+	global *limiter // key account
 }
 
-// loginGlobalWindow is the window of the account-wide bound.
-const loginGlobalWindow = time.Hour
+// globalLoginWindow is the window of the per-account bound.
+const globalLoginWindow = time.Hour
 
-// newLoginThrottle returns nil when login throttling is off.
+// newLoginThrottle returns nil when rate limits or login limits are off.
 func newLoginThrottle(rl config.RateLimit, now store.Clock) *loginThrottle {
 	if !rl.Enabled || rl.LoginFailures <= 0 {
 		return nil
 	}
 	t := &loginThrottle{pair: newLimiter(rl.LoginFailures, rl.Window, now)}
 	if rl.LoginFailuresGlobal > 0 {
-		t.global = newLimiter(rl.LoginFailuresGlobal, loginGlobalWindow, now)
+		t.global = newLimiter(rl.LoginFailuresGlobal, globalLoginWindow, now)
 	}
 	return t
 }
 
-// loginAttempt is one counted attempt; its end says how it went.
-type loginAttempt struct {
-	t             *loginThrottle
-	account, pair string
-}
+const loginLimitMsg = "too many failed logins for this account; retry later"
 
-// begin counts an attempt on account from ip, or refuses it with
-// rate_limited when the pair or the account is over its bound. A nil
-// throttle allows everything.
-func (t *loginThrottle) begin(account, ip string) (loginAttempt, error) {
+// attempt counts one login of account from ip, or refuses it with
+// rate_limited. A nil throttle allows everything.
+func (t *loginThrottle) attempt(account, ip string) error {
 	if t == nil {
-		return loginAttempt{}, nil
+		return nil
 	}
-	a := loginAttempt{t: t, account: account, pair: account + "\x00" + ip}
-	if st := t.pair.Allow(a.pair); !st.ok {
-		return loginAttempt{}, rateLimited(st, "too many failed logins for this account; retry later")
+	if st := t.pair.Allow(account + "|" + ip); !st.ok {
+		return rateLimited(st, loginLimitMsg)
 	}
 	if t.global != nil {
 		if st := t.global.Allow(account); !st.ok {
-			t.pair.Undo(a.pair)
-			return loginAttempt{}, rateLimited(st, "too many failed logins for this account; retry later")
+			t.pair.Undo(account + "|" + ip)
+			return rateLimited(st, loginLimitMsg)
 		}
 	}
-	return a, nil
+	return nil
 }
 
-// end settles the attempt: a success clears the pair's failures, an error
-// that judged no password (busy hasher, replay, bad input) is not a
-// failure, anything else stays counted.
-func (a loginAttempt) end(err error, judged bool) {
-	if a.t == nil {
-		return
-	}
-	switch {
-	case err == nil:
-		a.t.pair.Reset(a.pair)
-		a.undoGlobal()
-	case !judged:
-		a.t.pair.Undo(a.pair)
-		a.undoGlobal()
-	}
-}
-
-func (a loginAttempt) undoGlobal() {
-	if a.t.global != nil {
-		a.t.global.Undo(a.account)
-	}
-}
-
-// limiters names the throttle's limiters for the metrics under prefix.
-func (t *loginThrottle) limiters(out map[string]*limiter, pair, global string) {
+// notJudged gives back an attempt in which no password was judged (a busy
+// hasher, a replayed nonce, bad input).
+func (t *loginThrottle) notJudged(account, ip string) {
 	if t == nil {
 		return
 	}
-	out[pair], out[global] = t.pair, t.global
+	t.pair.Undo(account + "|" + ip)
+	if t.global != nil {
+		t.global.Undo(account)
+	}
+}
+
+// succeeded resets the pair and gives the attempt back to the global count,
+// which counts failures only.
+func (t *loginThrottle) succeeded(account, ip string) {
+	if t == nil {
+		return
+	}
+	t.pair.Reset(account + "|" + ip)
+	if t.global != nil {
+		t.global.Undo(account)
+	}
 }

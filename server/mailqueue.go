@@ -3,75 +3,77 @@ package server
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
+	"strings"
+	"sync"
 	"time"
 
-	"licensectl/server/mail"
+	"licensectl/config"
 	"licensectl/store"
 )
 
-// Per-address mail cap (design §8): at most mailCapCount account mails to
-// one address per mailCapWindow, whatever asks for them.
+// Account mail (verification, password reset, "you already have an
+// account") is sent outside the request, by one worker: the answer of
+// resend-verification and forgot-password then costs the same whether or
+// not the address has an account (design §8: no timing oracle), and a slow
+// mail server slows no request. Each address gets at most mailsPerAddress
+// mails per mailWindow, whoever asks; the answers do not change when a mail
+// is held back. Close drains the queue before the store closes.
+
 const (
-	mailCapCount  = 3
-	mailCapWindow = 10 * time.Minute
-	// mailQueueSize bounds the mails waiting to be sent; beyond it a mail is
-	// dropped and logged, never a reason to answer differently.
-	mailQueueSize = 1024
+	mailsPerAddress = 3
+	mailWindow      = 10 * time.Minute
+	mailQueueSize   = 1024
 )
 
-// mailJob is one account mail to send. build runs in the queue's worker:
-// it issues the token (if any) and says whether there is a mail at all (an
-// unknown address has none), so the request that queued it did the same
-// work whether or not the address is registered.
-type mailJob struct {
-	addr  string // normalised address, the key of the per-address cap
-	build func(ctx context.Context) (mail.Message, bool, error)
-}
+// mailJob is the work of one queued mail: it may look the account up,
+// issue a token and send.
+type mailJob func(ctx context.Context)
 
-// mailQueue sends account mails outside the requests that ask for them:
-// signup, resend-verification, forgot-password and partner sign-in only
-// queue a job, so their answers take the same time and carry the same bytes
-// for every address.
 type mailQueue struct {
 	jobs    chan mailJob
-	pending atomic.Int64 // queued or in hand
-	perAddr *limiter
-	sender  mail.Sender
+	perAddr *limiter // nil when rate limits are off
+	pending sync.WaitGroup
 	logger  *slog.Logger
-	drain   time.Duration // how long Run may spend on the backlog at stop
 }
 
-func newMailQueue(sender mail.Sender, now store.Clock, logger *slog.Logger, drain time.Duration) *mailQueue {
-	return &mailQueue{jobs: make(chan mailJob, mailQueueSize), perAddr: newLimiter(mailCapCount, mailCapWindow, now),
-		sender: sender, logger: logger, drain: drain}
+func newMailQueue(rl config.RateLimit, now store.Clock, logger *slog.Logger) *mailQueue {
+	q := &mailQueue{jobs: make(chan mailJob, mailQueueSize), logger: logger}
+	if rl.Enabled {
+		q.perAddr = newLimiter(mailsPerAddress, mailWindow, now)
+	}
+	return q
 }
 
-// enqueue queues j without waiting.
-func (q *mailQueue) enqueue(j mailJob) {
+// enqueue queues job for the address addr, unless the address had its share
+// of mail or the queue is full (both logged, neither told to the caller).
+func (q *mailQueue) enqueue(addr string, job mailJob) {
+	addr = strings.ToLower(strings.TrimSpace(addr))
+	if q.perAddr != nil {
+		if st := q.perAddr.Allow(addr); !st.ok {
+			q.logger.Info("account mail held back: the address had its share", "retry_after_s", st.retryAfter())
+			return
+		}
+	}
 	q.pending.Add(1)
 	select {
-	case q.jobs <- j:
+	case q.jobs <- job:
 	default:
-		q.pending.Add(-1)
-		q.logger.Error("account mail queue full; mail dropped")
+		q.pending.Done()
+		q.logger.Error("account mail dropped: the queue is full")
 	}
 }
 
-// Run sends queued mails until ctx ends, then sends the backlog (for at most
-// the drain time) and returns.
+// Run sends queued mail until ctx ends, then sends what is still queued.
 func (q *mailQueue) Run(ctx context.Context) error {
 	for {
 		select {
-		case j := <-q.jobs:
-			q.handle(ctx, j)
+		case job := <-q.jobs:
+			q.run(job)
 		case <-ctx.Done():
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.drain)
-			defer cancel()
 			for {
 				select {
-				case j := <-q.jobs:
-					q.handle(dctx, j)
+				case job := <-q.jobs:
+					q.run(job)
 				default:
 					return nil
 				}
@@ -80,57 +82,24 @@ func (q *mailQueue) Run(ctx context.Context) error {
 	}
 }
 
-// handle sends one job's mail unless its address is over the cap. Failures
-// are logged: the answer went out already, and the user can ask again.
-func (q *mailQueue) handle(ctx context.Context, j mailJob) {
-	defer q.pending.Add(-1)
-	if st := q.perAddr.Allow(j.addr); !st.ok {
-		q.logger.Info("account mail not sent: address over its cap", "cap", mailCapCount, "window", mailCapWindow.String())
-		return
-	}
-	m, ok, err := j.build(ctx)
-	if err != nil || !ok {
-		q.perAddr.Undo(j.addr)
-		if err != nil {
-			q.logger.Error("prepare account mail", "err", err)
-		}
-		return
-	}
-	if err := q.sender.Send(ctx, m); err != nil {
-		q.logger.Error("send account mail", "subject", m.Subject, "err", err)
-	}
+func (q *mailQueue) run(job mailJob) {
+	defer q.pending.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	job(ctx)
 }
 
-// idle reports whether nothing is queued or being sent.
-func (q *mailQueue) idle() bool { return q.pending.Load() == 0 }
+// WaitMail blocks until every account mail queued so far has been handled;
+// tests read the mail directory after it.
+func (s *Server) WaitMail() { s.mailq.pending.Wait() }
 
-// FlushMail waits until every account mail queued so far has been handled
-// (sent, capped or failed), or ctx ends. Tests read mails after it.
-func (s *Server) FlushMail(ctx context.Context) error {
-	if s.acct == nil || s.acct.mail == nil {
-		return nil
-	}
-	t := time.NewTicker(2 * time.Millisecond)
-	defer t.Stop()
-	for !s.acct.mail.idle() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return nil
-}
-
-// startMailQueue runs the account mail queue until Close.
+// startMailQueue starts the mail worker; Close stops it after it drained.
 func (s *Server) startMailQueue() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := s.acct.mail.Run(ctx); err != nil {
-			s.logger.Error("account mail queue", "err", err)
-		}
+		_ = s.mailq.Run(ctx)
 	}()
 	s.bg = append(s.bg, func() { cancel(); <-done })
 }

@@ -41,6 +41,17 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
+// methodLabel is the method as a metrics label: the standard ones by name,
+// anything a client made up as "other", so no client can add series.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
+}
+
 // watchLimiters exposes the refusals of each rate limiter that is on.
 func (m *metrics) watchLimiters(named map[string]*limiter) {
 	for name, l := range named {
@@ -60,24 +71,17 @@ func (s *Server) limiters() map[string]*limiter {
 	out := map[string]*limiter{}
 	if s.rt != nil {
 		out["runtime_ip"], out["runtime_auth_ip"], out["management"] = s.rt.ipLimit, s.rt.auLimit, s.rt.mgLimit
-		s.rt.logins.limiters(out, "runtime_login_account", "runtime_login_account_global")
+		if t := s.rt.logins; t != nil {
+			out["runtime_login"], out["runtime_login_global"] = t.pair, t.global
+		}
 	}
 	if s.acct != nil {
 		out["account_ip"] = s.acct.perIP
-		s.acct.logins.limiters(out, "dashboard_login", "dashboard_login_global")
+		if t := s.acct.logins; t != nil {
+			out["dashboard_login"], out["dashboard_login_global"] = t.pair, t.global
+		}
 	}
 	return out
-}
-
-// metricMethod is the method as a metrics label: the methods the API
-// serves keep their name, anything a client makes up is "other", so the
-// label set stays closed (a flood of invented methods grew the page).
-func metricMethod(m string) string {
-	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
-		return m
-	}
-	return "other"
 }
 
 // outcomeKey carries the *string a runtime handler sets to say how a call

@@ -79,7 +79,7 @@ func TestRuntimeMetrics(t *testing.T) {
 		`licensectl_runtime_calls_total{endpoint="register",outcome="ok"}`:                1,
 		`licensectl_runtime_calls_total{endpoint="login",outcome="invalid_credentials"}`:  2,
 		`licensectl_runtime_calls_total{endpoint="login",outcome="rate_limited"}`:         2,
-		`licensectl_rate_limited_total{limiter="runtime_login_account"}`:                  2,
+		`licensectl_rate_limited_total{limiter="runtime_login"}`:                          2,
 		`licensectl_rate_limited_total{limiter="runtime_ip"}`:                             0,
 		`licensectl_group_commit_writes_count`:                                            m[`licensectl_group_commit_duration_seconds_count`],
 		`licensectl_runtime_sessions`:                                                     2,

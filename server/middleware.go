@@ -89,7 +89,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			d := time.Since(start)
-			method := metricMethod(r.Method)
+			method := methodLabel(r.Method)
 			s.metrics.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.latency.WithLabelValues(method, route).Observe(d.Seconds())
 			// Probes and scrapes come every few seconds and say nothing:

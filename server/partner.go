@@ -183,7 +183,7 @@ func (s *Server) partnerCallback(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if res.VerifyToken != "" {
-		s.sendMail(s.verifyMail(res.Member.Email, res.VerifyToken))
+		s.queueMail(res.Member.Email, s.verifyMail(res.Member.Email, res.VerifyToken))
 	}
 	tok, err := s.acct.signer.sign(res.Session)
 	if err != nil {

@@ -14,19 +14,21 @@ import (
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
 	r.Use(s.observe)
-	notFound := s.observe(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+	noEndpoint := s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return store.Errorf(store.ECodeNotFound, "no such endpoint")
-	}))
+	})
+	notFound := s.observe(noEndpoint) // unmatched requests skip r.Use
 	notAllowed := s.observe(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return store.Errorf(store.ECodeMethod, "method %s is not allowed here", r.Method)
 	}))
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
-	// gorilla/mux would clean `..`, `.` and `//` into a 301 to another
-	// resource, which a redirect-following client then acts on (a DELETE of
-	// an entitlement `..` became a DELETE of the application). The API never
-	// redirects: such paths match nothing.
+	// The API never redirects: mux would answer a path with "." or ".."
+	// segments (also percent-encoded) with a 301 to the cleaned path, and a
+	// client following it would act on the parent resource — a DELETE of
+	// …/entitlements/%2e%2e would delete the application. Such paths are
+	// no resource at all.
 	r.SkipClean(true)
-	r.MatcherFunc(func(r *http.Request, _ *mux.RouteMatch) bool { return uncleanPath(r.URL.Path) }).Handler(notFound)
+	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return hasDotSegment(req.URL.Path) }).Handler(noEndpoint)
 
 	r.Handle("/healthz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -68,21 +70,6 @@ func (s *Server) routes() *mux.Router {
 	return r
 }
 
-// uncleanPath reports a path with an empty, `.` or `..` segment (after
-// percent-decoding, so `%2e%2e` counts); a trailing slash is no segment.
-func uncleanPath(p string) bool {
-	p = strings.TrimSuffix(strings.TrimPrefix(p, "/"), "/")
-	if p == "" {
-		return false
-	}
-	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
-}
-
 // group registers routes under a path prefix on the root router. gorilla/mux
 // subrouters lose a method mismatch (405 becomes 404), so none are used.
 type group struct {
@@ -93,4 +80,14 @@ type group struct {
 // Handle registers h for prefix+path.
 func (g group) Handle(path string, h http.Handler) *mux.Route {
 	return g.r.Handle(g.prefix+path, h)
+}
+
+// hasDotSegment reports a "." or ".." segment in a (decoded) path.
+func hasDotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }

@@ -21,8 +21,8 @@ type runtimeAPI struct {
 	ipLimit *limiter // every runtime call, per client IP
 	auLimit *limiter // register, login, activate, per client IP
 	mgLimit *limiter // management calls, per credential
-	// logins counts failed runtime logins per account (application,
-	// environment, e-mail) and client address; nil when off.
+	// logins throttles runtime logins per account (application environment
+	// and e-mail) and client address; nil when off.
 	logins *loginThrottle
 	usage  *usageCounter
 }
@@ -40,8 +40,8 @@ func (s *Server) initRuntime() {
 		rt.ipLimit = newLimiter(rl.Runtime, rl.Window, s.now)
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
-		rt.logins = newLoginThrottle(rl, s.now)
 	}
+	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
 	s.bg = append(s.bg, s.every(30*time.Second, func(ctx context.Context) {
@@ -275,25 +275,25 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	// The account is keyed on the application and environment the headers
-	// resolve to, not on how they spelled them: x-api-key, x-application-id
-	// and the UUID's letter case are one account.
-	var attempt loginAttempt
-	if s.rt.logins != nil {
-		ra, err := s.rt.store.ResolveApp(r.Context(), c)
-		if err != nil {
-			return err
-		}
-		attempt, err = s.rt.logins.begin(ra.App.ID+"|"+ra.Env.Name+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientIP(r))
-		if err != nil {
-			return err
-		}
-	}
-	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
-	attempt.end(err, store.ErrorCode(err) == store.ECodeInvalidCreds)
+	// The account is the application environment and the e-mail, however
+	// the headers named the application (public key or id, any letter
+	// case), so that no spelling starts a fresh count.
+	ra, err := s.rt.store.ResolveApp(r.Context(), c)
 	if err != nil {
 		return err
 	}
+	account, ip := ra.Env.ID+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientIP(r)
+	if err := s.rt.logins.attempt(account, ip); err != nil {
+		return err
+	}
+	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
+	if err != nil {
+		if store.ErrorCode(err) != store.ECodeInvalidCreds {
+			s.rt.logins.notJudged(account, ip) // replay, busy hasher, bad input
+		}
+		return err
+	}
+	s.rt.logins.succeeded(account, ip)
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 	return nil
 }

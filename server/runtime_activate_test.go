@@ -338,9 +338,7 @@ func TestRuntimeConcurrency(t *testing.T) {
 		for _, c := range codes {
 			if c == http.StatusOK {
 				ok++
-			} else if c != http.StatusConflict {
-				// The losers present the token the winner just retired:
-				// refresh_token_rotated within the grace, nothing revoked.
+			} else if c != http.StatusConflict { // the others: refresh_token_rotated (design §5)
 				t.Fatalf("status %d", c)
 			}
 		}

@@ -45,6 +45,7 @@ type Server struct {
 	trusted       []netip.Prefix // server.trusted_proxies
 	metrics       *metrics
 	rt            *runtimeAPI    // runtime API state (runtime.go)
+	mailq         *mailQueue     // account mail, sent outside requests (mailqueue.go)
 	partner       *partnerSignIn // nil unless partner.issuer is set (partner.go)
 	version       string
 	guard         *webhook.Guard      // webhook URL rules (webhooks.go)

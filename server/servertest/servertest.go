@@ -316,15 +316,9 @@ type Mail struct {
 }
 
 // Mails parses every message in <data-dir>/mail, oldest first.
-// Account mails are sent by a queue after the answer; the mails queued so
-// far are waited for first.
 func (s *Server) Mails(tb testing.TB) []Mail {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.FlushMail(ctx); err != nil {
-		tb.Fatalf("account mails still queued: %v", err)
-	}
+	s.WaitMail() // account mail is sent from a queue, after the answer
 	paths, err := filepath.Glob(filepath.Join(s.Config.DataDir, "mail", "*.eml"))
 	if err != nil {
 		tb.Fatal(err)

@@ -62,9 +62,8 @@ type DB struct {
 
 	commits  *commitStats
 	sessions sessionCount
+	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
-	// full is set while writes fail for lack of space (diskfull.go).
-	full atomic.Bool
 }
 
 var _ store.Service = (*DB)(nil)
@@ -134,18 +133,18 @@ func (db *DB) Close() error { return db.bolt.Close() }
 // Path is the file's path.
 func (db *DB) Path() string { return db.bolt.Path() }
 
-// Ping reports whether the store can serve a read and, after a write failed
-// for lack of space, whether it takes writes again.
+// Ping reports whether the store can serve a read.
 func (db *DB) Ping(ctx context.Context) error {
-	if db.full.Load() {
-		return db.pingWrite(ctx)
-	}
-	return db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		if tx.Bucket(bMeta) == nil {
 			return errors.New("meta bucket missing")
 		}
 		return nil
 	})
+	if err == nil && db.disk.full.Load() {
+		err = db.probeWrite()
+	}
+	return err
 }
 
 // MetaSecret returns the value kept under name in the meta bucket, creating it

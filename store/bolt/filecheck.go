@@ -2,55 +2,51 @@ package bolt
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
 )
 
-// bbolt's on-disk meta page, as bbolt 1.x writes it: a 16-byte page header,
-// then magic, version, page size, flags (4 bytes each), the root bucket
-// (16), the freelist page (8), the high-water page id (8), the transaction
-// id (8) and an FNV-64a checksum of the 56 bytes before it.
+// bbolt maps the file and reads pages where the meta page says they are:
+// a file cut short (a copy that stopped, a full disk during a restore)
+// makes it touch memory past the end of the mapping, and the process dies
+// with SIGBUS and a goroutine dump. checkFile reads the two meta pages with
+// plain reads first and refuses, in one line, a file that cannot hold the
+// pages its newest valid meta page names.
+
+// ErrDamaged is returned by Open for a file that is not a whole database.
+type ErrDamaged struct {
+	Path   string
+	Reason string
+}
+
+func (e *ErrDamaged) Error() string {
+	return fmt.Sprintf("%s is damaged (%s): restore a backup with `licensectl restore FILE`", e.Path, e.Reason)
+}
+
+// Layout of a bbolt meta page: a 16-byte page header, then the meta.
 const (
-	boltPageHeader = 16
-	boltMagic      = 0xED0CDAED
-	boltVersion    = 2
-	boltMetaSum    = 56
-	boltMetaSize   = boltMetaSum + 8
+	boltMagic     = 0xED0CDAED
+	metaOffset    = 16
+	metaSize      = 56 // magic … txid, the bytes the checksum covers
+	minPageSize   = 512
+	maxPageSize   = 1 << 16
+	metaPageCount = 2
 )
 
-type boltMeta struct {
-	pageSize   uint32
-	highWater  uint64
-	txid       uint64
-	valid      bool
-	wrongMagic bool
+type metaPage struct {
+	pageSize uint32
+	pgid     uint64 // high water mark: pages in use
+	txid     uint64
 }
 
-func readMeta(b []byte) boltMeta {
-	if len(b) < boltPageHeader+boltMetaSize {
-		return boltMeta{}
-	}
-	m := b[boltPageHeader : boltPageHeader+boltMetaSize]
-	le := binary.LittleEndian
-	if le.Uint32(m[0:]) != boltMagic {
-		return boltMeta{wrongMagic: true}
-	}
-	h := fnv.New64a()
-	h.Write(m[:boltMetaSum])
-	return boltMeta{pageSize: le.Uint32(m[8:]), highWater: le.Uint64(m[40:]), txid: le.Uint64(m[48:]),
-		valid: le.Uint32(m[4:]) == boltVersion && h.Sum64() == le.Uint64(m[boltMetaSum:])}
-}
-
-// checkFile looks at a database file before bbolt maps it. bbolt trusts the
-// file's size: a file cut short (a failed copy, a full disk during a
-// restore) makes it touch pages past the end, and the process dies of
-// SIGBUS with a goroutine dump. This says in one line what is wrong
-// instead. A missing or empty file is fine: bbolt creates it.
+// checkFile reports an *ErrDamaged for a file too short for its pages. A
+// missing or empty file is fine: Open creates it.
 func checkFile(path string) error {
 	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
@@ -65,38 +61,45 @@ func checkFile(path string) error {
 	if size == 0 {
 		return nil
 	}
-	restore := "restore a backup (licensectl restore FILE)"
-	head := make([]byte, 4096)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return err
+	damaged := func(format string, args ...any) error {
+		return &ErrDamaged{Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
-	m0 := readMeta(head[:n])
-	if m0.wrongMagic || (!m0.valid && n < boltPageHeader+boltMetaSize) {
-		return fmt.Errorf("%s is not a licensectl database (%d bytes, no database header): check data_dir, or %s", path, size, restore)
+	first, err := readMeta(f, 0)
+	if err != nil {
+		return damaged("no valid meta page at its start: %v", err)
 	}
-	best := m0
-	ps := int64(m0.pageSize)
-	if !m0.valid {
-		ps = int64(os.Getpagesize()) // where bbolt then looks for the second meta
+	best := first
+	if second, err := readMeta(f, int64(first.pageSize)); err == nil && second.txid > best.txid {
+		best = second
 	}
-	if ps >= 512 && ps <= 1<<16 {
-		b := make([]byte, boltPageHeader+boltMetaSize)
-		if _, err := f.ReadAt(b, ps); err == nil {
-			if m1 := readMeta(b); m1.valid && int64(m1.pageSize) == ps && (!m0.valid || m1.txid > m0.txid) {
-				best = m1
-			}
-		}
-	}
-	if !best.valid {
-		return fmt.Errorf("%s is damaged (its first meta page fails its checksum): %s", path, restore)
-	}
-	ps = int64(best.pageSize)
-	if ps < 512 || ps > 1<<16 {
-		return fmt.Errorf("%s is damaged (page size %d): %s", path, ps, restore)
-	}
-	if need := int64(best.highWater) * ps; size < need || size < 2*ps {
-		return fmt.Errorf("%s is truncated (%d bytes; its last commit needs %d): %s", path, size, max(need, 2*ps), restore)
+	if need := int64(best.pgid) * int64(best.pageSize); size < need || size < metaPageCount*int64(best.pageSize) {
+		return damaged("%d bytes, but its pages need %d: the file was cut short", size, max(need, metaPageCount*int64(best.pageSize)))
 	}
 	return nil
+}
+
+// readMeta reads and checks the meta page at off.
+func readMeta(f *os.File, off int64) (metaPage, error) {
+	buf := make([]byte, metaOffset+metaSize+8)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return metaPage{}, errors.New("the file ends inside it")
+		}
+		return metaPage{}, err
+	}
+	m := buf[metaOffset:]
+	le := binary.LittleEndian
+	if le.Uint32(m[0:]) != boltMagic {
+		return metaPage{}, errors.New("not a database file")
+	}
+	h := fnv.New64a()
+	h.Write(m[:metaSize])
+	if h.Sum64() != le.Uint64(m[metaSize:]) {
+		return metaPage{}, errors.New("its checksum does not match")
+	}
+	mp := metaPage{pageSize: le.Uint32(m[8:]), pgid: le.Uint64(m[40:]), txid: le.Uint64(m[48:])}
+	if mp.pageSize < minPageSize || mp.pageSize > maxPageSize || mp.pageSize&(mp.pageSize-1) != 0 {
+		return metaPage{}, fmt.Errorf("page size %d", mp.pageSize)
+	}
+	return mp, nil
 }

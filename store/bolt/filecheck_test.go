@@ -1,83 +1,87 @@
 package bolt
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"licensectl/store"
 )
 
-// TestOpenDamagedFile: a file cut short or not a database is refused in one
-// line naming the cause and the remedy, instead of bbolt dying of SIGBUS
-// on a page past the end of the file.
-func TestOpenDamagedFile(t *testing.T) {
-	fresh := func(t *testing.T) (string, int64) {
-		path := filepath.Join(t.TempDir(), "licensectl.db")
-		db, err := Open(path, Options{Hasher: fakeHasher{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Close(); err != nil {
-			t.Fatal(err)
-		}
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return path, st.Size()
+// Issue 9 #10: a truncated file is refused in one line instead of SIGBUS.
+func TestOpenTruncatedFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "licensectl.db")
+	db, err := Open(path, Options{Hasher: fakeHasher{}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name, want string
-		damage     func(t *testing.T, path string, size int64)
+	if _, err := db.CreateOrganization(t.Context(), store.CreateOrganizationInput{Name: "Acme"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bbolt grows the file ahead of use: what matters is the pages in use.
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := readMeta(f, 0)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := int(m.pgid) * int(m.pageSize)
+	for _, tt := range []struct {
+		name string
+		keep int
+		want string
 	}{
-		{"ErrTruncated", "is truncated", func(t *testing.T, path string, size int64) {
-			if err := os.Truncate(path, int64(os.Getpagesize())*3); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"ErrTruncatedToMeta", "is truncated", func(t *testing.T, path string, size int64) {
-			if err := os.Truncate(path, int64(os.Getpagesize())); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"ErrNotADatabase", "not a licensectl database", func(t *testing.T, path string, size int64) {
-			if err := os.WriteFile(path, []byte(strings.Repeat("not a database\n", 1000)), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"ErrShortGarbage", "not a licensectl database", func(t *testing.T, path string, size int64) {
-			if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		{"ErrDamaged/HalfMeta", 50, "no valid meta page"},
+		{"ErrDamaged/MetaPagesOnly", 2 * int(m.pageSize), "cut short"},
+		{"ErrDamaged/Half", used / 2, "cut short"},
+		{"ErrDamaged/LastPageMissing", used - int(m.pageSize), "cut short"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			path, size := fresh(t)
-			c.damage(t, path, size)
-			db, err := Open(path, Options{Hasher: fakeHasher{}})
-			if err == nil {
-				db.Close()
-				t.Fatal("damaged file opened")
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, tt.name[len("ErrDamaged/"):]+".db")
+			if err := os.WriteFile(p, whole[:tt.keep], 0o600); err != nil {
+				t.Fatal(err)
 			}
-			msg := err.Error()
-			if !strings.Contains(msg, c.want) || !strings.Contains(msg, "restore a backup") || strings.Contains(msg, "\n") {
-				t.Fatalf("error = %q, want one line with %q and the remedy", msg, c.want)
+			_, err := Open(p, Options{Hasher: fakeHasher{}})
+			var d *ErrDamaged
+			if !errors.As(err, &d) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "licensectl restore") {
+				t.Fatalf("Open(%d of %d bytes) = %v", tt.keep, len(whole), err)
 			}
 		})
 	}
-	t.Run("OKEmptyFile", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "licensectl.db")
-		if err := os.WriteFile(path, nil, 0o600); err != nil {
+	t.Run("ErrDamaged/NotADatabase", func(t *testing.T) {
+		p := filepath.Join(dir, "text.db")
+		if err := os.WriteFile(p, []byte(strings.Repeat("not a database\n", 1000)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		db, err := Open(path, Options{Hasher: fakeHasher{}})
+		if _, err := Open(p, Options{Hasher: fakeHasher{}}); err == nil || !strings.Contains(err.Error(), "not a database file") {
+			t.Fatalf("Open(text) = %v", err)
+		}
+	})
+	t.Run("OKPagesInUse", func(t *testing.T) {
+		p := filepath.Join(dir, "used.db")
+		if err := os.WriteFile(p, whole[:used], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(p, Options{Hasher: fakeHasher{}, ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		db.Close()
 	})
-	t.Run("OKIntact", func(t *testing.T) {
-		path, _ := fresh(t)
+	t.Run("OKWhole", func(t *testing.T) {
 		db, err := Open(path, Options{Hasher: fakeHasher{}})
 		if err != nil {
 			t.Fatal(err)

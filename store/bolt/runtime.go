@@ -21,7 +21,8 @@ type RuntimeOptions struct {
 	RefreshIdleTTL     time.Duration
 	RefreshAbsoluteTTL time.Duration
 	ReplayWindow       time.Duration
-	// RefreshReuseGrace: see Refresh; 0 means none.
+	// RefreshReuseGrace forgives the token retired by a session's last
+	// rotation for this long (design §5); 0 forgives nothing.
 	RefreshReuseGrace time.Duration
 	// SeenInterval is how stale a device's last_seen_at may get before a
 	// validation queues a refresh of it; 0 means 5 minutes.

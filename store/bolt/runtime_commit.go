@@ -44,7 +44,7 @@ func (g *groupCommit) do(ctx context.Context, fn func(t *txn) error) error {
 		go g.loop()
 	}
 	g.mu.Unlock()
-	return g.db.committed(<-c.done)
+	return <-c.done
 }
 
 // loop commits batches until nothing is pending.
@@ -81,6 +81,7 @@ func (g *groupCommit) run(batch []*commitCall) {
 			return nil
 		})
 		if failed < 0 {
+			err = g.db.commitErr(err)
 			g.db.commits.size.observe(float64(len(batch)))
 			g.db.commits.seconds.observe(time.Since(start).Seconds())
 			for _, c := range batch {
@@ -90,7 +91,7 @@ func (g *groupCommit) run(batch []*commitCall) {
 		}
 		c := batch[failed]
 		batch = append(batch[:failed:failed], batch[failed+1:]...)
-		c.done <- g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(g.db, c, tx, g.db.now()) })
+		c.done <- g.db.commitErr(g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(g.db, c, tx, g.db.now()) }))
 	}
 }
 

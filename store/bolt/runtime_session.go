@@ -277,13 +277,10 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if ra.App.Status != store.AppActive {
 			return errAppDisabled()
 		}
+		if s.RefreshHash != hash && r.rotatedJustNow(t, s, hash) {
+			return store.Errorf(store.ECodeRefreshRotated, "this refresh token was rotated a moment ago by another refresh of this session; use the pair it returned")
+		}
 		if s.RefreshHash != hash {
-			if r.inGrace(t, s, hash) {
-				// The token the last rotation retired, just after it: most
-				// likely another thread of the same client lost the race.
-				// Refuse it, revoke nothing (design §5).
-				return store.Errorf(store.ECodeRefreshRotated, "this refresh token was just rotated by another refresh; use the pair it returned")
-			}
 			// A retired token presented again: whoever holds it is not the
 			// session's current holder, so the whole session ends.
 			if s.RevokedAt == nil {
@@ -338,10 +335,10 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			s.RetiredRefresh = s.RetiredRefresh[n:]
 		}
 		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(seed.Refresh)
+		now := t.now
+		s.RotatedAt = &now
 		s.AccessExpiresAt = exp
 		s.RefreshExpiresAt = minTime(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
-		rotated := t.now
-		s.RotatedAt = &rotated
 		if err := t.put(bSessions, s.ID, s); err != nil {
 			return err
 		}
@@ -359,14 +356,6 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		return nil, err
 	}
 	return out, nil
-}
-
-// inGrace reports whether hash is the refresh token retired by the last
-// rotation of live session s, presented within the reuse grace of it.
-func (r *Runtime) inGrace(t *txn, s *sessionRecord, hash string) bool {
-	n := len(s.RetiredRefresh)
-	return r.o.RefreshReuseGrace > 0 && s.RevokedAt == nil && s.RotatedAt != nil && n > 0 &&
-		s.RetiredRefresh[n-1] == hash && t.now.Before(s.RotatedAt.Add(r.o.RefreshReuseGrace))
 }
 
 // presignRefresh signs the rotated access token outside the write
@@ -402,4 +391,14 @@ func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, has
 	if sp != nil {
 		r.presign(*sp, seed)
 	}
+}
+
+// rotatedJustNow reports whether hash is the token the session's last
+// rotation retired, presented within the grace of that rotation: a second
+// thread of the same client refreshing at the same moment, not a thief.
+func (r *Runtime) rotatedJustNow(t *txn, s *sessionRecord, hash string) bool {
+	if r.o.RefreshReuseGrace <= 0 || s.RevokedAt != nil || s.RotatedAt == nil || len(s.RetiredRefresh) == 0 {
+		return false
+	}
+	return s.RetiredRefresh[len(s.RetiredRefresh)-1] == hash && t.now.Sub(*s.RotatedAt) < r.o.RefreshReuseGrace
 }

@@ -32,8 +32,8 @@ type sessionRecord struct {
 	RevokeReason     string     `json:"reason,omitempty"`
 	CreatedAt        time.Time  `json:"created"`
 	LastSeenAt       *time.Time `json:"seen,omitempty"`
-	// RotatedAt is when the last refresh retired RetiredRefresh's last
-	// token; nil before the first.
+	// RotatedAt is when the refresh token was last rotated: the token it
+	// retired (the last of RetiredRefresh) is forgiven for a short grace.
 	RotatedAt *time.Time `json:"rot,omitempty"`
 }
 

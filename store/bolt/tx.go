@@ -25,7 +25,7 @@ type txn struct {
 // update runs fn in one read-write transaction: the change, its indexes,
 // counts and audit entry commit together or not at all.
 func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
-	return db.committed(db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.commitErr(db.bolt.Update(func(tx *bolt.Tx) error {
 		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
 	}))
 }
