@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,12 +148,38 @@ func checkFile(dir string) error {
 
 // server is a running licensectl serve.
 type server struct {
-	cmd *exec.Cmd
-	url string
+	cmd    *exec.Cmd
+	url    string
+	exited chan struct{}
 }
 
+// start starts the server on a free port, trying again on another port
+// when the one picked was taken meanwhile (other processes share the host).
 func start(bin, dir string) (*server, error) {
-	port := 20000 + rand.IntN(30000)
+	var err error
+	for range 5 {
+		var s *server
+		if s, err = startOn(bin, dir); err == nil {
+			return s, nil
+		}
+	}
+	return nil, err
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func startOn(bin, dir string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "LICENSECTL_DATA_DIR="+dir, fmt.Sprintf("LICENSECTL_SERVER_LISTEN=127.0.0.1:%d", port),
@@ -162,8 +189,15 @@ func start(bin, dir string) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, url: url}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	s := &server{cmd: cmd, url: url, exited: exited}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("server on %s exited at start", url)
+		default:
+		}
 		if status, _ := get(url+"/readyz", ""); status == 200 {
 			return s, nil
 		}
@@ -174,5 +208,5 @@ func start(bin, dir string) (*server, error) {
 
 func (s *server) kill() {
 	_ = s.cmd.Process.Signal(syscall.SIGKILL)
-	_ = s.cmd.Wait()
+	<-s.exited
 }
