@@ -2,10 +2,10 @@ package bolt
 
 import (
 	"errors"
+	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
-
-	bolt "go.etcd.io/bbolt"
 
 	"licensectl/store"
 )
@@ -16,9 +16,16 @@ import (
 // so that readiness takes the instance out of rotation until a write
 // succeeds again.
 
-// noSpace reports an error of a disk or file that cannot grow.
+// noSpace reports an error of a disk or file that cannot grow. bbolt
+// formats the error of growing the file with %s ("file resize error: file
+// too large"), so the text is looked at too.
 func noSpace(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG)
+	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG} {
+		if errors.Is(err, e) || strings.Contains(err.Error(), e.Error()) {
+			return true
+		}
+	}
+	return false
 }
 
 // diskState remembers whether the last commit failed for want of space.
@@ -42,13 +49,28 @@ func (db *DB) commitErr(err error) error {
 // probe write fails too.
 var errDiskFull = errors.New("the disk is full: writes fail")
 
-// probeWrite tries a small write, to learn whether space came back.
+// probeWrite learns whether space came back. A small commit proves little:
+// bbolt reuses freed pages, so one may succeed on a full volume while the
+// next write that grows the file fails, and readiness would flap. The probe
+// asks what growth needs: it writes one byte, in a file of its own beside
+// the database, at the offset the database's next growth would reach
+// (sparse: it costs one block), then removes it.
 func (db *DB) probeWrite() error {
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bMeta).Put([]byte("disk_probe"), u64(uint64(db.now().UnixNano())))
-	})
-	if db.commitErr(err) != nil {
+	st, err := os.Stat(db.bolt.Path())
+	if err != nil {
 		return errDiskFull
 	}
+	probe := db.bolt.Path() + ".space-probe"
+	f, err := os.OpenFile(probe, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return errDiskFull
+	}
+	_, werr := f.WriteAt([]byte{1}, st.Size()+int64(db.bolt.AllocSize))
+	cerr := f.Close()
+	_ = os.Remove(probe)
+	if werr != nil || cerr != nil {
+		return errDiskFull
+	}
+	db.disk.full.Store(false)
 	return nil
 }
