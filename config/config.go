@@ -28,7 +28,9 @@ type Config struct {
 // Server configures the HTTP listener.
 type Server struct {
 	Listen string `mapstructure:"listen"`
-	// PublicURL is the base address used in links sent by mail.
+	// PublicURL is the base address of the server as browsers reach it:
+	// links sent by mail open the account pages under it, and the partner
+	// callback defaults to it. Empty means http://<listen address>.
 	PublicURL       string        `mapstructure:"public_url"`
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed for the client IP.
@@ -77,6 +79,10 @@ type Mail struct {
 	Driver string `mapstructure:"driver"` // file, smtp, log
 	From   string `mapstructure:"from"`
 	SMTP   SMTP   `mapstructure:"smtp"`
+	// LinkBase, when set, is where the links in mails point instead of the
+	// account pages under server.public_url: a vendor's own dashboard that
+	// serves <link_base>/verify-email?token=… and /reset-password?token=….
+	LinkBase string `mapstructure:"link_base"`
 }
 
 // SMTP configures the smtp mail driver.
@@ -92,6 +98,9 @@ type SMTP struct {
 // Metrics configures the Prometheus endpoint.
 type Metrics struct {
 	Enabled bool `mapstructure:"enabled"`
+	// Listen serves /metrics on its own address (host:port, plain HTTP)
+	// instead of the API listener; empty keeps it on the API listener.
+	Listen string `mapstructure:"listen"`
 }
 
 // RateLimit configures request rate limits. Limits are requests per Window.
@@ -106,8 +115,12 @@ type RateLimit struct {
 	Management int `mapstructure:"management"`
 	// Account is per client IP on signup, login, forgot-password and similar.
 	Account int `mapstructure:"account"`
-	// LoginFailures is how many failed logins per account within Window lock it out.
+	// LoginFailures is how many failed logins of one account from one
+	// client address within Window refuse that pair (design §7).
 	LoginFailures int `mapstructure:"login_failures"`
+	// LoginFailuresGlobal bounds failed logins of one account from all
+	// addresses per hour, which only a distributed attack reaches.
+	LoginFailuresGlobal int `mapstructure:"login_failures_global"`
 }
 
 // Auth configures dashboard sessions and password hashing.
@@ -131,14 +144,21 @@ type Runtime struct {
 	AccessTTL          time.Duration `mapstructure:"access_ttl"`
 	RefreshIdleTTL     time.Duration `mapstructure:"refresh_idle_ttl"`
 	RefreshAbsoluteTTL time.Duration `mapstructure:"refresh_absolute_ttl"`
-	Issuer             string        `mapstructure:"issuer"`
+	// RefreshReuseGrace is how long after a rotation the token it retired
+	// is answered 409 refresh_token_rotated instead of revoking the
+	// session (parallel refreshes of one client); 0 switches it off.
+	RefreshReuseGrace time.Duration `mapstructure:"refresh_reuse_grace"`
+	Issuer            string        `mapstructure:"issuer"`
 }
 
 // Billing configures tiers and enforcement.
 type Billing struct {
 	Enforce bool   `mapstructure:"enforce"`
 	Tiers   []Tier `mapstructure:"tiers"`
-	Pix     Pix    `mapstructure:"pix"`
+	// GraceDays is how long a subscription stays past_due, its paid tier
+	// still in force, after a paid period ends without renewal.
+	GraceDays int `mapstructure:"grace_days"`
+	Pix       Pix `mapstructure:"pix"`
 }
 
 // Tier is one billing plan; -1 means unlimited.
@@ -158,12 +178,28 @@ type Pix struct {
 	Key          string `mapstructure:"key"`
 	MerchantName string `mapstructure:"merchant_name"`
 	MerchantCity string `mapstructure:"merchant_city"`
+	// CallbackSecret is the HMAC-SHA256 key of the payment provider's
+	// signed callback; empty refuses every callback.
+	CallbackSecret string `mapstructure:"callback_secret"`
 }
 
 // Webhooks configures outgoing webhook deliveries.
 type Webhooks struct {
 	AllowHTTP           bool `mapstructure:"allow_http"`
 	AllowPrivateTargets bool `mapstructure:"allow_private_targets"`
+	// Workers bounds concurrent sends; at most 2 go to one endpoint at once.
+	Workers int `mapstructure:"workers"`
+	// Timeout bounds one attempt, connection to answer.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// RetrySchedule is the delay before each retry: N entries, N retries.
+	RetrySchedule []time.Duration `mapstructure:"retry_schedule"`
+	// DisableAfter disables an endpoint that failed without a break this long.
+	DisableAfter time.Duration `mapstructure:"disable_after"`
+}
+
+// DefaultRetrySchedule is design.md §9's schedule.
+func DefaultRetrySchedule() []time.Duration {
+	return []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 }
 
 // Partner configures OpenID Connect sign-in.
@@ -171,7 +207,10 @@ type Partner struct {
 	Issuer       string `mapstructure:"issuer"`
 	ClientID     string `mapstructure:"client_id"`
 	ClientSecret string `mapstructure:"client_secret"`
-	RedirectURL  string `mapstructure:"redirect_url"`
+	// RedirectURL is the callback registered with the issuer; empty means
+	// <server.public_url>/account/partner/callback.
+	RedirectURL string   `mapstructure:"redirect_url"`
+	Scopes      []string `mapstructure:"scopes"`
 }
 
 // Default returns the configuration used when nothing is set.
@@ -179,7 +218,6 @@ func Default() Config {
 	return Config{
 		Server: Server{
 			Listen:          "127.0.0.1:8080",
-			PublicURL:       "http://127.0.0.1:8080",
 			ShutdownTimeout: 10 * time.Second,
 			GCPercent:       400,
 		},
@@ -188,27 +226,30 @@ func Default() Config {
 		Mail:    Mail{Driver: "file", From: "licensectl <no-reply@localhost>", SMTP: SMTP{Port: 587, TLS: "starttls"}},
 		Metrics: Metrics{Enabled: true},
 		RateLimit: RateLimit{
-			Enabled:       true,
-			Window:        time.Minute,
-			Runtime:       6000,
-			RuntimeAuth:   120,
-			Management:    1200,
-			Account:       30,
-			LoginFailures: 10,
+			Enabled:             true,
+			Window:              time.Minute,
+			Runtime:             6000,
+			RuntimeAuth:         120,
+			Management:          1200,
+			Account:             30,
+			LoginFailures:       10,
+			LoginFailuresGlobal: 100,
 		},
-		Auth:    Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
-		Signup:  Signup{Challenge: "altcha"},
-		Runtime: Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, Issuer: "licensectl"},
-		Billing: Billing{Tiers: DefaultTiers()},
+		Auth:     Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
+		Signup:   Signup{Challenge: "altcha"},
+		Runtime:  Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, RefreshReuseGrace: 10 * time.Second, Issuer: "licensectl"},
+		Billing:  Billing{Tiers: DefaultTiers(), GraceDays: 7},
+		Webhooks: Webhooks{Workers: 8, Timeout: 15 * time.Second, RetrySchedule: DefaultRetrySchedule(), DisableAfter: 120 * time.Hour},
+		Partner:  Partner{Scopes: []string{"openid", "email", "profile"}},
 	}
 }
 
 // DefaultTiers are the billing tiers used when the configuration names none.
 func DefaultTiers() []Tier {
 	return []Tier{
-		{Key: "free", Name: "Free", PriceCents: 0, MaxApplications: 1, MaxLicenses: 100, MaxRequestsPerMonth: 100_000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
-		{Key: "starter", Name: "Starter", PriceCents: 4900, MaxApplications: 3, MaxLicenses: 2_000, MaxRequestsPerMonth: 2_000_000, AuditLogRetentionDays: 30, MaxDashboardMembers: 5},
-		{Key: "pro", Name: "Pro", PriceCents: 19900, MaxApplications: 10, MaxLicenses: 25_000, MaxRequestsPerMonth: 25_000_000, AuditLogRetentionDays: 90, MaxDashboardMembers: 20},
-		{Key: "enterprise", Name: "Enterprise", PriceCents: 99900, MaxApplications: -1, MaxLicenses: -1, MaxRequestsPerMonth: -1, AuditLogRetentionDays: 365, MaxDashboardMembers: -1},
+		{Key: "free", Name: "Free", PriceCents: 0, MaxApplications: 1, MaxLicenses: 100, MaxRequestsPerMonth: 10_000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
+		{Key: "starter", Name: "Starter", PriceCents: 4900, MaxApplications: 3, MaxLicenses: 1_000, MaxRequestsPerMonth: 100_000, AuditLogRetentionDays: 30, MaxDashboardMembers: 5},
+		{Key: "pro", Name: "Pro", PriceCents: 14900, MaxApplications: 10, MaxLicenses: 10_000, MaxRequestsPerMonth: 1_000_000, AuditLogRetentionDays: 90, MaxDashboardMembers: 20},
+		{Key: "enterprise", Name: "Enterprise", PriceCents: 49900, MaxApplications: -1, MaxLicenses: -1, MaxRequestsPerMonth: -1, AuditLogRetentionDays: 365, MaxDashboardMembers: -1},
 	}
 }

@@ -213,6 +213,7 @@ func leafKeys() []leaf {
 var (
 	durationType = reflect.TypeFor[time.Duration]()
 	stringsType  = reflect.TypeFor[[]string]()
+	dursType     = reflect.TypeFor[[]time.Duration]()
 	tiersType    = reflect.TypeFor[[]Tier]()
 )
 
@@ -244,6 +245,19 @@ func decodeHook() mapstructure.DecodeHookFunc {
 				if s = strings.TrimSpace(s); s != "" {
 					out = append(out, s)
 				}
+			}
+			return out, nil
+		case to == dursType && from.Kind() == reflect.String:
+			var out []time.Duration
+			for s := range strings.SplitSeq(data.(string), ",") {
+				if s = strings.TrimSpace(s); s == "" {
+					continue
+				}
+				d, err := time.ParseDuration(s)
+				if err != nil {
+					return nil, fmt.Errorf("%q is not a duration such as \"5s\" or \"2h\"", s)
+				}
+				out = append(out, d)
 			}
 			return out, nil
 		case to == tiersType && from.Kind() == reflect.String:

@@ -330,6 +330,8 @@ func TestEveryKeyFromEnv(t *testing.T) {
 			s = "10.1.0.0/16,10.2.0.0/16"
 		case []Tier:
 			s = `[{"key":"x","name":"X"}]`
+		case []time.Duration:
+			s = "1s,2s"
 		default:
 			t.Fatalf("%s: no test value for %T", l.key, v)
 		}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -29,9 +30,21 @@ func (c Config) Validate() error {
 		v.check(perr == nil || aerr == nil, "server.trusted_proxies", "%q is not a CIDR or an IP address", p)
 	}
 	v.check(strings.TrimSpace(c.DataDir) != "", "data_dir", "must not be empty")
+	v.check(c.Webhooks.Workers >= 1, "webhooks.workers", "must be 1 or more")
+	v.positive("webhooks.timeout", c.Webhooks.Timeout)
+	for _, d := range c.Webhooks.RetrySchedule {
+		v.positive("webhooks.retry_schedule", d)
+	}
+	v.positive("webhooks.disable_after", c.Webhooks.DisableAfter)
 	if t := c.Server.TLS; t.Enabled() {
 		v.check((t.CertFile == "") == (t.KeyFile == ""), "server.tls.key_file", "server.tls.cert_file and server.tls.key_file go together")
 		v.check(t.ACMEHost == "" || t.CertFile == "", "server.tls.acme_host", "use either certificate files or ACME, not both")
+	}
+
+	if l := c.Metrics.Listen; l != "" {
+		_, port, err := net.SplitHostPort(l)
+		v.check(err == nil && port != "", "metrics.listen", "must be host:port, got %q", l)
+		v.check(l != c.Server.Listen, "metrics.listen", "must differ from server.listen (leave it empty to serve /metrics there)")
 	}
 
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
@@ -52,6 +65,7 @@ func (c Config) Validate() error {
 		v.check(c.RateLimit.Management > 0, "ratelimit.management", "must be positive, got %d", c.RateLimit.Management)
 		v.check(c.RateLimit.Account > 0, "ratelimit.account", "must be positive, got %d", c.RateLimit.Account)
 		v.check(c.RateLimit.LoginFailures >= 0, "ratelimit.login_failures", "must not be negative, got %d", c.RateLimit.LoginFailures)
+		v.check(c.RateLimit.LoginFailuresGlobal >= 0, "ratelimit.login_failures_global", "must not be negative, got %d", c.RateLimit.LoginFailuresGlobal)
 	}
 
 	v.positive("auth.session_ttl", c.Auth.SessionTTL)
@@ -64,6 +78,8 @@ func (c Config) Validate() error {
 	v.positive("runtime.access_ttl", c.Runtime.AccessTTL)
 	v.positive("runtime.refresh_idle_ttl", c.Runtime.RefreshIdleTTL)
 	v.positive("runtime.refresh_absolute_ttl", c.Runtime.RefreshAbsoluteTTL)
+	v.check(c.Runtime.RefreshReuseGrace >= 0 && c.Runtime.RefreshReuseGrace <= time.Minute, "runtime.refresh_reuse_grace",
+		"must be between 0s (off) and 1m, got %s", c.Runtime.RefreshReuseGrace)
 	v.check(c.Runtime.RefreshIdleTTL <= c.Runtime.RefreshAbsoluteTTL, "runtime.refresh_idle_ttl",
 		"must not exceed runtime.refresh_absolute_ttl (%s), got %s", c.Runtime.RefreshAbsoluteTTL, c.Runtime.RefreshIdleTTL)
 	v.check(c.Runtime.Issuer != "", "runtime.issuer", "must not be empty")
@@ -91,11 +107,26 @@ func (c Config) Validate() error {
 		}
 	}
 
+	v.check(c.Billing.GraceDays >= 0, "billing.grace_days", "must not be negative, got %d", c.Billing.GraceDays)
+	if px := c.Billing.Pix; px.Key != "" {
+		v.check(len(px.Key) <= 77, "billing.pix.key", "must be at most 77 characters")
+		v.check(px.MerchantName != "" && len(px.MerchantName) <= 25 && ascii(px.MerchantName), "billing.pix.merchant_name",
+			"must be 1 to 25 ASCII characters when billing.pix.key is set")
+		v.check(px.MerchantCity != "" && len(px.MerchantCity) <= 15 && ascii(px.MerchantCity), "billing.pix.merchant_city",
+			"must be 1 to 15 ASCII characters when billing.pix.key is set")
+	}
+
 	p := c.Partner
 	if p.Issuer != "" || p.ClientID != "" || p.ClientSecret != "" || p.RedirectURL != "" {
 		v.check(p.Issuer != "", "partner.issuer", "must be set when partner sign-in is configured")
 		v.check(p.ClientID != "", "partner.client_id", "must be set when partner sign-in is configured")
-		v.check(p.RedirectURL != "", "partner.redirect_url", "must be set when partner sign-in is configured")
+		v.check(slices.Contains(p.Scopes, "openid"), "partner.scopes", "must include openid")
+	}
+	for _, k := range []struct{ key, v string }{{"partner.issuer", p.Issuer}, {"partner.redirect_url", p.RedirectURL}, {"mail.link_base", c.Mail.LinkBase}} {
+		if k.v != "" {
+			u, err := url.Parse(k.v)
+			v.check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", k.key, "must be an absolute http or https URL, got %q", k.v)
+		}
 	}
 
 	return v.err()
@@ -127,4 +158,15 @@ func (v *validator) err() error {
 		return nil
 	}
 	return errors.New("config: invalid configuration:\n  " + strings.Join(v.problems, "\n  "))
+}
+
+// ascii reports whether s is printable ASCII, as the fields of a Pix BR Code
+// must be (accents are written without: "SAO PAULO").
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -48,6 +48,13 @@ func TestValidate(t *testing.T) {
 		{name: "ErrEmptyTierKey", change: func(c *Config) { c.Billing.Tiers[0].Key = "" }, want: "billing.tiers[0].key: must not be empty"},
 		{name: "ErrTierLimit", change: func(c *Config) { c.Billing.Tiers[1].MaxLicenses = -2 }, want: "billing.tiers[1].max_licenses"},
 		{name: "ErrTierPrice", change: func(c *Config) { c.Billing.Tiers[1].PriceCents = -1 }, want: "billing.tiers[1].price_cents"},
+		{name: "ErrGraceDays", change: func(c *Config) { c.Billing.GraceDays = -1 }, want: "billing.grace_days"},
+		{name: "ErrPixMerchantName", change: func(c *Config) {
+			c.Billing.Pix = Pix{Key: "pix@example.com", MerchantName: strings.Repeat("n", 26), MerchantCity: "RECIFE"}
+		}, want: "billing.pix.merchant_name"},
+		{name: "ErrPixMerchantCity", change: func(c *Config) {
+			c.Billing.Pix = Pix{Key: "pix@example.com", MerchantName: "Licensectl", MerchantCity: "São Paulo"}
+		}, want: "billing.pix.merchant_city"},
 		{name: "ErrPartnerHalfConfigured", change: func(c *Config) { c.Partner.ClientID = "id" }, want: "partner.issuer"},
 	}
 	for _, tt := range tests {

@@ -12,7 +12,6 @@ import (
 	"licensectl/server/antibot"
 	"licensectl/server/mail"
 	"licensectl/store"
-	"licensectl/store/bolt"
 	"licensectl/store/password"
 )
 
@@ -24,8 +23,9 @@ type accountServices struct {
 	// perIP limits account calls per client address; nil when rate limits
 	// are off.
 	perIP *limiter
-	// loginFailures counts failed logins per address; nil when off.
-	loginFailures *limiter
+	// logins throttles dashboard logins per account and client address;
+	// nil when off.
+	logins *loginThrottle
 }
 
 // usedChallenges keeps spent ALTCHA solutions in the store, so a restart
@@ -71,12 +71,12 @@ func (s *Server) initServices() error {
 	}
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
-		if rl.LoginFailures > 0 {
-			a.loginFailures = newLimiter(rl.LoginFailures, rl.Window, s.now)
-		}
 	}
+	a.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
 	s.acct = a
-	return nil
+	s.mailq = newMailQueue(s.cfg.RateLimit, s.now, s.logger)
+	s.partner, err = newPartnerSignIn(s)
+	return err
 }
 
 func (s *Server) registerAccountRoutes(r group) {
@@ -88,9 +88,7 @@ func (s *Server) registerAccountRoutes(r group) {
 	r.Handle("/auth/reset-password", s.accountCall(s.resetPassword)).Methods(http.MethodPost)
 	r.Handle("/auth/login", s.accountCall(s.login)).Methods(http.MethodPost)
 	r.Handle("/auth/logout", s.mgmt(permAccount, s.logout)).Methods(http.MethodPost)
-	r.Handle("/auth/partner", s.wrap(s.partner)).Methods(http.MethodGet)
-	r.Handle("/auth/partner/callback", s.wrap(s.partner)).Methods(http.MethodGet)
-	r.Handle("/auth/partner/complete-profile", s.wrap(s.partner)).Methods(http.MethodPost)
+	s.registerPartnerRoutes(r)
 }
 
 // accountCall wraps a public account handler: it applies the per-address
@@ -156,7 +154,7 @@ func (req *SignupRequest) validate(blocked []string) error {
 			return err
 		}
 	}
-	email, err := bolt.NormalizeEmail("email", req.Email)
+	email, err := store.NormalizeEmail("email", req.Email)
 	if err != nil {
 		return err
 	}
@@ -196,11 +194,11 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	m := s.verifyMail(res.Member.Email, res.VerifyToken)
 	if res.Existing {
-		s.sendMail(r.Context(), s.alreadyRegisteredMail(res.Member.Email))
-	} else {
-		s.sendMail(r.Context(), s.verifyMail(res.Member.Email, res.VerifyToken))
+		m = s.alreadyRegisteredMail(res.Member.Email)
 	}
+	s.queueMail(res.Member.Email, m)
 	writeJSON(w, http.StatusOK, signupAnswer)
 	return nil
 }
@@ -251,18 +249,35 @@ func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose strin
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if _, err := bolt.NormalizeEmail("email", req.Email); err != nil {
-		return err
-	}
-	m, token, err := s.db.IssueMailToken(r.Context(), req.Email, purpose, ttl)
-	switch store.ErrorCode(err) {
-	case "":
-		s.sendMail(r.Context(), build(m.Email, token))
-	case store.ECodeNotFound:
-	default:
+	if err := s.issueMailToken(r, req.Email, purpose, ttl, build); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, answer)
+	return nil
+}
+
+// issueMailToken mails a token of purpose to the account of email when it
+// should get one. No such account is not an error: the caller's answer must
+// not tell.
+//
+// The request only checks the address and queues the work, so it costs the
+// same for every address; the worker looks the account up.
+func (s *Server) issueMailToken(r *http.Request, email, purpose string, ttl time.Duration, build func(to, token string) mail.Message) error {
+	addr, err := store.NormalizeEmail("email", email)
+	if err != nil {
+		return err
+	}
+	actor := store.ActorFrom(r.Context())
+	s.mailq.enqueue(addr, func(ctx context.Context) {
+		m, token, err := s.db.IssueMailToken(store.WithActor(ctx, actor), addr, purpose, ttl)
+		switch store.ErrorCode(err) {
+		case "":
+			s.sendMail(ctx, build(m.Email, token))
+		case store.ECodeNotFound:
+		default:
+			s.logger.Error("issue mail token", "purpose", purpose, "err", err)
+		}
+	})
 	return nil
 }
 
@@ -324,26 +339,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := requireString("password", req.Password); err != nil {
 		return err
 	}
-	key := strings.ToLower(strings.TrimSpace(req.Email))
-	fails := s.acct.loginFailures
-	if fails != nil {
-		// Every attempt is counted before the password is checked, and a
-		// success clears the count: parallel guesses cannot slip past the
-		// limit while their hashes run.
-		if st := fails.Allow(key); !st.ok {
-			return rateLimited(st, "too many failed logins for this account; retry later")
-		}
+	account, ip := strings.ToLower(strings.TrimSpace(req.Email)), clientIP(r)
+	if err := s.acct.logins.attempt(account, ip); err != nil {
+		return err
 	}
 	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
 	if err != nil {
-		if fails != nil && store.ErrorCode(err) == store.ECodeRateLimited {
-			fails.Undo(key) // the hasher was saturated: no guess was made
+		if store.ErrorCode(err) == store.ECodeRateLimited {
+			s.acct.logins.notJudged(account, ip) // the hasher was saturated: no guess was made
 		}
 		return err
 	}
-	if fails != nil {
-		fails.Reset(key)
-	}
+	s.acct.logins.succeeded(account, ip)
 	tok, err := s.acct.signer.sign(res.Session)
 	if err != nil {
 		return err
@@ -360,15 +367,4 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, success{true})
 	return nil
-}
-
-// partner answers the partner (OpenID Connect) sign-in endpoints. Without
-// partner.issuer they do not exist (design.md §8); the OIDC flow itself is
-// not built yet, so a configured issuer gets unavailable rather than a
-// half-working sign-in.
-func (s *Server) partner(w http.ResponseWriter, r *http.Request) error {
-	if s.cfg.Partner.Issuer == "" {
-		return store.Errorf(store.ECodeNotFound, "partner sign-in is not configured")
-	}
-	return store.Errorf(store.ECodeUnavailable, "partner sign-in is not available in this version")
 }

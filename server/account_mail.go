@@ -16,9 +16,28 @@ const (
 	resetTokenTTL  = time.Hour
 )
 
-// link is an address on the public URL carrying a token in its query.
+// publicURL is the server's base address as browsers reach it, without a
+// trailing slash: server.public_url, else http(s)://<listen address> (the
+// bound one, so port 0 works).
+func (s *Server) publicURL() string {
+	if u := s.cfg.Server.PublicURL; u != "" {
+		return strings.TrimRight(u, "/")
+	}
+	if u := s.URL(); u != "" {
+		return u
+	}
+	return "http://" + s.cfg.Server.Listen
+}
+
+// link is the address a mail gives for a token of the page at path: the
+// account page of this server, or the vendor's dashboard under
+// mail.link_base.
 func (s *Server) link(path, token string) string {
-	return strings.TrimRight(s.cfg.Server.PublicURL, "/") + path + "?token=" + url.QueryEscape(token)
+	base := s.publicURL() + "/account"
+	if lb := s.cfg.Mail.LinkBase; lb != "" {
+		base = strings.TrimRight(lb, "/")
+	}
+	return base + path + "?token=" + url.QueryEscape(token)
 }
 
 func (s *Server) verifyMail(to, token string) mail.Message {
@@ -46,7 +65,7 @@ If it was you and you have forgotten your password, reset it here:
 %s
 
 If it was not you, you can ignore this message.
-`, strings.TrimRight(s.cfg.Server.PublicURL, "/")+"/forgot-password")}
+`, s.publicURL()+"/account/forgot-password")}
 }
 
 func (s *Server) resetMail(to, token string) mail.Message {
@@ -69,6 +88,12 @@ every session of the account. If you did not ask for this, ignore this message.
 // failure is logged, not returned: the answers of signup, resend and forgot
 // must not depend on the account (anti-enumeration), and the user can ask
 // for the mail again.
+// queueMail sends m to addr from the mail queue, after the change it
+// reports has committed (the caller's transaction is done).
+func (s *Server) queueMail(addr string, m mail.Message) {
+	s.mailq.enqueue(addr, func(ctx context.Context) { s.sendMail(ctx, m) })
+}
+
 func (s *Server) sendMail(ctx context.Context, m mail.Message) {
 	if err := s.acct.mailer.Send(context.WithoutCancel(ctx), m); err != nil {
 		s.logger.Error("send account mail", "subject", m.Subject, "err", err)

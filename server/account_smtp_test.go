@@ -70,6 +70,7 @@ func TestSignupOverSMTP(t *testing.T) {
 	})
 	email := newAddress("smtp")
 	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)))
+	s.WaitMail()
 
 	msgs := inbox.messages()
 	if len(msgs) != 1 {
@@ -87,7 +88,7 @@ func TestSignupOverSMTP(t *testing.T) {
 	}
 	body, _ := io.ReadAll(msg.Body)
 	text := strings.ReplaceAll(string(body), "\r\n", "\n")
-	if !strings.Contains(text, "https://licenses.example.com/verify-email?token=") {
+	if !strings.Contains(text, "https://licenses.example.com/account/verify-email?token=") {
 		t.Fatalf("no link on the public URL:\n%s", text)
 	}
 	tok := servertest.LinkToken(t, text, "/verify-email")

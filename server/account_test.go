@@ -594,16 +594,3 @@ func wantRateLimited(t *testing.T, r *servertest.Resp) {
 		t.Fatalf("Retry-After = %q, retry_after_seconds = %d", r.Header.Get("Retry-After"), body.Error.RetryAfter)
 	}
 }
-
-func TestPartnerUnconfigured(t *testing.T) {
-	s := servertest.New(t)
-	t.Run("ErrNotFound", func(t *testing.T) {
-		s.Do(t, "GET", "/v1/mgmt/auth/partner", nil).WantError(t, http.StatusNotFound, "not_found")
-		s.Do(t, "GET", "/v1/mgmt/auth/partner/callback?code=abc", nil).WantError(t, http.StatusNotFound, "not_found")
-		s.Do(t, "POST", "/v1/mgmt/auth/partner/complete-profile", map[string]any{"first_name": "A"}).WantError(t, http.StatusNotFound, "not_found")
-	})
-	t.Run("ErrUnavailable", func(t *testing.T) {
-		s := servertest.New(t, func(c *config.Config) { c.Partner.Issuer = "https://id.example.com" })
-		s.Do(t, "GET", "/v1/mgmt/auth/partner", nil).WantError(t, http.StatusServiceUnavailable, "unavailable")
-	})
-}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"licensectl/server/servertest"
+	"licensectl/store"
 )
 
 // newApp creates an application through the API and returns its id.
@@ -179,7 +180,13 @@ func TestAppSecretsAndAPIKeys(t *testing.T) {
 	t.Run("SecretReachesOnlyItsApplication", func(t *testing.T) {
 		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+app, nil).Want(t, http.StatusOK)
 		s.Do(t, "GET", "/v1/mgmt/applications/"+app+"/secrets", nil, "x-api-key", sec.Plaintext).Want(t, http.StatusOK)
-		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+other, nil).WantError(t, http.StatusNotFound, "not_found")
+		// A sibling application of its organization is forbidden (issue 9 #12);
+		// another organization's, or none, is not found.
+		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+other, nil).WantError(t, http.StatusForbidden, "forbidden")
+		s.As(t, sec.Plaintext, "DELETE", "/v1/mgmt/applications/"+other+"?permanent=true", nil).WantError(t, http.StatusForbidden, "forbidden")
+		theirs := s.NewOrg(t)
+		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+newApp(t, s, theirs.APIKey, "Theirs"), nil).WantError(t, http.StatusNotFound, "not_found")
+		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications/"+store.NewID(), nil).WantError(t, http.StatusNotFound, "not_found")
 		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/applications", nil).WantError(t, http.StatusForbidden, "forbidden")
 		s.As(t, sec.Plaintext, "GET", "/v1/mgmt/api-keys", nil).WantError(t, http.StatusForbidden, "forbidden")
 		l := s.As(t, key, "GET", "/v1/mgmt/applications/"+app+"/secrets", nil).List(t)

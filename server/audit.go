@@ -9,6 +9,7 @@ import (
 
 func (s *Server) registerAuditRoutes(r group) {
 	r.Handle("/applications/{id}/audit-logs", s.mgmt(permRead, s.listAudit)).Methods(http.MethodGet)
+	r.Handle("/audit-logs", s.mgmt(permRead, s.listOrgAudit)).Methods(http.MethodGet)
 }
 
 // AuditActor is who made an audited change.
@@ -58,20 +59,42 @@ func queryTime(r *http.Request, name string) (*time.Time, error) {
 	return &t, nil
 }
 
+// auditFilter reads the filters shared by the application and organization logs.
+func auditFilter(r *http.Request) (store.AuditFilter, error) {
+	p, err := pageRequest(r)
+	if err != nil {
+		return store.AuditFilter{}, err
+	}
+	f := store.AuditFilter{Event: r.URL.Query().Get("event"), PageRequest: p}
+	if f.From, err = queryTime(r, "from"); err != nil {
+		return f, err
+	}
+	f.To, err = queryTime(r, "to")
+	return f, err
+}
+
+// listOrgAudit answers GET /v1/mgmt/audit-logs: the organization's own
+// events (members, API keys, the organization), which no application log lists.
+func (s *Server) listOrgAudit(w http.ResponseWriter, r *http.Request) error {
+	f, err := auditFilter(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.db.ListOrgAudit(r.Context(), principalFrom(r.Context()).OrgID, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPage(page, auditEntry))
+	return nil
+}
+
 func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 	sc, err := scope(r)
 	if err != nil {
 		return err
 	}
-	p, err := pageRequest(r)
+	f, err := auditFilter(r)
 	if err != nil {
-		return err
-	}
-	f := store.AuditFilter{Event: r.URL.Query().Get("event"), PageRequest: p}
-	if f.From, err = queryTime(r, "from"); err != nil {
-		return err
-	}
-	if f.To, err = queryTime(r, "to"); err != nil {
 		return err
 	}
 	page, err := s.db.ListAudit(r.Context(), sc, f)

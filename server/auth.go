@@ -97,10 +97,14 @@ const (
 	// permAccount: a signed-in member with or without an organization (partner
 	// sign-in before its profile is complete).
 	permAccount
+	// permUserRoles: permWrite on an organization-level route that an
+	// application secret may also call for its own end-users (the handler
+	// checks the user's application and environment).
+	permUserRoles
 )
 
 // authorize checks the principal against a route's requirement.
-func authorize(p *principal, need perm, r *http.Request) error {
+func (s *Server) authorize(p *principal, need perm, r *http.Request) error {
 	forbidden := store.Errorf(store.ECodeForbidden, "this credential may not perform this action")
 	if need == permAccount {
 		if p.Kind != store.ActorMember {
@@ -112,15 +116,24 @@ func authorize(p *principal, need perm, r *http.Request) error {
 		if p.Kind == store.ActorOperator {
 			return store.Invalid("x-organization-id", "operator requests to /v1/mgmt must name an organization in x-organization-id")
 		}
+		if p.Kind == store.ActorMember {
+			// An account made by partner sign-in, before complete-profile.
+			return store.Errorf(store.ECodeProfileIncomplete, "complete your profile first: POST /v1/mgmt/auth/partner/complete-profile")
+		}
 		return forbidden
 	}
-	if p.Kind == store.ActorAppSecret {
-		// An application secret reaches only its own application's routes.
+	if p.Kind == store.ActorAppSecret && need != permUserRoles {
+		// An application secret reaches only its own application's routes:
+		// a sibling application is forbidden, another organization's (or
+		// none) not found, never telling them apart across tenants.
 		id, ok := mux.Vars(r)["id"]
 		if !ok || !strings.HasPrefix(r.URL.Path, "/v1/mgmt/applications/") || need == permAdmin || need == permOrgRead || need == permMember {
 			return forbidden
 		}
 		if id != p.AppID {
+			if _, err := s.db.FindApplication(r.Context(), store.AppRef{OrgID: p.OrgID, AppID: id}); err == nil {
+				return forbidden
+			}
 			return store.NotFound("application")
 		}
 	}
@@ -132,7 +145,7 @@ func authorize(p *principal, need perm, r *http.Request) error {
 		return store.Errorf(store.ECodeEmailUnverified, "verify your e-mail address before making changes")
 	}
 	switch need {
-	case permWrite:
+	case permWrite, permUserRoles:
 		if p.Role == store.RoleViewer {
 			return forbidden
 		}
@@ -152,7 +165,7 @@ func (s *Server) mgmt(need perm, fn handlerFunc) http.Handler {
 		if err != nil {
 			return err
 		}
-		if err := authorize(p, need, r); err != nil {
+		if err := s.authorize(p, need, r); err != nil {
 			return err
 		}
 		if err := s.limitMgmt(w, p); err != nil {

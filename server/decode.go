@@ -21,15 +21,24 @@ const maxBody = 1 << 20
 // validation_failed naming the field; an empty body decodes to v's zero value
 // only when allowEmpty.
 func decode(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBytes(body, v)
+}
+
+// readBody reads the whole request body: body_too_large past maxBody.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return store.Errorf(store.ECodeBodyTooLarge, "request body exceeds 1 MiB")
+			return nil, store.Errorf(store.ECodeBodyTooLarge, "request body exceeds 1 MiB")
 		}
-		return store.Errorf(store.ECodeInvalidJSON, "could not read the request body")
+		return nil, store.Errorf(store.ECodeInvalidJSON, "could not read the request body")
 	}
-	return decodeBytes(body, v)
+	return body, nil
 }
 
 // decodeBytes is decode of a body already read.

@@ -15,8 +15,8 @@ func (s *Server) registerEndUserRoutes(r group) {
 	r.Handle("/applications/{id}/users/{userId}", s.mgmt(permWrite, setStatus("userId", s.setEndUserStatus))).Methods(http.MethodPatch)
 	r.Handle("/applications/{id}/devices", s.mgmt(permRead, listByStatus(s.db.ListDevices, deviceItem))).Methods(http.MethodGet)
 	r.Handle("/applications/{id}/devices/{deviceId}", s.mgmt(permWrite, setStatus("deviceId", s.setDeviceStatus))).Methods(http.MethodPatch)
-	r.Handle("/auth/users/{user_id}/roles", s.userRoles(s.addEndUserRole)).Methods(http.MethodPost)
-	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.userRoles(s.removeEndUserRole)).Methods(http.MethodDelete)
+	r.Handle("/auth/users/{user_id}/roles", s.mgmt(permUserRoles, s.userRoles(s.addEndUserRole))).Methods(http.MethodPost)
+	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.mgmt(permUserRoles, s.userRoles(s.removeEndUserRole))).Methods(http.MethodDelete)
 }
 
 // EndUserItem is an end-user in lists.
@@ -79,7 +79,8 @@ func deviceItem(d *store.Device) DeviceItem {
 // statusFilter reads the status, page and per_page query parameters.
 func statusFilter(r *http.Request) (store.StatusFilter, error) {
 	p, err := pageRequest(r)
-	return store.StatusFilter{Status: r.URL.Query().Get("status"), PageRequest: p}, err
+	q := r.URL.Query()
+	return store.StatusFilter{Status: q.Get("status"), Email: q.Get("email"), Fingerprint: q.Get("fingerprint"), PageRequest: p}, err
 }
 
 // statusSetter sets the status of the record id in scope and returns its id
@@ -143,31 +144,30 @@ func (s *Server) setDeviceStatus(ctx context.Context, sc store.Scope, id, status
 	return d.ID, d.Status, nil
 }
 
-// userRoles is mgmt(permWrite) for the role calls, whose path names an
-// end-user instead of an application: authorize would refuse application
-// secrets there, but a secret may manage its own application's users, so
-// for a secret the user's application is checked here instead.
-func (s *Server) userRoles(fn handlerFunc) http.Handler {
-	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		p, err := s.authenticate(r)
-		if err != nil {
-			return err
-		}
+// userRoles guards the role calls (under mgmt(permUserRoles)), whose path
+// names an end-user instead of an application: a secret may manage its own
+// application's users, so for a secret the user's application and
+// environment are checked here.
+func (s *Server) userRoles(fn handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p := principalFrom(r.Context())
 		if p.Kind == store.ActorAppSecret {
+			// A secret changes roles only of its own application's users in
+			// its own environment; anyone else's user is not found.
 			u, err := s.db.FindEndUser(r.Context(), p.OrgID, mux.Vars(r)["user_id"])
 			if err != nil {
 				return err
 			}
-			if u.AppID != p.AppID {
+			a, err := s.db.FindApplication(r.Context(), store.AppRef{OrgID: p.OrgID, AppID: p.AppID})
+			if err != nil {
+				return err
+			}
+			if env := a.Env(p.Env); u.AppID != p.AppID || env == nil || u.EnvID != env.ID {
 				return store.NotFound("user")
 			}
-		} else if err := authorize(p, permWrite, r); err != nil {
-			return err
 		}
-		ctx := context.WithValue(r.Context(), principalKey{}, p)
-		ctx = store.WithActor(ctx, store.Actor{Type: p.Kind, ID: p.ID, IP: clientIP(r), UserAgent: r.UserAgent()})
-		return fn(w, r.WithContext(ctx))
-	})
+		return fn(w, r)
+	}
 }
 
 func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {

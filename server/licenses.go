@@ -124,7 +124,8 @@ func (s *Server) listLicenses(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	page, err := s.db.ListLicenses(r.Context(), sc, store.LicenseFilter{Status: q.Get("status"), PlanID: q.Get("plan_id"), PageRequest: p})
+	page, err := s.db.ListLicenses(r.Context(), sc, store.LicenseFilter{Status: q.Get("status"), PlanID: q.Get("plan_id"),
+		Key: q.Get("key"), UserID: q.Get("user_id"), UserEmail: q.Get("user_email"), PageRequest: p})
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,6 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"licensectl/store"
 )
@@ -92,8 +89,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			d := time.Since(start)
-			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
-			s.metrics.latency.WithLabelValues(r.Method, route).Observe(d.Seconds())
+			method := methodLabel(r.Method)
+			s.metrics.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
+			s.metrics.latency.WithLabelValues(method, route).Observe(d.Seconds())
 			// Probes and scrapes come every few seconds and say nothing:
 			// they log at debug. The level is checked first so that a
 			// disabled one costs nothing: the attributes would otherwise be
@@ -187,26 +185,4 @@ func (s *Server) forwardedClient(r *http.Request) string {
 		}
 	}
 	return client
-}
-
-// metrics are the server's Prometheus collectors, on their own registry.
-type metrics struct {
-	registry *prometheus.Registry
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
-}
-
-func newMetrics(reg *prometheus.Registry) *metrics {
-	m := &metrics{
-		registry: reg,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "licensectl_http_requests_total", Help: "HTTP requests by method, route and status."}, []string{"method", "route", "status"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "licensectl_http_request_duration_seconds", Help: "HTTP request latency by method and route.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"method", "route"}),
-	}
-	reg.MustRegister(m.requests, m.latency, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
-}
-
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"licensectl/store"
@@ -18,6 +19,9 @@ import (
 // the server's clock, so tests can move time, and it is in memory: a restart
 // forgets the counts, which only ever lets a client start over.
 type limiter struct {
+	// refused counts refusals, for the metrics.
+	refused atomic.Uint64
+
 	limit  int
 	window time.Duration
 	now    store.Clock
@@ -95,6 +99,7 @@ func (l *limiter) Allow(key string) limitState {
 	}
 	reset := w.start.Add(l.window).Sub(now)
 	if w.n >= l.limit {
+		l.refused.Add(1)
 		return limitState{ok: false, remaining: 0, reset: reset}
 	}
 	w.n++

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -13,13 +14,21 @@ import (
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
 	r.Use(s.observe)
-	notFound := s.observe(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+	noEndpoint := s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return store.Errorf(store.ECodeNotFound, "no such endpoint")
-	}))
+	})
+	notFound := s.observe(noEndpoint) // unmatched requests skip r.Use
 	notAllowed := s.observe(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return store.Errorf(store.ECodeMethod, "method %s is not allowed here", r.Method)
 	}))
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
+	// The API never redirects: mux would answer a path with "." or ".."
+	// segments (also percent-encoded) with a 301 to the cleaned path, and a
+	// client following it would act on the parent resource — a DELETE of
+	// …/entitlements/%2e%2e would delete the application. Such paths are
+	// no resource at all.
+	r.SkipClean(true)
+	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return hasDotSegment(req.URL.Path) }).Handler(noEndpoint)
 
 	r.Handle("/healthz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -33,7 +42,7 @@ func (s *Server) routes() *mux.Router {
 		return nil
 	})).Methods(http.MethodGet)
 	r.Handle("/v1/openapi.json", s.wrap(s.serveOpenAPI)).Methods(http.MethodGet)
-	if s.cfg.Metrics.Enabled {
+	if s.cfg.Metrics.Enabled && s.cfg.Metrics.Listen == "" {
 		r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
 	}
 
@@ -52,8 +61,13 @@ func (s *Server) routes() *mux.Router {
 	s.registerLicenseRoutes(m)
 	s.registerEndUserRoutes(m)
 	s.registerAuditRoutes(m)
+	s.registerWebhookRoutes(m)
 
 	s.registerAdminRoutes(group{r, "/v1/admin"})
+	s.registerBillingRoutes(m, group{r, "/v1/admin"}, group{r, "/v1/billing"})
+	s.registerOnboardingRoutes(m)
+	s.startBillingSweeper()
+	s.registerAccountPages(r)
 	return r
 }
 
@@ -67,4 +81,14 @@ type group struct {
 // Handle registers h for prefix+path.
 func (g group) Handle(path string, h http.Handler) *mux.Route {
 	return g.r.Handle(g.prefix+path, h)
+}
+
+// hasDotSegment reports a "." or ".." segment in a (decoded) path.
+func hasDotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }

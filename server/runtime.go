@@ -21,10 +21,10 @@ type runtimeAPI struct {
 	ipLimit *limiter // every runtime call, per client IP
 	auLimit *limiter // register, login, activate, per client IP
 	mgLimit *limiter // management calls, per credential
-	// loginFails counts runtime login attempts per account (application
-	// environment and e-mail); nil when off.
-	loginFails *limiter
-	usage      *usageCounter
+	// logins throttles runtime logins per account (application environment
+	// and e-mail) and client address; nil when off.
+	logins *loginThrottle
+	usage  *usageCounter
 }
 
 // initRuntime builds the runtime API and starts its background workers:
@@ -34,17 +34,15 @@ func (s *Server) initRuntime() {
 	c := s.cfg.Runtime
 	rt := &runtimeAPI{store: s.db.Runtime(bolt.RuntimeOptions{
 		Signer: rttoken.Sign, Issuer: c.Issuer, AccessTTL: c.AccessTTL, RefreshIdleTTL: c.RefreshIdleTTL,
-		RefreshAbsoluteTTL: c.RefreshAbsoluteTTL, ReplayWindow: c.ReplayWindow,
+		RefreshAbsoluteTTL: c.RefreshAbsoluteTTL, ReplayWindow: c.ReplayWindow, RefreshReuseGrace: c.RefreshReuseGrace,
 	})}
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		rt.ipLimit = newLimiter(rl.Runtime, rl.Window, s.now)
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
-		if rl.LoginFailures > 0 {
-			rt.loginFails = newLimiter(rl.LoginFailures, rl.Window, s.now)
-		}
 	}
-	rt.usage = newUsageCounter(rt.store, s.now)
+	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
+	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
 	s.bg = append(s.bg, s.every(30*time.Second, func(ctx context.Context) {
 		if _, err := rt.store.FlushSeen(ctx); err != nil {
@@ -100,28 +98,29 @@ func (s *Server) every(d time.Duration, fn func(ctx context.Context)) func() {
 
 func (s *Server) registerRuntimeRoutes(r group) {
 	s.initRuntime()
-	post := func(path string, auth bool, fn runtimeFunc) {
-		r.Handle(path, s.runtime(auth, fn)).Methods(http.MethodPost)
+	post := func(path, endpoint string, auth bool, fn runtimeFunc) {
+		r.Handle(path, s.runtime(endpoint, auth, fn)).Methods(http.MethodPost)
 	}
-	post("/applications/init", false, s.rtInit)
-	post("/auth/register", true, s.rtRegister)
-	post("/auth/login", true, s.rtLogin)
-	post("/auth/logout", false, s.rtLogout)
-	post("/licenses/activate", true, s.rtActivate)
-	post("/sessions/validate", false, s.rtValidate)
-	post("/sessions/refresh", false, s.rtRefresh)
-	post("/devices/reset", false, s.rtReset)
-	r.Handle("/entitlements/check", s.runtime(false, s.rtCheck)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/jwks.json", s.runtime(false, s.rtJWKS)).Methods(http.MethodGet)
+	post("/applications/init", "init", false, s.rtInit)
+	post("/auth/register", "register", true, s.rtRegister)
+	post("/auth/login", "login", true, s.rtLogin)
+	post("/auth/logout", "logout", false, s.rtLogout)
+	post("/licenses/activate", "activate", true, s.rtActivate)
+	post("/sessions/validate", "validate", false, s.rtValidate)
+	post("/sessions/refresh", "refresh", false, s.rtRefresh)
+	post("/devices/reset", "reset", false, s.rtReset)
+	r.Handle("/entitlements/check", s.runtime("check", false, s.rtCheck)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/jwks.json", s.runtime("jwks", false, s.rtJWKS)).Methods(http.MethodGet)
 }
 
 // runtimeFunc is a runtime handler; c names the application environment
 // from the request headers.
 type runtimeFunc func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error
 
-// runtime wraps a runtime handler: rate limits per client IP (stricter for
-// authentication calls), the audit actor, and the monthly request count.
-func (s *Server) runtime(auth bool, fn runtimeFunc) http.Handler {
+// runtime wraps the runtime handler of endpoint: rate limits per client IP
+// (stricter for authentication calls), the audit actor, the monthly request
+// count and the call's outcome in the metrics.
+func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handler {
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		ip := clientIP(r)
 		if s.rt.ipLimit != nil {
@@ -136,10 +135,24 @@ func (s *Server) runtime(auth bool, fn runtimeFunc) http.Handler {
 		}
 		c := runtimeClient(r)
 		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: ip, UserAgent: r.UserAgent()})
-		err := fn(w, r.WithContext(ctx), c)
-		if code := store.ErrorCode(err); code != store.ECodeInvalidApp && code != store.ECodeValidation {
-			s.rt.usage.add(c)
+		outcome := "ok"
+		ctx = context.WithValue(ctx, outcomeKey{}, &outcome)
+		// Counting (and the quota check) happens before the call so that
+		// calls 1 to the quota are served and the next refused; a call
+		// whose application the store then refuses is uncounted.
+		counted, err := s.rt.usage.admit(ctx, c)
+		if err == nil {
+			err = fn(w, r.WithContext(ctx), c)
 		}
+		code := store.ErrorCode(err)
+		if code == store.ECodeInvalidApp {
+			s.rt.usage.release(counted)
+			s.rt.usage.forget(c)
+		}
+		if err != nil {
+			outcome = code
+		}
+		s.metrics.runtime.WithLabelValues(endpoint, outcome).Inc()
 		return err
 	})
 }
@@ -262,26 +275,25 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	// Per-account throttling, as for dashboard logins: every attempt counts
-	// before the password is checked and a success clears the count, so
-	// parallel guesses cannot slip past the limit while their hashes run.
-	fails := s.rt.loginFails
-	key := c.PublicKey + "|" + c.AppID + "|" + c.Env + "|" + strings.ToLower(strings.TrimSpace(in.Email))
-	if fails != nil {
-		if st := fails.Allow(key); !st.ok {
-			return rateLimited(st, "too many failed logins for this account; retry later")
-		}
+	// The account is the application environment and the e-mail, however
+	// the headers named the application (public key or id, any letter
+	// case), so that no spelling starts a fresh count.
+	ra, err := s.rt.store.ResolveApp(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	account, ip := ra.Env.ID+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientIP(r)
+	if err := s.rt.logins.attempt(account, ip); err != nil {
+		return err
 	}
 	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
 	if err != nil {
-		if fails != nil && store.ErrorCode(err) != store.ECodeInvalidCreds {
-			fails.Undo(key) // no password guess was judged (replay, busy hasher, bad input)
+		if store.ErrorCode(err) != store.ECodeInvalidCreds {
+			s.rt.logins.notJudged(account, ip) // replay, busy hasher, bad input
 		}
 		return err
 	}
-	if fails != nil {
-		fails.Reset(key)
-	}
+	s.rt.logins.succeeded(account, ip)
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 	return nil
 }
@@ -366,6 +378,7 @@ func (s *Server) rtValidate(w http.ResponseWriter, r *http.Request, c store.Runt
 	if err != nil {
 		return err
 	}
+	setOutcome(r, validationOutcome(v))
 	writeValidation(w, v)
 	return nil
 }

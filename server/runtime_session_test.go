@@ -206,6 +206,7 @@ func TestRuntimeRefresh(t *testing.T) {
 		old := s
 		var n session
 		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": old.RefreshToken}).Want(t, http.StatusOK).JSON(t, &n)
+		f.s.Clock().Advance(f.s.Config.Runtime.RefreshReuseGrace) // past the grace of parallel refreshes
 		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": old.RefreshToken}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
 		// Reuse revokes the whole session, the current pair included.
 		f.wantReason(t, n.AccessToken, "session_revoked")
@@ -332,8 +333,9 @@ func TestRuntimeRefreshRetiredWindow(t *testing.T) {
 	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[0]}).WantError(t, http.StatusUnauthorized, "invalid_token")
 	var n session
 	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-1]}).Want(t, http.StatusOK).JSON(t, &n)
-	// A recently retired one is reuse.
-	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-2]}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
+	// A recently retired one is reuse (one retired before the last rotation:
+	// no grace applies).
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-3]}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
 	f.wantReason(t, n.AccessToken, "session_revoked")
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"licensectl/config"
+	"licensectl/server/webhook"
 	"licensectl/store"
 	"licensectl/store/bolt"
 	"licensectl/store/password"
@@ -43,15 +44,22 @@ type Server struct {
 	router        *mux.Router
 	trusted       []netip.Prefix // server.trusted_proxies
 	metrics       *metrics
-	rt            *runtimeAPI // runtime API state (runtime.go)
+	rt            *runtimeAPI    // runtime API state (runtime.go)
+	mailq         *mailQueue     // account mail, sent outside requests (mailqueue.go)
+	partner       *partnerSignIn // nil unless partner.issuer is set (partner.go)
+	version       string
+	guard         *webhook.Guard      // webhook URL rules (webhooks.go)
+	dispatcher    *webhook.Dispatcher // works the outbox from Open to Close
 
-	ln      net.Listener
-	tls     *tls.Config // nil: plain HTTP
-	certs   *certFiles  // certificate files re-read by ReloadTLS
-	http    *http.Server
-	closeMu sync.Mutex
-	closed  bool
-	bg      []func() // stops background workers
+	ln          net.Listener
+	tls         *tls.Config // nil: plain HTTP
+	certs       *certFiles  // certificate files re-read by ReloadTLS
+	http        *http.Server
+	metricsHTTP *http.Server // metrics.listen: /metrics on its own address
+	metricsLn   net.Listener
+	closeMu     sync.Mutex
+	closed      bool
+	bg          []func() // stops background workers
 }
 
 // Option adjusts a Server built by New.
@@ -63,12 +71,15 @@ func WithClock(c store.Clock) Option { return func(s *Server) { s.now = c } }
 // WithHashParams replaces the argon2id parameters; tests use cheap ones.
 func WithHashParams(p argon2id.Params) Option { return func(s *Server) { s.hashParams = &p } }
 
+// WithVersion names the release in the user-agent of webhook deliveries.
+func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
+
 // WithLogger replaces the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l } }
 
 // New opens the store in cfg.DataDir and builds the server. It does not listen yet.
 func New(cfg config.Config, opts ...Option) (*Server, error) {
-	s := &Server{cfg: cfg, now: store.SystemClock, logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	s := &Server{cfg: cfg, now: store.SystemClock, version: "dev", logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	for _, o := range opts {
 		o(s)
 	}
@@ -81,6 +92,13 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.db = db
+	for _, m := range db.Migrated() {
+		s.logger.Info("database schema migrated", "migration", m)
+	}
+	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
 		db.Close()
 		return nil, err
@@ -98,7 +116,11 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 		db.Close()
 		return nil, err
 	}
+	s.initWebhooks()
 	s.router = s.routes()
+	s.metrics.watchLimiters(s.limiters())
+	s.metrics.registry.MustRegister(newBackendCollector(s.db))
+	s.metrics.watchWebhooks(s.db, s.now)
 	return s, nil
 }
 
@@ -140,9 +162,26 @@ func (s *Server) Open() error {
 	}
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls)
+	} else {
+		ln = escapeListener{ln} // TLS keeps net/http's own answer: its bytes are not ours to read
+	}
+	if l := s.cfg.Metrics.Listen; s.cfg.Metrics.Enabled && l != "" {
+		if s.metricsLn, err = net.Listen("tcp", l); err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics.listen: %w", err)
+		}
+		s.metricsHTTP = s.metrics.server(s.logger)
+		go func() {
+			if err := s.metricsHTTP.Serve(s.metricsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.logger.Error("serve metrics", "err", err)
+			}
+		}()
 	}
 	s.ln = ln
 	s.startSweepers()
+	s.startMailQueue()
+	s.startDispatcher()
+	s.startRetention()
 	s.http = &http.Server{
 		Handler:           s.router,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -170,6 +209,15 @@ func (s *Server) URL() string {
 	return "http://" + s.ln.Addr().String()
 }
 
+// MetricsURL is the base address of the metrics listener (metrics.listen),
+// or "" when /metrics is served on the API listener.
+func (s *Server) MetricsURL() string {
+	if s.metricsLn == nil {
+		return ""
+	}
+	return "http://" + s.metricsLn.Addr().String()
+}
+
 // Handler is the server's HTTP handler, for in-process tests and benchmarks.
 func (s *Server) Handler() http.Handler { return s.router }
 
@@ -195,6 +243,9 @@ func (s *Server) Close() error {
 		if err := s.http.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if s.metricsHTTP != nil {
+		errs = append(errs, s.metricsHTTP.Close())
 	}
 	for i := len(s.bg) - 1; i >= 0; i-- {
 		s.bg[i]()

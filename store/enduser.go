@@ -44,9 +44,13 @@ type Device struct {
 	CreatedAt      time.Time
 }
 
-// StatusFilter selects a page of end-users or devices.
+// StatusFilter selects a page of end-users or devices. Email (end-users only)
+// and Fingerprint (devices only) look one record up exactly, so the page holds
+// at most one item.
 type StatusFilter struct {
-	Status string
+	Status      string
+	Email       string
+	Fingerprint string
 	PageRequest
 }
 

@@ -78,10 +78,16 @@ type GenerateLicensesInput struct {
 // MaxGenerate is the most licenses one generation call makes.
 const MaxGenerate = 1000
 
-// LicenseFilter selects a page of licenses.
+// LicenseFilter selects a page of licenses. Key looks one license up (typed
+// as a person reads it out: any case, dashes optional, O for 0, I or L for 1);
+// UserID and UserEmail select the licenses of one end-user. The other fields
+// narrow those further.
 type LicenseFilter struct {
-	Status string
-	PlanID string
+	Status    string
+	PlanID    string
+	Key       string
+	UserID    string
+	UserEmail string
 	PageRequest
 }
 

@@ -47,7 +47,7 @@ func newAppCreateCmd(e *env) *cobra.Command {
 }
 
 func newAppListCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	return csvList(&cobra.Command{
 		Use:     "list",
 		Short:   "List the organization's applications, newest first",
 		Example: "  licensectl app list\n  licensectl app list -o json",
@@ -60,11 +60,11 @@ func newAppListCmd(e *env) *cobra.Command {
 			return out.emit(mapSlice(list, appItem), func(t *table) {
 				t.row("ID", "SLUG", "STATUS", "NAME")
 				for _, a := range list {
-					t.row(a.ID, cut(a.Slug, 14), a.Status, cut(a.Name, 14))
+					t.row(a.ID, a.Slug, a.Status, t.text(a.Name, 24))
 				}
 			})
 		}),
-	}
+	})
 }
 
 func newAppShowCmd(e *env) *cobra.Command {

@@ -67,13 +67,13 @@ func newEntitlementListCmd(e *env) *cobra.Command {
 			return out.emit(mapSlice(list, entitlementView), func(t *table) {
 				t.row("ID", "KEY", "NAME")
 				for _, x := range list {
-					t.row(x.ID, cut(x.Key, 18), cut(x.Name, 18))
+					t.row(x.ID, x.Key, t.text(x.Name, 24))
 				}
 			})
 		}),
 	}
 	bindApp(c, &app)
-	return c
+	return csvList(c)
 }
 
 func newEntitlementDeleteCmd(e *env) *cobra.Command {
@@ -250,13 +250,13 @@ func newPlanListCmd(e *env) *cobra.Command {
 					if p.DurationDays != nil {
 						days = fmt.Sprint(*p.DurationDays)
 					}
-					t.row(p.ID, cut(p.Name, 14), fmt.Sprint(p.MaxDevices), days, yesNo(p.IsTrial))
+					t.row(p.ID, t.text(p.Name, 20), fmt.Sprint(p.MaxDevices), days, yesNo(p.IsTrial))
 				}
 			})
 		}),
 	}
 	bindApp(c, &app)
-	return c
+	return csvList(c)
 }
 
 func newPlanUpdateCmd(e *env) *cobra.Command {

@@ -95,13 +95,13 @@ func newSecretListCmd(e *env) *cobra.Command {
 			return out.emit(mapSlice(list, secretItem), func(t *table) {
 				t.row("ID", "ENV", "STATE", "LABEL")
 				for _, x := range list {
-					t.row(x.ID, names[x.EnvironmentID], revokedState(x.RevokedAt != nil), cut(orDash(x.Label), 16))
+					t.row(x.ID, names[x.EnvironmentID], revokedState(x.RevokedAt != nil), t.text(orDash(x.Label), 16))
 				}
 			})
 		}),
 	}
 	bindApp(c, &app)
-	return c
+	return csvList(c)
 }
 
 func newSecretRevokeCmd(e *env) *cobra.Command {
@@ -159,7 +159,7 @@ func newAPIKeyCreateCmd(e *env) *cobra.Command {
 }
 
 func newAPIKeyListCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	return csvList(&cobra.Command{
 		Use:     "list",
 		Short:   "List the organization's API keys (never their plaintext)",
 		Example: "  licensectl apikey list\n  licensectl apikey list -o json",
@@ -172,11 +172,11 @@ func newAPIKeyListCmd(e *env) *cobra.Command {
 			return out.emit(mapSlice(list, apiKeyItem), func(t *table) {
 				t.row("ID", "STATE", "LAST USED", "LABEL")
 				for _, k := range list {
-					t.row(k.ID, revokedState(k.RevokedAt != nil), dayp(k.LastUsedAt), cut(orDash(k.Label), 16))
+					t.row(k.ID, revokedState(k.RevokedAt != nil), dayp(k.LastUsedAt), t.text(orDash(k.Label), 16))
 				}
 			})
 		}),
-	}
+	})
 }
 
 func newAPIKeyRevokeCmd(e *env) *cobra.Command {

@@ -18,7 +18,7 @@ func newUserCmd(e *env) *cobra.Command {
 }
 
 func newUserListCmd(e *env) *cobra.Command {
-	var app, status string
+	var app, status, email string
 	var pf pageFlags
 	c := &cobra.Command{
 		Use:     "list",
@@ -27,7 +27,7 @@ func newUserListCmd(e *env) *cobra.Command {
 		Args:    exactArgs(),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
 			page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.EndUser], error) {
-				return s.svc.ListEndUsers(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+				return s.svc.ListEndUsers(ctx, sc, store.StatusFilter{Status: status, Email: email, PageRequest: pr})
 			})
 			if err != nil {
 				return err
@@ -36,7 +36,7 @@ func newUserListCmd(e *env) *cobra.Command {
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "E-MAIL")
 				for _, u := range page.Data {
-					t.row(u.ID, u.Status, cut(u.Email, 30))
+					t.row(u.ID, u.Status, u.Email)
 				}
 				footer(t, page)
 			})
@@ -44,14 +44,16 @@ func newUserListCmd(e *env) *cobra.Command {
 	}
 	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only this status: active, banned, disabled")
+	c.Flags().StringVar(&email, "email", "", "only the user with this e-mail")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }
 
 func newUserSetStatusCmd(e *env) *cobra.Command {
-	return newSetStatusCmd(e, "user",
+	return newSetStatusCmd(e, "user", "ID|EMAIL",
 		"Set an end-user's status: active, banned or disabled (the last two end sessions)",
-		"  licensectl user set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 banned",
+		"  licensectl user set-status --app studio bob@example.com banned",
+		(*session).endUserRef,
 		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
 			u, err := svc.SetEndUserStatus(ctx, sc, id, status)
 			if err != nil {
@@ -62,13 +64,29 @@ func newUserSetStatusCmd(e *env) *cobra.Command {
 }
 
 func newUserAddRoleCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:     "add-role ID ROLE",
-		Short:   "Attach a role to an end-user (idempotent); roles ride in access tokens",
-		Example: "  licensectl user add-role 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 beta-tester",
-		Args:    exactArgs("ID", "ROLE"),
+	var app string
+	c := &cobra.Command{
+		Use:   "add-role ID|EMAIL ROLE",
+		Short: "Attach a role to an end-user (idempotent); roles ride in access tokens",
+		Long:  "A user named by e-mail is looked up in the --env environment of --app.",
+		Example: "  licensectl user add-role 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 beta-tester\n" +
+			"  licensectl user add-role --app studio bob@example.com beta-tester",
+		Args: exactArgs("ID|EMAIL", "ROLE"),
 		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
-			r, err := s.svc.AddEndUserRole(ctx, org, args[0], args[1])
+			id := args[0]
+			if !store.ValidID(id) {
+				if app == "" {
+					return usageErrorf("a user named by e-mail needs --app")
+				}
+				sc, err := s.scope(ctx, app)
+				if err != nil {
+					return err
+				}
+				if id, err = s.endUserRef(ctx, sc, id); err != nil {
+					return err
+				}
+			}
+			r, err := s.svc.AddEndUserRole(ctx, org, id, args[1])
 			if err != nil {
 				return err
 			}
@@ -76,6 +94,8 @@ func newUserAddRoleCmd(e *env) *cobra.Command {
 			return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s roles: %s", v.UserID, strings.Join(v.Roles, ", "))) })
 		}),
 	}
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name (to name the user by e-mail)")
+	return c
 }
 
 func newDeviceCmd(e *env) *cobra.Command {
@@ -83,7 +103,7 @@ func newDeviceCmd(e *env) *cobra.Command {
 }
 
 func newDeviceListCmd(e *env) *cobra.Command {
-	var app, status string
+	var app, status, fingerprint string
 	var pf pageFlags
 	c := &cobra.Command{
 		Use:     "list",
@@ -92,7 +112,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 		Args:    exactArgs(),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
 			page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.Device], error) {
-				return s.svc.ListDevices(ctx, sc, store.StatusFilter{Status: status, PageRequest: pr})
+				return s.svc.ListDevices(ctx, sc, store.StatusFilter{Status: status, Fingerprint: fingerprint, PageRequest: pr})
 			})
 			if err != nil {
 				return err
@@ -101,7 +121,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "FINGERPRINT")
 				for _, d := range page.Data {
-					t.row(d.ID, d.Status, cut(d.Fingerprint, 30))
+					t.row(d.ID, d.Status, d.Fingerprint)
 				}
 				footer(t, page)
 			})
@@ -109,14 +129,16 @@ func newDeviceListCmd(e *env) *cobra.Command {
 	}
 	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only this status: active, blocked")
+	c.Flags().StringVar(&fingerprint, "fingerprint", "", "only the device with this fingerprint")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }
 
 func newDeviceSetStatusCmd(e *env) *cobra.Command {
-	return newSetStatusCmd(e, "device",
+	return newSetStatusCmd(e, "device", "ID|FINGERPRINT",
 		"Set a device's status: active or blocked (blocking ends its sessions)",
 		"  licensectl device set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 blocked",
+		(*session).deviceRef,
 		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
 			d, err := svc.SetDeviceStatus(ctx, sc, id, status)
 			if err != nil {
@@ -126,19 +148,23 @@ func newDeviceSetStatusCmd(e *env) *cobra.Command {
 		})
 }
 
-// newSetStatusCmd builds the `set-status ID STATUS` command of a noun whose
-// records live in an application environment; set returns the id and the
-// status the record now has.
-func newSetStatusCmd(e *env, noun, short, example string,
+// newSetStatusCmd builds the `set-status REF STATUS` command of a noun whose
+// records live in an application environment; ref resolves the record as
+// typed, set returns the id and the status the record now has.
+func newSetStatusCmd(e *env, noun, use, short, example string, ref refResolver,
 	set func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error)) *cobra.Command {
 	var app string
 	c := &cobra.Command{
-		Use:     "set-status ID STATUS",
+		Use:     "set-status " + use + " STATUS",
 		Short:   short,
 		Example: example,
-		Args:    exactArgs("ID", "STATUS"),
+		Args:    exactArgs(use, "STATUS"),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
-			id, status, err := set(ctx, s.svc, sc, args[0], args[1])
+			id, err := ref(s, ctx, sc, args[0])
+			if err != nil {
+				return err
+			}
+			id, status, err := set(ctx, s.svc, sc, id, args[1])
 			if err != nil {
 				return err
 			}
@@ -151,7 +177,7 @@ func newSetStatusCmd(e *env, noun, short, example string,
 }
 
 func newAuditCmd(e *env) *cobra.Command {
-	return noun("audit", "Read an application's audit log", newAuditListCmd(e))
+	return noun("audit", "Read an application's or the organization's audit log", newAuditListCmd(e))
 }
 
 func newAuditListCmd(e *env) *cobra.Command {
@@ -159,8 +185,9 @@ func newAuditListCmd(e *env) *cobra.Command {
 	var pf pageFlags
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List audit entries of the --env environment, newest first",
+		Short: "List audit entries of --app in the --env environment, or without --app the organization's own, newest first",
 		Example: "  licensectl audit list --app studio\n" +
+			"  licensectl audit list --event member.added\n" +
 			"  licensectl audit list --app studio --event license.created --from 2026-01-01T00:00:00Z -o json",
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -184,14 +211,26 @@ func newAuditListCmd(e *env) *cobra.Command {
 				*x.dst = &t
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sc, err := s.scope(ctx, app)
-				if err != nil {
-					return err
-				}
-				page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
+				list := func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
+					// Without --app: the organization-level log (members, API keys, the organization).
+					org, err := s.org(ctx)
+					if err != nil {
+						return nil, err
+					}
 					f.PageRequest = pr
-					return s.svc.ListAudit(ctx, sc, f)
-				})
+					return s.svc.ListOrgAudit(ctx, org, f)
+				}
+				if app != "" {
+					sc, err := s.scope(ctx, app)
+					if err != nil {
+						return err
+					}
+					list = func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
+						f.PageRequest = pr
+						return s.svc.ListAudit(ctx, sc, f)
+					}
+				}
+				page, err := collect(pf, list)
 				if err != nil {
 					return err
 				}
@@ -199,17 +238,17 @@ func newAuditListCmd(e *env) *cobra.Command {
 				return out.emit(v, func(t *table) {
 					t.row("TIME", "EVENT", "ACTOR", "TARGET")
 					for _, a := range page.Data {
-						t.row(a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), cut(a.Event, 22), cut(a.Actor.Type, 10), cut(a.Target.Type, 12))
+						t.row(a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), a.Event, a.Actor.Type, a.Target.Type)
 					}
 					footer(t, page)
 				})
 			})
 		},
 	}
-	bindApp(c, &app)
+	c.Flags().StringVar(&app, "app", "", "application id, slug or name; without it, the organization's own log")
 	c.Flags().StringVar(&event, "event", "", "only this event, e.g. license.created")
 	c.Flags().StringVar(&from, "from", "", "entries at or after this RFC 3339 time")
 	c.Flags().StringVar(&to, "to", "", "entries before this RFC 3339 time")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }

@@ -121,7 +121,7 @@ func printGenerated(out *output, list []*store.LicenseItem) error {
 			if l.ExpiresAt != nil {
 				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
 			}
-			_ = w.Write([]string{l.ID, l.Key, l.EffectiveStatus(now), l.PlanID, l.PlanName, exp, l.CreatedAt.UTC().Format(time.RFC3339Nano)})
+			_ = w.Write(printable([]string{l.ID, l.Key, l.EffectiveStatus(now), l.PlanID, l.PlanName, exp, l.CreatedAt.UTC().Format(time.RFC3339Nano)}))
 		}
 		w.Flush()
 		return w.Error()
@@ -176,16 +176,22 @@ func footer[T any](t *table, p *store.Page[T]) {
 }
 
 func newLicenseListCmd(e *env) *cobra.Command {
-	var app, status, plan string
+	var app, status, plan, key, user string
 	var pf pageFlags
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List licenses, newest first",
 		Example: "  licensectl license list --app studio\n" +
-			"  licensectl license list --app studio --status active --plan Pro --all -o json",
+			"  licensectl license list --app studio --status active --plan Pro --all -o json\n" +
+			"  licensectl license list --app studio --user bob@example.com",
 		Args: exactArgs(),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
-			f := store.LicenseFilter{Status: status}
+			f := store.LicenseFilter{Status: status, Key: key}
+			if store.ValidID(user) {
+				f.UserID = user
+			} else {
+				f.UserEmail = user
+			}
 			if plan != "" {
 				p, err := s.plan(ctx, sc.App(), plan)
 				if err != nil {
@@ -214,8 +220,10 @@ func newLicenseListCmd(e *env) *cobra.Command {
 	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only this status: inactive, active, expired, suspended, revoked, banned")
 	c.Flags().StringVar(&plan, "plan", "", "only this plan (id or name)")
+	c.Flags().StringVar(&key, "key", "", "only the license with this key (any case, dashes optional)")
+	c.Flags().StringVar(&user, "user", "", "only licenses of this end-user (id or e-mail)")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }
 
 func licenseFields(t *table, v server.LicenseDetail) {
@@ -238,7 +246,7 @@ func licenseFields(t *table, v server.LicenseDetail) {
 	t.field("Entitlements", orDash(strings.Join(keys, ", ")))
 	t.field("Devices", fmt.Sprint(len(v.Devices)))
 	for _, d := range v.Devices {
-		t.field("  "+d.ID, cut(d.Fingerprint, 24)+" "+d.Status)
+		t.field("  "+d.ID, d.Fingerprint+" "+d.Status)
 	}
 	t.field("Created", stamp(v.CreatedAt))
 }
@@ -246,12 +254,19 @@ func licenseFields(t *table, v server.LicenseDetail) {
 func newLicenseShowCmd(e *env) *cobra.Command {
 	var app string
 	c := &cobra.Command{
-		Use:     "show ID",
-		Short:   "Show a license with its devices and entitlements",
-		Example: "  licensectl license show --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 -o json",
-		Args:    exactArgs("ID"),
+		Use:   "show ID|KEY|EMAIL",
+		Short: "Show a license with its devices and entitlements",
+		Long: "Name the license by its id, by its key as the customer reads it out (any case,\n" +
+			"dashes optional) or by its user's e-mail when that user holds one license.",
+		Example: "  licensectl license show --app studio 7KQ2M-4XB9D-T3ZHC-8WFJN-R6PEA\n" +
+			"  licensectl license show --app studio bob@example.com -o json",
+		Args: exactArgs("ID|KEY|EMAIL"),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
-			d, err := s.svc.FindLicense(ctx, sc, args[0])
+			id, err := s.licenseRef(ctx, sc, args[0])
+			if err != nil {
+				return err
+			}
+			d, err := s.svc.FindLicense(ctx, sc, id)
 			if err != nil {
 				return err
 			}
@@ -264,9 +279,10 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 }
 
 func newLicenseSetStatusCmd(e *env) *cobra.Command {
-	c := newSetStatusCmd(e, "license",
+	c := newSetStatusCmd(e, "license", "ID|KEY|EMAIL",
 		"Set a license's status: active, suspended, revoked or banned",
-		"  licensectl license set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 suspended",
+		"  licensectl license set-status --app studio 7KQ2M-4XB9D-T3ZHC-8WFJN-R6PEA suspended",
+		(*session).licenseRef,
 		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
 			l, err := svc.SetLicenseStatus(ctx, sc, id, status)
 			if err != nil {
@@ -282,15 +298,24 @@ func newLicenseSetStatusCmd(e *env) *cobra.Command {
 func newLicenseResetDeviceCmd(e *env) *cobra.Command {
 	var app string
 	c := &cobra.Command{
-		Use:     "reset-device LICENSE_ID DEVICE_ID",
+		Use:     "reset-device LICENSE DEVICE",
 		Short:   "Unbind a device from a license (does not use the user's reset quota)",
-		Example: "  licensectl license reset-device --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 0193a5c3-0000-7000-8000-000000000001",
-		Args:    exactArgs("LICENSE_ID", "DEVICE_ID"),
+		Long:    "LICENSE is an id, key or user e-mail; DEVICE an id or fingerprint.",
+		Example: "  licensectl license reset-device --app studio 7KQ2M-4XB9D-T3ZHC-8WFJN-R6PEA old-laptop-fingerprint",
+		Args:    exactArgs("LICENSE", "DEVICE"),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
-			if err := s.svc.ResetLicenseDevice(ctx, sc, args[0], args[1]); err != nil {
+			lic, err := s.licenseRef(ctx, sc, args[0])
+			if err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("unbound device " + args[1] + " from license " + args[0]) })
+			dev, err := s.deviceRef(ctx, sc, args[1])
+			if err != nil {
+				return err
+			}
+			if err := s.svc.ResetLicenseDevice(ctx, sc, lic, dev); err != nil {
+				return err
+			}
+			return out.emit(successView{true}, func(t *table) { t.row("unbound device " + dev + " from license " + lic) })
 		}),
 	}
 	bindApp(c, &app)

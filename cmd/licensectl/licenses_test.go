@@ -225,6 +225,30 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if out := c.ok("license", "show", "--app", "studio", lic.ID); !strings.Contains(out, lic.Key) || !strings.Contains(out, "fp-laptop") {
 		t.Fatalf("license show table:\n%s", out)
 	}
+	// Named the way a customer has it: the key read out, or their e-mail.
+	readOut := strings.ToLower(strings.ReplaceAll(lic.Key, "-", " "))
+	for _, ref := range []string{lic.Key, readOut, "Holder@Example.com"} {
+		var d server.LicenseDetail
+		c.json(&d, "license", "show", "--app", "studio", ref)
+		if d.ID != lic.ID {
+			t.Fatalf("license show %q = %s, want %s", ref, d.ID, lic.ID)
+		}
+	}
+	c.fails(1, args("license", "show", "--app", "studio", "AAAAA-AAAAA-AAAAA-AAAAA-AAAAA"), `Error: not_found: no license with key "AAAAA-AAAAA-AAAAA-AAAAA-AAAAA" in production`)
+	c.fails(1, args("license", "show", "--app", "studio", "nobody@example.com"), "Error: not_found: ")
+	c.fails(1, args("license", "show", "--app", "studio", "what?"), "is neither a license id, a license key nor an e-mail")
+	c.json(&page, "license", "list", "--app", "studio", "--user", "holder@example.com")
+	if page.Total != 1 || page.Data[0].ID != lic.ID {
+		t.Fatalf("license list --user = %+v", page)
+	}
+	rows, err = csv.NewReader(strings.NewReader(c.ok("license", "list", "--app", "studio", "--user", "holder@example.com", "-o", "csv"))).ReadAll()
+	if err != nil || len(rows) != 2 || rows[0][6] != "user_email" || rows[1][1] != lic.Key || rows[1][6] != "holder@example.com" {
+		t.Fatalf("license list -o csv: %v %q", err, rows)
+	}
+	c.json(&page, "license", "list", "--app", "studio", "--key", readOut)
+	if page.Total != 1 || page.Data[0].ID != lic.ID {
+		t.Fatalf("license list --key = %+v", page)
+	}
 
 	var users struct {
 		Data  []server.EndUserItem `json:"data"`
@@ -234,8 +258,12 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if users.Total != 1 || users.Data[0].ID != userID || users.Data[0].Email != "holder@example.com" {
 		t.Fatalf("user list = %+v", users)
 	}
+	c.json(&users, "user", "list", "--app", "studio", "--email", "HOLDER@example.com")
+	if users.Total != 1 || users.Data[0].ID != userID {
+		t.Fatalf("user list --email = %+v", users)
+	}
 	var st server.StatusChanged
-	c.json(&st, "user", "set-status", "--app", "studio", userID, "banned")
+	c.json(&st, "user", "set-status", "--app", "studio", "holder@example.com", "banned")
 	if st.ID != userID || st.Status != store.UserBanned {
 		t.Fatalf("user set-status = %+v", st)
 	}
@@ -250,6 +278,12 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 		t.Fatalf("user add-role = %+v", roles)
 	}
 	c.fails(1, args("user", "add-role", store.NewID(), "beta"), "Error: not_found: ")
+	c.json(&roles, "user", "add-role", "--app", "studio", "holder@example.com", "support")
+	if roles.UserID != userID || len(roles.Roles) != 2 {
+		t.Fatalf("user add-role by e-mail = %+v", roles)
+	}
+	c.fails(2, args("user", "add-role", "holder@example.com", "support"), "a user named by e-mail needs --app")
+	c.fails(1, args("user", "set-status", "--app", "studio", "nobody@example.com", "active"), `Error: not_found: no user with e-mail "nobody@example.com" in production`)
 
 	var devices struct {
 		Data  []server.DeviceItem `json:"data"`
@@ -259,12 +293,17 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if devices.Total != 1 || devices.Data[0].ID != deviceID || len(devices.Data[0].LicenseIDs) != 1 {
 		t.Fatalf("device list = %+v", devices)
 	}
-	c.json(&st, "device", "set-status", "--app", "studio", deviceID, "blocked")
-	if st.Status != store.DeviceBlocked {
+	c.json(&st, "device", "set-status", "--app", "studio", "fp-laptop", "blocked")
+	if st.ID != deviceID || st.Status != store.DeviceBlocked {
 		t.Fatalf("device set-status = %+v", st)
 	}
+	c.json(&devices, "device", "list", "--app", "studio", "--fingerprint", "fp-laptop", "--status", "blocked")
+	if devices.Total != 1 || devices.Data[0].ID != deviceID {
+		t.Fatalf("device list --fingerprint = %+v", devices)
+	}
+	c.fails(1, args("device", "set-status", "--app", "studio", "fp-desktop", "active"), `Error: not_found: no device with fingerprint "fp-desktop" in production`)
 
-	c.ok("license", "reset-device", "--app", "studio", lic.ID, deviceID)
+	c.ok("license", "reset-device", "--app", "studio", readOut, "fp-laptop")
 	c.json(&detail, "license", "show", "--app", "studio", lic.ID)
 	if len(detail.Devices) != 0 || detail.DeviceResetsRemaining != store.DefaultDeviceResetLimit {
 		t.Fatalf("after reset-device: %+v", detail)

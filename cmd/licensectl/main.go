@@ -37,7 +37,7 @@ func run(e *env, args []string) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(root.ErrOrStderr(), "Error:", err)
+	fmt.Fprintln(root.ErrOrStderr(), "Error:", printableMessage(err.Error()))
 	if strings.Contains(err.Error(), "x-organization-id") {
 		fmt.Fprintln(root.ErrOrStderr(), "Hint: with the operator token, name the organization with --org ID|SLUG (see `licensectl org list`).")
 	}
@@ -65,4 +65,16 @@ func isUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// printableMessage escapes an error message as every output is
+// (store.Printable), since a server's message may quote stored text, but
+// keeps the line breaks and tabs of messages laid out by the CLI itself
+// (cobra's suggestions).
+func printableMessage(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(printable(strings.Split(l, "\t")), "\t")
+	}
+	return strings.Join(lines, "\n")
 }

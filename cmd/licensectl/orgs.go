@@ -70,7 +70,7 @@ func yesNo(b bool) string {
 }
 
 func newOrgListCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	return csvList(&cobra.Command{
 		Use:   "list",
 		Short: "List organizations, newest first",
 		Example: "  licensectl org list\n" +
@@ -89,12 +89,12 @@ func newOrgListCmd(e *env) *cobra.Command {
 				return out.emit(mapSlice(list, orgView), func(t *table) {
 					t.row("ID", "SLUG", "NAME", "CREATED")
 					for _, o := range list {
-						t.row(o.ID, cut(o.Slug, 14), cut(o.Name, 14), day(o.CreatedAt))
+						t.row(o.ID, o.Slug, t.text(o.Name, 24), day(o.CreatedAt))
 					}
 				})
 			})
 		},
-	}
+	})
 }
 
 func newOrgShowCmd(e *env) *cobra.Command {
@@ -162,7 +162,7 @@ func newMemberAddCmd(e *env) *cobra.Command {
 }
 
 func newMemberListCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	return csvList(&cobra.Command{
 		Use:     "list",
 		Short:   "List the organization's members",
 		Example: "  licensectl member list\n  licensectl member list --org acme -o json",
@@ -175,11 +175,11 @@ func newMemberListCmd(e *env) *cobra.Command {
 			return out.emit(mapSlice(list, memberView), func(t *table) {
 				t.row("ID", "ROLE", "E-MAIL")
 				for _, m := range list {
-					t.row(m.ID, m.Role, cut(m.Email, 32))
+					t.row(m.ID, m.Role, m.Email)
 				}
 			})
 		}),
-	}
+	})
 }
 
 func newMemberRemoveCmd(e *env) *cobra.Command {

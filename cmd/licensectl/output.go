@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"licensectl/store"
 )
 
 // Output formats.
@@ -25,16 +29,23 @@ const (
 type output struct {
 	format string
 	w      io.Writer
+	tty    bool // w is a terminal: tables may shorten free text to fit
 }
 
-// outputFor reads -o for cmd and checks that the command supports it.
+// outputFor reads -o for cmd and checks that the command supports it; list
+// commands (csvList) support csv as well.
 func outputFor(cmd *cobra.Command, allowed ...string) (*output, error) {
 	f, _ := cmd.Flags().GetString(flagOutput)
 	f = strings.ToLower(strings.TrimSpace(f))
+	if cmd.Annotations[annCSV] != "" && !slices.Contains(allowed, fmtCSV) {
+		allowed = append(slices.Clip(allowed), fmtCSV)
+	}
 	if !slices.Contains(allowed, f) {
 		return nil, usageErrorf("invalid output format %q for %s: use %s", f, cmd.CommandPath(), strings.Join(allowed, ", "))
 	}
-	return &output{format: f, w: cmd.OutOrStdout()}, nil
+	w := cmd.OutOrStdout()
+	file, ok := w.(*os.File)
+	return &output{format: f, w: w, tty: ok && term.IsTerminal(int(file.Fd()))}, nil
 }
 
 // json writes v as indented JSON.
@@ -45,45 +56,70 @@ func (o *output) json(v any) error {
 	return enc.Encode(v)
 }
 
-// line writes one line.
+// line writes one line, escaped as every text output is (store.Printable).
 func (o *output) line(s string) error {
-	_, err := fmt.Fprintln(o.w, s)
+	_, err := fmt.Fprintln(o.w, store.Printable(s))
 	return err
 }
 
-// emit writes v as JSON, or calls table for the human format.
+// emit writes v as JSON or CSV, or calls table for the human format.
 func (o *output) emit(v any, table func(t *table)) error {
-	if o.format == fmtJSON {
+	switch o.format {
+	case fmtJSON:
 		return o.json(v)
+	case fmtCSV:
+		return writeCSV(o.w, v)
 	}
 	t := newTable(o.w)
+	t.fit = o.tty
 	table(t)
 	return t.flush()
 }
 
 // table is an aligned text table (or a list of fields) for humans.
 type table struct {
-	tw *tabwriter.Writer
+	tw  *tabwriter.Writer
+	fit bool // shorten free text (text) to keep rows within a terminal
 }
 
 func newTable(w io.Writer) *table {
 	return &table{tw: tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)}
 }
 
-// row writes one row of cells.
-func (t *table) row(cells ...string) {
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+// text is a cell of free text (a name, a label): on a terminal it is cut to
+// n characters so a row fits; piped or redirected, it is whole. Identifiers
+// (ids, slugs, keys, e-mails, fingerprints) are never passed through text.
+func (t *table) text(s string, n int) string {
+	if !t.fit {
+		return s
+	}
+	return cut(s, n)
 }
 
-// field writes one "NAME:  value" line of a detail view.
+// row writes one row of cells. Cells are escaped here, in the one place
+// every table passes through: stored text written before the input rules
+// existed may hold controls that would drive the terminal (or a tab that
+// would break the columns).
+func (t *table) row(cells ...string) {
+	fmt.Fprintln(t.tw, strings.Join(printable(cells), "\t"))
+}
+
+// field writes one "NAME:  value" line of a detail view, escaped as row is.
 func (t *table) field(name, value string) {
-	fmt.Fprintf(t.tw, "%s:\t%s\n", name, value)
+	fmt.Fprintf(t.tw, "%s:\t%s\n", store.Printable(name), store.Printable(value))
+}
+
+// printable escapes every cell (store.Printable) in place.
+func printable(cells []string) []string {
+	for i, c := range cells {
+		cells[i] = store.Printable(c)
+	}
+	return cells
 }
 
 func (t *table) flush() error { return t.tw.Flush() }
 
-// cut shortens s to at most n characters, marking the cut, so a column of
-// free text cannot push a table past 80 columns.
+// cut shortens s to at most n characters, marking the cut.
 func cut(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

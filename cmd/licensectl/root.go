@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,11 +64,12 @@ func newRootCmd(e *env) *cobra.Command {
 	pf.String(flagAPIKey, "", "developer API key or operator token for remote mode (env "+envAPIKey+")")
 	pf.String(flagOrg, "", "organization id or slug (local: needed when there are several; remote: with the operator token)")
 	pf.String(flagEnv, "production", "application environment: production or development")
-	pf.StringP(flagOutput, "o", "table", "output format: table or json (license generate: also csv, keys)")
+	pf.StringP(flagOutput, "o", "table", "output format: table or json; lists also csv; license generate also csv and keys")
 
 	root.AddCommand(
 		newServeCmd(e),
 		newVersionCmd(e),
+		newTUICmd(e),
 		newConfigCmd(e),
 		newBackupCmd(e),
 		newRestoreCmd(e),
@@ -81,6 +84,8 @@ func newRootCmd(e *env) *cobra.Command {
 		newUserCmd(e),
 		newDeviceCmd(e),
 		newAuditCmd(e),
+		newWebhookCmd(e),
+		newBillingCmd(e),
 	)
 	e.addCompletions(root)
 	return root
@@ -100,11 +105,16 @@ func noun(use, short string, verbs ...*cobra.Command) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+				}
+				return usageErrorf("%s", msg)
 			}
 			return usageErrorf("%s needs a subcommand", cmd.CommandPath())
 		},
 	}
+	c.SuggestionsMinimumDistance = 2 // cobra sets it for the root only
 	c.AddCommand(verbs...)
 	return c
 }

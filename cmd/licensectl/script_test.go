@@ -22,6 +22,10 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/sc
 //	exits CODE licensectl ARGS...   runs a command and checks its exit code
 //	scrub FILE                      writes stdout to FILE with ids, keys,
 //	                                secrets and times masked, for cmp
+//	holder APP EMAIL FINGERPRINT    seeds an end-user holding a license on
+//	                                a device (see cmdHolder)
+//	legacy APP                      seeds records holding terminal escapes,
+//	                                as old releases stored them (see cmdLegacy)
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
@@ -36,8 +40,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
-			"scrub": cmdScrub,
+			"exits":  cmdExits,
+			"scrub":  cmdScrub,
+			"holder": cmdHolder,
+			"legacy": cmdLegacy,
 		},
 	})
 }

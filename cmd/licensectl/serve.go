@@ -30,7 +30,7 @@ func newServeCmd(e *env) *cobra.Command {
 			}
 			logger := newLogger(cfg.Log, e)
 			gc := applyGCPercent(cfg.Server.GCPercent, e)
-			srv, err := server.New(cfg, server.WithLogger(logger))
+			srv, err := server.New(cfg, server.WithLogger(logger), server.WithVersion(buildVersion().Version))
 			if err != nil {
 				return err
 			}

@@ -24,6 +24,9 @@ import (
 // backup. *bolt.DB implements it locally and *client.Client remotely.
 type backend interface {
 	store.Service
+	store.Billing
+	store.Webhooks
+	store.OrgAuditLog
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
@@ -41,6 +44,7 @@ type session struct {
 	orgArg string // --org as given
 	env    string
 	close  func() error
+	cfg    config.Config // local mode: the loaded configuration
 }
 
 // openOpts adjust how a session opens.
@@ -83,7 +87,7 @@ func (e *env) open(cmd *cobra.Command, opts openOpts) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.svc, s.where, s.close = db, path, db.Close
+	s.svc, s.where, s.close, s.cfg = db, path, db.Close, cfg
 	return s, nil
 }
 
@@ -118,6 +122,10 @@ func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 			path, cfg.Server.Listen, filepath.Join(cfg.DataDir, "operator.token"))
 	}
 	if err != nil {
+		return nil, path, err
+	}
+	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
+		db.Close()
 		return nil, path, err
 	}
 	return db, path, nil
@@ -179,7 +187,7 @@ func (s *session) org(ctx context.Context) (string, error) {
 	return "", usageErrorf("%s has %d organizations: choose one with --org (id or slug; see `licensectl org list`)", s.where, len(list))
 }
 
-// app resolves an application named by id, slug or exact name.
+// app resolves an application named by id, slug, or name in any letter case.
 func (s *session) app(ctx context.Context, name string) (store.AppRef, error) {
 	orgID, err := s.org(ctx)
 	if err != nil {
@@ -195,22 +203,13 @@ func (s *session) app(ctx context.Context, name string) (store.AppRef, error) {
 	if err != nil {
 		return store.AppRef{}, err
 	}
-	var byName []*store.Application
-	for _, a := range list {
-		if a.Slug == name {
-			return store.AppRef{OrgID: orgID, AppID: a.ID}, nil
-		}
-		if a.Name == name {
-			byName = append(byName, a)
-		}
+	a, err := pick("application", name, list, func(a *store.Application) named {
+		return named{id: a.ID, exact: []string{a.Slug}, names: []string{a.Name}}
+	})
+	if err != nil {
+		return store.AppRef{}, err
 	}
-	switch len(byName) {
-	case 0:
-		return store.AppRef{}, store.Errorf(store.ECodeNotFound, "application %q not found", name)
-	case 1:
-		return store.AppRef{OrgID: orgID, AppID: byName[0].ID}, nil
-	}
-	return store.AppRef{}, store.Errorf(store.ECodeConflict, "%d applications are named %q: use the id or slug", len(byName), name)
+	return store.AppRef{OrgID: orgID, AppID: a.ID}, nil
 }
 
 // scope resolves the application and adds the --env environment.
@@ -222,28 +221,13 @@ func (s *session) scope(ctx context.Context, app string) (store.Scope, error) {
 	return store.Scope{OrgID: ref.OrgID, AppID: ref.AppID, Env: s.env}, nil
 }
 
-// plan resolves a plan of the application by id or exact name.
+// plan resolves a plan of the application by id, or name in any letter case.
 func (s *session) plan(ctx context.Context, ref store.AppRef, name string) (*store.Plan, error) {
 	list, err := s.svc.ListPlans(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	var byName []*store.Plan
-	for _, p := range list {
-		if p.ID == name {
-			return p, nil
-		}
-		if p.Name == name {
-			byName = append(byName, p)
-		}
-	}
-	switch len(byName) {
-	case 0:
-		return nil, store.Errorf(store.ECodeNotFound, "plan %q not found", name)
-	case 1:
-		return byName[0], nil
-	}
-	return nil, store.Errorf(store.ECodeConflict, "%d plans are named %q: use the id", len(byName), name)
+	return pick("plan", name, list, func(p *store.Plan) named { return named{id: p.ID, names: []string{p.Name}} })
 }
 
 // entitlementIDs resolves entitlements named by id or key.

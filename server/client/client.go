@@ -215,6 +215,14 @@ func appPath(appID string, rest ...string) string {
 }
 
 // pageQuery encodes page and per_page when set.
+// setIf sets the query parameter name when value is not empty: an empty
+// filter means "any", which the server reads from its absence.
+func setIf(q url.Values, name, value string) {
+	if value != "" {
+		q.Set(name, value)
+	}
+}
+
 func pageQuery(q url.Values, pr store.PageRequest) url.Values {
 	if q == nil {
 		q = url.Values{}

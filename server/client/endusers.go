@@ -12,9 +12,9 @@ import (
 
 func statusQuery(f store.StatusFilter) url.Values {
 	q := url.Values{}
-	if f.Status != "" {
-		q.Set("status", f.Status)
-	}
+	setIf(q, "status", f.Status)
+	setIf(q, "email", f.Email)
+	setIf(q, "fingerprint", f.Fingerprint)
 	return pageQuery(q, f.PageRequest)
 }
 
@@ -89,22 +89,25 @@ func (c *Client) SetDeviceStatus(ctx context.Context, s store.Scope, id, status 
 
 // ListAudit implements store.AuditLog.
 func (c *Client) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	q := url.Values{}
-	if f.Event != "" {
-		q.Set("event", f.Event)
-	}
-	if f.From != nil {
-		q.Set("from", f.From.UTC().Format(time.RFC3339Nano))
-	}
-	if f.To != nil {
-		q.Set("to", f.To.UTC().Format(time.RFC3339Nano))
-	}
 	var out pageBody[server.AuditEntry]
-	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "audit-logs"), org: s.OrgID, env: s.Env, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "audit-logs"), org: s.OrgID, env: s.Env, query: auditQuery(f)}, &out); err != nil {
 		return nil, err
 	}
 	return toPage(out, func(a server.AuditEntry) *store.AuditEntry {
 		return &store.AuditEntry{ID: a.ID, OrgID: s.OrgID, AppID: s.AppID, Event: a.Event, Actor: store.Actor{Type: a.Actor.Type, ID: a.Actor.ID},
 			Target: store.Target(a.Target), IP: a.IP, UserAgent: a.UserAgent, Metadata: a.Metadata, CreatedAt: a.CreatedAt}
 	}), nil
+}
+
+// auditQuery encodes the filters and page of an audit log read.
+func auditQuery(f store.AuditFilter) url.Values {
+	q := url.Values{}
+	setIf(q, "event", f.Event)
+	if f.From != nil {
+		q.Set("from", f.From.UTC().Format(time.RFC3339Nano))
+	}
+	if f.To != nil {
+		q.Set("to", f.To.UTC().Format(time.RFC3339Nano))
+	}
+	return pageQuery(q, f.PageRequest)
 }

@@ -45,12 +45,11 @@ func (c *Client) GenerateLicenses(ctx context.Context, s store.Scope, in store.G
 // ListLicenses implements store.Licenses.
 func (c *Client) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
 	q := url.Values{}
-	if f.Status != "" {
-		q.Set("status", f.Status)
-	}
-	if f.PlanID != "" {
-		q.Set("plan_id", f.PlanID)
-	}
+	setIf(q, "status", f.Status)
+	setIf(q, "plan_id", f.PlanID)
+	setIf(q, "key", f.Key)
+	setIf(q, "user_id", f.UserID)
+	setIf(q, "user_email", f.UserEmail)
 	var out pageBody[server.LicenseItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses"), org: s.OrgID, env: s.Env, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 	"licensectl/store"
 )
 
-func testApp(t *testing.T) *store.Application {
+func testApp(t testing.TB) *store.Application {
 	t.Helper()
 	a := &store.Application{ID: store.NewID()}
 	for _, name := range []string{store.EnvDevelopment, store.EnvProduction} {

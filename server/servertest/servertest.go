@@ -321,6 +321,7 @@ type Mail struct {
 // Mails parses every message in <data-dir>/mail, oldest first.
 func (s *Server) Mails(tb testing.TB) []Mail {
 	tb.Helper()
+	s.WaitMail() // account mail is sent from a queue, after the answer
 	paths, err := filepath.Glob(filepath.Join(s.Config.DataDir, "mail", "*.eml"))
 	if err != nil {
 		tb.Fatal(err)

@@ -17,6 +17,9 @@ type mailToken struct {
 	MemberID  string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// UsedAt is set when the token is spent; a spent token is kept until it
+	// expires, so that a page can say "already used" rather than "invalid".
+	UsedAt time.Time `json:",omitzero"`
 }
 
 // unknownVerifier is implemented by hashers that can spend a verification's
@@ -26,33 +29,22 @@ type unknownVerifier interface {
 	VerifyUnknown(ctx context.Context, plain string) error
 }
 
-// maxPhone bounds the free-form phone field.
-const maxPhone = 32
-
 // Signup implements store.Accounts.
 func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
-	for _, f := range []struct{ field, v string }{{"first_name", in.FirstName}, {"last_name", in.LastName}} {
-		if err := validPersonName(f.field, f.v, true); err != nil {
-			return nil, err
-		}
-	}
-	orgName := strings.TrimSpace(in.OrganizationName)
-	if err := validOrgName(orgName); err != nil {
-		e := store.AsError(err)
-		return nil, store.Invalid("organization_name", "organization_%s", e.Message)
-	}
-	phone := strings.TrimSpace(in.Phone)
-	if len([]rune(phone)) > maxPhone {
-		return nil, store.Invalid("phone", "phone must be at most %d characters", maxPhone)
-	}
-	// newMember validates the address and password and hashes the password
-	// before anything reveals whether the address is registered: both paths
-	// do the same work.
-	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: in.FirstName, LastName: in.LastName})
+	p, err := store.ProfileInput{FirstName: in.FirstName, LastName: in.LastName, OrganizationName: in.OrganizationName,
+		Phone: in.Phone, TOSVersion: in.TOSVersion}.Check()
 	if err != nil {
 		return nil, err
 	}
-	m.Phone, m.TOSVersion = phone, strings.TrimSpace(in.TOSVersion)
+	orgName := p.OrganizationName
+	// newMember validates the address and password and hashes the password
+	// before anything reveals whether the address is registered: both paths
+	// do the same work.
+	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
+	if err != nil {
+		return nil, err
+	}
+	m.Phone, m.TOSVersion = p.Phone, p.TOSVersion
 	token := store.NewSecret("")
 	var out *store.SignupResult
 	err = db.update(ctx, func(t *txn) error {
@@ -76,7 +68,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 			return err
 		}
 		out = &store.SignupResult{Member: m, Organization: o, VerifyToken: token}
-		return t.as(m).audit(auditEvent{Event: "organization.created", OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
+		return t.as(m).audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
 			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "signup": true}})
 	})
 	if err != nil {
@@ -87,7 +79,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 
 // IssueMailToken implements store.Accounts.
 func (db *DB) IssueMailToken(ctx context.Context, email, purpose string, ttl time.Duration) (*store.Member, string, error) {
-	email, err := NormalizeEmail("email", email)
+	email, err := store.NormalizeEmail("email", email)
 	if err != nil {
 		return nil, "", err
 	}
@@ -117,25 +109,16 @@ func (db *DB) IssueMailToken(ctx context.Context, email, purpose string, ttl tim
 // day, which per-address rate limits keep small, so the walk stays cheap and
 // no background sweeper is needed.
 func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) error {
-	b := t.tx.Bucket(bMailTokens)
-	var stale [][]byte
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	err := t.sweep(bMailTokens, func(k, v []byte) (bool, error) {
 		var old mailToken
-		if err := decode(bMailTokens, k, v, &old); err != nil {
-			return err
-		}
-		if !t.now.Before(old.ExpiresAt) {
-			stale = append(stale, clone(k))
-		}
-	}
-	for _, k := range stale {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
+		err := decode(bMailTokens, k, v, &old)
+		return err == nil && !t.now.Before(old.ExpiresAt), err
+	})
+	if err != nil {
+		return err
 	}
 	rec := mailToken{Purpose: purpose, MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
-	return t.putJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	return t.putAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 }
 
 // mailTokenMember resolves a token of purpose to its account without
@@ -147,11 +130,11 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 		return nil, invalid
 	}
 	var rec mailToken
-	ok, err := t.getJSON(bMailTokens, []byte(store.HashSecret(plain)), &rec)
+	ok, err := t.getAt(bMailTokens, []byte(store.HashSecret(plain)), &rec)
 	if err != nil {
 		return nil, err
 	}
-	if !ok || rec.Purpose != purpose || !t.now.Before(rec.ExpiresAt) {
+	if !ok || rec.Purpose != purpose || !t.now.Before(rec.ExpiresAt) || !rec.UsedAt.IsZero() {
 		return nil, invalid
 	}
 	m := new(store.Member)
@@ -165,13 +148,19 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 	return m, nil
 }
 
-// spendMailToken resolves a token and deletes it: tokens are single use.
+// spendMailToken resolves a token and marks it used: tokens are single use.
 func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
 	m, err := t.mailTokenMember(plain, purpose)
 	if err != nil {
 		return nil, err
 	}
-	return m, t.tx.Bucket(bMailTokens).Delete([]byte(store.HashSecret(plain)))
+	k := []byte(store.HashSecret(plain))
+	var rec mailToken
+	if _, err := t.getAt(bMailTokens, k, &rec); err != nil {
+		return nil, err
+	}
+	rec.UsedAt = t.now
+	return m, t.putAt(bMailTokens, k, &rec)
 }
 
 // markVerified records that m controls its address; for the owner of an
@@ -211,7 +200,7 @@ func (db *DB) VerifyEmail(ctx context.Context, token string, sessionTTL time.Dur
 			return err
 		}
 		out = &store.LoginResult{Member: m, Session: sess}
-		return t.as(m).audit(auditEvent{Event: "member.email_verified", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+		return t.as(m).audit(auditEvent{Event: store.EventMemberEmailVerified, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
 	})
 	return out, err
 }
@@ -265,7 +254,7 @@ func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*st
 			return err
 		}
 		m = cur
-		return t.as(cur).audit(auditEvent{Event: "member.password_reset", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
+		return t.as(cur).audit(auditEvent{Event: store.EventMemberPasswordReset, OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
 			Metadata: map[string]any{"sessions_revoked": n}})
 	})
 	if err != nil {
@@ -295,7 +284,9 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	if err != nil {
 		return nil, err
 	}
-	if !found {
+	// An account made by partner sign-in has no password until it sets one:
+	// it fails like an unknown address, with the same work.
+	if !found || m.PasswordHash == "" {
 		if uv, ok := db.hasher.(unknownVerifier); ok {
 			if err := uv.VerifyUnknown(ctx, password); err != nil {
 				return nil, err
@@ -309,7 +300,7 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	}
 	if !ok {
 		err := db.update(ctx, func(t *txn) error {
-			return t.as(m).audit(auditEvent{Event: "member.login_failed", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+			return t.as(m).audit(auditEvent{Event: store.EventMemberLoginFailed, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
 		})
 		if err != nil {
 			return nil, err
@@ -332,7 +323,8 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 			return err
 		}
 		out = &store.LoginResult{Member: cur, Session: sess}
-		return t.as(cur).audit(auditEvent{Event: "member.login", OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID}})
+		return t.as(cur).audit(auditEvent{Event: store.EventMemberLogin, OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
+			Metadata: map[string]any{"method": "password"}})
 	})
 	return out, err
 }

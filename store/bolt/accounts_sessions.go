@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -98,7 +97,7 @@ func (db *DB) RevokeDashboardSession(ctx context.Context, id string) error {
 		if ok, err := t.get(bMembers, s.MemberID, m); err != nil || !ok {
 			return err
 		}
-		return t.audit(auditEvent{Event: "member.logout", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
+		return t.audit(auditEvent{Event: store.EventMemberLogout, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
 	})
 }
 
@@ -133,17 +132,17 @@ func (db *DB) UseChallenge(ctx context.Context, key string, expires time.Time) (
 	return first, err
 }
 
-// putJSON stores v under an arbitrary key (not a UUID).
-func (t *txn) putJSON(bucket, k []byte, v any) error {
-	raw, err := json.Marshal(v)
+// putAt stores the record v under an arbitrary key (not a UUID).
+func (t *txn) putAt(bucket, k []byte, v any) error {
+	raw, err := encodeRecord(v)
 	if err != nil {
 		return fmt.Errorf("encode %s/%x: %w", bucket, k, err)
 	}
 	return t.tx.Bucket(bucket).Put(k, raw)
 }
 
-// getJSON reads the record under an arbitrary key; it reports false when absent.
-func (t *txn) getJSON(bucket, k []byte, v any) (bool, error) {
+// getAt reads the record under an arbitrary key; it reports false when absent.
+func (t *txn) getAt(bucket, k []byte, v any) (bool, error) {
 	raw := t.tx.Bucket(bucket).Get(k)
 	if raw == nil {
 		return false, nil

@@ -60,7 +60,7 @@ func orgAuditEvents(tb testing.TB, db *DB, orgID string) []string {
 func mustSignup(tb testing.TB, db *DB, email string) *store.SignupResult {
 	tb.Helper()
 	res, err := db.Signup(context.Background(), store.SignupInput{FirstName: "Ada", LastName: "Lovelace", OrganizationName: "Engines",
-		Email: email, Password: testPassword, TOSVersion: "1", VerifyTTL: 24 * time.Hour})
+		Email: email, Password: testPassword, Phone: "+5511912345678", TOSVersion: "1", VerifyTTL: 24 * time.Hour})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"strings"
 
 	"licensectl/store"
 )
@@ -86,29 +85,19 @@ func (db *DB) FindApplicationByPublicKey(ctx context.Context, publicKey string) 
 	return a, env, err
 }
 
-func validAppName(name string) error {
-	n := len([]rune(strings.TrimSpace(name)))
-	if n == 0 {
-		return store.Invalid("name", "name is required")
-	}
-	if n > 100 {
-		return store.Invalid("name", "name must be at most 100 characters")
-	}
-	return nil
-}
-
 // CreateApplication implements store.Applications.
 func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationInput) (*store.Application, error) {
-	in.Name = strings.TrimSpace(in.Name)
-	if err := validAppName(in.Name); err != nil {
+	name, err := store.CheckName("name", in.Name)
+	if err != nil {
 		return nil, err
 	}
+	in.Name = name
 	slugField := "slug"
 	if in.Slug == "" {
 		in.Slug, slugField = store.Slugify(in.Name), "name"
 	}
-	if !store.ValidSlug(in.Slug) {
-		return nil, store.Invalid(slugField, "slug must match ^[a-z][a-z0-9-]{1,61}[a-z0-9]$ without --")
+	if err := store.CheckSlug(slugField, in.Slug); err != nil {
+		return nil, err
 	}
 	// Keys are generated outside the transaction: it holds the write lock.
 	envs := make([]store.Environment, 0, 2)
@@ -124,9 +113,12 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 		envs = append(envs, store.Environment{ID: store.NewID(), Name: name, PublicKey: store.NewSecret(prefix), SigningKey: priv, KeyID: store.NewID()})
 	}
 	var out *store.Application
-	err := db.update(ctx, func(t *txn) error {
+	err = db.update(ctx, func(t *txn) error {
 		org := new(store.Organization)
 		if err := t.mustGet(bOrgs, in.OrgID, "organization", org); err != nil {
+			return err
+		}
+		if err := db.enforceLimit(t, in.OrgID, resApplications, 1); err != nil {
 			return err
 		}
 		slugKey := key(idb(in.OrgID), []byte(in.Slug))
@@ -153,7 +145,7 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 			}
 		}
 		out = a
-		return t.audit(auditEvent{Event: "application.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventApplicationCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "application", ID: a.ID}, Metadata: map[string]any{"name": a.Name, "slug": a.Slug}})
 	})
 	return out, err
@@ -162,14 +154,16 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 // UpdateApplication implements store.Applications.
 func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error) {
 	if upd.Name != nil {
-		n := strings.TrimSpace(*upd.Name)
-		if err := validAppName(n); err != nil {
+		n, err := store.CheckName("name", *upd.Name)
+		if err != nil {
 			return nil, err
 		}
 		upd.Name = &n
 	}
-	if upd.Status != nil && *upd.Status != store.AppActive && *upd.Status != store.AppDisabled {
-		return nil, store.Invalid("status", "status must be active or disabled")
+	if upd.Status != nil {
+		if err := store.AppStatus.Check(*upd.Status); err != nil {
+			return nil, err
+		}
 	}
 	var out *store.Application
 	err := db.update(ctx, func(t *txn) error {
@@ -182,11 +176,16 @@ func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store
 			meta["name"] = *upd.Name
 			a.Name = *upd.Name
 		}
-		event := "application.updated"
-		if upd.Status != nil && *upd.Status != a.Status {
-			meta["status"] = *upd.Status
-			a.Status = *upd.Status
-			event = "application." + map[string]string{store.AppActive: "enabled", store.AppDisabled: "disabled"}[a.Status]
+		event := store.EventApplicationUpdated
+		if upd.Status != nil {
+			change, err := store.AppStatus.Transition(a.Status, a.Status, *upd.Status)
+			if err != nil {
+				return err
+			}
+			if change.Event != "" {
+				meta["status"] = change.To
+				a.Status, event = change.To, change.Event
+			}
 		}
 		out = a
 		if len(meta) == 0 {
@@ -217,13 +216,16 @@ func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent
 			return err
 		}
 		// The entry outlives the application in the organization's log.
-		return t.audit(auditEvent{Event: "application.deleted", OrgID: a.OrgID, Target: store.Target{Type: "application", ID: a.ID},
+		return t.audit(auditEvent{Event: store.EventApplicationDeleted, OrgID: a.OrgID, Target: store.Target{Type: "application", ID: a.ID},
 			Metadata: map[string]any{"name": a.Name, "slug": a.Slug, "permanent": true}})
 	})
 }
 
 // purgeApp removes an application and every record under it.
 func (t *txn) purgeApp(a *store.Application) error {
+	if err := t.uncountAppLicenses(a); err != nil {
+		return err
+	}
 	app := idb(a.ID)
 	for _, e := range a.Environments {
 		env := idb(e.ID)

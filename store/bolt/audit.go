@@ -43,7 +43,12 @@ func (t *txn) audit(ev auditEvent) error {
 	}
 	ts := timeKey(t.now)
 	if len(ev.EnvIDs) == 0 {
-		return t.indexSorted(bAuditOrg, idb(ev.OrgID), ts, e.ID)
+		if err := t.indexSorted(bAuditOrg, idb(ev.OrgID), ts, e.ID); err != nil {
+			return err
+		}
+		if err := t.indexSorted(bAuditOrgEvent, key(idb(ev.OrgID), str(ev.Event)), ts, e.ID); err != nil {
+			return err
+		}
 	}
 	for _, env := range ev.EnvIDs {
 		if err := t.indexSorted(bAuditEnv, idb(env), ts, e.ID); err != nil {
@@ -53,7 +58,7 @@ func (t *txn) audit(ev auditEvent) error {
 			return err
 		}
 	}
-	return nil
+	return t.enqueue(ev, &e)
 }
 
 // timeKey is a sortable 8-byte form of a time.
@@ -95,14 +100,39 @@ func (db *DB) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter)
 		if f.Event != "" {
 			index, prefix = bAuditEvent, key(idb(env.ID), str(f.Event))
 		}
-		if f.From == nil && f.To == nil {
-			out, err = listPage[store.AuditEntry](t, index, prefix, bAudit, f.PageRequest)
-			return err
-		}
-		out, err = t.auditRange(index, prefix, f)
+		out, err = t.auditPage(index, prefix, f)
 		return err
 	})
 	return out, err
+}
+
+// ListOrgAudit implements store.OrgAuditLog.
+func (db *DB) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	if err := f.Normalize(); err != nil {
+		return nil, err
+	}
+	if f.From != nil && f.To != nil && !f.From.Before(*f.To) {
+		return nil, store.Invalid("from", "from must be before to")
+	}
+	var out *store.Page[*store.AuditEntry]
+	err := db.view(ctx, func(t *txn) error {
+		index, prefix := bAuditOrg, idb(orgID)
+		if f.Event != "" {
+			index, prefix = bAuditOrgEvent, key(idb(orgID), str(f.Event))
+		}
+		var err error
+		out, err = t.auditPage(index, prefix, f)
+		return err
+	})
+	return out, err
+}
+
+// auditPage pages an audit index, by kept count or within the time range.
+func (t *txn) auditPage(index, prefix []byte, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	if f.From == nil && f.To == nil {
+		return listPage[store.AuditEntry](t, index, prefix, bAudit, f.PageRequest)
+	}
+	return t.auditRange(index, prefix, f)
 }
 
 // auditRange pages the entries whose time falls in [From, To).

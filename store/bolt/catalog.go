@@ -3,9 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"strings"
-	"unicode/utf8"
 
 	"licensectl/store"
 )
@@ -14,27 +11,6 @@ var (
 	_ store.Entitlements = (*DB)(nil)
 	_ store.Plans        = (*DB)(nil)
 )
-
-// Field bounds of the catalog. They are not in the interface; they keep
-// records small enough that a plan list stays cheap.
-const (
-	maxNameLen        = 100
-	maxDescriptionLen = 1000
-	maxExternalIDLen  = 200
-	maxPlanEntIDs     = 1000
-)
-
-// checkName trims a required display name and checks its length.
-func checkName(field, name string) (string, error) {
-	name = strings.TrimSpace(name)
-	switch n := utf8.RuneCountInString(name); {
-	case n == 0:
-		return "", store.Invalid(field, "%s is required", field)
-	case n > maxNameLen:
-		return "", store.Invalid(field, "%s must be at most %d characters", field, maxNameLen)
-	}
-	return name, nil
-}
 
 // ListEntitlements implements store.Entitlements.
 func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
@@ -54,15 +30,9 @@ func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.
 
 // CreateEntitlement implements store.Entitlements.
 func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
-	if !store.ValidKey(in.Key) {
-		return nil, store.Invalid("key", "key must match ^[a-z0-9][a-z0-9._:-]{0,63}$")
-	}
-	name, err := checkName("name", in.Name)
+	in, err := in.Check()
 	if err != nil {
 		return nil, err
-	}
-	if in.Description != nil && utf8.RuneCountInString(*in.Description) > maxDescriptionLen {
-		return nil, store.Invalid("description", "description must be at most %d characters", maxDescriptionLen)
 	}
 	var out *store.Entitlement
 	err = db.update(ctx, func(t *txn) error {
@@ -74,7 +44,7 @@ func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.
 		if t.lookup(bEntsKey, keyIdx) != "" {
 			return store.Errorf(store.ECodeConflict, "an entitlement with key %q already exists", in.Key)
 		}
-		e := &store.Entitlement{ID: store.NewID(), AppID: a.ID, Key: in.Key, Name: name, Description: in.Description, CreatedAt: t.now}
+		e := &store.Entitlement{ID: store.NewID(), AppID: a.ID, Key: in.Key, Name: in.Name, Description: in.Description, CreatedAt: t.now}
 		if err := t.put(bEnts, e.ID, e); err != nil {
 			return err
 		}
@@ -85,7 +55,7 @@ func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.
 			return err
 		}
 		out = e
-		return t.audit(auditEvent{Event: "entitlement.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventEntitlementCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key, "name": e.Name}})
 	})
 	return out, err
@@ -132,7 +102,7 @@ func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string
 				}
 			}
 		}
-		needle := []byte(id)
+		needle := idb(id) // ids are stored as their 16 bytes
 		for _, env := range a.Environments {
 			for _, lid := range t.all(bLicEnv, idb(env.ID)) {
 				if !bytes.Contains(t.tx.Bucket(bLicenses).Get(idb(lid)), needle) {
@@ -162,7 +132,7 @@ func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string
 		if err := t.delUnique(bEntsKey, key(idb(a.ID), []byte(e.Key))); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "entitlement.deleted", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventEntitlementDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key}})
 	})
 }
@@ -184,8 +154,8 @@ func without(list []string, v string) ([]string, bool) {
 // checkEntitlementIDs checks that every id names an entitlement of the
 // application and returns the ids without duplicates, in the order given.
 func (t *txn) checkEntitlementIDs(appID string, in []string) ([]string, error) {
-	if len(in) > maxPlanEntIDs {
-		return nil, store.Invalid("entitlement_ids", "at most %d entitlement_ids", maxPlanEntIDs)
+	if len(in) > store.MaxPlanEntitlementIDs {
+		return nil, store.Invalid("entitlement_ids", "at most %d entitlement_ids", store.MaxPlanEntitlementIDs)
 	}
 	out := make([]string, 0, len(in))
 	seen := make(map[string]bool, len(in))
@@ -286,93 +256,13 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 	return out, err
 }
 
-// applyPlanInput validates the fields present in in and writes them into p.
-func applyPlanInput(p *store.Plan, in store.PlanInput) error {
-	if in.Name != nil {
-		name, err := checkName("name", *in.Name)
-		if err != nil {
-			return err
-		}
-		p.Name = name
-	}
-	if in.IsTrial != nil {
-		p.IsTrial = *in.IsTrial
-	}
-	if in.DurationDays != nil {
-		d := *in.DurationDays
-		if d != nil && *d < 1 {
-			return store.Invalid("duration_days", "duration_days must be at least 1, or null for a perpetual plan")
-		}
-		if d != nil {
-			v := *d
-			d = &v
-		}
-		p.DurationDays = d
-	}
-	if in.MaxDevices != nil {
-		if *in.MaxDevices < 1 {
-			return store.Invalid("max_devices", "max_devices must be at least 1")
-		}
-		p.MaxDevices = *in.MaxDevices
-	}
-	if in.DeviceResetLimit != nil {
-		if *in.DeviceResetLimit < 0 {
-			return store.Invalid("device_reset_limit", "device_reset_limit must not be negative")
-		}
-		p.DeviceResetLimit = *in.DeviceResetLimit
-	}
-	if in.ExternalProductID != nil {
-		x := *in.ExternalProductID
-		if x != nil {
-			v := strings.TrimSpace(*x)
-			if utf8.RuneCountInString(v) > maxExternalIDLen {
-				return store.Invalid("external_product_id", "external_product_id must be at most %d characters", maxExternalIDLen)
-			}
-			x = &v
-		}
-		p.ExternalProductID = x
-	}
-	if in.PoliciesSet {
-		pol, err := checkPolicies(in.Policies)
-		if err != nil {
-			return err
-		}
-		p.Policies = pol
-	}
-	return nil
-}
-
-// emptyPlanInput reports whether in names no field at all.
-func emptyPlanInput(in store.PlanInput) bool {
-	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil &&
-		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
-}
-
-// checkPolicies accepts a JSON object (kept verbatim) or null (nil).
-func checkPolicies(raw json.RawMessage) (json.RawMessage, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
-		return nil, nil
-	}
-	if len(raw) > store.MaxPoliciesBytes {
-		return nil, store.Invalid("policies", "policies must be at most %d bytes", store.MaxPoliciesBytes)
-	}
-	if trimmed[0] != '{' || !json.Valid(trimmed) {
-		return nil, store.Invalid("policies", "policies must be a JSON object or null")
-	}
-	return append(json.RawMessage(nil), trimmed...), nil
-}
-
 // CreatePlan implements store.Plans.
 func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
-	if in.Name == nil {
-		return nil, store.Invalid("name", "name is required")
-	}
-	p := &store.Plan{MaxDevices: store.DefaultMaxDevices, DeviceResetLimit: store.DefaultDeviceResetLimit, EntitlementIDs: []string{}}
-	if err := applyPlanInput(p, in); err != nil {
+	p, err := store.NewPlan(in)
+	if err != nil {
 		return nil, err
 	}
-	err := db.update(ctx, func(t *txn) error {
+	err = db.update(ctx, func(t *txn) error {
 		a, err := t.app(ref)
 		if err != nil {
 			return err
@@ -392,7 +282,7 @@ func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInp
 		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "plan.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	if err != nil {
@@ -414,7 +304,7 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 		if err != nil {
 			return err
 		}
-		if err := applyPlanInput(p, in); err != nil {
+		if err := p.Apply(in); err != nil {
 			return err
 		}
 		if in.EntitlementIDs != nil {
@@ -423,7 +313,7 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 			}
 		}
 		out = p
-		if emptyPlanInput(in) {
+		if in.Empty() {
 			return nil // an empty PATCH changes nothing and is not audited
 		}
 		p.UpdatedAt = t.now
@@ -433,7 +323,7 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "plan.updated", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventPlanUpdated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	return out, err
@@ -460,7 +350,7 @@ func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 		if err := t.unindex(bPlansApp, idb(a.ID), p.ID); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "plan.deleted", OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+		return t.audit(auditEvent{Event: store.EventPlanDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
 			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 }

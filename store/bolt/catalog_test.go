@@ -100,7 +100,7 @@ func (e *env) checkLicenseIndexes(t *testing.T) {
 				t.Errorf("key index misses %s", l.ID)
 			}
 		}
-		for status := range licenseStatuses {
+		for _, status := range store.LicenseStatus.Listed() {
 			p := key(envB, str(status))
 			if c, n := tx.count(bLicEnvStatus, p), len(tx.all(bLicEnvStatus, p)); c != byStatus[status] || n != byStatus[status] {
 				t.Errorf("status %s: count %d, keys %d, licenses %d", status, c, n, byStatus[status])
@@ -287,7 +287,7 @@ func TestDeleteEntitlementCleansUp(t *testing.T) {
 	_ = e.db.view(e.ctx, func(tx *txn) error {
 		c := tx.tx.Bucket(bLicenses).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if bytes.Contains(v, []byte(ent.ID)) {
+			if bytes.Contains(v, idb(ent.ID)) {
 				t.Errorf("license %s still names the entitlement", ids(k))
 			}
 		}

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"licensectl/store"
@@ -17,17 +16,9 @@ var (
 // its last_used_at: a busy integration must not turn every read into a write.
 const lastUsedGranularity = time.Minute
 
-func validLabel(label string) (string, error) {
-	label = strings.TrimSpace(label)
-	if len([]rune(label)) > 100 {
-		return "", store.Invalid("label", "label must be at most 100 characters")
-	}
-	return label, nil
-}
-
 // CreateAPIKey implements store.APIKeys.
 func (db *DB) CreateAPIKey(ctx context.Context, orgID, label string) (*store.APIKey, string, error) {
-	label, err := validLabel(label)
+	label, err := store.CheckOptionalName("label", label)
 	if err != nil {
 		return nil, "", err
 	}
@@ -48,7 +39,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, orgID, label string) (*store.API
 			return err
 		}
 		out = k
-		return t.audit(auditEvent{Event: "api_key.created", OrgID: orgID, Target: store.Target{Type: "api_key", ID: k.ID}, Metadata: map[string]any{"label": label}})
+		return t.audit(auditEvent{Event: store.EventAPIKeyCreated, OrgID: orgID, Target: store.Target{Type: "api_key", ID: k.ID}, Metadata: map[string]any{"label": label}})
 	})
 	if err != nil {
 		return nil, "", err
@@ -83,7 +74,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 		if err := t.put(bAPIKeys, id, k); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "api_key.revoked", OrgID: orgID, Target: store.Target{Type: "api_key", ID: id}})
+		return t.audit(auditEvent{Event: store.EventAPIKeyRevoked, OrgID: orgID, Target: store.Target{Type: "api_key", ID: id}})
 	})
 }
 
@@ -140,7 +131,7 @@ func (db *DB) authenticate(ctx context.Context, hashes, records []byte, plaintex
 
 // CreateAppSecret implements store.AppSecrets.
 func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.CreateSecretInput) (*store.AppSecret, string, error) {
-	label, err := validLabel(in.Label)
+	label, err := store.CheckOptionalName("label", in.Label)
 	if err != nil {
 		return nil, "", err
 	}
@@ -177,7 +168,7 @@ func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.Cr
 			return err
 		}
 		out = s
-		return t.audit(auditEvent{Event: "secret.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+		return t.audit(auditEvent{Event: store.EventSecretCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
 			Target: store.Target{Type: "secret", ID: s.ID}, Metadata: map[string]any{"label": label, "environment": env.Name}})
 	})
 	if err != nil {
@@ -220,7 +211,7 @@ func (db *DB) RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) 
 		if err := t.put(bSecrets, id, s); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "secret.revoked", OrgID: s.OrgID, AppID: s.AppID, EnvIDs: []string{s.EnvironmentID}, Target: store.Target{Type: "secret", ID: id}})
+		return t.audit(auditEvent{Event: store.EventSecretRevoked, OrgID: s.OrgID, AppID: s.AppID, EnvIDs: []string{s.EnvironmentID}, Target: store.Target{Type: "secret", ID: id}})
 	})
 }
 

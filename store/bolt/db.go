@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -51,6 +52,18 @@ type DB struct {
 	now    store.Clock
 	hasher PasswordHasher
 	policy PasswordPolicy
+	// stale is why a read-only handle on a file of another schema version
+	// reads no records; nil otherwise.
+	stale error
+	// migrated lists the migrations applied at open.
+	migrated []string
+	// billing is the policy set by ConfigureBilling (billing.go).
+	billing atomic.Pointer[store.BillingPolicy]
+
+	commits  *commitStats
+	sessions sessionCount
+	disk     diskState     // the last commit failed for want of space
+	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 }
 
 var _ store.Service = (*DB)(nil)
@@ -63,6 +76,9 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	if opts.Clock == nil {
 		opts.Clock = store.SystemClock
+	}
+	if err := checkFile(path); err != nil {
+		return nil, err
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:  opts.LockTimeout,
@@ -82,12 +98,31 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1)}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()
 			return nil, err
 		}
+		if err := db.countOrgLicenses(); err != nil {
+			bdb.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+	// A read-only handle cannot migrate: it still backs up, checks and
+	// reports the version of any file (restore inspects files with it), but
+	// reads no records of another version.
+	v, err := db.StoredSchemaVersion()
+	if err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	switch {
+	case v > SchemaVersion:
+		db.stale = &ErrSchemaTooNew{File: v, Binary: SchemaVersion}
+	case v != 0 && v < SchemaVersion:
+		db.stale = fmt.Errorf("database schema version %d is older than this binary's %d: open it read-write once (e.g. licensectl serve) to migrate it", v, SchemaVersion)
 	}
 	return db, nil
 }
@@ -100,32 +135,16 @@ func (db *DB) Path() string { return db.bolt.Path() }
 
 // Ping reports whether the store can serve a read.
 func (db *DB) Ping(ctx context.Context) error {
-	return db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		if tx.Bucket(bMeta) == nil {
 			return errors.New("meta bucket missing")
 		}
 		return nil
 	})
-}
-
-func (db *DB) migrate() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
-			}
-		}
-		meta := tx.Bucket(bMeta)
-		var v uint64
-		if b := meta.Get(metaSchemaVersion); b != nil {
-			v = binary.BigEndian.Uint64(b)
-		}
-		if v > SchemaVersion {
-			return fmt.Errorf("database schema version %d is newer than this binary's %d", v, SchemaVersion)
-		}
-		// Migrations from v to SchemaVersion go here, in order.
-		return meta.Put(metaSchemaVersion, u64(SchemaVersion))
-	})
+	if err == nil && db.disk.full.Load() {
+		err = db.probeWrite()
+	}
+	return err
 }
 
 // MetaSecret returns the value kept under name in the meta bucket, creating it

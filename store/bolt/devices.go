@@ -8,28 +8,31 @@ import (
 
 var _ store.Devices = (*DB)(nil)
 
-// deviceEvents names the audit event of each status a device may be set to.
-var deviceEvents = map[string]string{
-	store.DeviceActive:  "device.unblocked",
-	store.DeviceBlocked: "device.blocked",
-}
-
 // ListDevices implements store.Devices. A page costs offset+per_page index
-// keys; total is a kept count.
+// keys; total is a kept count. A fingerprint filter is one index get.
 func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if _, ok := deviceEvents[f.Status]; f.Status != "" && !ok {
-		return nil, store.Invalid("status", "status must be active or blocked")
+	if err := store.DeviceStatus.CheckFilter(f.Status); err != nil {
+		return nil, err
 	}
-	return listEnvPage[store.Device](ctx, db, s, f, bDevicesEnv, bDevicesEnvStatus, bDevices)
+	if f.Email != "" {
+		return nil, store.Invalid("email", "email filters users, not devices")
+	}
+	if len(f.Fingerprint) > store.MaxFingerprint {
+		return nil, store.Invalid("fingerprint", "fingerprint must be at most %d bytes", store.MaxFingerprint)
+	}
+	var byFingerprint func(*txn, string) string
+	if f.Fingerprint != "" {
+		byFingerprint = func(t *txn, envID string) string { return t.deviceByFingerprint(envID, f.Fingerprint) }
+	}
+	return listEnvPage(ctx, db, s, f, bDevicesEnv, bDevicesEnvStatus, bDevices, byFingerprint, func(d *store.Device) string { return d.Status })
 }
 
 // SetDeviceStatus implements store.Devices. Blocking revokes every live
 // session of the device; unblocking restores none (clients sign in again).
 // Setting the status the device already has changes nothing.
 func (db *DB) SetDeviceStatus(ctx context.Context, s store.Scope, id, status string) (*store.Device, error) {
-	event, ok := deviceEvents[status]
-	if !ok {
-		return nil, store.Invalid("status", "status must be active or blocked")
+	if err := store.DeviceStatus.Check(status); err != nil {
+		return nil, err
 	}
 	var out *store.Device
 	err := db.update(ctx, func(t *txn) error {
@@ -41,24 +44,24 @@ func (db *DB) SetDeviceStatus(ctx context.Context, s store.Scope, id, status str
 		if err != nil {
 			return err
 		}
-		if prev.Status == status {
-			out = prev
-			return nil
-		}
 		next := *prev
-		next.Status = status
+		change, err := next.SetStatus(status)
+		if err != nil || change.Event == "" {
+			out = prev
+			return err
+		}
 		if err := t.saveDevice(prev, &next); err != nil {
 			return err
 		}
 		revoked := 0
-		if status == store.DeviceBlocked {
+		if change.Revoke {
 			if revoked, err = t.revokeSessions(bSessionsDevice, next.ID, RevokedStatus); err != nil {
 				return err
 			}
 		}
 		out = &next
-		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "device", ID: next.ID},
-			Metadata: map[string]any{"from": prev.Status, "to": status, "sessions_revoked": revoked}})
+		return t.audit(auditEvent{Event: change.Event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "device", ID: next.ID},
+			Metadata: map[string]any{"from": change.From, "to": change.To, "sessions_revoked": revoked}})
 	})
 	return out, err
 }

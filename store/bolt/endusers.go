@@ -9,28 +9,30 @@ import (
 
 var _ store.EndUsers = (*DB)(nil)
 
-// userEvents names the audit event of each status an end-user may be set to.
-var userEvents = map[string]string{
-	store.UserActive:   "user.reinstated",
-	store.UserBanned:   "user.banned",
-	store.UserDisabled: "user.disabled",
-}
-
 // ListEndUsers implements store.EndUsers. A page costs offset+per_page index
-// keys; total is a kept count.
+// keys; total is a kept count. An e-mail filter is one index get.
 func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
-	if _, ok := userEvents[f.Status]; f.Status != "" && !ok {
-		return nil, store.Invalid("status", "status must be one of active, banned, disabled")
+	if err := store.UserStatus.CheckFilter(f.Status); err != nil {
+		return nil, err
 	}
-	return listEnvPage[store.EndUser](ctx, db, s, f, bEndUsersEnv, bEndUsersEnvStatus, bEndUsers)
+	if f.Fingerprint != "" {
+		return nil, store.Invalid("fingerprint", "fingerprint filters devices, not users")
+	}
+	if len(f.Email) > 254 {
+		return nil, store.Invalid("email", "email must be at most 254 characters")
+	}
+	var byEmail func(*txn, string) string
+	if f.Email != "" {
+		byEmail = func(t *txn, envID string) string { return t.endUserByEmail(envID, f.Email) }
+	}
+	return listEnvPage(ctx, db, s, f, bEndUsersEnv, bEndUsersEnvStatus, bEndUsers, byEmail, func(u *store.EndUser) string { return u.Status })
 }
 
 // SetEndUserStatus implements store.EndUsers. Setting the status the user
 // already has changes nothing.
 func (db *DB) SetEndUserStatus(ctx context.Context, s store.Scope, id, status string) (*store.EndUser, error) {
-	event, ok := userEvents[status]
-	if !ok {
-		return nil, store.Invalid("status", "status must be one of active, banned, disabled")
+	if err := store.UserStatus.Check(status); err != nil {
+		return nil, err
 	}
 	var out *store.EndUser
 	err := db.update(ctx, func(t *txn) error {
@@ -42,24 +44,24 @@ func (db *DB) SetEndUserStatus(ctx context.Context, s store.Scope, id, status st
 		if err != nil {
 			return err
 		}
-		if prev.Status == status {
-			out = prev
-			return nil
-		}
 		next := *prev
-		next.Status, next.UpdatedAt = status, t.now
+		change, err := next.SetStatus(status, t.now)
+		if err != nil || change.Event == "" {
+			out = prev
+			return err
+		}
 		if err := t.saveEndUser(prev, &next); err != nil {
 			return err
 		}
 		revoked := 0
-		if status != store.UserActive {
+		if change.Revoke {
 			if revoked, err = t.revokeSessions(bSessionsUser, next.ID, RevokedStatus); err != nil {
 				return err
 			}
 		}
 		out = &next
-		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "user", ID: next.ID},
-			Metadata: map[string]any{"from": prev.Status, "to": status, "sessions_revoked": revoked}})
+		return t.audit(auditEvent{Event: change.Event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "user", ID: next.ID},
+			Metadata: map[string]any{"from": change.From, "to": change.To, "sessions_revoked": revoked}})
 	})
 	return out, err
 }
@@ -95,8 +97,8 @@ func (db *DB) FindEndUser(ctx context.Context, orgID, id string) (*store.EndUser
 
 // AddEndUserRole implements store.EndUsers.
 func (db *DB) AddEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error) {
-	if !store.ValidKey(role) {
-		return nil, store.Invalid("role_id", "role_id must match ^[a-z0-9][a-z0-9._:-]{0,63}$")
+	if err := store.CheckKey("role_id", role); err != nil {
+		return nil, err
 	}
 	return db.changeRoles(ctx, orgID, userID, role, true)
 }
@@ -121,12 +123,12 @@ func (db *DB) changeRoles(ctx context.Context, orgID, userID, role string, add b
 			return nil
 		}
 		next := *prev
-		event := "user.role_added"
+		event := store.EventUserRoleAdded
 		if add {
 			next.Roles = append(slices.Clone(prev.Roles), role)
 		} else {
 			next.Roles, _ = without(prev.Roles, role)
-			event = "user.role_removed"
+			event = store.EventUserRoleRemoved
 		}
 		next.UpdatedAt = t.now
 		if err := t.saveEndUser(prev, &next); err != nil {

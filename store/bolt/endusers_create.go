@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"strings"
 	"unicode/utf8"
 
 	"licensectl/store"
@@ -31,7 +30,7 @@ func checkEndUserPassword(pw string) error {
 // password is hashed before the transaction. Returns validation_failed,
 // email_taken, not_found, application_disabled.
 func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw string) (*store.EndUser, error) {
-	email, err := NormalizeEmail("email", email)
+	email, err := store.NormalizeEmail("email", email)
 	if err != nil {
 		return nil, err
 	}
@@ -63,22 +62,10 @@ func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw stri
 			return err
 		}
 		out = u
-		return t.audit(auditEvent{Event: "user.registered", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+		return t.audit(auditEvent{Event: store.EventUserRegistered, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
 			Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"email": email}})
 	})
 	return out, err
-}
-
-// checkFingerprint validates a device fingerprint.
-func checkFingerprint(fp string) (string, error) {
-	fp = strings.TrimSpace(fp)
-	if fp == "" {
-		return "", store.Invalid("device_fingerprint", "device_fingerprint is required")
-	}
-	if len(fp) > store.MaxFingerprint || !utf8.ValidString(fp) {
-		return "", store.Invalid("device_fingerprint", "device_fingerprint must be at most %d bytes of UTF-8", store.MaxFingerprint)
-	}
-	return fp, nil
 }
 
 // findOrCreateDevice returns the device with this fingerprint in the
@@ -97,7 +84,7 @@ func (t *txn) findOrCreateDevice(a *store.Application, envID, fingerprint string
 // environment, creating it when new. Imports and tests use it; the runtime
 // creates devices inside activation and login instead.
 func (db *DB) EnsureDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {
-	fp, err := checkFingerprint(fingerprint)
+	fp, err := store.CheckFingerprint(fingerprint)
 	if err != nil {
 		return nil, err
 	}

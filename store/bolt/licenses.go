@@ -11,12 +11,6 @@ import (
 
 var _ store.Licenses = (*DB)(nil)
 
-// licenseStatuses are the values a status filter may name.
-var licenseStatuses = map[string]bool{
-	store.LicenseInactive: true, store.LicenseActive: true, store.LicenseExpired: true,
-	store.LicenseSuspended: true, store.LicenseRevoked: true, store.LicenseBanned: true,
-}
-
 // maxKeyAttempts bounds the retries on a license key collision. With 125
 // random bits a single collision is already astronomically unlikely; a
 // second in a row means the random source is broken.
@@ -54,6 +48,9 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 		if err != nil {
 			return err
 		}
+		if err := db.enforceLimit(t, a.OrgID, resLicenses, in.Quantity); err != nil {
+			return err
+		}
 		var expires *time.Time
 		if in.ExpiresAt != nil {
 			e := in.ExpiresAt.UTC()
@@ -74,7 +71,7 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 			if err := t.saveLicense(nil, l); err != nil {
 				return err
 			}
-			if err := t.audit(auditEvent{Event: "license.created", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+			if err := t.audit(auditEvent{Event: store.EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
 				Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"plan_id": p.ID}}); err != nil {
 				return err
 			}
@@ -121,11 +118,14 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 	if err := f.Normalize(); err != nil {
 		return nil, err
 	}
-	if f.Status != "" && !licenseStatuses[f.Status] {
-		return nil, store.Invalid("status", "status must be one of inactive, active, expired, suspended, revoked, banned")
+	if err := store.LicenseStatus.CheckFilter(f.Status); err != nil {
+		return nil, err
 	}
 	if f.PlanID != "" && !store.ValidID(f.PlanID) {
 		return nil, store.Invalid("plan_id", "plan_id must be a UUID")
+	}
+	if err := checkLicenseLookup(f); err != nil {
+		return nil, err
 	}
 	var out *store.Page[*store.LicenseItem]
 	err := db.view(ctx, func(t *txn) error {
@@ -133,10 +133,18 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 		if err != nil {
 			return err
 		}
-		index, prefix := licenseIndex(env.ID, f)
-		page, err := listPage[store.License](t, index, prefix, bLicenses, f.PageRequest)
-		if err != nil {
-			return err
+		var page *store.Page[*store.License]
+		if hasLookup(f) {
+			found, err := t.lookupLicenses(env.ID, f)
+			if err != nil {
+				return err
+			}
+			page = pageOf(found, f.PageRequest)
+		} else {
+			index, prefix := licenseIndex(env.ID, f)
+			if page, err = listPage[store.License](t, index, prefix, bLicenses, f.PageRequest); err != nil {
+				return err
+			}
 		}
 		out = &store.Page[*store.LicenseItem]{Data: make([]*store.LicenseItem, 0, len(page.Data)), Total: page.Total, Page: page.Page, PerPage: page.PerPage}
 		names := map[string]string{}
@@ -229,22 +237,13 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 	return out, err
 }
 
-// licenseEvents names the audit event of each status a PATCH may set.
-var licenseEvents = map[string]string{
-	store.LicenseActive:    "license.reinstated",
-	store.LicenseSuspended: "license.suspended",
-	store.LicenseRevoked:   "license.revoked",
-	store.LicenseBanned:    "license.banned",
-}
-
 // SetLicenseStatus implements store.Licenses. Revoked and banned are final.
 // Active only reinstates a suspended license; it goes back to inactive when
 // it was never activated, so "inactive" keeps meaning "never activated".
 // Setting the status a license already has changes nothing.
 func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error) {
-	event, ok := licenseEvents[status]
-	if !ok {
-		return nil, store.Invalid("status", "status must be one of active, suspended, revoked, banned")
+	if err := store.LicenseStatus.Check(status); err != nil {
+		return nil, err
 	}
 	var out *store.License
 	err := db.update(ctx, func(t *txn) error {
@@ -256,34 +255,24 @@ func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status st
 		if err != nil {
 			return err
 		}
-		cur := prev.EffectiveStatus(t.now)
-		if cur == status {
-			out = prev
-			return nil
-		}
-		switch {
-		case prev.Status == store.LicenseRevoked || prev.Status == store.LicenseBanned:
-			return store.Errorf(store.ECodeTransition, "a %s license cannot change status", prev.Status)
-		case status == store.LicenseActive && prev.Status != store.LicenseSuspended:
-			return store.Errorf(store.ECodeTransition, "only a suspended license can be reinstated; this one is %s", cur)
-		}
 		next := *prev
-		next.Status, next.UpdatedAt = status, t.now
-		if status == store.LicenseActive && next.ActivatedAt == nil {
-			next.Status = store.LicenseInactive
+		change, err := next.SetStatus(status, t.now)
+		if err != nil || change.Event == "" {
+			out = prev
+			return err
 		}
 		if err := t.saveLicense(prev, &next); err != nil {
 			return err
 		}
 		revoked := 0
-		if status != store.LicenseActive {
+		if change.Revoke {
 			if revoked, err = t.revokeSessions(bSessionsLicense, next.ID, RevokedStatus); err != nil {
 				return err
 			}
 		}
 		out = &next
-		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: next.ID},
-			Metadata: map[string]any{"from": cur, "to": next.Status, "sessions_revoked": revoked}})
+		return t.audit(auditEvent{Event: change.Event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: next.ID},
+			Metadata: map[string]any{"from": change.From, "to": change.To, "sessions_revoked": revoked}})
 	})
 	return out, err
 }
@@ -336,7 +325,7 @@ func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, 
 		if err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "license.device_reset", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: l.ID},
+		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: l.ID},
 			Metadata: map[string]any{"device_id": deviceID, "by": "management", "sessions_revoked": n}})
 	})
 }
@@ -428,7 +417,7 @@ func (db *DB) expireSome(ctx context.Context) (n int, more bool, err error) {
 			if err := t.mustGet(bApps, next.AppID, "application", a); err != nil {
 				return err
 			}
-			if err := t.audit(auditEvent{Event: "license.expired", OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{next.EnvID},
+			if err := t.audit(auditEvent{Event: store.EventLicenseExpired, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{next.EnvID},
 				Target: store.Target{Type: "license", ID: next.ID}, Metadata: map[string]any{"expires_at": next.ExpiresAt}}); err != nil {
 				return err
 			}

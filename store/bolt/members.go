@@ -2,30 +2,16 @@ package bolt
 
 import (
 	"context"
-	"net/mail"
 	"slices"
 	"strings"
 
 	"licensectl/store"
 )
 
-// NormalizeEmail trims and lower-cases an address and checks its form.
-func NormalizeEmail(field, email string) (string, error) {
-	e := strings.ToLower(strings.TrimSpace(email))
-	if e == "" {
-		return "", store.Invalid(field, "%s is required", field)
-	}
-	a, err := mail.ParseAddress(e)
-	if err != nil || a.Address != e || len(e) > 254 || !strings.Contains(e[strings.LastIndexByte(e, '@')+1:], ".") {
-		return "", store.Invalid(field, "%s is not a valid e-mail address", field)
-	}
-	return e, nil
-}
-
 // newMember validates the input and hashes the password outside any
 // transaction; argon2id is slow by design and must not hold the write lock.
 func (db *DB) newMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	email, err := NormalizeEmail("email", in.Email)
+	email, err := store.NormalizeEmail("email", in.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -118,10 +104,11 @@ func (t *txn) member(orgID, id string) (*store.Member, error) {
 // AddMember implements store.Members. The member is created verified: the
 // owner or admin who adds it vouches for the address.
 func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	if err := validPersonName("first_name", in.FirstName, false); err != nil {
+	var err error
+	if in.FirstName, err = store.CheckOptionalName("first_name", in.FirstName); err != nil {
 		return nil, err
 	}
-	if err := validPersonName("last_name", in.LastName, false); err != nil {
+	if in.LastName, err = store.CheckOptionalName("last_name", in.LastName); err != nil {
 		return nil, err
 	}
 	m, err := db.newMember(ctx, in)
@@ -133,10 +120,13 @@ func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Me
 		if err := t.mustGet(bOrgs, in.OrgID, "organization", new(store.Organization)); err != nil {
 			return err
 		}
+		if err := db.enforceLimit(t, in.OrgID, resMembers, 1); err != nil {
+			return err
+		}
 		if err := t.insertMember(m); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "member.added", OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
+		return t.audit(auditEvent{Event: store.EventMemberAdded, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
 			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
 	})
 	if err != nil {
@@ -174,7 +164,10 @@ func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
 		if _, err := t.endDashSessions(m.ID); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "member.removed", OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
+		if err := t.del(bOnboarding, m.ID); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventMemberRemoved, OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
 			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
 	})
 }
@@ -193,17 +186,4 @@ func (t *txn) countOwners(orgID string) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// validPersonName checks a first or last name; required only where the
-// caller says so (signup), since members added by an admin may have none.
-func validPersonName(field, v string, required bool) error {
-	n := len([]rune(strings.TrimSpace(v)))
-	if required && n == 0 {
-		return store.Invalid(field, "%s is required", field)
-	}
-	if n > 100 {
-		return store.Invalid(field, "%s must be at most 100 characters", field)
-	}
-	return nil
 }

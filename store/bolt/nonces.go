@@ -48,7 +48,7 @@ func (r *Runtime) replayed(t *txn, envID string, rp store.Replay) error {
 // the window is refused too.
 func (r *Runtime) consumeNonce(t *txn, ra *store.RuntimeApp, rp store.Replay, what string) error {
 	if err := r.replayed(t, ra.Env.ID, rp); err != nil {
-		if aerr := t.audit(auditEvent{Event: "runtime.replay_rejected", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		if aerr := t.audit(auditEvent{Event: store.EventRuntimeReplayRejected, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: store.Target{Type: what}, Metadata: map[string]any{"code": store.ErrorCode(err), "nonce": rp.Nonce}}); aerr != nil {
 			return aerr
 		}

@@ -37,23 +37,13 @@ func (db *DB) ListOrganizations(ctx context.Context) ([]*store.Organization, err
 	return out, err
 }
 
-func validOrgName(name string) error {
-	n := len([]rune(name))
-	if n == 0 {
-		return store.Invalid("name", "name is required")
-	}
-	if n > 100 {
-		return store.Invalid("name", "name must be at most 100 characters")
-	}
-	return nil
-}
-
 // CreateOrganization implements store.Organizations.
 func (db *DB) CreateOrganization(ctx context.Context, in store.CreateOrganizationInput) (*store.Organization, error) {
-	in.Name = strings.TrimSpace(in.Name)
-	if err := validOrgName(in.Name); err != nil {
+	name, err := store.CheckName("name", in.Name)
+	if err != nil {
 		return nil, err
 	}
+	in.Name = name
 	var owner *store.Member
 	if in.OwnerEmail != "" {
 		m, err := db.newMember(ctx, store.AddMemberInput{Email: in.OwnerEmail, Password: in.OwnerPassword, Role: store.RoleOwner})
@@ -64,7 +54,7 @@ func (db *DB) CreateOrganization(ctx context.Context, in store.CreateOrganizatio
 		owner = m
 	}
 	var out *store.Organization
-	err := db.update(ctx, func(t *txn) error {
+	err = db.update(ctx, func(t *txn) error {
 		o, err := t.createOrg(in.Name, owner != nil)
 		if err != nil {
 			return err
@@ -76,7 +66,7 @@ func (db *DB) CreateOrganization(ctx context.Context, in store.CreateOrganizatio
 			}
 		}
 		out = o
-		return t.audit(auditEvent{Event: "organization.created", OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID}, Metadata: map[string]any{"name": o.Name}})
+		return t.audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID}, Metadata: map[string]any{"name": o.Name}})
 	})
 	return out, err
 }
@@ -105,8 +95,8 @@ func (t *txn) createOrg(name string, verified bool) (*store.Organization, error)
 // UpdateOrganization implements store.Organizations.
 func (db *DB) UpdateOrganization(ctx context.Context, id string, upd store.OrganizationUpdate) (*store.Organization, error) {
 	if upd.Name != nil {
-		n := strings.TrimSpace(*upd.Name)
-		if err := validOrgName(n); err != nil {
+		n, err := store.CheckName("name", *upd.Name)
+		if err != nil {
 			return nil, err
 		}
 		upd.Name = &n
@@ -123,7 +113,7 @@ func (db *DB) UpdateOrganization(ctx context.Context, id string, upd store.Organ
 		if err := t.put(bOrgs, id, out); err != nil {
 			return err
 		}
-		return t.audit(auditEvent{Event: "organization.updated", OrgID: id, Target: store.Target{Type: "organization", ID: id}, Metadata: map[string]any{"name": out.Name}})
+		return t.audit(auditEvent{Event: store.EventOrganizationUpdated, OrgID: id, Target: store.Target{Type: "organization", ID: id}, Metadata: map[string]any{"name": out.Name}})
 	})
 	if err != nil {
 		return nil, err

@@ -44,6 +44,9 @@ func containsIndex(ixs [][2][]byte, ix [2][]byte) bool {
 
 // saveLicense writes l and its indexes.
 func (t *txn) saveLicense(prev, l *store.License) error {
+	if err := t.countOrgLicense(prev, l); err != nil {
+		return err
+	}
 	if err := t.put(bLicenses, l.ID, l); err != nil {
 		return err
 	}

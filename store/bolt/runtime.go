@@ -3,8 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -23,6 +21,9 @@ type RuntimeOptions struct {
 	RefreshIdleTTL     time.Duration
 	RefreshAbsoluteTTL time.Duration
 	ReplayWindow       time.Duration
+	// RefreshReuseGrace forgives the token retired by a session's last
+	// rotation for this long (design §5); 0 forgives nothing.
+	RefreshReuseGrace time.Duration
 	// SeenInterval is how stale a device's last_seen_at may get before a
 	// validation queues a refresh of it; 0 means 5 minutes.
 	SeenInterval time.Duration
@@ -120,8 +121,8 @@ func cachedGet[T any](c *decodeCache, t *txn, tag uint8, bucket, id []byte) (*T,
 		return e.v.(*T), nil
 	}
 	v := new(T)
-	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, fmt.Errorf("decode %s/%x: %w", bucket, id, err)
+	if err := decode(bucket, id, raw, v); err != nil {
+		return nil, err
 	}
 	sh.mu.Lock()
 	if len(sh.m) >= maxShardEntries {
@@ -262,22 +263,6 @@ func sortedSet(keys []string) []string {
 		}
 	}
 	return out
-}
-
-// licenseReason maps a license's effective status to the validation reason
-// and the activation error code it causes, or "" when it is usable.
-func licenseReason(l *store.License, now time.Time) string {
-	switch l.EffectiveStatus(now) {
-	case store.LicenseRevoked:
-		return store.ReasonLicenseRevoked
-	case store.LicenseBanned:
-		return store.ReasonLicenseBanned
-	case store.LicenseSuspended:
-		return store.ReasonLicenseSuspended
-	case store.LicenseExpired:
-		return store.ReasonLicenseExpired
-	}
-	return ""
 }
 
 // asActor makes the audit entries of the rest of the transaction name who

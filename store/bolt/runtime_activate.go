@@ -8,27 +8,12 @@ import (
 	"licensectl/store"
 )
 
-// licenseCode is the activation error of a license that cannot be used.
-func licenseCode(reason string) error {
-	switch reason {
-	case store.ReasonLicenseRevoked:
-		return store.Errorf(store.ECodeLicenseRevoked, "the license is revoked")
-	case store.ReasonLicenseBanned:
-		return store.Errorf(store.ECodeLicenseBanned, "the license is banned")
-	case store.ReasonLicenseSuspended:
-		return store.Errorf(store.ECodeLicenseSuspend, "the license is suspended")
-	case store.ReasonLicenseExpired:
-		return store.Errorf(store.ECodeLicenseExpired, "the license has expired")
-	}
-	return nil
-}
-
 // Activate implements store.Runtime.
 func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.ActivateInput) (*store.Activation, error) {
-	if in.LicenseKey == "" {
-		return nil, store.Invalid("license_key", "license_key is required")
+	if _, err := store.CheckLicenseKey("license_key", in.LicenseKey); err != nil {
+		return nil, err
 	}
-	fp, err := checkFingerprint(in.Fingerprint)
+	fp, err := store.CheckFingerprint(in.Fingerprint)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +129,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	lc := *cl
 	l := &lc
 	t.asActor(store.ActorLicense, l.ID)
-	if err := licenseCode(licenseReason(l, t.now)); err != nil {
+	if err := store.LicenseError(store.LicenseReason(l, t.now)); err != nil {
 		return nil, err
 	}
 	plan, err := cachedGet[store.Plan](r.cache, t, tagPlan, bPlans, idb(l.PlanID))
@@ -219,7 +204,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		now := t.now
 		l.Status, l.ActivatedAt, changed = store.LicenseActive, &now, true
 		if plan.DurationDays != nil && l.ExpiresAt == nil {
-			exp := now.Add(time.Duration(*plan.DurationDays) * 24 * time.Hour)
+			exp := store.ExpiresAfter(now, *plan.DurationDays)
 			l.ExpiresAt = &exp
 		}
 	}
@@ -241,7 +226,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if err != nil {
 		return nil, err
 	}
-	if err := t.audit(auditEvent{Event: "license.activated", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+	if err := t.audit(auditEvent{Event: store.EventLicenseActivated, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 		Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": fp, "new_binding": !bound, "user_id": userID}}); err != nil {
 		return nil, err
 	}
@@ -250,10 +235,10 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 
 // ResetDevice implements store.Runtime.
 func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in store.DeviceResetInput) (int, error) {
-	if in.LicenseKey == "" {
-		return 0, store.Invalid("license_key", "license_key is required")
+	if _, err := store.CheckLicenseKey("license_key", in.LicenseKey); err != nil {
+		return 0, err
 	}
-	fp, err := checkFingerprint(in.Fingerprint)
+	fp, err := store.CheckFingerprint(in.Fingerprint)
 	if err != nil {
 		return 0, err
 	}
@@ -311,7 +296,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 			return err
 		}
 		remaining = l.DeviceResetsRemaining
-		return t.audit(auditEvent{Event: "license.device_reset", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
 	})
 	return remaining, err

@@ -69,10 +69,11 @@ func (g *groupCommit) loop() {
 func (g *groupCommit) run(batch []*commitCall) {
 	for len(batch) > 0 {
 		failed := -1
+		start := time.Now()
 		err := g.db.bolt.Update(func(tx *bolt.Tx) error {
 			now := g.db.now()
 			for i, c := range batch {
-				if err := safeCall(c, tx, now); err != nil {
+				if err := safeCall(g.db, c, tx, now); err != nil {
 					failed = i
 					return err
 				}
@@ -80,6 +81,9 @@ func (g *groupCommit) run(batch []*commitCall) {
 			return nil
 		})
 		if failed < 0 {
+			err = g.db.commitErr(err)
+			g.db.commits.size.observe(float64(len(batch)))
+			g.db.commits.seconds.observe(time.Since(start).Seconds())
 			for _, c := range batch {
 				c.done <- err
 			}
@@ -87,16 +91,16 @@ func (g *groupCommit) run(batch []*commitCall) {
 		}
 		c := batch[failed]
 		batch = append(batch[:failed:failed], batch[failed+1:]...)
-		c.done <- g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(c, tx, g.db.now()) })
+		c.done <- g.db.commitErr(g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(g.db, c, tx, g.db.now()) }))
 	}
 }
 
 // safeCall runs one closure, turning a panic into an error as DB.Batch does.
-func safeCall(c *commitCall, tx *bolt.Tx, now time.Time) (err error) {
+func safeCall(db *DB, c *commitCall, tx *bolt.Tx, now time.Time) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic in write transaction: %v", p)
 		}
 	}()
-	return c.fn(&txn{tx: tx, ctx: c.ctx, now: now})
+	return c.fn(&txn{tx: tx, ctx: c.ctx, now: now, db: db})
 }

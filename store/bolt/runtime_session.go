@@ -26,14 +26,14 @@ func (r *Runtime) dummy(ctx context.Context) string {
 // write transaction: argon2id takes tens of milliseconds and must not hold
 // the single writer. The transaction re-reads the user and decides.
 func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (*store.RuntimeSession, error) {
-	email, err := NormalizeEmail("email", in.Email)
+	email, err := store.NormalizeEmail("email", in.Email)
 	if err != nil {
 		return nil, err
 	}
 	if in.Password == "" {
 		return nil, store.Invalid("password", "password is required")
 	}
-	fp, err := checkFingerprint(in.Fingerprint)
+	fp, err := store.CheckFingerprint(in.Fingerprint)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 		if u != nil {
 			target.ID = u.ID
 		}
-		if err := t.audit(auditEvent{Event: "user.login_failed", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		if err := t.audit(auditEvent{Event: store.EventUserLoginFailed, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
 			return nil, err
 		}
@@ -166,7 +166,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 	if err != nil {
 		return nil, err
 	}
-	if err := t.audit(auditEvent{Event: "user.login", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+	if err := t.audit(auditEvent{Event: store.EventUserLogin, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 		Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"device_id": dev.ID, "session_id": sess.SessionID}}); err != nil {
 		return nil, err
 	}
@@ -277,6 +277,9 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if ra.App.Status != store.AppActive {
 			return errAppDisabled()
 		}
+		if s.RefreshHash != hash && r.rotatedJustNow(t, s, hash) {
+			return store.Errorf(store.ECodeRefreshRotated, "this refresh token was rotated a moment ago by another refresh of this session; use the pair it returned")
+		}
 		if s.RefreshHash != hash {
 			// A retired token presented again: whoever holds it is not the
 			// session's current holder, so the whole session ends.
@@ -285,7 +288,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 				if err := t.revokeSession(s.ID, RevokedRefreshReuse); err != nil {
 					return err
 				}
-				if err := t.audit(auditEvent{Event: "session.refresh_reused", OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+				if err := t.audit(auditEvent{Event: store.EventSessionRefreshReused, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 					Target: store.Target{Type: "session", ID: s.ID}, Metadata: map[string]any{"license_id": s.LicenseID, "user_id": s.UserID, "device_id": s.DeviceID}}); err != nil {
 					return err
 				}
@@ -332,6 +335,8 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			s.RetiredRefresh = s.RetiredRefresh[n:]
 		}
 		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(seed.Refresh)
+		now := t.now
+		s.RotatedAt = &now
 		s.AccessExpiresAt = exp
 		s.RefreshExpiresAt = minTime(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
 		if err := t.put(bSessions, s.ID, s); err != nil {
@@ -386,4 +391,14 @@ func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, has
 	if sp != nil {
 		r.presign(*sp, seed)
 	}
+}
+
+// rotatedJustNow reports whether hash is the token the session's last
+// rotation retired, presented within the grace of that rotation: a second
+// thread of the same client refreshing at the same moment, not a thief.
+func (r *Runtime) rotatedJustNow(t *txn, s *sessionRecord, hash string) bool {
+	if r.o.RefreshReuseGrace <= 0 || s.RevokedAt != nil || s.RotatedAt == nil || len(s.RetiredRefresh) == 0 {
+		return false
+	}
+	return s.RetiredRefresh[len(s.RetiredRefresh)-1] == hash && t.now.Sub(*s.RotatedAt) < r.o.RefreshReuseGrace
 }

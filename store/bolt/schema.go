@@ -1,11 +1,11 @@
 package bolt
 
-// SchemaVersion is the version of the bucket layout below; migrations that
-// change it are applied in order by migrate.
-const SchemaVersion = 1
+// SchemaVersion is the version of the bucket layout below and of the record
+// format (codec.go); the migrations in migrate.go bring older files to it.
+const SchemaVersion = 3
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
-// UUID to a JSON record. Index buckets hold composite keys "prefix|id" with
+// UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
 // empty values (newest first is a reverse walk, as ids are UUIDv7), or unique
 // keys "value → id". Counts of index prefixes live in bCounts so that totals
 // are O(1).
@@ -84,6 +84,37 @@ var (
 	bUsage        = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
 )
 
+// Billing buckets.
+var (
+	bSubscriptions  = []byte("subscriptions")               // org id → subscriptionRecord
+	bBillingTx      = []byte("billing_transactions")        // id → billingTxRecord
+	bBillingPending = []byte("billing_transactions_by_exp") // expiry unix nanos|id of pending transactions
+	bOnboarding     = []byte("onboarding")                  // member id → onboardingRecord
+
+	// bLicOrgActive names a count, not a bucket: the licenses of an
+	// organization that are neither revoked nor banned, kept in bCounts.
+	bLicOrgActive = []byte("licenses_active_by_org")
+)
+
+// Partner sign-in buckets.
+var (
+	bPartnerAttempts   = []byte("partner_attempts")   // sha256(state) → partnerAttempt
+	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → partnerIdentity
+)
+
+// Webhook buckets (outbox.go, webhooks.go).
+var (
+	bHooks           = []byte("webhooks")
+	bHooksApp        = []byte("webhooks_by_app")              // app|webhook
+	bHooksOrg        = []byte("webhooks_by_org")              // org|webhook
+	bDeliveries      = []byte("webhook_deliveries")           // id → deliveryRecord
+	bDelivHook       = []byte("webhook_deliveries_by_hook")   // webhook|delivery
+	bDelivHookStatus = []byte("webhook_deliveries_by_status") // webhook|status 0x00|delivery
+	bDelivDue        = []byte("webhook_deliveries_due")       // next attempt unix nanos|delivery (active endpoints)
+	bDelivDone       = []byte("webhook_deliveries_done")      // delivered/failed unix nanos|delivery, walked by pruning
+	bAuditOrgEvent   = []byte("audit_by_org_event")           // org|event 0x00|entry (organization-level events)
+)
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -100,6 +131,9 @@ var allBuckets = [][]byte{
 	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
 	bNoncesExpiry, bLicEnvUser, bUsage,
+	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,
+	bPartnerAttempts, bPartnerIdentities,
+	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
 }
 
 // Meta keys.

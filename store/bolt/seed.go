@@ -94,3 +94,33 @@ func (db *DB) SessionRevokeReason(ctx context.Context, id string) (string, error
 	})
 	return reason, err
 }
+
+// SeedLegacyDevice creates a device whose fingerprint is stored exactly as
+// given, skipping the input rules of design.md §8, as releases before those
+// rules stored it. Tests use it to show that outputs stay safe with such
+// old records; nothing else should.
+func (db *DB) SeedLegacyDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {
+	var out *store.Device
+	err := db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		out, _, err = t.findOrCreateDevice(a, env.ID, fingerprint)
+		return err
+	})
+	return out, err
+}
+
+// SeedLegacyApplicationName renames an application to name exactly as
+// given, skipping the input rules, as SeedLegacyDevice does for devices.
+func (db *DB) SeedLegacyApplicationName(ctx context.Context, ref store.AppRef, name string) error {
+	return db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		a.Name = name
+		return t.put(bApps, a.ID, a)
+	})
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
@@ -34,6 +32,9 @@ type sessionRecord struct {
 	RevokeReason     string     `json:"reason,omitempty"`
 	CreatedAt        time.Time  `json:"created"`
 	LastSeenAt       *time.Time `json:"seen,omitempty"`
+	// RotatedAt is when the refresh token was last rotated: the token it
+	// retired (the last of RetiredRefresh) is forgiven for a short grace.
+	RotatedAt *time.Time `json:"rot,omitempty"`
 }
 
 // Session records are read on every validation and written by every
@@ -232,24 +233,8 @@ func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkE
 	if v.dev == nil {
 		return store.ReasonTokenInvalid, nil, nil
 	}
-	if ra.App.Status != store.AppActive {
-		return store.ReasonAppDisabled, v, nil
-	}
-	if v.lic != nil {
-		if reason := licenseReason(v.lic, t.now); reason != "" {
-			return reason, v, nil
-		}
-	}
-	if v.user != nil {
-		switch v.user.Status {
-		case store.UserBanned:
-			return store.ReasonUserBanned, v, nil
-		case store.UserDisabled:
-			return store.ReasonUserDisabled, v, nil
-		}
-	}
-	if v.dev.Status == store.DeviceBlocked {
-		return store.ReasonDeviceBlocked, v, nil
+	if reason := store.SessionReason(ra.App, v.lic, v.user, v.dev, t.now); reason != "" {
+		return reason, v, nil
 	}
 	if s.RevokedAt != nil {
 		return store.ReasonSessionRevoked, v, nil
@@ -295,13 +280,13 @@ func (t *txn) revokeSession(id, reason string) error {
 func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 	due := false
 	if err := r.db.view(ctx, func(t *txn) error {
-		_, v := t.tx.Bucket(bSessions).Cursor().First()
+		k, v := t.tx.Bucket(bSessions).Cursor().First()
 		if v == nil {
 			return nil
 		}
 		s := new(sessionRecord)
-		if err := json.Unmarshal(v, s); err != nil {
-			return fmt.Errorf("decode session: %w", err)
+		if err := decode(bSessions, k, v, s); err != nil {
+			return err
 		}
 		due = !t.now.Before(s.AbsoluteExpires)
 		return nil
@@ -314,8 +299,8 @@ func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 		c := t.tx.Bucket(bSessions).Cursor()
 		for k, v := c.First(); k != nil && n < limit; k, v = c.First() {
 			s := new(sessionRecord)
-			if err := json.Unmarshal(v, s); err != nil {
-				return fmt.Errorf("decode session %x: %w", k, err)
+			if err := decode(bSessions, k, v, s); err != nil {
+				return err
 			}
 			if t.now.Before(s.AbsoluteExpires) {
 				return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -20,14 +19,15 @@ type txn struct {
 	tx  *bolt.Tx
 	ctx context.Context
 	now time.Time
+	db  *DB
 }
 
 // update runs fn in one read-write transaction: the change, its indexes,
 // counts and audit entry commit together or not at all.
 func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
-	})
+	return db.commitErr(db.bolt.Update(func(tx *bolt.Tx) error {
+		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
+	}))
 }
 
 // Hot runtime writes use groupCommit (runtime_commit.go), an adaptive group
@@ -35,8 +35,11 @@ func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
 
 // view runs fn in a read-only transaction.
 func (db *DB) view(ctx context.Context, fn func(t *txn) error) error {
+	if db.stale != nil {
+		return db.stale
+	}
 	return db.bolt.View(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.now()})
+		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
 	})
 }
 
@@ -84,11 +87,8 @@ func (t *txn) get(bucket []byte, id string, v any) (bool, error) {
 	if raw == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		// A record that fails to decode is corruption: fail loudly, never skip.
-		return false, fmt.Errorf("decode %s/%s: %w", bucket, id, err)
-	}
-	return true, nil
+	// A record that fails to decode is corruption: fail loudly, never skip.
+	return true, decode(bucket, k, raw, v)
 }
 
 // mustGet is get that turns absence into not_found for kind.
@@ -109,7 +109,7 @@ func (t *txn) put(bucket []byte, id string, v any) error {
 	if k == nil {
 		return fmt.Errorf("put %s: malformed id %q", bucket, id)
 	}
-	raw, err := json.Marshal(v)
+	raw, err := encodeRecord(v)
 	if err != nil {
 		return fmt.Errorf("encode %s/%s: %w", bucket, id, err)
 	}
@@ -310,8 +310,11 @@ func listPage[T any](t *txn, index, prefix, records []byte, p store.PageRequest)
 }
 
 // listEnvPage pages the records of the scope's environment, newest first:
-// every one through the index all, or with f.Status through byStatus.
-func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.StatusFilter, all, byStatus, records []byte) (*store.Page[*T], error) {
+// every one through the index all, or with f.Status through byStatus. A
+// non-nil lookup finds the one record an exact filter names instead, kept
+// when status reads the status f asks for.
+func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.StatusFilter, all, byStatus, records []byte,
+	lookup func(t *txn, envID string) string, status func(*T) string) (*store.Page[*T], error) {
 	if err := f.Normalize(); err != nil {
 		return nil, err
 	}
@@ -320,6 +323,21 @@ func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.Stat
 		_, env, err := t.scope(s)
 		if err != nil {
 			return err
+		}
+		if lookup != nil {
+			var found []*T
+			if id := lookup(t, env.ID); id != "" {
+				v := new(T)
+				ok, err := t.get(records, id, v)
+				if err != nil {
+					return err
+				}
+				if ok && (f.Status == "" || status(v) == f.Status) {
+					found = append(found, v)
+				}
+			}
+			out = pageOf(found, f.PageRequest)
+			return nil
 		}
 		index, prefix := all, idb(env.ID)
 		if f.Status != "" {

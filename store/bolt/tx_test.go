@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"errors"
 	bbolt "go.etcd.io/bbolt"
 	"path/filepath"
 	"testing"
@@ -151,7 +152,9 @@ func TestSchemaVersionNewerRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if _, err := Open(path, Options{}); err == nil {
-		t.Fatal("Open of a newer schema succeeded")
+	_, err = Open(path, Options{})
+	var tooNew *ErrSchemaTooNew
+	if !errors.As(err, &tooNew) || tooNew.File != SchemaVersion+1 || tooNew.Binary != SchemaVersion {
+		t.Fatalf("Open of a newer schema = %v, want ErrSchemaTooNew", err)
 	}
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"licensectl/server/servertest"
+	"licensectl/store"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
+)
+
+// cmdHolder seeds what only the runtime API creates: an end-user EMAIL who
+// holds the newest license of application APP_SLUG on a device FINGERPRINT,
+// in the data file of $LICENSECTL_DATA_DIR (no CLI process may hold it).
+// It sets $KEY to the license key and $LICENSE to its id.
+//
+//	holder APP_SLUG EMAIL FINGERPRINT
+func cmdHolder(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: holder APP_SLUG EMAIL FINGERPRINT")
+	}
+	ctx := context.Background()
+	db, sc := openScope(ts, "holder", args[0])
+	defer db.Close()
+	page, err := db.ListLicenses(ctx, sc, store.LicenseFilter{PageRequest: store.PageRequest{PerPage: 1}})
+	ts.Check(err)
+	if len(page.Data) == 0 {
+		ts.Fatalf("holder: application %q has no license", args[0])
+	}
+	u, err := db.RegisterEndUser(ctx, sc, args[1], "a fine password 1")
+	ts.Check(err)
+	d, err := db.EnsureDevice(ctx, sc, args[2])
+	ts.Check(err)
+	_, err = db.SeedBinding(ctx, sc, page.Data[0].ID, d.ID, u.ID)
+	ts.Check(err)
+	ts.Setenv("KEY", page.Data[0].Key)
+	ts.Setenv("LICENSE", page.Data[0].ID)
+}
+
+// openScope opens the data file of $LICENSECTL_DATA_DIR and finds the
+// production scope of the application with slug; cmd names the caller in
+// the failure.
+func openScope(ts *testscript.TestScript, cmd, slug string) (*bolt.DB, store.Scope) {
+	ctx := context.Background()
+	db, err := bolt.Open(filepath.Join(ts.Getenv("LICENSECTL_DATA_DIR"), "licensectl.db"),
+		bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
+	ts.Check(err)
+	orgs, err := db.ListOrganizations(ctx)
+	ts.Check(err)
+	for _, o := range orgs {
+		apps, err := db.ListApplications(ctx, o.ID)
+		ts.Check(err)
+		for _, a := range apps {
+			if a.Slug == slug {
+				return db, store.Scope{OrgID: o.ID, AppID: a.ID, Env: store.EnvProduction}
+			}
+		}
+	}
+	db.Close()
+	ts.Fatalf("%s: no application %q", cmd, slug)
+	return nil, store.Scope{}
+}

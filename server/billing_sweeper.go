@@ -1,0 +1,57 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"licensectl/store"
+)
+
+// billingSweepInterval is how often subscriptions and checkouts are moved
+// with time: a paid period ends on the minute, not on the second.
+const billingSweepInterval = time.Minute
+
+// billingSweeper moves subscriptions from active to past_due to the default
+// tier and pending checkouts to expired, as time passes. Time is the store's
+// clock, so tests move it by moving that clock.
+type billingSweeper struct {
+	store    store.BillingMaintenance
+	interval time.Duration
+	logger   *slog.Logger
+	// changed is told of each organization whose subscription changed.
+	changed func(orgID string)
+}
+
+// Run sweeps at once and then every interval until ctx ends. Each sweep is
+// one transaction, so stopping between sweeps leaves nothing half done.
+func (b *billingSweeper) Run(ctx context.Context) error {
+	t := time.NewTicker(b.interval)
+	defer t.Stop()
+	for {
+		orgs, err := b.store.SweepBilling(context.WithoutCancel(ctx))
+		if err != nil {
+			b.logger.Error("sweep billing", "err", err)
+		}
+		for _, org := range orgs {
+			b.changed(org)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// startBillingSweeper runs the sweeper until the server closes.
+func (s *Server) startBillingSweeper() {
+	ctx, cancel := context.WithCancel(context.Background())
+	sw := &billingSweeper{store: s.db, interval: billingSweepInterval, logger: s.logger, changed: s.rt.usage.planChanged}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = sw.Run(ctx)
+	}()
+	s.bg = append(s.bg, func() { cancel(); <-done })
+}

@@ -1,0 +1,348 @@
+package server_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"licensectl/config"
+	"licensectl/server/servertest"
+)
+
+// Issue 9 #1: made-up methods and paths must not grow the metrics page.
+func TestMetricsLabelsBounded(t *testing.T) {
+	s := servertest.New(t)
+	for i := range 50 {
+		req, err := http.NewRequest(fmt.Sprintf("BREW%d", i), s.URL+fmt.Sprintf("/v1/mgmt/nothing-%d", i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	series := 0
+	for name := range scrape(t, s, s.URL+"/metrics") {
+		if strings.HasPrefix(name, "licensectl_http_requests_total{") {
+			series++
+			if strings.Contains(name, "BREW") || strings.Contains(name, "nothing-") {
+				t.Fatalf("a made-up method or path became a label: %s", name)
+			}
+		}
+	}
+	if series > 3 {
+		t.Fatalf("%d request series after 50 made-up requests", series)
+	}
+}
+
+// Issue 9 #2: dot segments are never redirected to the parent resource.
+func TestNoRedirects(t *testing.T) {
+	f := newFixture(t)
+	ent := f.do(t, "POST", "/entitlements", map[string]any{"key": "pro", "name": "Pro"}).Want(t, http.StatusCreated).Map(t)
+	client := *f.s.Client
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, path := range []string{
+		"/entitlements/..", "/entitlements/%2e%2e", "/entitlements/%2E%2E", "/entitlements/.", "/./entitlements",
+		"/entitlements/../../" + f.app, "/entitlements/%2e%2e?permanent=true",
+	} {
+		for _, method := range []string{"GET", "DELETE"} {
+			req, _ := http.NewRequest(method, f.s.URL+"/v1/mgmt/applications/"+f.app+path, nil)
+			req.Header.Set("Authorization", "Bearer "+f.key)
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusNotFound {
+				t.Fatalf("%s %s: %d (Location %q), want 404", method, path, res.StatusCode, res.Header.Get("Location"))
+			}
+		}
+	}
+	// Nothing was deleted.
+	f.do(t, "GET", "", nil).Want(t, http.StatusOK)
+	if list := f.do(t, "GET", "/entitlements", nil).List(t); len(list) != 1 || list[0]["id"] != ent["entitlement_id"] {
+		t.Fatalf("entitlements = %v", list)
+	}
+}
+
+// throttled has logins limited as in production, with the client address
+// taken from X-Forwarded-For so a test can speak from several addresses.
+func throttled(c *config.Config) {
+	c.RateLimit.Enabled = true
+	c.RateLimit.LoginFailures = 10
+	c.RateLimit.LoginFailuresGlobal = 25
+	c.Server.TrustedProxies = []string{"127.0.0.1", "::1"}
+}
+
+func from(ip string) []string { return []string{"X-Forwarded-For", ip} }
+
+// Issue 9 #3: the runtime lockout counts one account however the request
+// names the application.
+func TestRuntimeLoginThrottleIgnoresSpelling(t *testing.T) {
+	f := newRT(t, throttled)
+	f.register(t, "eve@example.com")
+	spellings := [][]string{
+		{"x-api-key", f.pub},
+		{"X-API-KEY", f.pub},
+		{"x-application-id", f.appID, "x-environment", "production"},
+		{"x-application-id", strings.ToUpper(f.appID), "x-environment", "production"},
+		{"X-Application-Id", f.appID, "X-Environment", "production"},
+	}
+	for i := range 10 {
+		hdr := spellings[i%len(spellings)]
+		f.s.Do(t, "POST", "/v1/runtime/auth/login", f.loginBody("eve@example.com", "wrong password 12345", "fp"), hdr...).
+			WantError(t, http.StatusUnauthorized, "invalid_credentials")
+	}
+	for _, hdr := range spellings {
+		f.s.Do(t, "POST", "/v1/runtime/auth/login", f.loginBody("eve@example.com", "wrong password 12345", "fp"), hdr...).
+			WantError(t, http.StatusTooManyRequests, "rate_limited")
+	}
+}
+
+// Issue 9 #4: guessing from one address never locks the owner out from
+// another; only the higher per-account bound, reached from many addresses,
+// refuses everyone.
+func TestLoginThrottlePerAddress(t *testing.T) {
+	t.Run("OKDashboard", func(t *testing.T) {
+		s := servertest.New(t, throttled)
+		org := s.NewOrg(t)
+		login := func(pw, ip string) *servertest.Resp {
+			return s.Do(t, "POST", "/v1/mgmt/auth/login", map[string]any{"email": org.OwnerEmail, "password": pw}, from(ip)...)
+		}
+		for range 10 {
+			login("wrong password 12345", "203.0.113.9").WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		}
+		login(servertest.Password, "203.0.113.9").WantError(t, http.StatusTooManyRequests, "rate_limited")
+		login(servertest.Password, "198.51.100.7").Want(t, http.StatusOK)
+		// A success resets that pair only.
+		login("wrong password 12345", "198.51.100.7").WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		login(servertest.Password, "203.0.113.9").WantError(t, http.StatusTooManyRequests, "rate_limited")
+		// Many addresses reach the per-account bound (25): then everyone waits.
+		for i := range 14 {
+			login("wrong password 12345", fmt.Sprintf("192.0.2.%d", i+1)).WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		}
+		login(servertest.Password, "198.51.100.8").WantError(t, http.StatusTooManyRequests, "rate_limited")
+	})
+	t.Run("OKRuntime", func(t *testing.T) {
+		f := newRT(t, throttled)
+		f.register(t, "ann@example.com")
+		login := func(pw, ip string) *servertest.Resp {
+			return f.do(t, "POST", "/auth/login", f.loginBody("ann@example.com", pw, "fp"), from(ip)...)
+		}
+		for range 10 {
+			login("wrong password 12345", "203.0.113.9").WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		}
+		login(servertest.Password, "203.0.113.9").WantError(t, http.StatusTooManyRequests, "rate_limited")
+		login(servertest.Password, "198.51.100.7").Want(t, http.StatusOK)
+	})
+}
+
+// Issue 9 #9: the role routes check an application secret's environment
+// and count against the per-credential limit like every management call.
+func TestUserRolesWithSecret(t *testing.T) {
+	f := newRT(t, func(c *config.Config) { c.RateLimit.Enabled = true; c.RateLimit.Management = 8 })
+	secret := func(env string) string {
+		var envID string
+		for _, e := range f.mgmt(t, "GET", "/environments", nil).List(t) {
+			if e["name"] == env {
+				envID = e["id"].(string)
+			}
+		}
+		var sec struct {
+			Plaintext string `json:"plaintext"`
+		}
+		f.mgmt(t, "POST", "/secrets", map[string]any{"environment_id": envID}).Want(t, http.StatusCreated).JSON(t, &sec)
+		return sec.Plaintext
+	}
+	prod, dev := secret("production"), secret("development")
+	devUser := f.s.Do(t, "POST", "/v1/runtime/auth/register", map[string]any{"email": "dev@example.com", "password": servertest.Password},
+		"x-api-key", f.devPub).Want(t, http.StatusCreated).Map(t)["user_id"].(string)
+	path := "/v1/mgmt/auth/users/" + devUser + "/roles"
+	f.s.As(t, prod, "POST", path, map[string]any{"role_id": "beta"}).WantError(t, http.StatusNotFound, "not_found")
+	f.s.As(t, dev, "POST", path, map[string]any{"role_id": "beta"}).Want(t, http.StatusOK)
+	f.s.As(t, dev, "DELETE", path+"/beta", nil).Want(t, http.StatusOK)
+	// The secret's calls count against the per-credential limit (8 here).
+	var r *servertest.Resp
+	for range 9 {
+		if r = f.s.As(t, dev, "POST", path, map[string]any{"role_id": "beta"}); r.Status != http.StatusOK {
+			break
+		}
+		if r.Header.Get("RateLimit-Limit") != "8" {
+			t.Fatalf("RateLimit-Limit = %q", r.Header.Get("RateLimit-Limit"))
+		}
+	}
+	r.WantError(t, http.StatusTooManyRequests, "rate_limited")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+}
+
+// Issue 9 #14, design §5: two threads of one client refreshing the same
+// token at once must not log the client out.
+func TestRefreshGrace(t *testing.T) {
+	refresh := func(f *rtFix, tok string) *servertest.Resp {
+		return f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tok})
+	}
+	t.Run("OKParallel", func(t *testing.T) {
+		f := newRT(t)
+		s := f.activate(t, f.license(t, planOpts{}), "pc")
+		codes := make(chan *servertest.Resp, 8)
+		for range 8 {
+			go func() { codes <- refresh(f, s.RefreshToken) }()
+		}
+		var winner session
+		ok, rotated := 0, 0
+		for range 8 {
+			r := <-codes
+			switch r.Status {
+			case http.StatusOK:
+				ok++
+				r.JSON(t, &winner)
+			case http.StatusConflict:
+				rotated++
+				r.WantError(t, http.StatusConflict, "refresh_token_rotated")
+			default:
+				t.Fatalf("parallel refresh: %d %s", r.Status, r.Body)
+			}
+		}
+		if ok != 1 || rotated != 7 {
+			t.Fatalf("%d refreshed, %d told it rotated; want 1 and 7", ok, rotated)
+		}
+		f.wantValid(t, winner.AccessToken)
+		refresh(f, winner.RefreshToken).Want(t, http.StatusOK)
+		var audit struct {
+			Total int `json:"total"`
+		}
+		f.mgmt(t, "GET", "/audit-logs?event=session.refresh_reused", nil).Want(t, http.StatusOK).JSON(t, &audit)
+		if audit.Total != 0 {
+			t.Fatalf("%d refresh_reused entries after parallel refreshes", audit.Total)
+		}
+	})
+	t.Run("ErrRefreshTokenReused", func(t *testing.T) {
+		f := newRT(t)
+		s := f.activate(t, f.license(t, planOpts{}), "pc")
+		var b, c session
+		refresh(f, s.RefreshToken).Want(t, http.StatusOK).JSON(t, &b)
+		refresh(f, b.RefreshToken).Want(t, http.StatusOK).JSON(t, &c)
+		// Retired by an earlier rotation: reuse even within the grace.
+		refresh(f, s.RefreshToken).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
+		f.wantReason(t, c.AccessToken, "session_revoked")
+	})
+	t.Run("ErrAfterGrace", func(t *testing.T) {
+		f := newRT(t)
+		s := f.activate(t, f.license(t, planOpts{}), "pc")
+		var b session
+		refresh(f, s.RefreshToken).Want(t, http.StatusOK).JSON(t, &b)
+		f.s.Clock().Advance(9 * time.Second)
+		refresh(f, s.RefreshToken).WantError(t, http.StatusConflict, "refresh_token_rotated")
+		f.s.Clock().Advance(time.Second)
+		refresh(f, s.RefreshToken).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
+		f.wantReason(t, b.AccessToken, "session_revoked")
+	})
+	t.Run("ErrGraceOff", func(t *testing.T) {
+		f := newRT(t, func(c *config.Config) { c.Runtime.RefreshReuseGrace = 0 })
+		s := f.activate(t, f.license(t, planOpts{}), "pc")
+		refresh(f, s.RefreshToken).Want(t, http.StatusOK)
+		refresh(f, s.RefreshToken).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
+	})
+}
+
+// Issue 9 #6: resend-verification and forgot-password answer the same bytes
+// for any address, send at most 3 mails per address per 10 minutes, and
+// leave the account lookup and the mail to the queue (the request does the
+// same work for every address; BenchmarkMailCalls measures it).
+func TestMailCallsSameAndCapped(t *testing.T) {
+	s := servertest.New(t, func(c *config.Config) { c.RateLimit.Enabled = true })
+	registered := newAddress("cap")
+	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(registered))) // mail 1 of 3
+	unknown := newAddress("nobody")
+	for _, path := range []string{"/v1/mgmt/auth/resend-verification", "/v1/mgmt/auth/forgot-password"} {
+		var first []byte
+		for i := range 4 {
+			for _, addr := range []string{registered, unknown} {
+				r := s.Do(t, "POST", path, map[string]any{"email": addr}).Want(t, http.StatusOK)
+				if first == nil {
+					first = r.Body
+				} else if string(r.Body) != string(first) {
+					t.Fatalf("%s #%d for %s answered %s, first answer %s", path, i, addr, r.Body, first)
+				}
+			}
+		}
+	}
+	if n := len(s.MailsTo(t, registered)); n != 3 {
+		t.Fatalf("%d mails to one address after 9 asks, want 3", n)
+	}
+	if n := len(s.MailsTo(t, unknown)); n != 0 {
+		t.Fatalf("%d mails to an unknown address", n)
+	}
+	// Another address is not held back by the first one's share.
+	other := newAddress("cap")
+	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(other)))
+	s.Do(t, "POST", "/v1/mgmt/auth/forgot-password", map[string]any{"email": other}).Want(t, http.StatusOK)
+	if n := len(s.MailsTo(t, other)); n != 2 {
+		t.Fatalf("%d mails to a fresh address, want 2", n)
+	}
+}
+
+// BenchmarkMailCalls compares forgot-password for a registered and an
+// unknown address: the request does the same work for both.
+func BenchmarkMailCalls(b *testing.B) {
+	s := servertest.New(b)
+	registered := newAddress("bench")
+	s.Do(b, "POST", "/v1/mgmt/auth/signup", signupBody(registered)).Want(b, http.StatusOK)
+	for _, c := range []struct{ name, addr string }{{"registered", registered}, {"unknown", newAddress("nobody")}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				s.Do(b, "POST", "/v1/mgmt/auth/forgot-password", map[string]any{"email": c.addr}).Want(b, http.StatusOK)
+			}
+			s.WaitMail()
+		})
+	}
+}
+
+// Issue 9 #11: a malformed percent-escape gets the JSON error shape, with or
+// without a body, and the connection stays usable.
+func TestMalformedEscape(t *testing.T) {
+	f := newFixture(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	body := `{"name":"x"}`
+	for _, req := range []string{
+		"GET /v1/mgmt/applications/%zz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n",
+		"PATCH /v1/mgmt/applications/%zz/plans/%4 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
+		"GET /v1/mgmt/applications/" + f.app + "/plans?page=%zz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n",
+		"GET /v1/mgmt/applications/" + f.app + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n",
+	} {
+		if _, err := conn.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.ReadResponse(rd, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", req[:40], err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		var e struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		if !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+			t.Fatalf("%q: %d %s %s", req[:40], res.StatusCode, res.Header.Get("Content-Type"), raw)
+		}
+		if res.StatusCode >= 400 && (json.Unmarshal(raw, &e) != nil || e.Error.Code == "") {
+			t.Fatalf("%q: %d %s", req[:40], res.StatusCode, raw)
+		}
+	}
+}

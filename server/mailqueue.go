@@ -1,0 +1,105 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"licensectl/config"
+	"licensectl/store"
+)
+
+// Account mail (verification, password reset, "you already have an
+// account") is sent outside the request, by one worker: the answer of
+// resend-verification and forgot-password then costs the same whether or
+// not the address has an account (design §8: no timing oracle), and a slow
+// mail server slows no request. Each address gets at most mailsPerAddress
+// mails per mailWindow, whoever asks; the answers do not change when a mail
+// is held back. Close drains the queue before the store closes.
+
+const (
+	mailsPerAddress = 3
+	mailWindow      = 10 * time.Minute
+	mailQueueSize   = 1024
+)
+
+// mailJob is the work of one queued mail: it may look the account up,
+// issue a token and send.
+type mailJob func(ctx context.Context)
+
+type mailQueue struct {
+	jobs    chan mailJob
+	perAddr *limiter // nil when rate limits are off
+	pending sync.WaitGroup
+	logger  *slog.Logger
+}
+
+func newMailQueue(rl config.RateLimit, now store.Clock, logger *slog.Logger) *mailQueue {
+	q := &mailQueue{jobs: make(chan mailJob, mailQueueSize), logger: logger}
+	if rl.Enabled {
+		q.perAddr = newLimiter(mailsPerAddress, mailWindow, now)
+	}
+	return q
+}
+
+// enqueue queues job for the address addr, unless the address had its share
+// of mail or the queue is full (both logged, neither told to the caller).
+func (q *mailQueue) enqueue(addr string, job mailJob) {
+	addr = strings.ToLower(strings.TrimSpace(addr))
+	if q.perAddr != nil {
+		if st := q.perAddr.Allow(addr); !st.ok {
+			q.logger.Info("account mail held back: the address had its share", "retry_after_s", st.retryAfter())
+			return
+		}
+	}
+	q.pending.Add(1)
+	select {
+	case q.jobs <- job:
+	default:
+		q.pending.Done()
+		q.logger.Error("account mail dropped: the queue is full")
+	}
+}
+
+// Run sends queued mail until ctx ends, then sends what is still queued.
+func (q *mailQueue) Run(ctx context.Context) error {
+	for {
+		select {
+		case job := <-q.jobs:
+			q.run(job)
+		case <-ctx.Done():
+			for {
+				select {
+				case job := <-q.jobs:
+					q.run(job)
+				default:
+					return nil
+				}
+			}
+		}
+	}
+}
+
+func (q *mailQueue) run(job mailJob) {
+	defer q.pending.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	job(ctx)
+}
+
+// WaitMail blocks until every account mail queued so far has been handled;
+// tests read the mail directory after it.
+func (s *Server) WaitMail() { s.mailq.pending.Wait() }
+
+// startMailQueue starts the mail worker; Close stops it after it drained.
+func (s *Server) startMailQueue() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.mailq.Run(ctx)
+	}()
+	s.bg = append(s.bg, func() { cancel(); <-done })
+}

@@ -1,0 +1,208 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Unlimited is the limit value of a tier that does not cap a resource.
+const Unlimited = -1
+
+// Subscription statuses and providers of design.md §10.
+const (
+	SubscriptionActive   = "active"
+	SubscriptionPastDue  = "past_due"
+	SubscriptionCanceled = "canceled"
+
+	ProviderNone = "none"
+	ProviderPix  = "pix"
+)
+
+// Billing transaction statuses: pending → paid | expired.
+const (
+	TransactionPending = "pending"
+	TransactionPaid    = "paid"
+	TransactionExpired = "expired"
+)
+
+// Billing periods of design.md §10.
+const (
+	// PaidPeriod is how long one payment keeps a paid tier in force.
+	PaidPeriod = 30 * 24 * time.Hour
+	// CheckoutLifetime is how long a Pix checkout waits for its payment.
+	CheckoutLifetime = time.Hour
+)
+
+// Tier is a billing plan: a price for 30 days and the limits it grants an
+// organization. Limits of Unlimited (-1) do not cap.
+type Tier struct {
+	ID                    string
+	Key                   string
+	Name                  string
+	PriceCents            int64
+	MaxApplications       int64
+	MaxLicenses           int64
+	MaxRequestsPerMonth   int64
+	AuditLogRetentionDays int64
+	MaxDashboardMembers   int64
+}
+
+// tierNamespace makes tier ids stable: the same key gives the same id on
+// every server and after every restart.
+var tierNamespace = uuid.MustParse("6b1f7c52-3f0e-4d53-9a7e-1c1e0b5d2a10")
+
+// TierID is the stable id of the tier with key.
+func TierID(key string) string { return uuid.NewSHA1(tierNamespace, []byte("tier:"+key)).String() }
+
+// SubscriptionID is the stable id of an organization's subscription, which
+// exists from the organization's creation whether or not it was ever written.
+func SubscriptionID(orgID string) string {
+	return uuid.NewSHA1(tierNamespace, []byte("subscription:"+orgID)).String()
+}
+
+// Within reports whether n is within limit (Unlimited always is).
+func Within(n, limit int64) bool { return limit == Unlimited || n <= limit }
+
+// PixAccount is who receives checkout payments; an empty Key turns checkout off.
+type PixAccount struct {
+	Key          string
+	MerchantName string
+	MerchantCity string
+}
+
+// BillingPolicy is the billing configuration the store applies: the tiers
+// (the first is the one organizations start on and return to), whether their
+// limits are enforced, the grace period after a paid period, and the Pix
+// account checkouts pay into.
+type BillingPolicy struct {
+	Tiers     []Tier
+	Enforce   bool
+	GraceDays int
+	Pix       PixAccount
+}
+
+// Tier returns the tier with key, or nil.
+func (p *BillingPolicy) Tier(key string) *Tier {
+	for i := range p.Tiers {
+		if p.Tiers[i].Key == key {
+			return &p.Tiers[i]
+		}
+	}
+	return nil
+}
+
+// DefaultTier is the tier organizations start on: "free" when configured,
+// else the first listed.
+func (p *BillingPolicy) DefaultTier() *Tier {
+	if t := p.Tier("free"); t != nil {
+		return t
+	}
+	return &p.Tiers[0]
+}
+
+// Subscription is an organization's billing state. Plan is the tier in force.
+type Subscription struct {
+	ID                 string
+	OrgID              string
+	Status             string
+	Provider           string
+	Plan               Tier
+	TrialEndsAt        *time.Time
+	CurrentPeriodStart time.Time
+	CurrentPeriodEnd   *time.Time
+}
+
+// UsageCount is one counted resource and its limit in the tier in force.
+type UsageCount struct {
+	Current int64
+	Limit   int64
+}
+
+// Usage is an organization's consumption in the current UTC month.
+type Usage struct {
+	PeriodStart     time.Time
+	PlanKey         string
+	PlanName        string
+	Status          string
+	Applications    UsageCount
+	LicensesActive  UsageCount
+	RuntimeRequests UsageCount
+}
+
+// MonthStart is the first instant of t's UTC month.
+func MonthStart(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// CheckoutInput asks for a Pix checkout of a paid tier.
+type CheckoutInput struct {
+	OrgID            string
+	PlanKey          string
+	CustomerPhone    string
+	CustomerDocument string
+}
+
+// Checkout is a pending Pix payment: the copy-paste BR Code and its QR code
+// as a PNG data URI.
+type Checkout struct {
+	TransactionID string
+	QRCode        string
+	CopyPaste     string
+	AmountCents   int64
+}
+
+// BillingTransaction is one checkout and its payment state.
+type BillingTransaction struct {
+	ID          string
+	OrgID       string
+	PlanKey     string
+	AmountCents int64
+	Status      string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	PaidAt      *time.Time
+}
+
+// Billing is the billing side of an organization: tiers, its subscription,
+// its usage and Pix checkouts. Limits are enforced by the creating calls of
+// the other interfaces (CreateApplication, AddMember, GenerateLicenses
+// return plan_limit_reached) when the policy says so.
+type Billing interface {
+	// BillingPlans lists the configured tiers in order.
+	BillingPlans(ctx context.Context) ([]Tier, error)
+	// BillingSubscription returns the organization's subscription. Returns
+	// not_found.
+	BillingSubscription(ctx context.Context, orgID string) (*Subscription, error)
+	// BillingUsage counts the organization's resources at read time; the
+	// runtime requests are those stored for the month of at (a server adds
+	// the ones it has not flushed yet). Returns not_found.
+	BillingUsage(ctx context.Context, orgID string, at time.Time) (*Usage, error)
+	// BillingCheckout creates a pending Pix transaction for a paid tier.
+	// Returns unavailable (no Pix key configured), validation_failed,
+	// not_found.
+	BillingCheckout(ctx context.Context, in CheckoutInput) (*Checkout, error)
+	// ConfirmBillingTransaction records the payment of a transaction and
+	// puts its tier in force; confirming a paid one again changes nothing.
+	// Returns not_found, invalid_transition (expired).
+	ConfirmBillingTransaction(ctx context.Context, id string) (*Subscription, error)
+}
+
+// Quotas answers the runtime API's quota check.
+type Quotas interface {
+	// MonthlyRequestLimit is the runtime requests per month the
+	// organization's tier allows, Unlimited when limits are not enforced.
+	// Returns not_found.
+	MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error)
+}
+
+// BillingMaintenance moves billing states with time.
+type BillingMaintenance interface {
+	// SweepBilling moves subscriptions whose paid period ended to past_due,
+	// those past their grace period back to the default tier, and pending
+	// transactions past their lifetime to expired. It returns the
+	// organizations whose subscription changed.
+	SweepBilling(ctx context.Context) ([]string, error)
+}

@@ -1,0 +1,201 @@
+package bolt
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"licensectl/store"
+)
+
+var (
+	_ store.Billing            = (*DB)(nil)
+	_ store.BillingMaintenance = (*DB)(nil)
+	_ store.Quotas             = (*DB)(nil)
+)
+
+// unconfiguredPolicy applies until ConfigureBilling is called: one tier that
+// caps nothing, so a store opened without configuration limits nobody.
+var unconfiguredPolicy = &store.BillingPolicy{Tiers: []store.Tier{{
+	ID: store.TierID("free"), Key: "free", Name: "Free", MaxApplications: store.Unlimited, MaxLicenses: store.Unlimited,
+	MaxRequestsPerMonth: store.Unlimited, AuditLogRetentionDays: store.Unlimited, MaxDashboardMembers: store.Unlimited,
+}}}
+
+// ConfigureBilling sets the tiers, enforcement, grace period and Pix account
+// the store applies. p must list at least one tier; tier ids are filled from
+// their keys.
+func (db *DB) ConfigureBilling(p store.BillingPolicy) error {
+	if len(p.Tiers) == 0 {
+		return fmt.Errorf("billing: no tiers")
+	}
+	p.Tiers = append([]store.Tier(nil), p.Tiers...)
+	for i := range p.Tiers {
+		p.Tiers[i].ID = store.TierID(p.Tiers[i].Key)
+	}
+	db.billing.Store(&p)
+	return nil
+}
+
+// billingPolicy is the policy in force.
+func (db *DB) billingPolicy() *store.BillingPolicy {
+	if p := db.billing.Load(); p != nil {
+		return p
+	}
+	return unconfiguredPolicy
+}
+
+// subscriptionRecord is an organization's stored subscription. Absent, the
+// organization is on the default tier since its creation.
+type subscriptionRecord struct {
+	Status      string     `json:"st"`
+	Provider    string     `json:"pv"`
+	Plan        string     `json:"pl"`
+	TrialEndsAt *time.Time `json:"te,omitempty"`
+	PeriodStart time.Time  `json:"ps"`
+	PeriodEnd   *time.Time `json:"pe,omitempty"`
+}
+
+// subscription loads the organization's subscription, the default one when
+// none was written. Returns not_found for an unknown organization.
+func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
+	rec := new(subscriptionRecord)
+	ok, err := t.get(bSubscriptions, orgID, rec)
+	if err != nil || ok {
+		return rec, err
+	}
+	org := new(store.Organization)
+	if err := t.mustGet(bOrgs, orgID, "organization", org); err != nil {
+		return nil, err
+	}
+	return &subscriptionRecord{Status: store.SubscriptionActive, Provider: store.ProviderNone, PeriodStart: org.CreatedAt}, nil
+}
+
+// tier is the tier in force for rec: its plan, or the default tier when the
+// plan is unset or no longer configured.
+func (rec *subscriptionRecord) tier(p *store.BillingPolicy) *store.Tier {
+	if t := p.Tier(rec.Plan); t != nil && rec.Plan != "" {
+		return t
+	}
+	return p.DefaultTier()
+}
+
+func (rec *subscriptionRecord) subscription(orgID string, p *store.BillingPolicy) *store.Subscription {
+	return &store.Subscription{ID: store.SubscriptionID(orgID), OrgID: orgID, Status: rec.Status, Provider: rec.Provider,
+		Plan: *rec.tier(p), TrialEndsAt: rec.TrialEndsAt, CurrentPeriodStart: rec.PeriodStart, CurrentPeriodEnd: rec.PeriodEnd}
+}
+
+// limited resources of a tier.
+type resource int
+
+const (
+	resApplications resource = iota
+	resLicenses
+	resMembers
+)
+
+// orgCount is the number of the organization's res counted against its tier:
+// applications disabled or not, licenses neither revoked nor banned, and
+// members of every role.
+func (t *txn) orgCount(orgID string, res resource) int64 {
+	switch res {
+	case resApplications:
+		return int64(t.count(bAppsOrg, idb(orgID)))
+	case resLicenses:
+		return int64(t.count(bLicOrgActive, idb(orgID)))
+	default:
+		return int64(t.count(bMembersOrg, idb(orgID)))
+	}
+}
+
+// enforceLimit refuses, when the policy enforces limits, a change that would
+// bring the organization's res past its tier's limit by adding n. It runs
+// inside the creating transaction, which bbolt serializes, so two creations
+// at the last free slot cannot both pass.
+func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
+	p := db.billingPolicy()
+	if !p.Enforce {
+		return nil
+	}
+	rec, err := t.subscription(orgID)
+	if err != nil {
+		return err
+	}
+	tier := rec.tier(p)
+	limit, what := tier.MaxApplications, "applications"
+	switch res {
+	case resLicenses:
+		limit, what = tier.MaxLicenses, "active licenses"
+	case resMembers:
+		limit, what = tier.MaxDashboardMembers, "dashboard members"
+	}
+	if cur := t.orgCount(orgID, res); !store.Within(cur+int64(n), limit) {
+		return store.Errorf(store.ECodePlanLimit, "the %s plan allows %d %s and the organization has %d", tier.Name, limit, what, cur)
+	}
+	return nil
+}
+
+// BillingPlans implements store.Billing.
+func (db *DB) BillingPlans(ctx context.Context) ([]store.Tier, error) {
+	return append([]store.Tier(nil), db.billingPolicy().Tiers...), nil
+}
+
+// BillingSubscription implements store.Billing.
+func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Subscription, error) {
+	var out *store.Subscription
+	err := db.view(ctx, func(t *txn) error {
+		rec, err := t.subscription(orgID)
+		if err != nil {
+			return err
+		}
+		out = rec.subscription(orgID, db.billingPolicy())
+		return nil
+	})
+	return out, err
+}
+
+// BillingUsage implements store.Billing.
+func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*store.Usage, error) {
+	var out *store.Usage
+	err := db.view(ctx, func(t *txn) error {
+		rec, err := t.subscription(orgID)
+		if err != nil {
+			return err
+		}
+		tier := rec.tier(db.billingPolicy())
+		out = &store.Usage{PeriodStart: store.MonthStart(at), PlanKey: tier.Key, PlanName: tier.Name, Status: rec.Status,
+			Applications:    store.UsageCount{Current: t.orgCount(orgID, resApplications), Limit: tier.MaxApplications},
+			LicensesActive:  store.UsageCount{Current: t.orgCount(orgID, resLicenses), Limit: tier.MaxLicenses},
+			RuntimeRequests: store.UsageCount{Current: t.runtimeRequests(orgID, at), Limit: tier.MaxRequestsPerMonth},
+		}
+		return nil
+	})
+	return out, err
+}
+
+// MonthlyRequestLimit implements store.Quotas.
+func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error) {
+	p := db.billingPolicy()
+	if !p.Enforce {
+		return store.Unlimited, nil
+	}
+	var limit int64
+	err := db.view(ctx, func(t *txn) error {
+		rec, err := t.subscription(orgID)
+		if err != nil {
+			return err
+		}
+		limit = rec.tier(p).MaxRequestsPerMonth
+		return nil
+	})
+	return limit, err
+}
+
+// runtimeRequests is the stored count of the organization's runtime requests
+// in the month of at.
+func (t *txn) runtimeRequests(orgID string, at time.Time) int64 {
+	if v := t.tx.Bucket(bUsage).Get(usageKey(orgID, at)); len(v) == 8 {
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	return 0
+}

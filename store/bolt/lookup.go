@@ -1,0 +1,97 @@
+package bolt
+
+import (
+	"strings"
+
+	"licensectl/store"
+)
+
+// Exact lookups behind the list filters a support person types: a license key
+// read out on the phone, a customer's e-mail, a device fingerprint from a log.
+// Each resolves through a unique index, so it costs a few gets however large
+// the environment; the answer keeps the list shape with zero or one item (or a
+// user's few licenses).
+
+// hasLookup reports whether f asks for licenses by key or by end-user.
+func hasLookup(f store.LicenseFilter) bool {
+	return f.Key != "" || f.UserID != "" || f.UserEmail != ""
+}
+
+// checkLicenseLookup refuses filter values that could never be stored.
+func checkLicenseLookup(f store.LicenseFilter) error {
+	if f.UserID != "" && !store.ValidID(f.UserID) {
+		return store.Invalid("user_id", "user_id must be a UUID")
+	}
+	if len(f.Key) > 200 {
+		return store.Invalid("key", "key must be at most 200 characters")
+	}
+	if len(f.UserEmail) > 254 {
+		return store.Invalid("user_email", "user_email must be at most 254 characters")
+	}
+	return nil
+}
+
+// lookupLicenses returns, newest first, the licenses of env matching a key or
+// end-user filter and then its status and plan.
+func (t *txn) lookupLicenses(envID string, f store.LicenseFilter) ([]*store.License, error) {
+	var ids []string
+	switch {
+	case f.Key != "":
+		k := store.NormalizeLicenseKey(f.Key)
+		if k == "" {
+			return nil, nil
+		}
+		if id := t.lookup(bLicKey, []byte(k)); id != "" {
+			ids = []string{id}
+		}
+	default:
+		userID := f.UserID
+		if f.UserEmail != "" {
+			id := t.endUserByEmail(envID, f.UserEmail)
+			if id == "" || (userID != "" && id != userID) {
+				return nil, nil
+			}
+			userID = id
+		}
+		ids = t.all(bLicEnvUser, key(idb(envID), idb(userID)))
+	}
+	var out []*store.License
+	for _, id := range ids {
+		l := new(store.License)
+		found, err := t.get(bLicenses, id, l)
+		if err != nil {
+			return nil, err
+		}
+		if !found || l.EnvID != envID ||
+			(f.Status != "" && l.Status != f.Status) || (f.PlanID != "" && l.PlanID != f.PlanID) ||
+			(f.UserID != "" && l.UserID != f.UserID) {
+			continue
+		}
+		if f.UserEmail != "" && f.Key != "" && l.UserID != t.endUserByEmail(envID, f.UserEmail) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// endUserByEmail returns the id of the end-user of env with this address, in
+// any letter case, or "".
+func (t *txn) endUserByEmail(envID, email string) string {
+	return t.lookup(bEndUsersEmail, key(idb(envID), []byte(strings.ToLower(strings.TrimSpace(email)))))
+}
+
+// deviceByFingerprint returns the id of the device of env with this
+// fingerprint, or "".
+func (t *txn) deviceByFingerprint(envID, fp string) string {
+	return t.lookup(bDevicesFP, key(idb(envID), []byte(strings.TrimSpace(fp))))
+}
+
+// pageOf cuts the requested page out of items found by a lookup.
+func pageOf[T any](items []*T, p store.PageRequest) *store.Page[*T] {
+	out := &store.Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
+	if from := p.Offset(); from < len(items) {
+		out.Data = items[from:min(len(items), from+p.PerPage)]
+	}
+	return out
+}

@@ -1,0 +1,206 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"licensectl/store"
+)
+
+// A migration takes a file from version Version-1 to Version. Migrations
+// run in order, all in the transaction that opens the file: a file is
+// either fully migrated or left as it was.
+type migration struct {
+	Version uint64
+	Name    string
+	Apply   func(tx *bolt.Tx) error
+}
+
+// migrations is every schema change, oldest first; SchemaVersion is the last
+// one's Version. Version 1 is the layout the first release created.
+var migrations = []migration{
+	{Version: 2, Name: "compact records", Apply: migrateCompactRecords},
+	{Version: 3, Name: "organization audit by event", Apply: migrateOrgAuditByEvent},
+}
+
+// migrateOrgAuditByEvent fills the index of organization-level audit entries
+// by event (audit_by_org_event, added with webhooks) from the entries
+// written before it existed, so `?event=` finds them too.
+func migrateOrgAuditByEvent(tx *bolt.Tx) error {
+	t := &txn{tx: tx, ctx: context.Background()}
+	c := tx.Bucket(bAuditOrg).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) != 16+8+16 {
+			return fmt.Errorf("audit_by_org key of %d bytes", len(k))
+		}
+		org, ts, id := k[:16], k[16:24], ids(k[24:])
+		e := new(store.AuditEntry)
+		if err := t.mustGet(bAudit, id, "audit entry", e); err != nil {
+			return err
+		}
+		if err := t.indexSorted(bAuditOrgEvent, key(org, str(e.Event)), ts, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrSchemaTooNew is returned by Open for a file written by a newer binary.
+type ErrSchemaTooNew struct{ File, Binary uint64 }
+
+func (e *ErrSchemaTooNew) Error() string {
+	return fmt.Sprintf("database schema version %d is newer than this binary's %d: upgrade licensectl to open it", e.File, e.Binary)
+}
+
+// Migrated lists the migrations this handle applied at open, as "N name",
+// for the caller to log; empty when the file was already current.
+func (db *DB) Migrated() []string { return db.migrated }
+
+// migrate creates missing buckets and brings the file to SchemaVersion.
+func (db *DB) migrate() error {
+	db.migrated = nil
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		db.migrated = nil // a retried transaction starts over
+		var v uint64
+		fresh := tx.Bucket(bMeta) == nil
+		if !fresh {
+			if b := tx.Bucket(bMeta).Get(metaSchemaVersion); len(b) == 8 {
+				v = binary.BigEndian.Uint64(b)
+			}
+		}
+		if v > SchemaVersion {
+			return &ErrSchemaTooNew{File: v, Binary: SchemaVersion}
+		}
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		if fresh || v == 0 {
+			// A new file (or one that never recorded a version, which only
+			// an empty one can be) starts at the current layout.
+			v = SchemaVersion
+		}
+		for _, m := range migrations {
+			if m.Version <= v {
+				continue
+			}
+			if err := m.Apply(tx); err != nil {
+				return fmt.Errorf("migrate schema to version %d (%s): %w", m.Version, m.Name, err)
+			}
+			v = m.Version
+			db.migrated = append(db.migrated, fmt.Sprintf("%d %s", m.Version, m.Name))
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(SchemaVersion))
+	})
+}
+
+// v1Records lists the primary buckets of version 1 and a new value of each
+// one's record type. Version 1 stored records as the JSON of the domain
+// types, so a record reads with the domain type's own JSON decoding;
+// unknown fields are refused, so a Go field renamed since fails loudly here
+// instead of losing its value.
+var v1Records = []struct {
+	bucket []byte
+	new    func() any
+}{
+	{bOrgs, func() any { return new(store.Organization) }},
+	{bMembers, func() any { return new(store.Member) }},
+	{bDashSessions, func() any { return new(store.DashboardSession) }},
+	{bMailTokens, func() any { return new(mailToken) }},
+	{bApps, func() any { return new(store.Application) }},
+	{bAPIKeys, func() any { return new(store.APIKey) }},
+	{bSecrets, func() any { return new(store.AppSecret) }},
+	{bEnts, func() any { return new(store.Entitlement) }},
+	{bPlans, func() any { return new(store.Plan) }},
+	{bLicenses, func() any { return new(store.License) }},
+	{bEndUsers, func() any { return new(store.EndUser) }},
+	{bDevices, func() any { return new(store.Device) }},
+	{bSessions, func() any { return new(sessionRecord) }},
+	{bAudit, func() any { return new(store.AuditEntry) }},
+}
+
+// decodeV1 reads a version-1 record.
+func decodeV1(raw []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
+
+// migrateCompactRecords rewrites every record from version 1's JSON into the
+// compact format of codec.go. Keys and indexes are unchanged.
+func migrateCompactRecords(tx *bolt.Tx) error {
+	for _, rec := range v1Records {
+		err := rewriteBucket(tx.Bucket(rec.bucket), func(k, v []byte) ([]byte, error) {
+			old, back := rec.new(), rec.new()
+			if err := decodeV1(v, old); err != nil {
+				return nil, err
+			}
+			out, err := encodeRecord(old)
+			if err != nil {
+				return nil, err
+			}
+			// Nothing is lost: the record read back from its new form is
+			// the version-1 record, id (now the key) included.
+			if err := decodeRecord(k, out, back); err != nil {
+				return nil, err
+			}
+			if a, b := mustJSON(old), mustJSON(back); !bytes.Equal(a, b) {
+				return nil, fmt.Errorf("record changes in the new format:\n%s\n%s", a, b)
+			}
+			return out, nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", rec.bucket, err)
+		}
+	}
+	return nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(err.Error())
+	}
+	return b
+}
+
+// rewriteBucket replaces every value of b with fn's answer, in chunks: a
+// bucket must not be written while a cursor walks it, so each chunk is read
+// first and written after.
+func rewriteBucket(b *bolt.Bucket, fn func(k, v []byte) ([]byte, error)) error {
+	const chunk = 1024
+	type pair struct{ k, v []byte }
+	var after []byte
+	for {
+		var batch []pair
+		c := b.Cursor()
+		k, v := c.First()
+		if after != nil {
+			if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
+				k, v = c.Next()
+			}
+		}
+		for ; k != nil && len(batch) < chunk; k, v = c.Next() {
+			nv, err := fn(k, v)
+			if err != nil {
+				return fmt.Errorf("%x: %w", k, err)
+			}
+			batch = append(batch, pair{clone(k), nv})
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, p := range batch {
+			if err := b.Put(p.k, p.v); err != nil {
+				return err
+			}
+		}
+		after = batch[len(batch)-1].k
+	}
+}

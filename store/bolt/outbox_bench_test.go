@@ -1,0 +1,55 @@
+package bolt
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"licensectl/store"
+)
+
+// BenchmarkActivateOutbox compares activation throughput (parallel callers,
+// group commit) with no webhook endpoint and with one subscribed to
+// license.activated: the outbox writes a delivery and renders its payload in the
+// activation's transaction, and must not halve the rate.
+func BenchmarkActivateOutbox(b *testing.B) {
+	for _, endpoints := range []int{0, 1} {
+		b.Run(fmt.Sprintf("endpoints=%d", endpoints), func(b *testing.B) {
+			e := newEnv(b)
+			if endpoints > 0 {
+				if _, err := e.db.CreateWebhook(e.ctx, e.scope.App(), "https://example.com/hook", []string{"license.activated"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			p := e.mustPlan(b)
+			var keys []string
+			for len(keys) < b.N {
+				for _, l := range e.mustGenerate(b, store.GenerateLicensesInput{PlanID: p.ID, Quantity: min(store.MaxGenerate, max(b.N-len(keys), 1))}) {
+					keys = append(keys, l.Key)
+				}
+			}
+			rt := e.db.Runtime(RuntimeOptions{Signer: func(*store.Environment, store.AccessClaims) (string, error) { return "token", nil },
+				AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour})
+			client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
+			var next atomic.Int64
+			b.SetParallelism(32)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := next.Add(1) - 1
+					in := store.ActivateInput{LicenseKey: keys[i], Fingerprint: fmt.Sprintf("device-%08d", i),
+						Replay: store.Replay{Timestamp: e.clock.now(), Nonce: fmt.Sprintf("nonce-%012d", i)}}
+					if _, err := rt.Activate(e.ctx, client, in); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			if due, _ := queued(b, e.db); due != endpoints*b.N {
+				b.Fatalf("%d deliveries queued for %d activations", due, b.N)
+			}
+		})
+	}
+}

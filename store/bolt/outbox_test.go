@@ -1,0 +1,142 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"licensectl/store"
+)
+
+// outboxFixture is an application with one endpoint subscribed to plan.*.
+func outboxFixture(t *testing.T) (*DB, *store.Application) {
+	t.Helper()
+	db, _ := mustAccountsDB(t)
+	ctx := context.Background()
+	o, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Org", OwnerEmail: "o@example.com", OwnerPassword: "correct horse battery staple 42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: o.ID, Name: "App"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateWebhook(ctx, store.AppRef{OrgID: o.ID, AppID: a.ID}, "https://example.com/hook", []string{"plan.*"}); err != nil {
+		t.Fatal(err)
+	}
+	return db, a
+}
+
+// queued is the number of due deliveries and of delivery records.
+func queued(tb testing.TB, db *DB) (due, records int) {
+	tb.Helper()
+	err := db.view(context.Background(), func(t *txn) error {
+		due = t.count(bDelivDue, nil)
+		records = t.tx.Bucket(bDeliveries).Stats().KeyN
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return due, records
+}
+
+func planEvent(a *store.Application) auditEvent {
+	return auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a), Target: store.Target{Type: "plan", ID: store.NewID()}}
+}
+
+func TestOutboxRollbackEnqueuesNothing(t *testing.T) {
+	db, a := outboxFixture(t)
+	boom := errors.New("boom")
+	err := db.update(context.Background(), func(t *txn) error {
+		if err := t.audit(planEvent(a)); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if due, n := queued(t, db); due != 0 || n != 0 {
+		t.Fatalf("after rollback: %d due, %d records", due, n)
+	}
+	select {
+	case <-db.Enqueued():
+		t.Fatal("a rolled-back change woke the dispatcher")
+	default:
+	}
+	if err := db.update(context.Background(), func(t *txn) error { return t.audit(planEvent(a)) }); err != nil {
+		t.Fatal(err)
+	}
+	if due, n := queued(t, db); due != 1 || n != 1 {
+		t.Fatalf("after commit: %d due, %d records", due, n)
+	}
+	select {
+	case <-db.Enqueued():
+	default:
+		t.Fatal("the commit did not wake the dispatcher")
+	}
+}
+
+// TestOutboxGroupCommitRetry: a closure that shares a batch with a failing
+// one is run again, and its delivery is queued exactly once.
+func TestOutboxGroupCommitRetry(t *testing.T) {
+	db, a := outboxFixture(t)
+	g := &groupCommit{db: db}
+	ctx := context.Background()
+
+	// Hold the writer so that the calls below gather into one batch.
+	hold, holding := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = db.bolt.Update(func(*bbolt.Tx) error { close(holding); <-hold; return nil })
+	}()
+	<-holding
+	var wg sync.WaitGroup
+	var runs atomic.Int32
+	boom := errors.New("boom")
+	errs := make([]error, 3)
+	calls := []func(t *txn) error{
+		func(t *txn) error { return nil }, // starts the loop; blocks on the writer
+		func(t *txn) error { runs.Add(1); return t.audit(planEvent(a)) },
+		func(t *txn) error {
+			if err := t.audit(planEvent(a)); err != nil {
+				return err
+			}
+			return boom
+		},
+	}
+	for i, fn := range calls {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = g.do(ctx, fn) }()
+		waitPending(g, i)
+	}
+	close(hold)
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || !errors.Is(errs[2], boom) {
+		t.Fatalf("errs = %v", errs)
+	}
+	if runs.Load() < 2 {
+		t.Fatalf("the closure ran %d times; the test meant it to be retried", runs.Load())
+	}
+	if due, n := queued(t, db); due != 1 || n != 1 {
+		t.Fatalf("%d due, %d records; want exactly one", due, n)
+	}
+}
+
+// waitPending waits until the loop runs and n calls wait behind it.
+func waitPending(g *groupCommit, n int) {
+	for {
+		g.mu.Lock()
+		ok := g.running && len(g.pending) == n
+		g.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,216 @@
+package bolt
+
+import (
+	"context"
+	"time"
+
+	"licensectl/store"
+)
+
+var _ store.Partners = (*DB)(nil)
+
+// partnerAttempt is a partner sign-in attempt, kept under the SHA-256 of its
+// state until it is spent or expires.
+type partnerAttempt struct {
+	ExpiresAt time.Time `json:"exp"`
+}
+
+// partnerIdentity links a provider identity (issuer, subject) to an account.
+type partnerIdentity struct {
+	MemberID string    `json:"m"`
+	LinkedAt time.Time `json:"at"`
+}
+
+// identityKey is the key of an identity: the subject is unique only within
+// its issuer.
+func identityKey(issuer, subject string) []byte {
+	return key([]byte(issuer), []byte{0}, []byte(subject))
+}
+
+// CreatePartnerAttempt implements store.Partners. Expired attempts are swept
+// in the same transaction; the per-address limit of the account calls keeps
+// the bucket to the attempts of the last ten minutes, so the walk is short.
+func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {
+	return db.update(ctx, func(t *txn) error {
+		err := t.sweep(bPartnerAttempts, func(k, v []byte) (bool, error) {
+			var old partnerAttempt
+			err := decode(bPartnerAttempts, k, v, &old)
+			return err == nil && !t.now.Before(old.ExpiresAt), err
+		})
+		if err != nil {
+			return err
+		}
+		return t.putAt(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
+	})
+}
+
+// SpendPartnerAttempt implements store.Partners.
+func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
+	return db.update(ctx, func(t *txn) error {
+		k := []byte(store.HashSecret(state))
+		var a partnerAttempt
+		ok, err := t.getAt(bPartnerAttempts, k, &a)
+		if err != nil {
+			return err
+		}
+		if !ok || state == "" || !t.now.Before(a.ExpiresAt) {
+			return store.Errorf(store.ECodeInvalidState, "the sign-in attempt is unknown, expired or already used; start partner sign-in again")
+		}
+		return t.tx.Bucket(bPartnerAttempts).Delete(k)
+	})
+}
+
+// PartnerSignIn implements store.Partners.
+func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessionTTL, verifyTTL time.Duration) (*store.PartnerSignInResult, error) {
+	if id.Issuer == "" || id.Subject == "" {
+		return nil, store.Errorf(store.ECodePartnerFailed, "the provider did not identify the user")
+	}
+	email, err := store.NormalizeEmail("email", id.Email)
+	if err != nil {
+		return nil, store.Errorf(store.ECodePartnerFailed, "the provider did not share a usable e-mail address; allow the e-mail scope")
+	}
+	var out *store.PartnerSignInResult
+	err = db.update(ctx, func(t *txn) error {
+		out = &store.PartnerSignInResult{}
+		ik := identityKey(id.Issuer, id.Subject)
+		m, err := t.identityMember(ik)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			if m, err = t.linkIdentity(ik, id, email, verifyTTL, out); err != nil {
+				return err
+			}
+		}
+		sess, err := t.openDashSession(m.ID, sessionTTL)
+		if err != nil {
+			return err
+		}
+		out.Member, out.Session = m, sess
+		return t.as(m).audit(auditEvent{Event: store.EventMemberLogin, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
+			Metadata: map[string]any{"method": "partner"}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// identityMember returns the account an identity is linked to, or nil. A
+// link whose account was removed is dropped, so the identity can sign up
+// afresh.
+func (t *txn) identityMember(ik []byte) (*store.Member, error) {
+	var rec partnerIdentity
+	ok, err := t.getAt(bPartnerIdentities, ik, &rec)
+	if err != nil || !ok {
+		return nil, err
+	}
+	m := new(store.Member)
+	found, err := t.get(bMembers, rec.MemberID, m)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, t.tx.Bucket(bPartnerIdentities).Delete(ik)
+	}
+	return m, nil
+}
+
+// linkIdentity attaches a new identity to the account of its address, or to
+// a new account without organization, and records it in out.
+func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, verifyTTL time.Duration, out *store.PartnerSignInResult) (*store.Member, error) {
+	m := new(store.Member)
+	if mid := t.lookup(bMembersEmail, []byte(email)); mid != "" {
+		// Anyone can open an account at a provider with someone else's
+		// address; only the provider's word that the address was verified
+		// lets that account into an existing one.
+		if !id.EmailVerified {
+			return nil, store.Errorf(store.ECodeEmailTaken, "an account with this e-mail already exists; sign in with its password, or verify the address at the provider first")
+		}
+		if err := t.mustGet(bMembers, mid, "member", m); err != nil {
+			return nil, err
+		}
+		if err := t.markVerified(m); err != nil {
+			return nil, err
+		}
+	} else {
+		// No password: the account signs in through the provider, or sets
+		// one with forgot-password (Login treats it as having none).
+		m = &store.Member{ID: store.NewID(), Email: email, EmailVerified: id.EmailVerified}
+		if err := t.insertMember(m); err != nil {
+			return nil, err
+		}
+		out.Created = true
+		if !id.EmailVerified {
+			out.VerifyToken = store.NewSecret("")
+			if err := t.putMailToken(out.VerifyToken, store.TokenVerifyEmail, m.ID, verifyTTL); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := t.putAt(bPartnerIdentities, ik, &partnerIdentity{MemberID: m.ID, LinkedAt: t.now}); err != nil {
+		return nil, err
+	}
+	out.Linked = true
+	return m, t.as(m).audit(auditEvent{Event: store.EventMemberPartnerLinked, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
+		Metadata: map[string]any{"issuer": id.Issuer, "new_account": out.Created, "email_verified": id.EmailVerified}})
+}
+
+// CompleteProfile implements store.Partners.
+func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.ProfileInput) (*store.Organization, error) {
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
+	}
+	var o *store.Organization
+	err = db.update(ctx, func(t *txn) error {
+		m := new(store.Member)
+		if err := t.mustGet(bMembers, memberID, "account", m); err != nil {
+			return err
+		}
+		if m.OrgID != "" {
+			return store.Errorf(store.ECodeConflict, "the profile is already complete: the account has an organization")
+		}
+		var err error
+		if o, err = t.createOrg(in.OrganizationName, m.EmailVerified); err != nil {
+			return err
+		}
+		m.OrgID, m.Role = o.ID, store.RoleOwner
+		m.FirstName, m.LastName = in.FirstName, in.LastName
+		m.Phone, m.TOSVersion, m.UpdatedAt = in.Phone, in.TOSVersion, t.now
+		if err := t.put(bMembers, m.ID, m); err != nil {
+			return err
+		}
+		if err := t.index(bMembersOrg, idb(o.ID), m.ID); err != nil {
+			return err
+		}
+		return t.as(m).audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
+			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "partner": true}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// sweep deletes the records of bucket that stale reports on.
+func (t *txn) sweep(bucket []byte, stale func(k, v []byte) (bool, error)) error {
+	b := t.tx.Bucket(bucket)
+	var drop [][]byte
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		ok, err := stale(k, v)
+		if err != nil {
+			return err
+		}
+		if ok {
+			drop = append(drop, clone(k))
+		}
+	}
+	for _, k := range drop {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

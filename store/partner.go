@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// PartnerIdentity is who an OpenID Connect provider says signed in: the
+// identity is (Issuer, Subject); Email and EmailVerified are the provider's
+// claims at this sign-in.
+type PartnerIdentity struct {
+	Issuer        string
+	Subject       string
+	Email         string
+	EmailVerified bool
+}
+
+// PartnerSignInResult is a successful partner sign-in.
+type PartnerSignInResult struct {
+	Member  *Member
+	Session *DashboardSession
+	// Linked is true when this sign-in attached the identity to an account:
+	// an existing one (by a provider-verified address) or a new one.
+	Linked bool
+	// Created is true when a new account without organization was made.
+	Created bool
+	// VerifyToken is the plaintext verification token of a new account whose
+	// address the provider did not vouch for; "" otherwise.
+	VerifyToken string
+}
+
+// ProfileInput finishes an account made by partner sign-in: the fields of
+// signup that the provider does not give.
+type ProfileInput struct {
+	FirstName        string
+	LastName         string
+	OrganizationName string
+	Phone            string
+	TOSVersion       string
+}
+
+// Partners stores partner (OpenID Connect) sign-in: the short-lived sign-in
+// attempts, the identities linked to accounts, and the completion of accounts
+// created that way (design.md §8).
+type Partners interface {
+	// CreatePartnerAttempt records a sign-in attempt by its state, stored
+	// hashed, usable once until ttl has passed.
+	CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error
+	// SpendPartnerAttempt uses the attempt of state up. Returns invalid_state
+	// when it is unknown, expired or already spent.
+	SpendPartnerAttempt(ctx context.Context, state string) error
+	// PartnerSignIn signs in the account of a provider identity and opens a
+	// dashboard session lasting sessionTTL. A new identity is linked to the
+	// account of its address only when the provider verified the address
+	// (else email_taken); with no such account, an account without
+	// organization is created, verified when the provider says so, else with
+	// a verification token lasting verifyTTL. Returns partner_failed when the
+	// provider gave no usable address.
+	PartnerSignIn(ctx context.Context, id PartnerIdentity, sessionTTL, verifyTTL time.Duration) (*PartnerSignInResult, error)
+	// CompleteProfile creates the organization of an account without one,
+	// with the account as owner. Returns validation_failed, conflict when the
+	// account already has an organization.
+	CompleteProfile(ctx context.Context, memberID string, in ProfileInput) (*Organization, error)
+}

@@ -1,0 +1,53 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Printable returns s with everything a terminal would act on instead of
+// print written as a Go-style escape: controls (ESC as \x1b), bidirectional
+// embeddings, overrides and isolates (\u202e), other unprintable runes, and
+// invalid UTF-8 bytes. Records written before the input rules existed may
+// hold such text, so every output for people (tables, plain text, CSV, the
+// terminal UI) passes stored text through Printable; JSON stays exact.
+// A backslash is left alone: the escapes are for reading, not for parsing.
+func Printable(s string) string {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size <= 1) || !printableRune(r) {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case printableRune(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// printableRune reports whether r may reach a terminal as itself.
+func printableRune(r rune) bool {
+	return !unsafeRune(r) && (r == ' ' || unicode.IsPrint(r))
+}

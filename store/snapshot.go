@@ -1,0 +1,207 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The object an event concerns travels in its webhook payload as a snapshot
+// taken in the transaction of the change, in the shape of its management
+// list item and never with a secret or token. The snapshots live here, next
+// to the domain, so that every backend renders the same payload; the JSON
+// tags are the payload's contract (design.md §9).
+
+// EventPayload is the body of a webhook delivery.
+type EventPayload struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      EventData `json:"data"`
+}
+
+// EventData is the data of a delivery: where the event happened, its audit
+// entry, and the object under its kind (license, user, device, plan, …).
+type EventData struct {
+	ApplicationID *string
+	Environment   *string // production|development; nil for application-level events
+	AuditID       string
+	Kind          string // the key the object goes under; "" for none
+	Object        any
+	Extra         map[string]any // more top-level keys (webhook.test: webhook_id)
+}
+
+// MarshalJSON flattens the object under its kind next to the fixed keys.
+func (d EventData) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"application_id": d.ApplicationID, "environment": d.Environment}
+	if d.AuditID != "" {
+		m["audit_id"] = d.AuditID
+	}
+	if d.Kind != "" {
+		m[d.Kind] = d.Object
+	}
+	for k, v := range d.Extra {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+// PlanRefSnapshot names a license's plan.
+type PlanRefSnapshot struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// UserRefSnapshot names a license's end-user.
+type UserRefSnapshot struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+// LicenseSnapshot is a license as in the management license list.
+type LicenseSnapshot struct {
+	ID           string           `json:"id"`
+	Key          string           `json:"key"`
+	Status       string           `json:"status"`
+	Plan         PlanRefSnapshot  `json:"plan"`
+	User         *UserRefSnapshot `json:"user"`
+	DevicesCount int              `json:"devices_count"`
+	ActivatedAt  *time.Time       `json:"activated_at"`
+	ExpiresAt    *time.Time       `json:"expires_at"`
+	CreatedAt    time.Time        `json:"created_at"`
+	UpdatedAt    time.Time        `json:"updated_at"`
+}
+
+// SnapshotLicense takes a license's snapshot at now (its effective status).
+func SnapshotLicense(l *LicenseItem, now time.Time) LicenseSnapshot {
+	s := LicenseSnapshot{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(now), Plan: PlanRefSnapshot{ID: l.PlanID, Name: l.PlanName},
+		DevicesCount: len(l.DeviceIDs), ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+	if l.UserID != "" {
+		s.User = &UserRefSnapshot{ID: l.UserID, Email: l.UserEmail}
+	}
+	return s
+}
+
+// UserSnapshot is an end-user as in the management end-user list.
+type UserSnapshot struct {
+	ID          string     `json:"id"`
+	Email       string     `json:"email"`
+	Status      string     `json:"status"`
+	Roles       []string   `json:"roles"`
+	LastLoginAt *time.Time `json:"last_login_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
+// SnapshotUser takes an end-user's snapshot; the password hash stays behind.
+func SnapshotUser(u *EndUser) UserSnapshot {
+	roles := u.Roles
+	if roles == nil {
+		roles = []string{}
+	}
+	return UserSnapshot{ID: u.ID, Email: u.Email, Status: u.Status, Roles: roles, LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+// DeviceSnapshot is a device as in the management device list.
+type DeviceSnapshot struct {
+	ID          string     `json:"id"`
+	Fingerprint string     `json:"fingerprint"`
+	Name        string     `json:"name"`
+	Platform    string     `json:"platform"`
+	Status      string     `json:"status"`
+	UserID      *string    `json:"user_id"`
+	LicenseIDs  []string   `json:"license_ids"`
+	LastSeenAt  *time.Time `json:"last_seen_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+}
+
+// SnapshotDevice takes a device's snapshot.
+func SnapshotDevice(d *Device) DeviceSnapshot {
+	s := DeviceSnapshot{ID: d.ID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status,
+		LicenseIDs: d.LicenseIDs, LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
+	if s.LicenseIDs == nil {
+		s.LicenseIDs = []string{}
+	}
+	if d.UserID != "" {
+		s.UserID = &d.UserID
+	}
+	return s
+}
+
+// PlanSnapshot is a plan as in the management plan list.
+type PlanSnapshot struct {
+	ID                string          `json:"id"`
+	Name              string          `json:"name"`
+	IsTrial           bool            `json:"is_trial"`
+	DurationDays      *int            `json:"duration_days"`
+	MaxDevices        int             `json:"max_devices"`
+	DeviceResetLimit  int             `json:"device_reset_limit"`
+	ExternalProductID *string         `json:"external_product_id"`
+	Policies          json.RawMessage `json:"policies"`
+	EntitlementIDs    []string        `json:"entitlement_ids"`
+	CreatedAt         time.Time       `json:"created_at"`
+	UpdatedAt         time.Time       `json:"updated_at"`
+}
+
+// SnapshotPlan takes a plan's snapshot.
+func SnapshotPlan(p *Plan) PlanSnapshot {
+	ids := p.EntitlementIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	pol := p.Policies
+	if len(pol) == 0 {
+		pol = json.RawMessage("null")
+	}
+	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
+		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+// EntitlementSnapshot is an entitlement as in the management list.
+type EntitlementSnapshot struct {
+	ID          string    `json:"id"`
+	Key         string    `json:"key"`
+	Name        string    `json:"name"`
+	Description *string   `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// SnapshotEntitlement takes an entitlement's snapshot.
+func SnapshotEntitlement(e *Entitlement) EntitlementSnapshot {
+	return EntitlementSnapshot{ID: e.ID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
+}
+
+// ApplicationSnapshot is an application as in the management list.
+type ApplicationSnapshot struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SnapshotApplication takes an application's snapshot.
+func SnapshotApplication(a *Application) ApplicationSnapshot {
+	return ApplicationSnapshot{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+}
+
+// WebhookSnapshot is a webhook endpoint as in its list: no secret.
+type WebhookSnapshot struct {
+	ID            string    `json:"id"`
+	ApplicationID string    `json:"application_id"`
+	URL           string    `json:"url"`
+	Events        []string  `json:"events"`
+	Status        string    `json:"status"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// SnapshotWebhook takes an endpoint's snapshot.
+func SnapshotWebhook(w *Webhook) WebhookSnapshot {
+	return WebhookSnapshot{ID: w.ID, ApplicationID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status, CreatedAt: w.CreatedAt}
+}
+
+// RefSnapshot is the object of an event whose kind has no richer snapshot
+// here (secrets, API keys, members) or whose object is gone: its id only.
+type RefSnapshot struct {
+	ID string `json:"id"`
+}

@@ -1,0 +1,145 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+// targets are what an action applies to: the marked rows when there are
+// any, else the row under the cursor.
+func (l *list) targets(a *action) []any {
+	var out []any
+	if len(l.marked) > 0 {
+		for _, it := range l.marked {
+			if a.when == nil || a.when(it) {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
+		out = append(out, it)
+	}
+	return out
+}
+
+// trigger opens the confirmation of a; the change runs only once confirmed.
+func (l *list) trigger(c *ctx, a *action) tea.Cmd {
+	ts := l.targets(a)
+	env := strings.ToUpper(c.env)
+	switch len(ts) {
+	case 0:
+		return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
+	case 1:
+		return confirmAction(c, &l.screenBase, a, l.spec.noun, l.spec.primary(ts[0]), ts[0])
+	}
+	q := fmt.Sprintf("%s %d %ss in %s?", a.verb, len(ts), l.spec.noun, env)
+	word := a.word
+	if word != "" {
+		word = fmt.Sprint(len(ts))
+	}
+	var cons []string
+	if a.consequence != nil {
+		cons = a.consequence(c, ts[0])
+	}
+	return openOverlay(newConfirm(c, q, cons, word, func() tea.Cmd {
+		l.bulk = &bulkRun{a: a, items: ts, fails: map[string]int{}}
+		return l.bulkNext(c)
+	}))
+}
+
+// confirmAction asks before running a on it; name is what the question
+// calls it.
+func confirmAction(c *ctx, sb *screenBase, a *action, noun, name string, it any) tea.Cmd {
+	q := fmt.Sprintf("%s %s %s in %s?", a.verb, noun, c.label(name), strings.ToUpper(c.env))
+	var cons []string
+	if a.consequence != nil {
+		cons = a.consequence(c, it)
+	}
+	word := a.word
+	if a.wordFor != nil {
+		word = a.wordFor(it)
+	}
+	return openOverlay(newConfirm(c, q, cons, word, func() tea.Cmd {
+		return c.act(sb.ctx, sb.sid, fmt.Sprintf("%s %s", capitalize(a.did), c.label(name)), func(ctx context.Context) (any, error) {
+			return nil, a.run(ctx, c, it)
+		})
+	}))
+}
+
+// bulkRun is a change applied to marked rows one after another, stoppable
+// with esc.
+type bulkRun struct {
+	a       *action
+	items   []any
+	i, ok   int
+	fails   map[string]int
+	stopped bool
+}
+
+func (l *list) bulkNext(c *ctx) tea.Cmd {
+	b := l.bulk
+	if b.stopped || b.i >= len(b.items) {
+		return l.bulkDone(c)
+	}
+	it := b.items[b.i]
+	a := b.a
+	return tea.Batch(
+		status(fmt.Sprintf("%s %d/%d%s (esc stops)", a.ing, b.i+1, len(b.items), c.g.ellipsis), false),
+		c.load(l.ctx, l.sid, l.gen, "bulk", func(ctx context.Context) (any, error) { return nil, a.run(ctx, c, it) }),
+	)
+}
+
+func (l *list) bulkStep(c *ctx, msg loadedMsg) tea.Cmd {
+	b := l.bulk
+	if b == nil {
+		return nil
+	}
+	if msg.err != nil {
+		b.fails[store.ErrorCode(msg.err)]++
+	} else {
+		b.ok++
+	}
+	b.i++
+	return l.bulkNext(c)
+}
+
+func (l *list) bulkDone(c *ctx) tea.Cmd {
+	b := l.bulk
+	l.bulk = nil
+	l.marked = map[string]any{}
+	text := fmt.Sprintf("%s %d %s", c.g.ok, b.ok, b.a.did)
+	failed := 0
+	var codes []string
+	for code, n := range b.fails {
+		failed += n
+		codes = append(codes, code)
+	}
+	if failed > 0 {
+		text += fmt.Sprintf(" %s %s %d failed (%s)", c.g.dot, c.g.fail, failed, strings.Join(codes, ", "))
+	}
+	if b.stopped {
+		text += fmt.Sprintf(" %s stopped, %d not done", c.g.dot, len(b.items)-b.i)
+	}
+	return tea.Batch(status(text, failed > 0), l.reload(c))
+}
+
+// label shortens what messages name: a license key to 7KQ2M-…-C5VYE.
+func (c *ctx) label(s string) string {
+	if store.NormalizeLicenseKey(s) == s && s != "" {
+		return c.shortKey(s)
+	}
+	return store.Printable(s) // a stored name may hold controls (design.md §8)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

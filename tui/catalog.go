@@ -1,0 +1,171 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+var (
+	keyDelete    = irreversible(bind(groupScreen, "X", "delete", "X"))
+	keyRevokeKey = irreversible(bind(groupScreen, "X", "revoke", "X"))
+)
+
+// whole makes a fetch of a small list that is loaded whole.
+func whole[T any](list func(ctx context.Context, c *ctx) ([]T, error)) func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+	return func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+		items, err := list(ctx, c)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := make([]any, len(items))
+		for i, v := range items {
+			out[i] = v
+		}
+		return out, len(out), nil
+	}
+}
+
+func optInt(p *int, none string) string {
+	if p == nil {
+		return none
+	}
+	return fmt.Sprint(*p)
+}
+
+var plansSpec = &listSpec{
+	name: "Plans", noun: "plan",
+	cols: []column{
+		{title: "NAME", min: 4, max: 24},
+		{title: "TRIAL", min: 5, max: 5},
+		{title: "DURATION", priority: 2, min: 8, max: 10},
+		{title: "MAX DEV", priority: 2, min: 7, max: 7},
+		{title: "RESETS", priority: 3, min: 6, max: 6},
+		{title: "ENTITLEMENTS", priority: 4, min: 12, max: 40},
+	},
+	cells: func(c *ctx, it any) []string {
+		p := it.(*store.Plan)
+		var ents []string
+		for _, e := range p.Entitlements {
+			ents = append(ents, e.Key)
+		}
+		trial := "no"
+		if p.IsTrial {
+			trial = "yes"
+		}
+		dur := "forever"
+		if p.DurationDays != nil {
+			dur = fmt.Sprintf("%dd", *p.DurationDays)
+		}
+		return []string{p.Name, trial, dur, fmt.Sprint(p.MaxDevices), fmt.Sprint(p.DeviceResetLimit), strings.Join(ents, ",")}
+	},
+	id:      func(it any) string { return it.(*store.Plan).ID },
+	primary: func(it any) string { return it.(*store.Plan).Name },
+	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Plan, error) {
+		return c.data.ListPlans(ctx, c.app())
+	}),
+	actions: []*action{{
+		b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
+		consequence: func(c *ctx, it any) []string {
+			return []string{"Refused with plan_in_use while inactive, active or suspended licenses use it."}
+		},
+		run: func(ctx context.Context, c *ctx, it any) error {
+			return c.data.DeletePlan(ctx, c.app(), it.(*store.Plan).ID)
+		},
+	}},
+	empty: "No plans yet: create one with `licensectl plan create` (licenses are generated for a plan).",
+}
+
+var entitlementsSpec = &listSpec{
+	name: "Entitlements", noun: "entitlement",
+	cols: []column{
+		{title: "KEY", min: 3, max: 32},
+		{title: "NAME", min: 4, max: 32},
+		{title: "DESCRIPTION", priority: 2, min: 11, max: 60},
+	},
+	cells: func(c *ctx, it any) []string {
+		e := it.(*store.Entitlement)
+		d := ""
+		if e.Description != nil {
+			d = *e.Description
+		}
+		return []string{e.Key, e.Name, d}
+	},
+	id:      func(it any) string { return it.(*store.Entitlement).ID },
+	primary: func(it any) string { return it.(*store.Entitlement).Key },
+	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Entitlement, error) {
+		return c.data.ListEntitlements(ctx, c.app())
+	}),
+	actions: []*action{{
+		b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
+		consequence: func(c *ctx, it any) []string {
+			return []string{"It is removed from every plan and license that grants it."}
+		},
+		run: func(ctx context.Context, c *ctx, it any) error {
+			return c.data.DeleteEntitlement(ctx, c.app(), it.(*store.Entitlement).ID)
+		},
+	}},
+	empty: "No entitlements yet: create them with `licensectl entitlement create`.",
+}
+
+var secretsSpec = &listSpec{
+	name: "Secrets", noun: "secret",
+	cols: []column{
+		{title: "LABEL", min: 5, max: 32},
+		{title: "ENV", min: 11, max: 11},
+		{title: "LAST USED", priority: 2, min: 9, max: 16},
+		{title: "REVOKED", min: 7, max: 16},
+		{title: "CREATED", priority: 3, min: 7, max: 16},
+	},
+	cells: func(c *ctx, it any) []string {
+		s := it.(*store.AppSecret)
+		rev := "no"
+		if s.RevokedAt != nil {
+			rev = c.when(s.RevokedAt)
+		}
+		return []string{s.Label, s.Env, c.when(s.LastUsedAt), rev, c.at(s.CreatedAt)}
+	},
+	id:      func(it any) string { return it.(*store.AppSecret).ID },
+	primary: func(it any) string { return it.(*store.AppSecret).Label },
+	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.AppSecret, error) {
+		return c.data.ListAppSecrets(ctx, c.app())
+	}),
+	create: func(c *ctx, l *list) tea.Cmd {
+		return openOverlay(newAsk(c, fmt.Sprintf("New application secret in %s", strings.ToUpper(c.env)), "label: ", func(label string) tea.Cmd {
+			return c.act(l.ctx, l.sid, "Created secret "+label, func(ctx context.Context) (any, error) {
+				a, err := c.data.FindApplication(ctx, c.app())
+				if err != nil {
+					return nil, err
+				}
+				env := a.Env(c.env)
+				if env == nil {
+					return nil, store.Invalid("env", "no %s environment", c.env)
+				}
+				_, plain, err := c.data.CreateAppSecret(ctx, c.app(), store.CreateSecretInput{EnvironmentID: env.ID, Label: label})
+				if err != nil {
+					return nil, err
+				}
+				return shownOnce{title: fmt.Sprintf("New application secret %q (%s)", label, c.env), secret: plain}, nil
+			})
+		}))
+	},
+	actions: []*action{{
+		b: keyRevokeKey, verb: "Revoke", ing: "Revoking", did: "revoked", word: "revoke",
+		when: func(it any) bool { return it.(*store.AppSecret).RevokedAt == nil },
+		consequence: func(c *ctx, it any) []string {
+			return []string{"Servers using it are refused at once (unauthenticated)."}
+		},
+		run: func(ctx context.Context, c *ctx, it any) error {
+			return c.data.RevokeAppSecret(ctx, c.app(), it.(*store.AppSecret).ID)
+		},
+	}},
+	empty: "No secrets yet. n creates one in the current environment (shown once).",
+}
+
+// shownOnce is the answer of a create that returns a plaintext: the root
+// shows it in the secret-once modal.
+type shownOnce struct{ title, secret string }

@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"licensectl/store"
+)
+
+// userDetail is an end-user and the licenses assigned to them (server
+// filter by user id), with the license keys and actions.
+type userDetail struct {
+	*list
+	u *store.EndUser
+}
+
+func newUserDetail(c *ctx, u *store.EndUser) screen {
+	spec := *licensesSpec
+	spec.name, spec.create = "Licenses of "+store.Printable(u.Email), nil
+	spec.empty = "No licenses are assigned to this user."
+	spec.fetch = func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+		p, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{UserID: u.ID, Status: q.status, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+		return pageItems(p, err)
+	}
+	return &userDetail{list: newList(c, &spec), u: u}
+}
+
+func (d *userDetail) title() string { return store.Printable(d.u.Email) }
+
+func (d *userDetail) view(c *ctx, w, h int) string {
+	u := d.u
+	head := fmt.Sprintf("User %s %s %s %s roles %s %s last login %s %s created %s", store.Printable(u.Email), c.g.dot, u.Status, c.g.dot,
+		strings.Join(u.Roles, ","), c.g.dot, c.when(u.LastLoginAt), c.g.dot, c.at(u.CreatedAt))
+	return truncate(head, w) + "\n" + d.list.view(c, w, h-1)
+}
+
+// deviceDetail is a device and the licenses bound to it.
+type deviceDetail struct {
+	*list
+	d *store.Device
+}
+
+func newDeviceDetail(c *ctx, dv *store.Device) screen {
+	spec := *licensesSpec
+	spec.name, spec.create, spec.paged = "Licenses on "+store.Printable(dv.Fingerprint), nil, false
+	spec.empty = "No license is bound to this device."
+	ids := dv.LicenseIDs
+	spec.fetch = whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) {
+		var out []*store.LicenseItem
+		for _, id := range ids {
+			l, err := c.data.FindLicense(ctx, c.scope(), id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, &l.LicenseItem)
+		}
+		return out, nil
+	})
+	return &deviceDetail{list: newList(c, &spec), d: dv}
+}
+
+func (d *deviceDetail) title() string { return store.Printable(d.d.Fingerprint) }
+
+func (d *deviceDetail) view(c *ctx, w, h int) string {
+	dv := d.d
+	head := fmt.Sprintf("Device %s %s %s %s %s %s %s %s last seen %s", store.Printable(dv.Fingerprint), c.g.dot, dv.Status, c.g.dot,
+		store.Printable(dv.Name), c.g.dot, store.Printable(dv.Platform), c.g.dot, c.when(dv.LastSeenAt))
+	return truncate(head, w) + "\n" + d.list.view(c, w, h-1)
+}

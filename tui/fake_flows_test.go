@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+func fakeHarness(t *testing.T, f *fakeData, w, h int, o Options) *harness {
+	o.OrgID, o.AppID, o.Where = f.org.ID, f.app.ID, "/srv/licensectl/licensectl.db"
+	return newHarness(t, f, o, w, h)
+}
+
+func TestGoldenViews(t *testing.T) {
+	screens := []struct {
+		name string
+		keys []string
+	}{
+		{"overview", nil},
+		{"licenses", []string{"2", "j"}},
+		{"license", []string{"2", "enter"}},
+		{"help", []string{"2", "?"}},
+		{"palette", []string{":", "l"}},
+		{"confirm", []string{"2", "s"}},
+		{"confirm_typed", []string{"2", "X"}},
+		{"generate", []string{"2", "n"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {60, 16}} {
+		for _, sc := range screens {
+			name := fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1])
+			t.Run(name, func(t *testing.T) {
+				h := fakeHarness(t, newFake(), size[0], size[1], Options{})
+				h.press(sc.keys...)
+				golden(t, name, h.view())
+			})
+		}
+	}
+	t.Run("too_small_50x12", func(t *testing.T) {
+		h := fakeHarness(t, newFake(), 50, 12, Options{})
+		golden(t, "too_small_50x12", h.view())
+	})
+	t.Run("remote_ascii_100x30", func(t *testing.T) {
+		h := fakeHarness(t, newFake(), 100, 30, Options{Remote: true, Credential: "pO2v", ASCII: true, ReadOnly: true})
+		h.m.c.where = "http://127.0.0.1:8080"
+		h.press("2")
+		golden(t, "remote_ascii_100x30", h.view())
+	})
+}
+
+// Update must never wait for the store: with ListLicenses blocked, keys
+// are still handled and the status line says loading.
+func TestUpdateNeverBlocks(t *testing.T) {
+	f := newFake()
+	h := fakeHarness(t, f, 100, 30, Options{})
+	f.block = make(chan struct{})
+	defer close(f.block)
+	done := make(chan string)
+	go func() {
+		// The commands are not run: a blocked store call lives in them.
+		var cmds []tea.Cmd
+		for _, k := range strings.Split("2jjkk]][[Gg?", "") {
+			_, cmd := h.m.Update(keyMsg(k))
+			cmds = append(cmds, cmd)
+			_, _ = h.m.Update(keyMsg("esc"))
+		}
+		for range 38 {
+			_, cmd := h.m.Update(keyMsg("j"))
+			cmds = append(cmds, cmd)
+		}
+		go func() {
+			for _, c := range cmds {
+				if c != nil {
+					go c()
+				}
+			}
+		}()
+		done <- h.m.View()
+	}()
+	select {
+	case v := <-done:
+		if !strings.Contains(v, "loading…") {
+			t.Fatalf("status line does not say loading:\n%s", v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Update blocked on the store")
+	}
+}
+
+func TestGenerateFormErrors(t *testing.T) {
+	t.Run("ErrForm", func(t *testing.T) {
+		h := fakeHarness(t, newFake(), 100, 30, Options{})
+		h.press("2", "n", "tab", "backspace", "0", "tab", "soon", "enter")
+		h.contains("✗ a number from 1 to 1000")
+		h.contains("✗ not a duration like 30d")
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		f := newFake()
+		f.genErr = store.Invalid("expires_at", "expires_at must be in the future")
+		h := fakeHarness(t, f, 100, 30, Options{})
+		h.press("2", "n", "tab", "tab", "2020-01-01", "enter")
+		if _, ok := h.m.over.(*generateForm); !ok {
+			t.Fatal("the form did not come back with the server's error")
+		}
+		v := h.view()
+		i, j := strings.Index(v, "Expires"), strings.Index(v, "✗ expires_at must be in the future")
+		if i < 0 || j < i {
+			t.Fatalf("the error is not under its field:\n%s", v)
+		}
+	})
+	t.Run("OK", func(t *testing.T) {
+		h := fakeHarness(t, newFake(), 100, 30, Options{})
+		h.press("2", "n", "tab", "backspace", "3", "enter")
+		h.contains("Generated 3 Pro licenses")
+		h.contains("Y copy all keys")
+	})
+}
+
+func TestSecretShownOnce(t *testing.T) {
+	f := newFake()
+	h := fakeHarness(t, f, 100, 30, Options{})
+	h.press("9", "n", "ci", "enter")
+	h.contains(f.secret)
+	so := h.m.over.(*secretOnce)
+	h.press("esc")
+	h.contains("Close without copying? y/N")
+	h.press("n", "enter")
+	if h.m.over != nil || so.secret != "" {
+		t.Fatal("the plaintext outlived its modal")
+	}
+	if strings.Contains(h.view(), f.secret) {
+		t.Fatal("the plaintext is still on screen")
+	}
+}

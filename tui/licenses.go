@@ -1,0 +1,163 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+var licenseStatuses = []string{store.LicenseInactive, store.LicenseActive, store.LicenseExpired, store.LicenseSuspended, store.LicenseRevoked, store.LicenseBanned}
+
+// Bindings of the license actions.
+var (
+	keySuspend   = mutating(bind(groupScreen, "s", "suspend", "s"))
+	keyReinstate = mutating(bind(groupScreen, "u", "reinstate", "u"))
+	keyRevoke    = irreversible(bind(groupScreen, "X", "revoke", "X"))
+	keyBanLic    = irreversible(bind(groupScreen, "B", "ban", "B"))
+	keyGenerate  = mutating(bind(groupScreen, "n", "generate", "n"))
+)
+
+func licenseStatusAction(b *binding, verb, ing, did, to, word string, from ...string) *action {
+	return &action{
+		b: b, verb: verb, ing: ing, did: did, word: word,
+		when: func(it any) bool { return slices.Contains(from, it.(*store.LicenseItem).Status) },
+		consequence: func(c *ctx, it any) []string {
+			return licenseConsequence(to)
+		},
+		run: func(ctx context.Context, c *ctx, it any) error {
+			_, err := c.data.SetLicenseStatus(ctx, c.scope(), it.(*store.LicenseItem).ID, to)
+			return err
+		},
+	}
+}
+
+// licenseConsequence says what else a status change does (design §6).
+func licenseConsequence(to string) []string {
+	switch to {
+	case store.LicenseSuspended:
+		return []string{"Its active sessions become invalid (license_suspended). Reinstating later",
+			"does not restore them; clients activate again."}
+	case store.LicenseActive:
+		return []string{"New activations and validations work again; sessions revoked before stay revoked."}
+	case store.LicenseRevoked:
+		return []string{"Its sessions end (license_revoked). Revoked is final: it cannot be reinstated."}
+	case store.LicenseBanned:
+		return []string{"Its sessions end (license_banned). Banned is final: it cannot be reinstated."}
+	}
+	return nil
+}
+
+var licenseActions = []*action{
+	licenseStatusAction(keySuspend, "Suspend", "Suspending", "suspended", store.LicenseSuspended, "", store.LicenseActive, store.LicenseInactive),
+	licenseStatusAction(keyReinstate, "Reinstate", "Reinstating", "reinstated", store.LicenseActive, "", store.LicenseSuspended),
+	licenseStatusAction(keyRevoke, "Revoke", "Revoking", "revoked", store.LicenseRevoked, "revoke", store.LicenseActive, store.LicenseInactive, store.LicenseSuspended, store.LicenseExpired),
+	licenseStatusAction(keyBanLic, "Ban", "Banning", "banned", store.LicenseBanned, "ban", store.LicenseActive, store.LicenseInactive, store.LicenseSuspended, store.LicenseExpired),
+}
+
+var licensesSpec = &listSpec{
+	name: "Licenses", noun: "license", paged: true,
+	cols: []column{
+		{title: "KEY", min: 29, max: 29},
+		{title: "STATUS", min: 9, max: 9},
+		{title: "PLAN", priority: 2, min: 4, max: 16},
+		{title: "USER", priority: 3, min: 4, max: 24},
+		{title: "DEV", priority: 3, min: 3, max: 5},
+		{title: "EXPIRES", priority: 4, min: 7, max: 16},
+		{title: "CREATED", priority: 5, min: 7, max: 16},
+		{title: "ID", priority: 6, min: 12, max: 12},
+	},
+	cells: func(c *ctx, it any) []string {
+		l := it.(*store.LicenseItem)
+		user := l.UserEmail
+		if user == "" {
+			user = c.g.dash
+		}
+		return []string{l.Key, l.EffectiveStatus(c.now()), l.PlanName, user,
+			fmt.Sprintf("%d", len(l.DeviceIDs)), c.when(l.ExpiresAt), c.at(l.CreatedAt), tail(l.ID)}
+	},
+	id:      func(it any) string { return it.(*store.LicenseItem).ID },
+	primary: func(it any) string { return it.(*store.LicenseItem).Key },
+	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+		f := store.LicenseFilter{Status: q.status, PlanID: q.planID, Key: q.key, UserEmail: q.email, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}
+		if strings.HasPrefix(q.planID, "name:") {
+			plans, err := c.data.ListPlans(ctx, c.app())
+			if err != nil {
+				return nil, 0, err
+			}
+			f.PlanID = ""
+			for _, p := range plans {
+				if strings.EqualFold(p.Name, q.planID[5:]) {
+					f.PlanID = p.ID
+				}
+			}
+			if f.PlanID == "" {
+				return nil, 0, store.Errorf(store.ECodeNotFound, "plan %q not found", q.planID[5:])
+			}
+		}
+		p, err := c.data.ListLicenses(ctx, c.scope(), f)
+		return pageItems(p, err)
+	},
+	parse: func(c *ctx, text string) query {
+		return parseQuery(text, licenseStatuses, func(q *query, tok string) bool {
+			switch {
+			case strings.HasPrefix(tok, "plan:"):
+				q.planID = "name:" + tok[5:]
+			case store.NormalizeLicenseKey(tok) != "":
+				q.key = tok
+			case strings.Contains(tok, "@"):
+				q.email = tok
+			default:
+				return false
+			}
+			return true
+		})
+	},
+	open:    func(c *ctx, it any) screen { return newLicense(c, it.(*store.LicenseItem).ID) },
+	create:  func(c *ctx, l *list) tea.Cmd { return openGenerate(c, l) },
+	newKey:  keyGenerate,
+	actions: licenseActions,
+	empty:   "No licenses in ENV yet. n generate · E switch environment",
+}
+
+// pageItems turns a typed page into the list's items.
+func pageItems[T any](p *store.Page[T], err error) ([]any, int, error) {
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]any, len(p.Data))
+	for i, v := range p.Data {
+		out[i] = v
+	}
+	return out, p.Total, nil
+}
+
+// parseQuery reads a filter: a status word (or status:WORD), the tokens
+// special tells apart, and the rest as page-local text.
+func parseQuery(text string, statuses []string, special func(q *query, tok string) bool) query {
+	var q query
+	var local []string
+	toks := strings.Fields(text)
+	// A license key may be typed with spaces: try the whole text first.
+	if k := store.NormalizeLicenseKey(text); k != "" && len(toks) > 1 {
+		toks = []string{k}
+	}
+	for _, tok := range toks {
+		st := strings.TrimPrefix(strings.ToLower(tok), "status:")
+		switch {
+		case slices.Contains(statuses, st):
+			q.status = st
+		case special != nil && special(&q, tok):
+		default:
+			local = append(local, strings.ToLower(tok))
+			continue
+		}
+		q.chips = append(q.chips, tok)
+	}
+	q.local = strings.Join(local, " ")
+	return q
+}

@@ -1,0 +1,484 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// perPage is fixed: a resize never moves page boundaries.
+const perPage = 100
+
+// maxPages is how many server pages a list holds at most.
+const maxPages = 3
+
+// listSpec describes one kind of list: how to fetch, draw and act on it.
+type listSpec struct {
+	name    string // tab title
+	noun    string // one item, for messages
+	paged   bool   // server pages; otherwise the whole list is loaded
+	cols    []column
+	cells   func(c *ctx, it any) []string
+	id      func(it any) string
+	primary func(it any) string // what y copies and messages name
+	fetch   func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error)
+	parse   func(c *ctx, text string) query
+	open    func(c *ctx, it any) screen
+	create  func(c *ctx, l *list) tea.Cmd // n
+	newKey  *binding                      // how n is named; keyNewItem when nil
+	actions []*action
+	empty   string
+}
+
+// query is a list's filter: server-side fields, and page-local text.
+type query struct {
+	status, planID, key, email, fingerprint, event string
+	since                                          *time.Time
+	local                                          string
+	chips                                          []string
+}
+
+// action is a change on one item (or the marked items).
+type action struct {
+	b           *binding
+	verb        string              // "Suspend"
+	ing         string              // "Suspending"
+	did         string              // "suspended"
+	word        string              // the typed word of an irreversible change; "" asks y
+	wordFor     func(it any) string // the word when it depends on the item
+	when        func(it any) bool
+	consequence func(c *ctx, it any) []string
+	run         func(ctx context.Context, c *ctx, it any) error
+}
+
+// placement says where the cursor goes when a page arrives.
+type placement struct {
+	last bool
+	id   string
+}
+
+// pageResult is a page as fetched.
+type pageResult struct {
+	page  int
+	items []any
+	total int
+	at    placement
+}
+
+// list is a table of items of one spec, paged from the server or loaded
+// whole, with a filter, marks and actions.
+type list struct {
+	screenBase
+	spec     *listSpec
+	q        query
+	editing  *input
+	pages    map[int][]any
+	lru      []int
+	page     int
+	total    int
+	cursor   int
+	tbl      table
+	marked   map[string]any
+	err      error
+	loaded   bool
+	loadedAt time.Time
+	newer    int // items seen by the live check since the load
+	firstID  string
+	bulk     *bulkRun
+	height   int           // rows the table showed last
+	form     *generateForm // the form whose request is running
+	lookup   bool          // the filter just applied is an exact lookup
+	c        *ctx
+}
+
+func newList(c *ctx, spec *listSpec) *list {
+	return &list{screenBase: newBase(c), c: c, spec: spec, pages: map[int][]any{}, marked: map[string]any{}, page: 1}
+}
+
+func (l *list) title() string { return l.spec.name }
+
+func (l *list) capturing() bool { return l.editing != nil }
+
+func (l *list) init(c *ctx) tea.Cmd {
+	return tea.Batch(l.fetch(c, 1, placement{}), l.tick(c))
+}
+
+func (l *list) reload(c *ctx) tea.Cmd {
+	var at placement
+	if it := l.current(); it != nil {
+		at.id = l.spec.id(it)
+	}
+	l.pages, l.lru, l.newer = map[int][]any{}, nil, 0
+	return l.fetch(c, l.page, at)
+}
+
+// rows are the items of the current page that pass the page-local filter.
+func (l *list) rows() []any {
+	items := l.pages[l.page]
+	if l.q.local == "" {
+		return items
+	}
+	var out []any
+	for _, it := range items {
+		for _, cell := range l.spec.cells(l.c, it) {
+			if strings.Contains(strings.ToLower(cell), l.q.local) {
+				out = append(out, it)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (l *list) current() any {
+	rows := l.rows()
+	if l.cursor < 0 || l.cursor >= len(rows) {
+		return nil
+	}
+	return rows[l.cursor]
+}
+
+func (l *list) lastPage() int { return max(1, (l.total+perPage-1)/perPage) }
+
+// goTo shows page p, from the cache or by fetching exactly that page.
+func (l *list) goTo(c *ctx, p int, at placement) tea.Cmd {
+	if items, ok := l.pages[p]; ok {
+		l.page = p
+		l.touch(p)
+		l.place(items, at)
+		return nil
+	}
+	return l.fetch(c, p, at)
+}
+
+func (l *list) fetch(c *ctx, p int, at placement) tea.Cmd {
+	cx, gen := l.next()
+	spec, q := l.spec, l.q
+	return c.load(cx, l.sid, gen, "page", func(ctx context.Context) (any, error) {
+		items, total, err := spec.fetch(ctx, c, p, q)
+		return pageResult{page: p, items: items, total: total, at: at}, err
+	})
+}
+
+func (l *list) place(items []any, at placement) {
+	l.cursor = 0
+	if at.last {
+		l.cursor = max(0, len(l.rows())-1)
+	}
+	if at.id != "" {
+		for i, it := range l.rows() {
+			if l.spec.id(it) == at.id {
+				l.cursor = i
+			}
+		}
+	}
+}
+
+// touch records p as the newest page used and evicts beyond maxPages.
+func (l *list) touch(p int) {
+	l.lru = slices.DeleteFunc(l.lru, func(x int) bool { return x == p })
+	l.lru = append(l.lru, p)
+	for len(l.lru) > maxPages {
+		delete(l.pages, l.lru[0])
+		l.lru = l.lru[1:]
+	}
+}
+
+func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		switch msg.kind {
+		case "page":
+			if msg.gen != l.gen {
+				return nil // superseded
+			}
+			if msg.err != nil {
+				l.err = msg.err
+				return status(c.g.fail+" "+errText(msg.err), true)
+			}
+			r := msg.val.(pageResult)
+			l.err, l.loaded, l.loadedAt = nil, true, c.now()
+			l.total, l.page = r.total, r.page
+			l.pages[r.page] = r.items
+			l.touch(r.page)
+			if r.page == 1 && len(r.items) > 0 {
+				l.firstID, l.newer = l.spec.id(r.items[0]), 0
+			}
+			l.place(r.items, r.at)
+			if l.lookup && len(r.items) == 1 && l.spec.open != nil {
+				// An exact lookup opens what it found, once.
+				l.lookup = false
+				return push(l.spec.open(c, r.items[0]))
+			}
+			l.lookup = false
+		case "check":
+			if r, ok := msg.val.(pageResult); ok && msg.err == nil && l.loaded {
+				if r.total != l.total || len(r.items) > 0 && l.spec.id(r.items[0]) != l.firstID {
+					l.newer = max(1, r.total-l.total)
+				}
+			}
+		case "bulk":
+			return l.bulkStep(c, msg)
+		case "catalog":
+			if msg.err != nil {
+				return status(c.g.fail+" "+errText(msg.err), true)
+			}
+			return openOverlay(newGenerateForm(l, msg.val.(catalogMsg)))
+		}
+	case actionMsg:
+		form := l.form
+		l.form = nil
+		switch v := msg.val.(type) {
+		case shownOnce:
+			return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: c.copy}), l.reload(c))
+		case generated:
+			return tea.Batch(l.reload(c), push(newGenerated(c, v)), status(fmt.Sprintf("%s Generated %d licenses", c.g.ok, len(v.items)), false))
+		}
+		if form != nil && msg.err != nil && form.fail(msg.err) {
+			return openOverlay(form)
+		}
+		return l.reload(c)
+	case tickMsg:
+		if msg.skip || !c.remote || !l.spec.paged || !l.loaded {
+			return l.tick(c)
+		}
+		spec, q := l.spec, l.q
+		return tea.Batch(l.tick(c), c.load(l.ctx, l.sid, l.gen, "check", func(ctx context.Context) (any, error) {
+			items, total, err := spec.fetch(ctx, c, 1, q)
+			return pageResult{page: 1, items: items, total: total}, err
+		}))
+	}
+	return nil
+}
+
+// tick schedules the live check of remote lists (§10): the list is not
+// reloaded under the cursor, it says that there is more.
+func (l *list) tick(c *ctx) tea.Cmd {
+	if !c.remote || !l.spec.paged {
+		return nil
+	}
+	return c.every(10*time.Second, l.sid)
+}
+
+func (l *list) escape(c *ctx) (bool, tea.Cmd) {
+	switch {
+	case l.bulk != nil && !l.bulk.stopped:
+		l.bulk.stopped = true
+		return true, nil
+	case len(l.q.chips) > 0 || l.q.local != "":
+		l.q = query{}
+		l.pages, l.lru = map[int][]any{}, nil
+		return true, l.fetch(c, 1, placement{})
+	case len(l.marked) > 0:
+		l.marked = map[string]any{}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (l *list) keys(c *ctx) []*binding {
+	var out []*binding
+	if l.spec.open != nil {
+		out = append(out, keyOpen)
+	}
+	if l.spec.create != nil {
+		out = append(out, l.newKey())
+	}
+	for _, a := range l.spec.actions {
+		out = append(out, a.b)
+	}
+	return append(out, keyCopy)
+}
+
+func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if l.editing != nil {
+		return true, l.editKey(c, k)
+	}
+	ks := k.String()
+	rows := l.rows()
+	half := max(1, l.height/2)
+	switch {
+	case c.matches(ks, keyDown):
+		if l.cursor < len(rows)-1 {
+			l.cursor++
+		} else if l.spec.paged && l.page < l.lastPage() {
+			return true, l.goTo(c, l.page+1, placement{})
+		}
+	case c.matches(ks, keyUp):
+		if l.cursor > 0 {
+			l.cursor--
+		} else if l.page > 1 {
+			return true, l.goTo(c, l.page-1, placement{last: true})
+		}
+	case c.matches(ks, keyHalfDown):
+		l.cursor = min(max(0, len(rows)-1), l.cursor+half)
+	case c.matches(ks, keyHalfUp):
+		l.cursor = max(0, l.cursor-half)
+	case c.matches(ks, keyTop):
+		return true, l.goTo(c, 1, placement{})
+	case c.matches(ks, keyBottom):
+		return true, l.goTo(c, l.lastPage(), placement{last: true})
+	case c.matches(ks, keyNextPage):
+		if l.page < l.lastPage() {
+			return true, l.goTo(c, l.page+1, placement{})
+		}
+	case c.matches(ks, keyPrevPage):
+		if l.page > 1 {
+			return true, l.goTo(c, l.page-1, placement{})
+		}
+	case c.matches(ks, keyLastPage):
+		return true, l.goTo(c, l.lastPage(), placement{})
+	case c.matches(ks, keyFirstPg):
+		return true, l.goTo(c, 1, placement{})
+	case c.matches(ks, keyFilter):
+		l.editing = &input{prompt: "/"}
+		l.editing.set(l.filterText())
+	case c.matches(ks, keyMark):
+		if it := l.current(); it != nil {
+			id := l.spec.id(it)
+			if _, ok := l.marked[id]; ok {
+				delete(l.marked, id)
+			} else {
+				l.marked[id] = it
+			}
+			if l.cursor < len(rows)-1 {
+				l.cursor++
+			}
+		}
+	case c.matches(ks, keyMarkAll):
+		for _, it := range rows {
+			l.marked[l.spec.id(it)] = it
+		}
+	case c.matches(ks, keyOpen):
+		if it := l.current(); it != nil && l.spec.open != nil {
+			return true, push(l.spec.open(c, it))
+		}
+	case c.matches(ks, keyCopy):
+		if it := l.current(); it != nil {
+			return true, c.copy(l.spec.primary(it))
+		}
+	case c.matches(ks, keyCopyID):
+		if it := l.current(); it != nil {
+			return true, c.copy(l.spec.id(it))
+		}
+	case l.spec.create != nil && c.matches(ks, l.newKey()):
+		return true, l.spec.create(c, l)
+	default:
+		for _, a := range l.spec.actions {
+			if c.matches(ks, a.b) {
+				return true, l.trigger(c, a)
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// filterText is the filter as the user typed it, for editing again.
+func (l *list) filterText() string {
+	parts := slices.Clone(l.q.chips)
+	if l.q.local != "" {
+		parts = append(parts, l.q.local)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (l *list) editKey(c *ctx, k tea.KeyMsg) tea.Cmd {
+	switch k.Type {
+	case tea.KeyEsc:
+		l.editing = nil
+		return nil
+	case tea.KeyEnter:
+		text := l.editing.text()
+		l.editing = nil
+		l.q = l.spec.parse(c, text)
+		if !l.spec.paged {
+			// A small list is held whole: its filter is page-local.
+			l.q = query{local: strings.ToLower(text)}
+			l.cursor = 0
+			return nil
+		}
+		l.pages, l.lru = map[int][]any{}, nil
+		l.cursor = 0
+		l.lookup = l.q.key != "" || l.q.email != "" || l.q.fingerprint != ""
+		return l.fetch(c, 1, placement{})
+	}
+	l.editing.key(k)
+	return nil
+}
+
+func (l *list) view(c *ctx, w, h int) string {
+	var b strings.Builder
+	titleLeft := l.spec.name
+	for _, ch := range l.q.chips {
+		titleLeft += " [" + ch + "]"
+	}
+	if l.err != nil && l.loaded {
+		titleLeft += fmt.Sprintf(" (stale %s)", span(c.now().Sub(l.loadedAt)))
+	}
+	rows := l.rows()
+	right := ""
+	switch {
+	case !l.loaded:
+	case l.q.local != "":
+		right = fmt.Sprintf("matching %d of %d loaded rows (page-local; use status:, plan: or a full key to search all)", len(rows), len(l.pages[l.page]))
+	case l.spec.paged:
+		pos := 0
+		if len(rows) > 0 {
+			pos = (l.page-1)*perPage + l.cursor + 1
+		}
+		right = fmt.Sprintf("%s matching %s row %s of %s %s page %d/%d", count(l.total), c.g.dot, count(pos), count(l.total), c.g.dot, l.page, l.lastPage())
+	default:
+		right = fmt.Sprintf("%s %s", count(len(rows)), c.g.dot+" row "+count(min(l.cursor+1, len(rows))))
+	}
+	if l.newer > 0 {
+		right = fmt.Sprintf("%s %d new since loaded (ctrl+r) %s %s", c.g.refresh, l.newer, c.g.dot, right)
+	}
+	if len(l.marked) > 0 {
+		titleLeft += fmt.Sprintf(" %s %d marked", c.g.dot, len(l.marked))
+	}
+	b.WriteString(c.st.title.Render(spread(titleLeft, right, w)))
+	b.WriteByte('\n')
+	bodyH := h - 1
+	if l.editing != nil {
+		b.WriteString(l.editing.view(true) + "   (status:WORD plan:NAME, a key, an e-mail, fp:… ; enter apply · esc cancel)\n")
+		bodyH--
+	}
+	switch {
+	case !l.loaded && l.err != nil:
+		b.WriteString(c.g.fail + " " + errText(l.err) + "\n  ctrl+r retry " + c.g.dot + " q quit")
+		return b.String()
+	case !l.loaded:
+		b.WriteString("  loading" + c.g.ellipsis)
+		return b.String()
+	case len(rows) == 0 && l.total == 0 && len(l.q.chips) == 0 && l.q.local == "":
+		b.WriteString("  " + strings.ReplaceAll(l.spec.empty, "ENV", strings.ToUpper(c.env)))
+		return b.String()
+	case len(rows) == 0:
+		b.WriteString("  Nothing matches. esc clears the filter.")
+		return b.String()
+	}
+	l.tbl.cols = l.spec.cols
+	l.tbl.rows = l.tbl.rows[:0]
+	l.tbl.marked = l.tbl.marked[:0]
+	for _, it := range rows {
+		l.tbl.rows = append(l.tbl.rows, l.spec.cells(c, it))
+		_, m := l.marked[l.spec.id(it)]
+		l.tbl.marked = append(l.tbl.marked, m)
+	}
+	l.tbl.cursor = l.cursor
+	l.height = bodyH - 1
+	b.WriteString(l.tbl.view(c, w, bodyH))
+	return b.String()
+}
+
+func (l *list) newKey() *binding {
+	if l.spec.newKey != nil {
+		return l.spec.newKey
+	}
+	return keyNewItem
+}

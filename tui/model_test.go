@@ -1,0 +1,273 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+// counting records the pages of license lists asked for.
+type counting struct {
+	Data
+	mu    sync.Mutex
+	pages []int
+}
+
+func (c *counting) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
+	if f.PerPage > 1 {
+		c.mu.Lock()
+		c.pages = append(c.pages, f.Page)
+		c.mu.Unlock()
+	}
+	return c.Data.ListLicenses(ctx, s, f)
+}
+
+func TestRuneBatchSplit(t *testing.T) {
+	s := seed(t, 10)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("jjj")
+	if l.cursor != 3 {
+		t.Fatalf("cursor after one batch of three j: %d, want 3", l.cursor)
+	}
+	h.press("/", "jjj")
+	if l.editing == nil || string(l.editing.value) != "jjj" {
+		t.Fatalf("the batch was not typed into the filter: %+v", l.editing)
+	}
+}
+
+func TestStaleAnswerDropped(t *testing.T) {
+	s := seed(t, 250)
+	h, l := s.licenses(t, s.db, Options{})
+	first := l.goTo(h.m.c, 2, placement{})
+	second := l.goTo(h.m.c, 3, placement{})
+	m2, m1 := second(), first() // the older answer arrives last
+	h.send(m2)
+	h.send(m1)
+	if l.page != 3 {
+		t.Fatalf("page %d shown, want 3: the stale answer for page 2 won", l.page)
+	}
+	h.contains("page 3/3")
+}
+
+func TestCursorKeptByIDAcrossReload(t *testing.T) {
+	s := seed(t, 20)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("j", "j", "j", "j", "j")
+	want := l.spec.id(l.current())
+	if _, err := s.db.GenerateLicenses(context.Background(), s.scope(), store.GenerateLicensesInput{PlanID: s.plan.ID, Quantity: 3}); err != nil {
+		t.Fatal(err)
+	}
+	h.press("ctrl+r")
+	if got := l.spec.id(l.current()); got != want {
+		t.Fatalf("cursor on %s after reload, want %s", got, want)
+	}
+	if l.cursor != 8 {
+		t.Fatalf("cursor row %d, want 8 (three new rows above)", l.cursor)
+	}
+}
+
+func TestEscLayers(t *testing.T) {
+	s := seed(t, 10)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("?")
+	if h.m.over == nil {
+		t.Fatal("help did not open")
+	}
+	h.press("esc")
+	if h.m.over != nil {
+		t.Fatal("esc did not close help first")
+	}
+	h.press("/", "inactive", "enter")
+	h.press(" ", " ")
+	if len(l.q.chips) != 1 || len(l.marked) != 2 {
+		t.Fatalf("chips %v marked %d", l.q.chips, len(l.marked))
+	}
+	h.press("esc")
+	if len(l.q.chips) != 0 || len(l.marked) != 2 {
+		t.Fatalf("esc should clear the filter first: chips %v marked %d", l.q.chips, len(l.marked))
+	}
+	h.press("esc")
+	if len(l.marked) != 0 {
+		t.Fatal("esc should clear the marks next")
+	}
+	h.press("enter")
+	if len(h.m.stack) != 3 {
+		t.Fatalf("stack %d, want the license on top", len(h.m.stack))
+	}
+	h.press("esc", "esc", "esc", "esc")
+	if len(h.m.stack) != 1 || h.quit {
+		t.Fatalf("esc pops down to the root and never quits: stack %d quit %v", len(h.m.stack), h.quit)
+	}
+}
+
+func TestReadOnlyHidesActions(t *testing.T) {
+	s := seed(t, 5)
+	h, _ := s.licenses(t, s.db, Options{ReadOnly: true})
+	h.contains("READ-ONLY")
+	if v := h.view(); strings.Contains(v, "s suspend") || strings.Contains(v, "n new") {
+		t.Fatalf("read-only footer offers changes:\n%s", v)
+	}
+	h.press("s")
+	if h.m.over != nil {
+		t.Fatal("s opened a confirmation in a read-only session")
+	}
+	h.press("?")
+	if v := h.view(); strings.Contains(v, "suspend") || strings.Contains(v, "revoke") {
+		t.Fatalf("help lists changes in a read-only session:\n%s", v)
+	}
+	h.press("esc", ":", "generate", "enter")
+	h.contains("read-only session")
+}
+
+func TestConfirmTiers(t *testing.T) {
+	s := seed(t, 3)
+	h, l := s.licenses(t, s.db, Options{})
+	id := l.spec.id(l.current())
+	status := func() string {
+		d, err := s.db.FindLicense(context.Background(), s.scope(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Status
+	}
+	t.Run("EnterNeverConfirms", func(t *testing.T) {
+		h.press("s", "enter", "s")
+		if status() != store.LicenseInactive || h.m.over == nil {
+			t.Fatalf("enter or the trigger key confirmed: %s", status())
+		}
+		h.press("y")
+		if status() != store.LicenseSuspended {
+			t.Fatalf("y did not confirm: %s", status())
+		}
+		h.contains("Suspended")
+	})
+	t.Run("TypedWord", func(t *testing.T) {
+		h.press("X", "revoke", "enter")
+		if status() != store.LicenseSuspended {
+			t.Fatal("keys within the first 150 ms confirmed")
+		}
+		h.later(time.Second)
+		h.press("nope", "enter")
+		if status() != store.LicenseSuspended || h.m.over == nil {
+			t.Fatal("a wrong word confirmed or closed the dialog")
+		}
+		h.contains(`type "revoke" to confirm`)
+		h.press("backspace", "backspace", "backspace", "backspace", "revoke", "enter")
+		if status() != store.LicenseRevoked {
+			t.Fatalf("the typed word did not confirm: %s", status())
+		}
+	})
+}
+
+func TestBulkSuspend(t *testing.T) {
+	s := seed(t, 6)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press(" ", " ", " ", "s", "y")
+	h.contains("3 suspended")
+	p, err := s.db.ListLicenses(context.Background(), s.scope(), store.LicenseFilter{Status: store.LicenseSuspended})
+	if err != nil || p.Total != 3 {
+		t.Fatalf("suspended %v, %v; want 3", p, err)
+	}
+	if len(l.marked) != 0 {
+		t.Fatal("marks kept after the bulk action")
+	}
+}
+
+func TestPageCacheCapped(t *testing.T) {
+	s := seed(t, 550)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("]", "]", "]", "]", "]")
+	if l.page != 6 || len(l.pages) > maxPages {
+		t.Fatalf("page %d, %d pages held; want page 6 and at most %d", l.page, len(l.pages), maxPages)
+	}
+	h.contains("row 501 of 550")
+}
+
+func TestBottomLoadsOnePage(t *testing.T) {
+	s := seed(t, 1050)
+	cnt := &counting{Data: s.db}
+	h, l := s.licenses(t, cnt, Options{})
+	cnt.pages = nil
+	h.press("G")
+	if len(cnt.pages) != 1 || cnt.pages[0] != 11 {
+		t.Fatalf("G fetched pages %v, want exactly [11]", cnt.pages)
+	}
+	if l.cursor != 49 {
+		t.Fatalf("cursor %d, want the last row 49", l.cursor)
+	}
+	h.contains("row 1,050 of 1,050")
+	cnt.pages = nil
+	h.press("k")
+	if len(cnt.pages) != 0 {
+		t.Fatal("moving inside the page fetched")
+	}
+	h.press("g")
+	if len(cnt.pages) != 0 || l.page != 1 {
+		t.Fatalf("g fetched %v (page 1 is held) and shows page %d", cnt.pages, l.page)
+	}
+}
+
+func TestFindByKey(t *testing.T) {
+	s := seed(t, 30)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("j", "j")
+	key := l.current().(*store.LicenseItem).Key
+	typed := strings.ToLower(strings.ReplaceAll(key, "-", " "))
+	h.press("/", typed, "enter")
+	top, ok := h.m.top().(*license)
+	if !ok || top.v == nil || top.v.d.Key != key {
+		t.Fatalf("the key lookup did not open the license %s", key)
+	}
+	h.contains("Would a session of this license validate now?   YES")
+	h.press("s", "y")
+	h.contains("NO ▸ license_suspended")
+	h.press("u", "y")
+	h.contains("validate now?   YES")
+}
+
+func TestPastedKeyOpensLicense(t *testing.T) {
+	s := seed(t, 3)
+	h, l := s.licenses(t, s.db, Options{})
+	key := l.current().(*store.LicenseItem).Key
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(" " + strings.ToLower(key) + " "), Paste: true})
+	if top, ok := h.m.top().(*license); !ok || top.v == nil || top.v.d.Key != key {
+		t.Fatal("pasting a key did not open its license")
+	}
+}
+
+func TestPalette(t *testing.T) {
+	s := seed(t, 3)
+	h, _ := s.licenses(t, s.db, Options{})
+	h.press(":", "pl", "tab", "enter")
+	h.contains("[7 Plans]")
+	h.press(":", "lic suspended", "enter")
+	h.contains("[2 Licenses]")
+	h.contains("[suspended]")
+	h.press(":", "nonsense", "enter")
+	h.contains("unknown command nonsense")
+}
+
+func TestTooSmall(t *testing.T) {
+	s := seed(t, 1)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID}, 50, 12)
+	if got := h.view(); got != "Terminal too small: 50×12. licensectl tui needs at least 60×16." {
+		t.Fatalf("view %q", got)
+	}
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.contains("[1 Apps]")
+}
+
+func TestUsageTab(t *testing.T) {
+	s := seed(t, 4)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID}, 100, 30)
+	h.press(":", "usage", "enter")
+	h.contains("[4 Usage]")
+	h.contains("applications")
+	h.contains("active licenses")
+}

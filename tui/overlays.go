@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// inputOverlay is an overlay with a text input: a batch of runes is typed
+// text there, not several key presses.
+type inputOverlay interface {
+	overlay
+	takesText()
+}
+
+// notice is a message that only q (quit) or esc closes.
+type notice struct{ lines []string }
+
+func (n *notice) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) { return false, nil }
+
+func (n *notice) view(c *ctx, w, h int) []string { return box(c, "", n.lines, w) }
+
+// help lists the key table for this screen and everywhere; typing filters it.
+type help struct {
+	keys   []*binding
+	filter input
+}
+
+func newHelp(keys []*binding) *help { return &help{keys: keys, filter: input{prompt: "filter: "}} }
+
+func (*help) takesText() {}
+
+func (h *help) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if k.Type == tea.KeyEsc || k.String() == "?" && len(h.filter.value) == 0 {
+		return true, nil
+	}
+	h.filter.key(k)
+	return false, nil
+}
+
+func (h *help) view(c *ctx, w, ht int) []string {
+	lines := helpLines(c.visible(h.keys), h.filter.text())
+	lines = append([]string{h.filter.view(true)}, lines...)
+	if len(lines) > ht-2 {
+		// Two columns when the list is longer than the screen.
+		half := (len(lines) + 1) / 2
+		colW := w/2 - 2
+		var two []string
+		for i := 0; i < half; i++ {
+			l := padRight(lines[i], colW)
+			if i+half < len(lines) {
+				l += "  " + lines[i+half]
+			}
+			two = append(two, l)
+		}
+		lines = two
+	}
+	return box(c, "Keys — esc closes", lines, w)
+}
+
+// confirm asks before a change. Reversible changes are confirmed with y and
+// nothing else (not enter, not the trigger key again); irreversible ones
+// with a typed word and enter, and keys in the first 150 ms are ignored so
+// that a held key cannot fill the word.
+type confirm struct {
+	question    string
+	consequence []string
+	word        string // "" for the y tier
+	typed       input
+	opened      time.Time
+	bad         bool
+	run         func() tea.Cmd
+}
+
+// guard is how long a typed confirmation ignores keys after opening.
+const guard = 150 * time.Millisecond
+
+func newConfirm(c *ctx, question string, consequence []string, word string, run func() tea.Cmd) *confirm {
+	return &confirm{question: question, consequence: consequence, word: word, opened: c.now(), run: run, typed: input{prompt: "> "}}
+}
+
+func (*confirm) takesText() {}
+
+func (d *confirm) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if k.Type == tea.KeyEsc {
+		return true, status("Cancelled", false)
+	}
+	if d.word == "" {
+		if k.String() == "y" || k.String() == "Y" {
+			return true, d.run()
+		}
+		if k.String() == "n" || k.String() == "N" {
+			return true, status("Cancelled", false)
+		}
+		return false, nil
+	}
+	if c.now().Sub(d.opened) < guard {
+		return false, nil
+	}
+	if k.Type == tea.KeyEnter {
+		if d.typed.text() == d.word {
+			return true, d.run()
+		}
+		d.bad = true
+		return false, nil
+	}
+	d.typed.key(k)
+	d.bad = false
+	return false, nil
+}
+
+func (d *confirm) view(c *ctx, w, h int) []string {
+	lines := append([]string{d.question}, d.consequence...)
+	if d.word == "" {
+		lines = append(lines, "y confirm "+c.g.dot+" n/esc cancel")
+	} else {
+		lines = append(lines, "This cannot be undone. Type \""+d.word+"\" and press enter "+c.g.dot+" esc cancel", d.typed.view(true))
+		if d.bad {
+			lines = append(lines, c.g.fail+" type \""+d.word+"\" to confirm")
+		}
+	}
+	return box(c, "Confirm", lines, w)
+}
+
+// secretOnce shows a plaintext that is never shown again. Only enter
+// closes it (esc asks first when it was not copied); on close the
+// plaintext is dropped.
+type secretOnce struct {
+	title  string
+	secret string
+	copied bool
+	asking bool
+	clip   func(string) tea.Cmd
+}
+
+func (s *secretOnce) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	switch {
+	case s.asking && k.String() == "y":
+		s.secret = ""
+		return true, nil
+	case s.asking:
+		s.asking = false
+		return false, nil
+	case k.Type == tea.KeyEnter:
+		s.secret = ""
+		return true, nil
+	case k.String() == "y":
+		s.copied = true
+		return false, s.clip(s.secret)
+	case k.Type == tea.KeyEsc:
+		if s.copied {
+			s.secret = ""
+			return true, nil
+		}
+		s.asking = true
+	}
+	return false, nil
+}
+
+func (s *secretOnce) view(c *ctx, w, h int) []string {
+	lines := []string{s.secret, "This is the only time it is shown. Store it now."}
+	if s.asking {
+		lines = append(lines, "Close without copying? y/N")
+	} else {
+		lines = append(lines, "y copy "+c.g.dot+" enter I have stored it")
+	}
+	return box(c, s.title, lines, w)
+}
+
+// box frames lines with a title, in plain characters when --ascii.
+func box(c *ctx, title string, lines []string, w int) []string {
+	inner := w - 4
+	h, v, tl, tr, bl, br := "─", "│", "┌", "┐", "└", "┘"
+	if c.g == asciiGlyphs {
+		h, v, tl, tr, bl, br = "-", "|", "+", "+", "+", "+"
+	}
+	top := tl + " " + title + " "
+	if title == "" {
+		top = tl
+	}
+	out := []string{truncate(top+strings.Repeat(h, max(0, w-width(top)-1))+tr, w)}
+	for _, l := range lines {
+		// Long values (a secret, a key list) wrap rather than lose a part.
+		for width(l) > inner {
+			r := []rune(l)
+			cut := min(len(r), inner)
+			out = append(out, v+" "+padRight(string(r[:cut]), inner)+" "+v)
+			l = string(r[cut:])
+		}
+		out = append(out, v+" "+padRight(l, inner)+" "+v)
+	}
+	return append(out, bl+strings.Repeat(h, max(0, w-2))+br)
+}

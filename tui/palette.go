@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+// paletteCmd is one ':' command: its names and what it does with its
+// argument.
+type paletteCmd struct {
+	names []string
+	arg   string // how the argument is shown in help
+	app   bool   // needs an open application
+	run   func(m *model, arg string) tea.Cmd
+}
+
+// tabCmd switches the app dashboard to a tab, with an optional filter.
+func tabCmd(tab string) func(m *model, arg string) tea.Cmd {
+	return func(m *model, arg string) tea.Cmd { return m.jumpTab(tab, arg) }
+}
+
+var paletteCmds = []paletteCmd{
+	{names: []string{"orgs"}, run: func(m *model, _ string) tea.Cmd {
+		return func() tea.Msg { return replaceMsg{[]screen{newList(m.c, orgsSpec)}} }
+	}},
+	{names: []string{"apps"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Apps") }},
+	{names: []string{"members"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Members") }},
+	{names: []string{"apikeys"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("API keys") }},
+	{names: []string{"usage", "billing"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Usage") }},
+	{names: []string{"env"}, arg: "prod|dev", app: true, run: func(m *model, arg string) tea.Cmd {
+		want := store.EnvProduction
+		if strings.HasPrefix(arg, "dev") {
+			want = store.EnvDevelopment
+		}
+		if m.c.env == want {
+			return nil
+		}
+		return m.global(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E")})
+	}},
+	{names: []string{"overview"}, app: true, run: tabCmd("Overview")},
+	{names: []string{"licenses", "lic", "l"}, arg: "[STATUS] [plan:NAME]", app: true, run: tabCmd("Licenses")},
+	{names: []string{"license"}, arg: "KEY", app: true, run: func(m *model, arg string) tea.Cmd {
+		k := store.NormalizeLicenseKey(arg)
+		if k == "" {
+			return status(m.c.g.fail+" not a license key: "+arg, true)
+		}
+		return push(newLicenseByKey(m.c, k))
+	}},
+	{names: []string{"users"}, arg: "[STATUS|EMAIL]", app: true, run: tabCmd("Users")},
+	{names: []string{"devices"}, arg: "[STATUS|fp:FP]", app: true, run: tabCmd("Devices")},
+	{names: []string{"audit"}, arg: "[event:EVENT] [since:24h]", app: true, run: tabCmd("Audit")},
+	{names: []string{"activity"}, app: true, run: tabCmd("Activity")},
+	{names: []string{"plans"}, app: true, run: tabCmd("Plans")},
+	{names: []string{"entitlements", "ents"}, app: true, run: tabCmd("Entitlements")},
+	{names: []string{"secrets"}, app: true, run: tabCmd("Secrets")},
+	{names: []string{"generate"}, app: true, run: func(m *model, _ string) tea.Cmd {
+		if m.c.readOnly {
+			return status(m.c.g.fail+" read-only session", true)
+		}
+		if cmd := m.jumpTab("Licenses", ""); cmd != nil {
+			return cmd
+		}
+		return nil
+	}},
+	{names: []string{"refresh"}, run: func(m *model, _ string) tea.Cmd { return m.top().reload(m.c) }},
+	{names: []string{"help"}, run: func(m *model, _ string) tea.Cmd {
+		return openOverlay(newHelp(m.top().keys(m.c)))
+	}},
+	{names: []string{"q", "quit"}, run: func(m *model, _ string) tea.Cmd { return m.quit() }},
+}
+
+// palette is the ':' command line: tab completes, ↑/↓ walk the history,
+// enter runs.
+type palette struct {
+	m       *model
+	in      input
+	hist    *[]string
+	histPos int
+	err     string
+}
+
+// paletteHistory lives as long as the program (per model).
+func newPalette(c *ctx, m *model) *palette {
+	return &palette{m: m, in: input{prompt: ":"}, hist: &m.history, histPos: len(m.history)}
+}
+
+func (*palette) takesText() {}
+
+// completions are the command names that start with what is typed.
+func (p *palette) completions() []string {
+	typed := string(p.in.value)
+	var out []string
+	for _, pc := range paletteCmds {
+		for _, n := range pc.names {
+			if strings.HasPrefix(n, typed) {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (p *palette) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	switch k.Type {
+	case tea.KeyEsc:
+		return true, nil
+	case tea.KeyTab:
+		if cs := p.completions(); len(cs) > 0 {
+			p.in.set(cs[0] + " ")
+		}
+		return false, nil
+	case tea.KeyUp:
+		if p.histPos > 0 {
+			p.histPos--
+			p.in.set((*p.hist)[p.histPos])
+		}
+		return false, nil
+	case tea.KeyDown:
+		if p.histPos < len(*p.hist)-1 {
+			p.histPos++
+			p.in.set((*p.hist)[p.histPos])
+		}
+		return false, nil
+	case tea.KeyEnter:
+		line := p.in.text()
+		name, arg, _ := strings.Cut(line, " ")
+		for _, pc := range paletteCmds {
+			if slices.Contains(pc.names, name) {
+				*p.hist = append(*p.hist, line)
+				if pc.app && c.appID == "" {
+					p.err = "open an application first (:apps)"
+					return false, nil
+				}
+				return true, pc.run(p.m, strings.TrimSpace(arg))
+			}
+		}
+		p.err = "unknown command " + name + " (tab completes)"
+		return false, nil
+	}
+	p.in.key(k)
+	p.err = ""
+	return false, nil
+}
+
+func (p *palette) view(c *ctx, w, h int) []string {
+	lines := []string{p.in.view(true)}
+	if p.err != "" {
+		lines = append(lines, c.g.fail+" "+p.err)
+	}
+	var hints []string
+	for _, n := range p.completions() {
+		for _, pc := range paletteCmds {
+			if pc.names[0] == n && pc.arg != "" {
+				n += " " + pc.arg
+			}
+		}
+		hints = append(hints, n)
+	}
+	lines = append(lines, truncate(strings.Join(hints, "  "), w-4))
+	return box(c, "Jump (tab completes, enter runs, esc closes)", lines, w)
+}
+
+// jumpTab shows a tab of the app dashboard, with filter text applied to it.
+func (m *model) jumpTab(tab, filter string) tea.Cmd {
+	for i, s := range m.stack {
+		t, ok := s.(*tabs)
+		if !ok || !t.app {
+			continue
+		}
+		for _, gone := range m.stack[i+1:] {
+			closeScreen(gone)
+		}
+		m.stack = m.stack[:i+1]
+		cmd := t.tab(m.c, tab)
+		if l, ok := t.cur().(*list); ok && filter != "" {
+			l.q = l.spec.parse(m.c, filter)
+			l.pages, l.lru = map[int][]any{}, nil
+			return l.fetch(m.c, 1, placement{})
+		}
+		return cmd
+	}
+	return status(m.c.g.fail+" open an application first (:apps)", true)
+}
+
+// jumpOrgTab shows a tab of the org home.
+func (m *model) jumpOrgTab(tab string) tea.Cmd {
+	for i, s := range m.stack {
+		if t, ok := s.(*tabs); ok && t.org {
+			for _, gone := range m.stack[i+1:] {
+				closeScreen(gone)
+			}
+			m.stack = m.stack[:i+1]
+			return t.tab(m.c, tab)
+		}
+	}
+	if m.c.orgID == "" {
+		return status(m.c.g.fail+" choose an organization first", true)
+	}
+	return push(newOrgHome(m.c))
+}

@@ -1,0 +1,117 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"licensectl/store"
+)
+
+// Bindings of the user and device actions.
+var (
+	keyBanUser     = mutating(bind(groupScreen, "b", "ban", "b"))
+	keyDisableUser = mutating(bind(groupScreen, "d", "disable", "d"))
+	keyBlock       = mutating(bind(groupScreen, "b", "block", "b"))
+)
+
+func userAction(b *binding, verb, ing, did, to string, cons string, from ...string) *action {
+	return &action{
+		b: b, verb: verb, ing: ing, did: did,
+		when:        func(it any) bool { return slices.Contains(from, it.(*store.EndUser).Status) },
+		consequence: func(c *ctx, it any) []string { return []string{cons} },
+		run: func(ctx context.Context, c *ctx, it any) error {
+			_, err := c.data.SetEndUserStatus(ctx, c.scope(), it.(*store.EndUser).ID, to)
+			return err
+		},
+	}
+}
+
+var usersSpec = &listSpec{
+	name: "Users", noun: "user", paged: true,
+	cols: []column{
+		{title: "EMAIL", min: 8, max: 36},
+		{title: "STATUS", min: 8, max: 8},
+		{title: "ROLES", priority: 3, min: 5, max: 24},
+		{title: "LAST LOGIN", priority: 2, min: 10, max: 16},
+		{title: "CREATED", priority: 4, min: 7, max: 16},
+		{title: "ID", priority: 5, min: 12, max: 12},
+	},
+	cells: func(c *ctx, it any) []string {
+		u := it.(*store.EndUser)
+		return []string{u.Email, u.Status, strings.Join(u.Roles, ","), c.when(u.LastLoginAt), c.at(u.CreatedAt), tail(u.ID)}
+	},
+	id:      func(it any) string { return it.(*store.EndUser).ID },
+	primary: func(it any) string { return it.(*store.EndUser).Email },
+	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+		p, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Status: q.status, Email: q.email, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+		return pageItems(p, err)
+	},
+	parse: func(c *ctx, text string) query {
+		return parseQuery(text, []string{store.UserActive, store.UserBanned, store.UserDisabled}, func(q *query, tok string) bool {
+			if strings.Contains(tok, "@") {
+				q.email = tok
+				return true
+			}
+			return false
+		})
+	},
+	open: func(c *ctx, it any) screen { return newUserDetail(c, it.(*store.EndUser)) },
+	actions: []*action{
+		userAction(keyBanUser, "Ban", "Banning", "banned", store.UserBanned, "The user's sessions end (user_banned); reinstating (u) lets them sign in again.", store.UserActive, store.UserDisabled),
+		userAction(keyDisableUser, "Disable", "Disabling", "disabled", store.UserDisabled, "The user's sessions end (user_disabled); reinstating (u) lets them sign in again.", store.UserActive),
+		userAction(keyReinstate, "Reinstate", "Reinstating", "reinstated", store.UserActive, "The user can sign in again; ended sessions stay ended.", store.UserBanned, store.UserDisabled),
+	},
+	empty: "No end-users in ENV yet: they appear when they sign up through your application.",
+}
+
+func deviceAction(b *binding, verb, ing, did, to, cons string, from string) *action {
+	return &action{
+		b: b, verb: verb, ing: ing, did: did,
+		when:        func(it any) bool { return it.(*store.Device).Status == from },
+		consequence: func(c *ctx, it any) []string { return []string{cons} },
+		run: func(ctx context.Context, c *ctx, it any) error {
+			_, err := c.data.SetDeviceStatus(ctx, c.scope(), it.(*store.Device).ID, to)
+			return err
+		},
+	}
+}
+
+var devicesSpec = &listSpec{
+	name: "Devices", noun: "device", paged: true,
+	cols: []column{
+		{title: "FINGERPRINT", min: 11, max: 32},
+		{title: "NAME", priority: 3, min: 4, max: 20},
+		{title: "PLATFORM", priority: 4, min: 8, max: 12},
+		{title: "STATUS", min: 7, max: 7},
+		{title: "LICENSES", priority: 2, min: 8, max: 8},
+		{title: "LAST SEEN", priority: 2, min: 9, max: 16},
+		{title: "ID", priority: 5, min: 12, max: 12},
+	},
+	cells: func(c *ctx, it any) []string {
+		d := it.(*store.Device)
+		return []string{d.Fingerprint, d.Name, d.Platform, d.Status, fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
+	},
+	id:      func(it any) string { return it.(*store.Device).ID },
+	primary: func(it any) string { return it.(*store.Device).Fingerprint },
+	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+		p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{Status: q.status, Fingerprint: q.fingerprint, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+		return pageItems(p, err)
+	},
+	parse: func(c *ctx, text string) query {
+		return parseQuery(text, []string{store.DeviceActive, store.DeviceBlocked}, func(q *query, tok string) bool {
+			if fp, ok := strings.CutPrefix(tok, "fp:"); ok {
+				q.fingerprint = fp
+				return true
+			}
+			return false
+		})
+	},
+	open: func(c *ctx, it any) screen { return newDeviceDetail(c, it.(*store.Device)) },
+	actions: []*action{
+		deviceAction(keyBlock, "Block", "Blocking", "blocked", store.DeviceBlocked, "Sessions on this device end (device_blocked); unblocking (u) lets it activate again.", store.DeviceActive),
+		deviceAction(keyReinstate, "Unblock", "Unblocking", "unblocked", store.DeviceActive, "The device can activate and validate again.", store.DeviceBlocked),
+	},
+	empty: "No devices in ENV yet: they appear when a license is activated.",
+}

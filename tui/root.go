@@ -1,0 +1,268 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+// Minimum terminal size; below it the screen says so instead of drawing.
+const (
+	minWidth  = 60
+	minHeight = 16
+)
+
+// overlay is a modal on top of the current screen: it gets every key.
+type overlay interface {
+	// key handles a key press and reports whether the overlay is done.
+	key(c *ctx, k tea.KeyMsg) (done bool, cmd tea.Cmd)
+	// view is the overlay's lines, drawn at the bottom of the body.
+	view(c *ctx, w, h int) []string
+}
+
+// model is the root: the screen stack, the open overlay, the status line
+// and the keys that work anywhere.
+type model struct {
+	c        *ctx
+	stack    []screen
+	over     overlay
+	w, h     int
+	status   string
+	statusOK bool
+	stopped  bool     // the credential was rejected: reads stop
+	history  []string // of the palette
+}
+
+func newModel(c *ctx, first []screen) *model {
+	return &model{c: c, stack: first}
+}
+
+func (m *model) top() screen { return m.stack[len(m.stack)-1] }
+
+// Init starts the loads of every screen on the initial stack.
+func (m *model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, s := range m.stack {
+		cmds = append(cmds, s.init(m.c))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update never blocks: store calls run in the commands it returns.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.onKey(msg)
+	case loadedMsg:
+		m.c.busy--
+		if msg.err != nil && fatalCode(msg.err) {
+			return m, m.reject(msg.err)
+		}
+		return m, m.route(msg.screen, msg)
+	case actionMsg:
+		m.c.busy--
+		if msg.err != nil {
+			m.setStatus(m.c.g.fail+" "+errText(msg.err), false)
+			if fatalCode(msg.err) {
+				return m, m.reject(msg.err)
+			}
+		} else if msg.done != "" {
+			m.setStatus(m.c.g.ok+" "+msg.done, true)
+		}
+		return m, m.route(msg.screen, msg)
+	case copiedMsg:
+		m.setStatus(m.c.copiedStatus(msg))
+		return m, nil
+	case statusMsg:
+		m.setStatus(msg.text, !msg.err)
+		return m, nil
+	case pushMsg:
+		m.stack = append(m.stack, msg.s)
+		return m, msg.s.init(m.c)
+	case replaceMsg:
+		for _, s := range m.stack {
+			closeScreen(s)
+		}
+		m.stack = msg.stack
+		var cmds []tea.Cmd
+		for _, s := range m.stack {
+			cmds = append(cmds, s.init(m.c))
+		}
+		return m, tea.Batch(cmds...)
+	case overlayMsg:
+		m.over = msg.o
+		return m, nil
+	case tickMsg:
+		if m.stopped || m.over != nil {
+			// Polling pauses under a modal; the screen asks again later.
+			return m, m.route(msg.screen, tickMsg{screen: msg.screen, skip: true})
+		}
+		return m, m.route(msg.screen, msg)
+	}
+	return m, nil
+}
+
+// route hands msg to the screen it is addressed to, wherever it is in the
+// stack; answers for screens that are gone are dropped.
+func (m *model) route(sid uint64, msg tea.Msg) tea.Cmd {
+	for _, s := range m.stack {
+		if s.base().sid == sid {
+			return s.update(m.c, msg)
+		}
+		if t, ok := s.(*tabs); ok {
+			if in := t.owns(sid); in != nil {
+				return in.update(m.c, msg)
+			}
+		}
+	}
+	return nil
+}
+
+// closeScreen cancels what a screen leaving the stack started.
+func closeScreen(s screen) {
+	if t, ok := s.(*tabs); ok {
+		for _, in := range t.tabs {
+			closeScreen(in)
+		}
+	}
+	s.base().close()
+}
+
+func (m *model) setStatus(text string, ok bool) { m.status, m.statusOK = text, ok }
+
+// reject stops reading after the server refused the credential.
+func (m *model) reject(err error) tea.Cmd {
+	if m.stopped {
+		return nil
+	}
+	m.stopped = true
+	m.over = &notice{lines: []string{
+		fmt.Sprintf("The server rejected the credential (%s).", store.ErrorCode(err)),
+		"Quit and start again with a valid --api-key.",
+		"q quit",
+	}}
+	return nil
+}
+
+// onKey applies the precedence of keys: overlay, focused input, the
+// screen, then the global keys. A batch of runes that arrived as one event
+// is split first, so "jj" moves twice.
+func (m *model) onKey(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC {
+		return m.quit()
+	}
+	if m.over != nil {
+		if _, ok := m.over.(inputOverlay); !ok && splittable(k) {
+			return m.split(k)
+		}
+		done, cmd := m.over.key(m.c, k)
+		if done {
+			m.over = nil
+		}
+		if m.stopped && k.String() == "q" {
+			return tea.Quit
+		}
+		return cmd
+	}
+	s := m.top()
+	if s.capturing() {
+		_, cmd := s.key(m.c, k)
+		return cmd
+	}
+	if k.Paste {
+		if key := store.NormalizeLicenseKey(string(k.Runes)); key != "" && m.c.appID != "" {
+			return push(newLicenseByKey(m.c, key))
+		}
+		return nil
+	}
+	if splittable(k) {
+		return m.split(k)
+	}
+	if ok, cmd := s.key(m.c, k); ok {
+		return cmd
+	}
+	return m.global(k)
+}
+
+// splittable is a batch of runes typed faster than the terminal reads them
+// (bubbletea v1 delivers "jj" as one KeyMsg).
+func splittable(k tea.KeyMsg) bool {
+	return k.Type == tea.KeyRunes && !k.Paste && len(k.Runes) > 1
+}
+
+func (m *model) split(k tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, r := range k.Runes {
+		cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// global handles the keys that work anywhere.
+func (m *model) global(k tea.KeyMsg) tea.Cmd {
+	c, ks := m.c, k.String()
+	switch {
+	case c.matches(ks, keyBack):
+		if ok, cmd := m.top().escape(c); ok {
+			return cmd
+		}
+		if len(m.stack) > 1 {
+			closeScreen(m.top())
+			m.stack = m.stack[:len(m.stack)-1]
+			// What the popped screen changed shows at once, the cursor
+			// kept on the same row.
+			return m.top().reload(c)
+		}
+		return nil
+	case c.matches(ks, keyQuit):
+		return m.quit()
+	case c.matches(ks, keyHelp):
+		m.over = newHelp(m.top().keys(c))
+		return nil
+	case c.matches(ks, keyPalette):
+		m.over = newPalette(c, m)
+		return nil
+	case c.matches(ks, keyRefresh):
+		return m.top().reload(c)
+	case c.matches(ks, keyTimes):
+		c.absTimes = !c.absTimes
+		return nil
+	case c.matches(ks, keyEnv):
+		if c.appID == "" {
+			return nil
+		}
+		if c.env == store.EnvProduction {
+			c.env = store.EnvDevelopment
+		} else {
+			c.env = store.EnvProduction
+		}
+		// Screens of the other environment's records make no sense now:
+		// keep the stack up to the app dashboard, reloaded.
+		for i, s := range m.stack {
+			if t, ok := s.(*tabs); ok && t.app {
+				for _, gone := range m.stack[i+1:] {
+					closeScreen(gone)
+				}
+				m.stack = m.stack[:i+1]
+				break
+			}
+		}
+		m.setStatus("Environment: "+strings.ToUpper(c.env), true)
+		return m.top().reload(c)
+	}
+	return nil
+}
+
+// quit leaves at once unless a change is still running.
+func (m *model) quit() tea.Cmd {
+	for _, s := range m.stack {
+		closeScreen(s)
+	}
+	return tea.Quit
+}

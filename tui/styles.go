@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// glyphs are the symbols the TUI draws; --ascii (or a locale that is not
+// UTF-8) swaps them for plain characters.
+type glyphs struct {
+	cursor, mark, sep, ok, fail, dot, ellipsis, refresh, dash string
+}
+
+var (
+	unicodeGlyphs = glyphs{cursor: "▶", mark: "*", sep: "▸", ok: "✓", fail: "✗", dot: "·", ellipsis: "…", refresh: "↻", dash: "—"}
+	asciiGlyphs   = glyphs{cursor: ">", mark: "*", sep: ">", ok: "+", fail: "x", dot: "-", ellipsis: "...", refresh: "~", dash: "-"}
+)
+
+// styles hold the few colours used; with colour off every style renders
+// plain text, and meaning is always carried by a word or a marker too.
+type styles struct {
+	header, title, selected, dim, err, ok, prod lipgloss.Style
+}
+
+func newStyles(color bool) styles {
+	if !color {
+		p := lipgloss.NewStyle()
+		return styles{p, p, p, p, p, p, p}
+	}
+	return styles{
+		header:   lipgloss.NewStyle().Bold(true),
+		title:    lipgloss.NewStyle().Bold(true),
+		selected: lipgloss.NewStyle().Reverse(true),
+		dim:      lipgloss.NewStyle().Faint(true),
+		err:      lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		ok:       lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		prod:     lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
+	}
+}
+
+// width is the number of terminal cells s takes, escape sequences aside.
+func width(s string) int { return ansi.StringWidth(s) }
+
+// truncate cuts s to w cells, ending with an ellipsis when cut.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// padRight pads s with spaces to w cells (cutting it when longer).
+func padRight(s string, w int) string {
+	s = truncate(s, w)
+	if n := w - width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// spread puts left and right on one line of w cells, the right side flush.
+func spread(left, right string, w int) string {
+	gap := w - width(left) - width(right)
+	if gap < 1 {
+		return truncate(left+" "+right, w)
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
