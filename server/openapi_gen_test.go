@@ -2,7 +2,7 @@ package server
 
 import (
 	"encoding/json"
-	"net/http"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -50,10 +50,16 @@ const (
 	authEndUser  = "end_user" // public key plus the end-user's access token
 )
 
-// GenerateOpenAPI builds the document from the operation table, as the JSON
-// committed in openapi.json (exported for the external tests).
-func GenerateOpenAPI() ([]byte, error) {
-	doc, err := buildOpenAPI(apiOps())
+// GenerateOpenAPI builds the document for routes ("METHOD /path/{var}", as
+// the router has them): an operation of the table where it has one, else a
+// generic operation (any JSON on success, the error shape otherwise), so the
+// document always lists every route. The JSON is what openapi.json holds.
+func GenerateOpenAPI(routes []string) ([]byte, error) {
+	ops, err := withRoutes(apiOps(), routes)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := buildOpenAPI(ops)
 	if err != nil {
 		return nil, err
 	}
@@ -64,14 +70,65 @@ func GenerateOpenAPI() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// DocumentedOperations lists "METHOD path" of every operation in the table.
-func DocumentedOperations() []string {
-	var out []string
-	for _, op := range apiOps() {
-		out = append(out, op.method+" "+op.path)
+// withRoutes returns an operation for each route, in order: the table's, or
+// a generic one; a table entry without a route is an error.
+func withRoutes(table []apiOp, routes []string) ([]apiOp, error) {
+	routes = slices.Clone(routes)
+	slices.Sort(routes)
+	routes = slices.Compact(routes)
+	byRoute := map[string]apiOp{}
+	for _, op := range table {
+		byRoute[op.method+" "+op.path] = op
 	}
-	return out
+	var out []apiOp
+	for _, r := range routes {
+		op, ok := byRoute[r]
+		if !ok {
+			method, path, _ := strings.Cut(r, " ")
+			op = genericOp(method, path)
+		}
+		delete(byRoute, r)
+		out = append(out, op)
+	}
+	for r := range byRoute {
+		return nil, fmt.Errorf("the operation table has %s, which no route serves", r)
+	}
+	return out, nil
 }
+
+// genericOp describes a route the table does not detail: its credential and
+// tag from its prefix, any body of the route's media type on success.
+func genericOp(method, path string) apiOp {
+	op := apiOp{method: method, path: path, summary: method + " " + path, resp: anyJSON{}}
+	switch {
+	case strings.HasPrefix(path, "/v1/runtime"):
+		op.tag, op.auth = "runtime", authRuntime
+	case strings.HasPrefix(path, "/v1/admin"):
+		op.tag, op.auth = "admin", authOperator
+	case strings.HasPrefix(path, "/v1/mgmt/auth/") && !strings.HasPrefix(path, "/v1/mgmt/auth/users"):
+		op.tag = "account"
+	case strings.HasPrefix(path, "/v1/mgmt"):
+		op.tag, op.auth = "management", authMgmt
+	case strings.HasPrefix(path, "/account"):
+		op.tag, op.contentType = "account pages", "text/html"
+	default:
+		op.tag = "operations"
+	}
+	switch {
+	case strings.HasPrefix(path, "/account/static"):
+		op.contentType = "*/*"
+	case path == "/v1/admin/backup":
+		op.contentType = "application/octet-stream"
+	case strings.HasSuffix(path, "/jwks.json"):
+		op.contentType = "application/jwk-set+json"
+	case path == "/metrics":
+		op.contentType = "text/plain"
+	}
+	return op
+}
+
+// anyJSON is a success body the document does not detail.
+type anyJSON struct{}
 
 // UpdateDocs is the -update flag, for the external tests.
 var UpdateDocs = updateDocs
@@ -136,10 +193,16 @@ func buildOpenAPI(ops []apiOp) (*openapi3.T, error) {
 			}
 			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithJSONSchemaRef(sch)}
 		}
-		ok := openapi3.NewResponse().WithDescription(http.StatusText(op.status))
+		status := strconv.Itoa(op.status)
+		if op.status == 0 {
+			status = "2XX"
+		}
+		ok := openapi3.NewResponse().WithDescription("Success")
 		switch {
 		case op.contentType != "":
 			ok.WithContent(openapi3.Content{op.contentType: openapi3.NewMediaType()})
+		case op.resp == anyJSON{}:
+			ok.WithContent(openapi3.NewContentWithJSONSchema(openapi3.NewSchema()))
 		case op.resp != nil:
 			sch, err := gen.schema(op.resp)
 			if err != nil {
@@ -147,13 +210,21 @@ func buildOpenAPI(ops []apiOp) (*openapi3.T, error) {
 			}
 			ok.WithContent(openapi3.NewContentWithJSONSchemaRef(sch))
 		}
-		o.Responses.Set(strconv.Itoa(op.status), &openapi3.ResponseRef{Value: ok})
+		o.Responses.Set(status, &openapi3.ResponseRef{Value: ok})
 		errSchema := mgmtErr
 		if strings.HasPrefix(op.path, "/v1/runtime") {
 			errSchema = rtErr
 		}
+		errContent := openapi3.NewContentWithJSONSchemaRef(errSchema)
+		switch {
+		case strings.HasPrefix(op.path, "/account/static"):
+			errContent = openapi3.Content{"*/*": openapi3.NewMediaType()}
+		case strings.HasPrefix(op.path, "/account/"):
+			// Pages answer people: an HTML page that says what went wrong.
+			errContent = openapi3.Content{"text/html": openapi3.NewMediaType()}
+		}
 		o.Responses.Set("default", &openapi3.ResponseRef{Value: openapi3.NewResponse().
-			WithDescription("An error: see the code (docs/errors.md).").WithContent(openapi3.NewContentWithJSONSchemaRef(errSchema))})
+			WithDescription("An error: see the code (docs/errors.md).").WithContent(errContent)})
 		o.Security = security(op.auth)
 		doc.AddOperation(op.path, op.method, o)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,7 @@ type validatingTransport struct {
 	tb     testing.TB
 	base   http.RoundTripper
 	router routers.Router
+	host   string // the server's; requests elsewhere (metrics.listen) pass unchecked
 }
 
 func newValidatingTransport(tb testing.TB, baseURL string) http.RoundTripper {
@@ -60,12 +62,16 @@ func newValidatingTransport(tb testing.TB, baseURL string) http.RoundTripper {
 	if err != nil {
 		tb.Fatalf("route the OpenAPI document: %v", err)
 	}
-	return &validatingTransport{tb: tb, base: http.DefaultTransport, router: r}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &validatingTransport{tb: tb, base: http.DefaultTransport, router: r, host: u.Host}
 }
 
 func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := v.base.RoundTrip(req)
-	if err != nil {
+	if err != nil || req.URL.Host != v.host {
 		return resp, err
 	}
 	body, err := io.ReadAll(resp.Body)
