@@ -8,14 +8,17 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 )
 
-// qrSize is the PNG's side in pixels: large enough for a phone camera to read
-// a 150-character BR Code from a screen, small enough for a JSON answer.
-const qrSize = 320
+// qrModule is the side of one module in pixels. A whole number of pixels
+// per module (go-qrcode takes a negative size as that) keeps every module
+// crisp: a fixed image side would scale modules unevenly, which some readers
+// misjudge. Eight pixels give about 330–460 px for a Pix payload, plenty for
+// a phone camera.
+const qrModule = 8
 
 // QRDataURI returns a PNG QR code holding exactly text as a data: URI, ready
 // for an <img src>.
 func QRDataURI(text string) (string, error) {
-	png, err := qrcode.Encode(text, qrcode.Medium, qrSize)
+	png, err := qrcode.Encode(text, qrcode.Medium, -qrModule)
 	if err != nil {
 		return "", fmt.Errorf("pix: encode QR: %w", err)
 	}
