@@ -41,6 +41,7 @@ func (s *Server) routes() *mux.Router {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 		return nil
 	})).Methods(http.MethodGet)
+	r.Handle("/v1/openapi.json", s.wrap(s.serveOpenAPI)).Methods(http.MethodGet)
 	if s.cfg.Metrics.Enabled && s.cfg.Metrics.Listen == "" {
 		r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
 	}

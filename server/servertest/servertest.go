@@ -82,7 +82,10 @@ func Start(tb testing.TB, cfg config.Config, opts ...server.Option) *Server {
 		srv.Close()
 		tb.Fatalf("Open: %v", err)
 	}
-	s := &Server{Server: srv, URL: srv.URL(), Config: cfg, Client: &http.Client{Timeout: 30 * time.Second}, clock: clock}
+	// Every answer a test receives through Client is checked against the
+	// OpenAPI document.
+	s := &Server{Server: srv, URL: srv.URL(), Config: cfg, clock: clock,
+		Client: &http.Client{Timeout: 30 * time.Second, Transport: newValidatingTransport(tb, srv.URL())}}
 	tb.Cleanup(func() { srv.Close() })
 	return s
 }

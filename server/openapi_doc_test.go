@@ -1,0 +1,68 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/gorilla/mux"
+
+	"licensectl/server"
+	"licensectl/server/servertest"
+)
+
+// TestOpenAPIDocument keeps server/openapi.json (embedded and served) and
+// docs/openapi.json equal to what the code generates, checks the document is
+// valid OpenAPI 3.1, that the server serves it, and that it describes exactly
+// the routes the server has.
+func TestOpenAPIDocument(t *testing.T) {
+	s := servertest.New(t)
+	var routes []string
+	err := s.Handler().(*mux.Router).Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		path, perr := r.GetPathTemplate()
+		methods, merr := r.GetMethods()
+		if perr != nil || merr != nil {
+			return nil
+		}
+		if strings.HasSuffix(path, "/") && path != "/" {
+			path += "{file}" // a prefix route: the static files
+		}
+		for _, m := range methods {
+			routes = append(routes, m+" "+path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := server.GenerateOpenAPI(routes)
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	for _, file := range []string{"openapi.json", "../docs/openapi.json"} {
+		got, err := os.ReadFile(file)
+		if err == nil && string(got) == string(want) {
+			continue
+		}
+		if *server.UpdateDocs {
+			if err := os.WriteFile(file, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s differs from the document the code generates: run go test ./server -run TestOpenAPIDocument -update", file)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(want)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("the document is not valid OpenAPI: %v", err)
+	}
+	if got := doc.Paths.Len(); got < 60 {
+		t.Fatalf("the document has %d paths", got)
+	}
+	s.Do(t, "GET", "/v1/openapi.json", nil).Want(t, 200)
+}

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"net/http"
+
+	"licensectl/server/api"
+)
+
+// apiOps is the detailed part of the OpenAPI document: routes whose answer
+// the table names exactly (the schema comes from the wire type itself).
+// Routes not listed here get a generic operation (see genericOp).
+func apiOps() []apiOp {
+	const app = "/v1/mgmt/applications/{id}"
+	mg := func(method, path, summary string, status int, resp any) apiOp {
+		return apiOp{method: method, path: path, tag: "management", summary: summary, auth: authMgmt, status: status, resp: resp}
+	}
+	ok := success{}
+	return []apiOp{
+		{method: http.MethodGet, path: "/healthz", tag: "operations", summary: "The process is up", status: 200, resp: map[string]string{}},
+		{method: http.MethodGet, path: "/readyz", tag: "operations", summary: "The store can serve", status: 200, resp: map[string]string{}},
+		{method: http.MethodGet, path: "/metrics", tag: "operations", summary: "Prometheus metrics", status: 200, contentType: "text/plain"},
+		{method: http.MethodGet, path: "/v1/openapi.json", tag: "operations", summary: "This document", status: 200, resp: map[string]any{}},
+
+		mg(http.MethodGet, "/v1/mgmt/applications", "List applications", 200, []ApplicationItem{}),
+		mg(http.MethodPost, "/v1/mgmt/applications", "Create an application", 201, map[string]string{}),
+		mg(http.MethodGet, app, "Read an application with its environments", 200, ApplicationDetail{}),
+		mg(http.MethodPatch, app, "Update an application", 200, ApplicationUpdated{}),
+		mg(http.MethodDelete, app, "Archive (or with permanent=true delete) an application", 200, ok),
+		mg(http.MethodGet, app+"/environments", "List environments", 200, []Environment{}),
+		mg(http.MethodGet, app+"/entitlements", "List entitlements", 200, []EntitlementItem{}),
+		mg(http.MethodPost, app+"/entitlements", "Create an entitlement", 201, EntitlementCreated{}),
+		mg(http.MethodDelete, app+"/entitlements/{entId}", "Delete an entitlement", 200, ok),
+		mg(http.MethodGet, app+"/plans", "List plans", 200, []PlanItem{}),
+		mg(http.MethodPost, app+"/plans", "Create a plan", 201, PlanID{}),
+		mg(http.MethodGet, app+"/plans/{planId}", "Read a plan", 200, PlanItem{}),
+		mg(http.MethodPatch, app+"/plans/{planId}", "Update a plan", 200, PlanID{}),
+		mg(http.MethodDelete, app+"/plans/{planId}", "Delete a plan", 200, ok),
+		mg(http.MethodGet, app+"/licenses", "List licenses (filters: status, plan_id, key, user_id, user_email)", 200, pageResponse[LicenseItem]{}),
+		mg(http.MethodPost, app+"/licenses", "Generate licenses", 201, LicensesGenerated{}),
+		mg(http.MethodGet, app+"/licenses/{licenseId}", "Read a license with devices and entitlements", 200, LicenseDetail{}),
+		mg(http.MethodPatch, app+"/licenses/{licenseId}", "Set a license's status", 200, StatusChanged{}),
+		mg(http.MethodPost, app+"/licenses/{licenseId}/reset-device", "Unbind a device from a license", 200, ok),
+		mg(http.MethodGet, app+"/users", "List end-users (filters: status, email)", 200, pageResponse[EndUserItem]{}),
+		mg(http.MethodPatch, app+"/users/{userId}", "Set an end-user's status", 200, StatusChanged{}),
+		mg(http.MethodGet, app+"/devices", "List devices (filters: status, fingerprint)", 200, pageResponse[DeviceItem]{}),
+		mg(http.MethodPatch, app+"/devices/{deviceId}", "Set a device's status", 200, StatusChanged{}),
+		mg(http.MethodGet, app+"/audit-logs", "The application's audit log", 200, pageResponse[AuditEntry]{}),
+		mg(http.MethodGet, "/v1/mgmt/audit-logs", "The organization's audit log", 200, pageResponse[AuditEntry]{}),
+		mg(http.MethodGet, app+"/secrets", "List application secrets", 200, []SecretItem{}),
+		mg(http.MethodPost, app+"/secrets", "Create an application secret (shown once)", 201, SecretCreated{}),
+		mg(http.MethodDelete, app+"/secrets/{secretId}", "Revoke an application secret", 200, ok),
+		mg(http.MethodGet, "/v1/mgmt/api-keys", "List developer API keys", 200, []APIKeyItem{}),
+		mg(http.MethodPost, "/v1/mgmt/api-keys", "Create a developer API key (shown once)", 201, APIKeyCreated{}),
+		mg(http.MethodDelete, "/v1/mgmt/api-keys/{keyId}", "Revoke a developer API key", 200, ok),
+		mg(http.MethodPost, "/v1/mgmt/auth/users/{user_id}/roles", "Attach a role to an end-user", 200, EndUserRoles{}),
+		mg(http.MethodDelete, "/v1/mgmt/auth/users/{user_id}/roles/{role_id}", "Detach a role from an end-user", 200, EndUserRoles{}),
+		mg(http.MethodGet, "/v1/mgmt/organizations/me", "Read the organization", 200, OrganizationDetail{}),
+		mg(http.MethodPatch, "/v1/mgmt/organizations/me", "Update the organization", 200, OrganizationUpdated{}),
+		mg(http.MethodGet, "/v1/mgmt/organizations/members", "List members", 200, []MemberItem{}),
+		mg(http.MethodPost, "/v1/mgmt/organizations/members", "Add a member", 201, MemberAdded{}),
+		mg(http.MethodDelete, "/v1/mgmt/organizations/members/{memberId}", "Remove a member", 200, ok),
+		mg(http.MethodGet, "/v1/mgmt/billing/plans", "Billing plans (tiers)", 200, api.BillingPlans{}),
+		mg(http.MethodGet, "/v1/mgmt/billing/subscription", "The organization's subscription", 200, api.SubscriptionBody{}),
+		mg(http.MethodGet, "/v1/mgmt/billing/usage", "Usage against the tier's limits", 200, api.Usage{}),
+		mg(http.MethodPost, "/v1/mgmt/billing/checkout", "Start a Pix checkout", 201, api.Checkout{}),
+	}
+}
