@@ -14,12 +14,23 @@ func apiOps() []apiOp {
 	mg := func(method, path, summary string, status int, resp any) apiOp {
 		return apiOp{method: method, path: path, tag: "management", summary: summary, auth: authMgmt, status: status, resp: resp}
 	}
+	rt := func(method, path, summary string, status int, resp any) apiOp {
+		return apiOp{method: method, path: path, tag: "runtime", summary: summary, auth: authRuntime, status: status, resp: resp}
+	}
 	ok := success{}
 	return []apiOp{
 		{method: http.MethodGet, path: "/healthz", tag: "operations", summary: "The process is up", status: 200, resp: map[string]string{}},
 		{method: http.MethodGet, path: "/readyz", tag: "operations", summary: "The store can serve", status: 200, resp: map[string]string{}},
 		{method: http.MethodGet, path: "/metrics", tag: "operations", summary: "Prometheus metrics", status: 200, contentType: "text/plain"},
 		{method: http.MethodGet, path: "/v1/openapi.json", tag: "operations", summary: "This document", status: 200, resp: map[string]any{}},
+
+		rt(http.MethodPost, "/v1/runtime/applications/init", "Identify the application and environment", 200, runtimeAppBody{}),
+		rt(http.MethodPost, "/v1/runtime/auth/register", "Register an end-user", 201, registeredBody{}),
+		rt(http.MethodPost, "/v1/runtime/auth/login", "Log an end-user in on a device (timestamp and nonce)", 200, sessionBody{}),
+		rt(http.MethodPost, "/v1/runtime/auth/logout", "End the session of an access token", 200, ok),
+		rt(http.MethodPost, "/v1/runtime/licenses/activate", "Activate a license key on a device (timestamp and nonce)", 200, activatedBody{}),
+		rt(http.MethodPost, "/v1/runtime/sessions/refresh", "Rotate the token pair", 200, sessionBody{}),
+		rt(http.MethodPost, "/v1/runtime/devices/reset", "Unbind this device from a license (user's reset quota)", 200, deviceResetBody{}),
 
 		mg(http.MethodGet, "/v1/mgmt/applications", "List applications", 200, []ApplicationItem{}),
 		mg(http.MethodPost, "/v1/mgmt/applications", "Create an application", 201, map[string]string{}),

@@ -186,12 +186,39 @@ func (s *Server) rtInit(w http.ResponseWriter, r *http.Request, c store.RuntimeC
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
-		ApplicationID string `json:"application_id"`
-		Name          string `json:"name"`
-		Environment   string `json:"environment"`
-	}{ra.App.ID, ra.App.Name, ra.Env.Name})
+	writeJSON(w, http.StatusOK, runtimeAppBody{ra.App.ID, ra.App.Name, ra.Env.Name})
 	return nil
+}
+
+// runtimeAppBody answers POST /applications/init.
+type runtimeAppBody struct {
+	ApplicationID string `json:"application_id"`
+	Name          string `json:"name"`
+	Environment   string `json:"environment"`
+}
+
+// registeredBody answers POST /auth/register.
+type registeredBody struct {
+	UserID string `json:"user_id"`
+}
+
+// activatedBody answers POST /licenses/activate: the session, the
+// entitlements and the license's standing.
+type activatedBody struct {
+	sessionBody
+	Entitlements []string         `json:"entitlements"`
+	License      activatedLicense `json:"license"`
+}
+
+type activatedLicense struct {
+	Status    string     `json:"status"`
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// deviceResetBody answers POST /devices/reset.
+type deviceResetBody struct {
+	Success   bool `json:"success"`
+	Remaining int  `json:"device_resets_remaining"`
 }
 
 func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeClient) error {
@@ -226,9 +253,7 @@ func (s *Server) rtRegister(w http.ResponseWriter, r *http.Request, c store.Runt
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, struct {
-		UserID string `json:"user_id"`
-	}{u.ID})
+	writeJSON(w, http.StatusCreated, registeredBody{u.ID})
 	return nil
 }
 
@@ -345,15 +370,7 @@ func (s *Server) rtActivate(w http.ResponseWriter, r *http.Request, c store.Runt
 		t := a.LicenseExpiresAt.UTC()
 		exp = &t
 	}
-	type license struct {
-		Status    string     `json:"status"`
-		ExpiresAt *time.Time `json:"expires_at"`
-	}
-	writeJSON(w, http.StatusOK, struct {
-		sessionBody
-		Entitlements []string `json:"entitlements"`
-		License      license  `json:"license"`
-	}{newSessionBody(&a.RuntimeSession), a.Entitlements, license{a.LicenseStatus, exp}})
+	writeJSON(w, http.StatusOK, activatedBody{newSessionBody(&a.RuntimeSession), a.Entitlements, activatedLicense{a.LicenseStatus, exp}})
 	return nil
 }
 
@@ -410,10 +427,7 @@ func (s *Server) rtReset(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Success   bool `json:"success"`
-		Remaining int  `json:"device_resets_remaining"`
-	}{true, n})
+	writeJSON(w, http.StatusOK, deviceResetBody{true, n})
 	return nil
 }
 
