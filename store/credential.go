@@ -45,9 +45,6 @@ type APIKeys interface {
 	ListAPIKeys(ctx context.Context, orgID string) ([]*APIKey, error)
 	// RevokeAPIKey returns not_found. Revoking twice is not an error.
 	RevokeAPIKey(ctx context.Context, orgID, id string) error
-	// AuthenticateAPIKey finds the unrevoked key with this plaintext and notes
-	// its use. Returns unauthenticated.
-	AuthenticateAPIKey(ctx context.Context, plaintext string) (*APIKey, error)
 }
 
 // AppSecrets stores application secrets.
@@ -59,6 +56,14 @@ type AppSecrets interface {
 	ListAppSecrets(ctx context.Context, ref AppRef) ([]*AppSecret, error)
 	// RevokeAppSecret returns not_found.
 	RevokeAppSecret(ctx context.Context, ref AppRef, id string) error
+}
+
+// Credentials authenticates the management credentials a request presents:
+// only the server does this, so it is not part of Admin.
+type Credentials interface {
+	// AuthenticateAPIKey finds the unrevoked key with this plaintext and notes
+	// its use. Returns unauthenticated.
+	AuthenticateAPIKey(ctx context.Context, plaintext string) (*APIKey, error)
 	// AuthenticateAppSecret finds the unrevoked secret with this plaintext and
 	// notes its use. Returns unauthenticated.
 	AuthenticateAppSecret(ctx context.Context, plaintext string) (*AppSecret, error)

@@ -5,9 +5,11 @@
 // work the same against either.
 package store
 
-// Service is every administrative operation: what the admin CLI and TUI use,
-// locally on the bbolt file or remotely through the HTTP API.
-type Service interface {
+// Admin is every administrative operation: what the admin CLI and the TUI
+// use, locally on the bbolt file or remotely through the HTTP API, so both
+// implementations satisfy it whole. What only the server does (credential
+// authentication, the runtime API, maintenance) lives in other interfaces.
+type Admin interface {
 	Organizations
 	Members
 	Applications
@@ -19,4 +21,7 @@ type Service interface {
 	EndUsers
 	Devices
 	AuditLog
+	OrgAuditLog
+	Billing
+	Webhooks
 }

@@ -48,4 +48,4 @@ type Data interface {
 }
 
 // The admin interface must keep offering what the TUI calls.
-var _ Data = store.Service(nil)
+var _ Data = store.Admin(nil)

@@ -54,7 +54,7 @@ func newUserSetStatusCmd(e *env) *cobra.Command {
 		"Set an end-user's status: active, banned or disabled (the last two end sessions)",
 		"  licensectl user set-status --app studio bob@example.com banned",
 		(*session).endUserRef,
-		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+		func(ctx context.Context, svc store.Admin, sc store.Scope, id, status string) (string, string, error) {
 			u, err := svc.SetEndUserStatus(ctx, sc, id, status)
 			if err != nil {
 				return "", "", err
@@ -139,7 +139,7 @@ func newDeviceSetStatusCmd(e *env) *cobra.Command {
 		"Set a device's status: active or blocked (blocking ends its sessions)",
 		"  licensectl device set-status --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 blocked",
 		(*session).deviceRef,
-		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+		func(ctx context.Context, svc store.Admin, sc store.Scope, id, status string) (string, string, error) {
 			d, err := svc.SetDeviceStatus(ctx, sc, id, status)
 			if err != nil {
 				return "", "", err
@@ -152,7 +152,7 @@ func newDeviceSetStatusCmd(e *env) *cobra.Command {
 // records live in an application environment; ref resolves the record as
 // typed, set returns the id and the status the record now has.
 func newSetStatusCmd(e *env, noun, use, short, example string, ref refResolver,
-	set func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error)) *cobra.Command {
+	set func(ctx context.Context, svc store.Admin, sc store.Scope, id, status string) (string, string, error)) *cobra.Command {
 	var app string
 	c := &cobra.Command{
 		Use:     "set-status " + use + " STATUS",

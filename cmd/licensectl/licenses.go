@@ -283,7 +283,7 @@ func newLicenseSetStatusCmd(e *env) *cobra.Command {
 		"Set a license's status: active, suspended, revoked or banned",
 		"  licensectl license set-status --app studio 7KQ2M-4XB9D-T3ZHC-8WFJN-R6PEA suspended",
 		(*session).licenseRef,
-		func(ctx context.Context, svc store.Service, sc store.Scope, id, status string) (string, string, error) {
+		func(ctx context.Context, svc store.Admin, sc store.Scope, id, status string) (string, string, error) {
 			l, err := svc.SetLicenseStatus(ctx, sc, id, status)
 			if err != nil {
 				return "", "", err

@@ -20,13 +20,10 @@ import (
 	"licensectl/store/password"
 )
 
-// backend is the admin interface the commands use: store.Service plus
+// backend is the admin interface the commands use: store.Admin plus
 // backup. *bolt.DB implements it locally and *client.Client remotely.
 type backend interface {
-	store.Service
-	store.Billing
-	store.Webhooks
-	store.OrgAuditLog
+	store.Admin
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 

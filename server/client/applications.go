@@ -102,11 +102,6 @@ func (c *Client) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 	return c.do(ctx, call{method: http.MethodDelete, path: p("/v1/mgmt/api-keys", id), org: orgID}, nil)
 }
 
-// AuthenticateAPIKey is not offered over HTTP: only the server authenticates.
-func (c *Client) AuthenticateAPIKey(ctx context.Context, plaintext string) (*store.APIKey, error) {
-	return nil, notOverHTTP("API key authentication")
-}
-
 // CreateAppSecret implements store.AppSecrets.
 func (c *Client) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.CreateSecretInput) (*store.AppSecret, string, error) {
 	var out server.SecretCreated
@@ -139,9 +134,4 @@ func (c *Client) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store
 // RevokeAppSecret implements store.AppSecrets.
 func (c *Client) RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) error {
 	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "secrets", id), org: ref.OrgID}, nil)
-}
-
-// AuthenticateAppSecret is not offered over HTTP: only the server authenticates.
-func (c *Client) AuthenticateAppSecret(ctx context.Context, plaintext string) (*store.AppSecret, error) {
-	return nil, notOverHTTP("application secret authentication")
 }

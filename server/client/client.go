@@ -1,4 +1,4 @@
-// Package client is the remote implementation of store.Service: it calls a
+// Package client is the remote implementation of store.Admin: it calls a
 // licensectl server's management and operator APIs over HTTP and turns error
 // bodies back into *store.Error, so the admin CLI and TUI behave the same
 // whether they open the data file or talk to a server.
@@ -29,7 +29,7 @@ type Client struct {
 	userAgent string
 }
 
-var _ store.Service = (*Client)(nil)
+var _ store.Admin = (*Client)(nil)
 
 // Option adjusts a Client.
 type Option func(*Client)
@@ -262,7 +262,3 @@ func mapList[S, T any](in []S, fn func(S) T) []T {
 	return out
 }
 
-// notOverHTTP is the error of store methods that only the server itself uses.
-func notOverHTTP(what string) error {
-	return store.Errorf(store.ECodeForbidden, "%s is not available over the HTTP API", what)
-}

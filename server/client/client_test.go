@@ -41,9 +41,6 @@ func TestErrorsRoundTrip(t *testing.T) {
 		if store.ErrorCode(err) != store.ECodeForbidden {
 			t.Fatalf("err = %v, want forbidden", err)
 		}
-		if _, err := c.AuthenticateAPIKey(ctx, org.APIKey); store.ErrorCode(err) != store.ECodeForbidden {
-			t.Fatalf("AuthenticateAPIKey over HTTP: %v", err)
-		}
 	})
 	t.Run("ErrUnavailable", func(t *testing.T) {
 		_, err := client.New("http://127.0.0.1:1", org.APIKey).ListApplications(ctx, "")

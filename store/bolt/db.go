@@ -46,7 +46,7 @@ const initialMmapSize = 1 << 30
 // ErrLocked is returned by Open when another process holds the file.
 var ErrLocked = errors.New("the database file is locked by another process (is `licensectl serve` running? use --server to talk to it)")
 
-// DB is the bbolt-backed store. It implements store.Service.
+// DB is the bbolt-backed store. It implements store.Admin.
 type DB struct {
 	bolt   *bolt.DB
 	now    store.Clock
@@ -66,7 +66,10 @@ type DB struct {
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 }
 
-var _ store.Service = (*DB)(nil)
+var (
+	_ store.Admin       = (*DB)(nil)
+	_ store.Credentials = (*DB)(nil)
+)
 
 // Open opens (creating if needed) the database file at path and applies
 // migrations.
