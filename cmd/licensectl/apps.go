@@ -73,23 +73,17 @@ func newAppShowCmd(e *env) *cobra.Command {
 		Short:   "Show an application (by id, slug or name) with its environments",
 		Example: "  licensectl app show studio\n  licensectl app show 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 -o json",
 		Args:    exactArgs("APP"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onSession(func(ctx context.Context, cmd *cobra.Command, s *session, out *output, args []string) error {
+			ref, err := s.app(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				ref, err := s.app(ctx, args[0])
-				if err != nil {
-					return err
-				}
-				a, err := s.svc.FindApplication(ctx, ref)
-				if err != nil {
-					return err
-				}
-				return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
-			})
-		},
+			a, err := s.svc.FindApplication(ctx, ref)
+			if err != nil {
+				return err
+			}
+			return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+		}),
 	}
 }
 

@@ -40,25 +40,19 @@ func newBillingPlansCmd(e *env) *cobra.Command {
 		Example: "  licensectl billing plans\n" +
 			"  licensectl billing plans -o json",
 		Args: exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onSession(func(ctx context.Context, cmd *cobra.Command, s *session, out *output, args []string) error {
+			tiers, err := s.svc.BillingPlans(ctx)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				tiers, err := s.svc.BillingPlans(ctx)
-				if err != nil {
-					return err
+			return out.emit(api.BillingPlans{Plans: mapSlice(tiers, api.BillingPlanOf)}, func(t *table) {
+				t.row("KEY", "NAME", "PRICE/30 DAYS", "APPS", "LICENSES", "REQUESTS/MONTH", "AUDIT DAYS", "MEMBERS")
+				for _, p := range tiers {
+					t.row(p.Key, t.text(p.Name, 14), money(p.PriceCents), limit(p.MaxApplications), limit(p.MaxLicenses),
+						limit(p.MaxRequestsPerMonth), limit(p.AuditLogRetentionDays), limit(p.MaxDashboardMembers))
 				}
-				return out.emit(api.BillingPlans{Plans: mapSlice(tiers, api.BillingPlanOf)}, func(t *table) {
-					t.row("KEY", "NAME", "PRICE/30 DAYS", "APPS", "LICENSES", "REQUESTS/MONTH", "AUDIT DAYS", "MEMBERS")
-					for _, p := range tiers {
-						t.row(p.Key, t.text(p.Name, 14), money(p.PriceCents), limit(p.MaxApplications), limit(p.MaxLicenses),
-							limit(p.MaxRequestsPerMonth), limit(p.AuditLogRetentionDays), limit(p.MaxDashboardMembers))
-					}
-				})
 			})
-		},
+		}),
 	})
 }
 
@@ -166,18 +160,12 @@ func newBillingConfirmCmd(e *env) *cobra.Command {
 		Example: "  licensectl billing confirm 01970000-0000-7000-8000-000000000000\n" +
 			"  licensectl --server http://127.0.0.1:8080 --api-key \"$(cat data/operator.token)\" billing confirm ID -o json",
 		Args: exactArgs("TRANSACTION_ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onSession(func(ctx context.Context, cmd *cobra.Command, s *session, out *output, args []string) error {
+			sub, err := s.svc.ConfirmBillingTransaction(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				sub, err := s.svc.ConfirmBillingTransaction(ctx, args[0])
-				if err != nil {
-					return err
-				}
-				return out.emit(api.SubscriptionBody{Subscription: api.SubscriptionOf(sub)}, func(t *table) { subscriptionFields(t, sub) })
-			})
-		},
+			return out.emit(api.SubscriptionBody{Subscription: api.SubscriptionOf(sub)}, func(t *table) { subscriptionFields(t, sub) })
+		}),
 	}
 }

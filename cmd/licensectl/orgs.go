@@ -76,24 +76,18 @@ func newOrgListCmd(e *env) *cobra.Command {
 		Example: "  licensectl org list\n" +
 			"  licensectl org list -o json",
 		Args: exactArgs(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onSession(func(ctx context.Context, cmd *cobra.Command, s *session, out *output, args []string) error {
+			list, err := s.svc.ListOrganizations(ctx)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				list, err := s.svc.ListOrganizations(ctx)
-				if err != nil {
-					return err
+			return out.emit(mapSlice(list, orgView), func(t *table) {
+				t.row("ID", "SLUG", "NAME", "CREATED")
+				for _, o := range list {
+					t.row(o.ID, o.Slug, t.text(o.Name, 24), day(o.CreatedAt))
 				}
-				return out.emit(mapSlice(list, orgView), func(t *table) {
-					t.row("ID", "SLUG", "NAME", "CREATED")
-					for _, o := range list {
-						t.row(o.ID, o.Slug, t.text(o.Name, 24), day(o.CreatedAt))
-					}
-				})
 			})
-		},
+		}),
 	})
 }
 
@@ -104,26 +98,20 @@ func newOrgShowCmd(e *env) *cobra.Command {
 		Example: "  licensectl org show\n" +
 			"  licensectl org show acme-software -o json",
 		Args: rangeArgs(0, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := outputFor(cmd, fmtTable, fmtJSON)
+		RunE: e.onSession(func(ctx context.Context, cmd *cobra.Command, s *session, out *output, args []string) error {
+			if len(args) == 1 {
+				s.orgArg = strings.TrimSpace(args[0])
+			}
+			id, err := s.org(ctx)
 			if err != nil {
 				return err
 			}
-			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				if len(args) == 1 {
-					s.orgArg = strings.TrimSpace(args[0])
-				}
-				id, err := s.org(ctx)
-				if err != nil {
-					return err
-				}
-				o, err := s.svc.FindOrganization(ctx, id)
-				if err != nil {
-					return err
-				}
-				return out.emit(orgView(o), func(t *table) { orgFields(t, o) })
-			})
-		},
+			o, err := s.svc.FindOrganization(ctx, id)
+			if err != nil {
+				return err
+			}
+			return out.emit(orgView(o), func(t *table) { orgFields(t, o) })
+		}),
 	}
 }
 

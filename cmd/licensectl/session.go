@@ -290,6 +290,14 @@ func (e *env) onScope(app *string, fn scopedRun[store.Scope]) func(*cobra.Comman
 	return runOn(e, fn, func(ctx context.Context, s *session) (store.Scope, error) { return s.scope(ctx, *app) })
 }
 
+// onSession is the RunE of a command that needs the session only (operator
+// commands, the billing tiers).
+func (e *env) onSession(fn func(ctx context.Context, cmd *cobra.Command, s *session, out *output, args []string) error) func(*cobra.Command, []string) error {
+	return runOn(e, func(ctx context.Context, cmd *cobra.Command, s *session, _ struct{}, out *output, args []string) error {
+		return fn(ctx, cmd, s, out, args)
+	}, func(context.Context, *session) (struct{}, error) { return struct{}{}, nil })
+}
+
 func runOn[T any](e *env, fn scopedRun[T], resolve func(ctx context.Context, s *session) (T, error)) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		out, err := outputFor(cmd, fmtTable, fmtJSON)
