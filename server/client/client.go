@@ -261,4 +261,3 @@ func mapList[S, T any](in []S, fn func(S) T) []T {
 	}
 	return out
 }
-
