@@ -12,6 +12,8 @@ import (
 // document (servertest validates every answer its client receives).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	fmt.Fprintf(os.Stderr, "OpenAPI: %d responses validated against the document\n", servertest.Validated.Load())
+	if n := servertest.Validated.Load(); n > 0 { // fuzzing runs no server
+		fmt.Fprintf(os.Stderr, "OpenAPI: %d responses validated against the document\n", n)
+	}
 	os.Exit(code)
 }
