@@ -1,6 +1,7 @@
 package server
 
 import (
+	"licensectl/server/api"
 	"net/http"
 	"strconv"
 	"time"
@@ -35,26 +36,8 @@ func (s *Server) admin(fn handlerFunc) http.Handler {
 	})
 }
 
-// AdminOrganization is an organization as the operator endpoints return it.
-type AdminOrganization struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Slug          string    `json:"slug"`
-	EmailVerified bool      `json:"email_verified"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
-}
-
-func adminOrganization(o *store.Organization) AdminOrganization {
-	return AdminOrganization{ID: o.ID, Name: o.Name, Slug: o.Slug, EmailVerified: o.EmailVerified, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
-}
-
-// CreateOrganizationRequest is the body of POST /v1/admin/organizations. The
-// owner is optional; when given, it is created verified with this password.
-type CreateOrganizationRequest struct {
-	Name          string `json:"name"`
-	OwnerEmail    string `json:"owner_email"`
-	OwnerPassword string `json:"owner_password"`
+func adminOrganization(o *store.Organization) api.AdminOrganization {
+	return api.AdminOrganization{ID: o.ID, Name: o.Name, Slug: o.Slug, EmailVerified: o.EmailVerified, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 }
 
 func (s *Server) adminListOrganizations(w http.ResponseWriter, r *http.Request) error {
@@ -76,7 +59,7 @@ func (s *Server) adminGetOrganization(w http.ResponseWriter, r *http.Request) er
 }
 
 func (s *Server) adminCreateOrganization(w http.ResponseWriter, r *http.Request) error {
-	var req CreateOrganizationRequest
+	var req api.CreateOrganizationRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}

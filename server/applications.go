@@ -1,6 +1,7 @@
 package server
 
 import (
+	"licensectl/server/api"
 	"net/http"
 	"time"
 
@@ -16,35 +17,6 @@ func (s *Server) registerApplicationRoutes(r group) {
 	r.Handle("/applications/{id}/environments", s.mgmt(permRead, s.listEnvironments)).Methods(http.MethodGet)
 }
 
-// ApplicationItem is an application in lists.
-type ApplicationItem struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// ApplicationDetail is the detail read of an application.
-type ApplicationDetail struct {
-	ID           string            `json:"id"`
-	Name         string            `json:"name"`
-	Slug         string            `json:"slug"`
-	Status       string            `json:"status"`
-	Environments []EnvironmentItem `json:"environments"`
-	CreatedAt    time.Time         `json:"created_at"`
-	UpdatedAt    time.Time         `json:"updated_at"`
-}
-
-// EnvironmentItem is an environment inside an application detail.
-type EnvironmentItem struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	PublicKey string    `json:"public_key"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
 // Environment is an item of the environments list.
 type Environment struct {
 	ID        string    `json:"id"`
@@ -52,23 +24,14 @@ type Environment struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// ApplicationUpdated answers PATCH on an application.
-type ApplicationUpdated struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	Status    string    `json:"status"`
-	UpdatedAt time.Time `json:"updated_at"`
+func applicationItem(a *store.Application) api.ApplicationItem {
+	return api.ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
-func applicationItem(a *store.Application) ApplicationItem {
-	return ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
-}
-
-func applicationDetail(a *store.Application) ApplicationDetail {
-	return ApplicationDetail{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
-		Environments: mapList(a.Environments, func(e store.Environment) EnvironmentItem {
-			return EnvironmentItem{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt}
+func applicationDetail(a *store.Application) api.ApplicationDetail {
+	return api.ApplicationDetail{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		Environments: mapList(a.Environments, func(e store.Environment) api.EnvironmentItem {
+			return api.EnvironmentItem{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt}
 		})}
 }
 
@@ -81,14 +44,8 @@ func (s *Server) listApplications(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// CreateApplicationRequest is the body of POST /applications.
-type CreateApplicationRequest struct {
-	Name string `json:"name"`
-	Slug string `json:"slug"`
-}
-
 func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error {
-	var req CreateApplicationRequest
+	var req api.CreateApplicationRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -109,14 +66,8 @@ func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// UpdateApplicationRequest is the body of PATCH /applications/{id}.
-type UpdateApplicationRequest struct {
-	Name   *string `json:"name"`
-	Status *string `json:"status"`
-}
-
 func (s *Server) updateApplication(w http.ResponseWriter, r *http.Request) error {
-	var req UpdateApplicationRequest
+	var req api.UpdateApplicationRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -124,7 +75,7 @@ func (s *Server) updateApplication(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, ApplicationUpdated{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, UpdatedAt: a.UpdatedAt})
+	writeJSON(w, http.StatusOK, api.ApplicationUpdated{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, UpdatedAt: a.UpdatedAt})
 	return nil
 }
 

@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"licensectl/server/api"
 	"net/http"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -22,60 +22,12 @@ func (s *Server) registerCatalogRoutes(r group) {
 	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permWrite, s.deletePlan)).Methods(http.MethodDelete)
 }
 
-// EntitlementItem is an entitlement in lists.
-type EntitlementItem struct {
-	ID          string    `json:"id"`
-	Key         string    `json:"key"`
-	Name        string    `json:"name"`
-	Description *string   `json:"description"`
-	CreatedAt   time.Time `json:"created_at"`
+func entitlementRefs(list []store.EntitlementRef) []api.EntitlementRef {
+	return mapList(list, func(e store.EntitlementRef) api.EntitlementRef { return api.EntitlementRef(e) })
 }
 
-// EntitlementRef is the short form of an entitlement inside plans and licenses.
-type EntitlementRef struct {
-	ID   string `json:"id"`
-	Key  string `json:"key"`
-	Name string `json:"name"`
-}
-
-// PlanItem is a plan in lists and in its detail read.
-type PlanItem struct {
-	ID                string           `json:"id"`
-	Name              string           `json:"name"`
-	IsTrial           bool             `json:"is_trial"`
-	DurationDays      *int             `json:"duration_days"`
-	MaxDevices        int              `json:"max_devices"`
-	DeviceResetLimit  int              `json:"device_reset_limit"`
-	ExternalProductID *string          `json:"external_product_id"`
-	Policies          json.RawMessage  `json:"policies"` // an object, or null
-	Entitlements      []EntitlementRef `json:"entitlements"`
-	CreatedAt         time.Time        `json:"created_at"`
-	UpdatedAt         time.Time        `json:"updated_at"`
-}
-
-// CreateEntitlementRequest is the body of POST /applications/{id}/entitlements.
-type CreateEntitlementRequest struct {
-	Key         string  `json:"key"`
-	Name        string  `json:"name"`
-	Description *string `json:"description"`
-}
-
-// EntitlementCreated answers entitlement creation.
-type EntitlementCreated struct {
-	EntitlementID string `json:"entitlement_id"`
-}
-
-// PlanID answers plan creation and update.
-type PlanID struct {
-	PlanID string `json:"plan_id"`
-}
-
-func entitlementRefs(list []store.EntitlementRef) []EntitlementRef {
-	return mapList(list, func(e store.EntitlementRef) EntitlementRef { return EntitlementRef(e) })
-}
-
-func planItem(p *store.Plan) PlanItem {
-	return PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
+func planItem(p *store.Plan) api.PlanItem {
+	return api.PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
 		Entitlements: entitlementRefs(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
@@ -85,14 +37,14 @@ func (s *Server) listEntitlements(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(e *store.Entitlement) EntitlementItem {
-		return EntitlementItem{ID: e.ID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
+	writeJSON(w, http.StatusOK, mapList(list, func(e *store.Entitlement) api.EntitlementItem {
+		return api.EntitlementItem{ID: e.ID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
 	}))
 	return nil
 }
 
 func (s *Server) createEntitlement(w http.ResponseWriter, r *http.Request) error {
-	var req CreateEntitlementRequest
+	var req api.CreateEntitlementRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -100,7 +52,7 @@ func (s *Server) createEntitlement(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, EntitlementCreated{EntitlementID: e.ID})
+	writeJSON(w, http.StatusCreated, api.EntitlementCreated{EntitlementID: e.ID})
 	return nil
 }
 
@@ -216,7 +168,7 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, PlanID{PlanID: p.ID})
+	writeJSON(w, http.StatusCreated, api.PlanID{PlanID: p.ID})
 	return nil
 }
 
@@ -229,7 +181,7 @@ func (s *Server) updatePlan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, PlanID{PlanID: p.ID})
+	writeJSON(w, http.StatusOK, api.PlanID{PlanID: p.ID})
 	return nil
 }
 

@@ -1,8 +1,8 @@
 package server
 
 import (
+	"licensectl/server/api"
 	"net/http"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -18,50 +18,8 @@ func (s *Server) registerCredentialRoutes(r group) {
 	r.Handle("/api-keys/{keyId}", s.mgmt(permAdmin, s.revokeAPIKey)).Methods(http.MethodDelete)
 }
 
-// SecretItem is an application secret in lists; the plaintext is never listed.
-type SecretItem struct {
-	ID            string     `json:"id"`
-	Label         string     `json:"label"`
-	EnvironmentID string     `json:"environment_id"`
-	LastUsedAt    *time.Time `json:"last_used_at"`
-	RevokedAt     *time.Time `json:"revoked_at"`
-	CreatedAt     time.Time  `json:"created_at"`
-}
-
-// APIKeyItem is a developer API key in lists; the plaintext is never listed.
-type APIKeyItem struct {
-	ID         string     `json:"id"`
-	Label      string     `json:"label"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-	CreatedAt  time.Time  `json:"created_at"`
-}
-
-// CreateSecretRequest is the body of POST /applications/{id}/secrets.
-type CreateSecretRequest struct {
-	EnvironmentID string `json:"environment_id"`
-	Label         string `json:"label"`
-}
-
-// SecretCreated answers secret creation; the plaintext is shown this once.
-type SecretCreated struct {
-	SecretID  string `json:"secret_id"`
-	Plaintext string `json:"plaintext"`
-}
-
-// LabelRequest is the body of POST /api-keys.
-type LabelRequest struct {
-	Label string `json:"label"`
-}
-
-// APIKeyCreated answers API key creation; the plaintext is shown this once.
-type APIKeyCreated struct {
-	KeyID     string `json:"key_id"`
-	Plaintext string `json:"plaintext"`
-}
-
 func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
-	var req CreateSecretRequest
+	var req api.CreateSecretRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -69,7 +27,7 @@ func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, SecretCreated{SecretID: sec.ID, Plaintext: plain})
+	writeJSON(w, http.StatusCreated, api.SecretCreated{SecretID: sec.ID, Plaintext: plain})
 	return nil
 }
 
@@ -78,8 +36,8 @@ func (s *Server) listSecrets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(x *store.AppSecret) SecretItem {
-		return SecretItem{ID: x.ID, Label: x.Label, EnvironmentID: x.EnvironmentID, LastUsedAt: x.LastUsedAt, RevokedAt: x.RevokedAt, CreatedAt: x.CreatedAt}
+	writeJSON(w, http.StatusOK, mapList(list, func(x *store.AppSecret) api.SecretItem {
+		return api.SecretItem{ID: x.ID, Label: x.Label, EnvironmentID: x.EnvironmentID, LastUsedAt: x.LastUsedAt, RevokedAt: x.RevokedAt, CreatedAt: x.CreatedAt}
 	}))
 	return nil
 }
@@ -93,7 +51,7 @@ func (s *Server) revokeSecret(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
-	var req LabelRequest
+	var req api.LabelRequest
 	if err := decodeOptional(r, &req); err != nil {
 		return err
 	}
@@ -101,7 +59,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, APIKeyCreated{KeyID: k.ID, Plaintext: plain})
+	writeJSON(w, http.StatusCreated, api.APIKeyCreated{KeyID: k.ID, Plaintext: plain})
 	return nil
 }
 
@@ -110,8 +68,8 @@ func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(k *store.APIKey) APIKeyItem {
-		return APIKeyItem{ID: k.ID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
+	writeJSON(w, http.StatusOK, mapList(list, func(k *store.APIKey) api.APIKeyItem {
+		return api.APIKeyItem{ID: k.ID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
 	}))
 	return nil
 }

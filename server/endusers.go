@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
+	"licensectl/server/api"
 	"net/http"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -19,43 +19,6 @@ func (s *Server) registerEndUserRoutes(r group) {
 	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.mgmt(permUserRoles, s.userRoles(s.removeEndUserRole))).Methods(http.MethodDelete)
 }
 
-// EndUserItem is an end-user in lists.
-type EndUserItem struct {
-	ID          string     `json:"id"`
-	Email       string     `json:"email"`
-	Status      string     `json:"status"`
-	Roles       []string   `json:"roles"`
-	LastLoginAt *time.Time `json:"last_login_at"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-}
-
-// DeviceItem is a device in lists. UserID is null when no end-user signed in
-// on the device.
-type DeviceItem struct {
-	ID          string     `json:"id"`
-	Fingerprint string     `json:"fingerprint"`
-	Name        string     `json:"name"`
-	Platform    string     `json:"platform"`
-	Status      string     `json:"status"`
-	UserID      *string    `json:"user_id"`
-	LicenseIDs  []string   `json:"license_ids"`
-	LastSeenAt  *time.Time `json:"last_seen_at"`
-	CreatedAt   time.Time  `json:"created_at"`
-}
-
-// RoleRequest is the body of POST /auth/users/{user_id}/roles.
-type RoleRequest struct {
-	RoleID string `json:"role_id"`
-}
-
-// EndUserRoles answers a role change.
-type EndUserRoles struct {
-	Success bool     `json:"success"`
-	UserID  string   `json:"user_id"`
-	Roles   []string `json:"roles"`
-}
-
 func nonNil(list []string) []string {
 	if list == nil {
 		return []string{}
@@ -63,16 +26,16 @@ func nonNil(list []string) []string {
 	return list
 }
 
-func endUserItem(u *store.EndUser) EndUserItem {
-	return EndUserItem{ID: u.ID, Email: u.Email, Status: u.Status, Roles: nonNil(u.Roles), LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+func endUserItem(u *store.EndUser) api.EndUserItem {
+	return api.EndUserItem{ID: u.ID, Email: u.Email, Status: u.Status, Roles: nonNil(u.Roles), LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 }
 
-func deviceItem(d *store.Device) DeviceItem {
+func deviceItem(d *store.Device) api.DeviceItem {
 	var user *string
 	if d.UserID != "" {
 		user = &d.UserID
 	}
-	return DeviceItem{ID: d.ID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status, UserID: user,
+	return api.DeviceItem{ID: d.ID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status, UserID: user,
 		LicenseIDs: nonNil(d.LicenseIDs), LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
 }
 
@@ -95,7 +58,7 @@ func setStatus(param string, set statusSetter) handlerFunc {
 		if err != nil {
 			return err
 		}
-		var req StatusRequest
+		var req api.StatusRequest
 		if err := decode(r, &req); err != nil {
 			return err
 		}
@@ -103,7 +66,7 @@ func setStatus(param string, set statusSetter) handlerFunc {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, StatusChanged{ID: id, Status: status})
+		writeJSON(w, http.StatusOK, api.StatusChanged{ID: id, Status: status})
 		return nil
 	}
 }
@@ -171,7 +134,7 @@ func (s *Server) userRoles(fn handlerFunc) handlerFunc {
 }
 
 func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {
-	var req RoleRequest
+	var req api.RoleRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -179,7 +142,7 @@ func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
+	writeJSON(w, http.StatusOK, api.EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
 	return nil
 }
 
@@ -188,6 +151,6 @@ func (s *Server) removeEndUserRole(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
+	writeJSON(w, http.StatusOK, api.EndUserRoles{Success: true, UserID: res.UserID, Roles: nonNil(res.Roles)})
 	return nil
 }

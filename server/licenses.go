@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"licensectl/server/api"
 	"net/http"
 	"time"
 
@@ -18,98 +19,15 @@ func (s *Server) registerLicenseRoutes(r group) {
 	r.Handle("/applications/{id}/licenses/{licenseId}/reset-device", s.mgmt(permWrite, s.resetLicenseDevice)).Methods(http.MethodPost)
 }
 
-// PlanRef is the plan of a license.
-type PlanRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// UserRef is the end-user a license is assigned to.
-type UserRef struct {
-	ID    string `json:"id"`
-	Email string `json:"email"`
-}
-
-// LicenseItem is a license in lists and in the generation answer. Status is
-// the effective status: an inactive or active license past expires_at reads
-// as expired.
-type LicenseItem struct {
-	ID           string     `json:"id"`
-	Key          string     `json:"key"`
-	Status       string     `json:"status"`
-	Plan         PlanRef    `json:"plan"`
-	User         *UserRef   `json:"user"`
-	DevicesCount int        `json:"devices_count"`
-	ActivatedAt  *time.Time `json:"activated_at"`
-	ExpiresAt    *time.Time `json:"expires_at"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
-}
-
-// LicenseDevice is a device bound to a license, in the license detail.
-type LicenseDevice struct {
-	ID          string     `json:"id"`
-	Fingerprint string     `json:"fingerprint"`
-	Status      string     `json:"status"`
-	BoundAt     time.Time  `json:"bound_at"`
-	LastSeenAt  *time.Time `json:"last_seen_at"`
-}
-
-// LicenseDetail is the detail read of a license.
-type LicenseDetail struct {
-	ID                    string           `json:"id"`
-	Key                   string           `json:"key"`
-	Status                string           `json:"status"`
-	Plan                  PlanRef          `json:"plan"`
-	User                  *UserRef         `json:"user"`
-	Devices               []LicenseDevice  `json:"devices"`
-	Entitlements          []EntitlementRef `json:"entitlements"`
-	ActivatedAt           *time.Time       `json:"activated_at"`
-	ExpiresAt             *time.Time       `json:"expires_at"`
-	DeviceResetsRemaining int              `json:"device_resets_remaining"`
-	CreatedAt             time.Time        `json:"created_at"`
-	UpdatedAt             time.Time        `json:"updated_at"`
-}
-
-// LicensesGenerated answers license generation.
-type LicensesGenerated struct {
-	Licenses []LicenseItem `json:"licenses"`
-}
-
-// GenerateLicensesRequest is the body of POST /applications/{id}/licenses.
-// ExpiresAt is RFC 3339; Quantity defaults to 1.
-type GenerateLicensesRequest struct {
-	PlanID         string   `json:"plan_id"`
-	Quantity       *int     `json:"quantity,omitempty"`
-	ExpiresAt      *string  `json:"expires_at,omitempty"`
-	EntitlementIDs []string `json:"entitlement_ids,omitempty"`
-}
-
-// StatusRequest is the body of the status PATCH of licenses, users and devices.
-type StatusRequest struct {
-	Status string `json:"status"`
-}
-
-// StatusChanged answers a status PATCH.
-type StatusChanged struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-}
-
-// ResetDeviceRequest is the body of POST .../reset-device.
-type ResetDeviceRequest struct {
-	DeviceID string `json:"device_id"`
-}
-
-func userRef(id, email string) *UserRef {
+func userRef(id, email string) *api.UserRef {
 	if id == "" {
 		return nil
 	}
-	return &UserRef{ID: id, Email: email}
+	return &api.UserRef{ID: id, Email: email}
 }
 
-func (s *Server) licenseItem(l *store.LicenseItem) LicenseItem {
-	return LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(s.now()), Plan: PlanRef{ID: l.PlanID, Name: l.PlanName},
+func (s *Server) licenseItem(l *store.LicenseItem) api.LicenseItem {
+	return api.LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(s.now()), Plan: api.PlanRef{ID: l.PlanID, Name: l.PlanName},
 		User: userRef(l.UserID, l.UserEmail), DevicesCount: len(l.DeviceIDs), ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 }
@@ -138,7 +56,7 @@ func (s *Server) generateLicenses(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	var req GenerateLicensesRequest
+	var req api.GenerateLicensesRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -161,7 +79,7 @@ func (s *Server) generateLicenses(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, LicensesGenerated{Licenses: mapList(list, s.licenseItem)})
+	writeJSON(w, http.StatusCreated, api.LicensesGenerated{Licenses: mapList(list, s.licenseItem)})
 	return nil
 }
 
@@ -175,8 +93,8 @@ func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	item := s.licenseItem(&d.LicenseItem)
-	writeJSON(w, http.StatusOK, LicenseDetail{ID: item.ID, Key: item.Key, Status: item.Status, Plan: item.Plan, User: item.User,
-		Devices:      mapList(d.Devices, func(x store.LicenseDevice) LicenseDevice { return LicenseDevice(x) }),
+	writeJSON(w, http.StatusOK, api.LicenseDetail{ID: item.ID, Key: item.Key, Status: item.Status, Plan: item.Plan, User: item.User,
+		Devices:      mapList(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }),
 		Entitlements: entitlementRefs(d.Entitlements), ActivatedAt: item.ActivatedAt, ExpiresAt: item.ExpiresAt,
 		DeviceResetsRemaining: d.DeviceResetsRemaining, CreatedAt: item.CreatedAt, UpdatedAt: item.UpdatedAt})
 	return nil
@@ -195,7 +113,7 @@ func (s *Server) resetLicenseDevice(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	var req ResetDeviceRequest
+	var req api.ResetDeviceRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}

@@ -1,8 +1,8 @@
 package server
 
 import (
+	"licensectl/server/api"
 	"net/http"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -20,65 +20,17 @@ func (s *Server) registerOrganizationRoutes(r group) {
 	r.Handle("/organizations/members/{memberId}", s.mgmt(permAdmin, s.removeMember)).Methods(http.MethodDelete)
 }
 
-// OrganizationDetail answers GET /organizations/me.
-type OrganizationDetail struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Slug          string    `json:"slug"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
-	EmailVerified bool      `json:"email_verified"`
-}
-
-// OrganizationUpdated answers PATCH /organizations/me.
-type OrganizationUpdated struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// MemberItem is a member in lists; exactly the fields of the interface.
-type MemberItem struct {
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	Role      string    `json:"role"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// UpdateOrganizationRequest is the body of PATCH /organizations/me.
-type UpdateOrganizationRequest struct {
-	Name *string `json:"name"`
-}
-
-// AddMemberRequest is the body of POST /organizations/members.
-type AddMemberRequest struct {
-	Email     string `json:"email"`
-	Password  string `json:"password"`
-	Role      string `json:"role"`
-	FirstName string `json:"first_name"`
-	LastName  string `json:"last_name"`
-}
-
-// MemberAdded answers POST /organizations/members.
-type MemberAdded struct {
-	Success  bool   `json:"success"`
-	Message  string `json:"message"`
-	MemberID string `json:"member_id"`
-}
-
 func (s *Server) getOrganization(w http.ResponseWriter, r *http.Request) error {
 	o, err := s.db.FindOrganization(r.Context(), principalFrom(r.Context()).OrgID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, OrganizationDetail{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt, EmailVerified: o.EmailVerified})
+	writeJSON(w, http.StatusOK, api.OrganizationDetail{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt, EmailVerified: o.EmailVerified})
 	return nil
 }
 
 func (s *Server) updateOrganization(w http.ResponseWriter, r *http.Request) error {
-	var req UpdateOrganizationRequest
+	var req api.UpdateOrganizationRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -86,7 +38,7 @@ func (s *Server) updateOrganization(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, OrganizationUpdated{ID: o.ID, Name: o.Name, Slug: o.Slug, UpdatedAt: o.UpdatedAt})
+	writeJSON(w, http.StatusOK, api.OrganizationUpdated{ID: o.ID, Name: o.Name, Slug: o.Slug, UpdatedAt: o.UpdatedAt})
 	return nil
 }
 
@@ -95,8 +47,8 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(ms, func(m *store.Member) MemberItem {
-		return MemberItem{ID: m.ID, Email: m.Email, Role: m.Role, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+	writeJSON(w, http.StatusOK, mapList(ms, func(m *store.Member) api.MemberItem {
+		return api.MemberItem{ID: m.ID, Email: m.Email, Role: m.Role, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 	}))
 	return nil
 }
@@ -107,7 +59,7 @@ func ownerOnly() error {
 }
 
 func (s *Server) addMember(w http.ResponseWriter, r *http.Request) error {
-	var req AddMemberRequest
+	var req api.AddMemberRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -120,7 +72,7 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, MemberAdded{Success: true, Message: "The member was added and can sign in now.", MemberID: m.ID})
+	writeJSON(w, http.StatusCreated, api.MemberAdded{Success: true, Message: "The member was added and can sign in now.", MemberID: m.ID})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"licensectl/server/api"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"licensectl/config"
-	"licensectl/server"
 	"licensectl/server/rttoken"
 	"licensectl/server/servertest"
 	"licensectl/store"
@@ -109,7 +109,7 @@ func (f *rtFix) licenses(t *testing.T, n int, o planOpts) []string {
 	if o.expiresAt != nil {
 		req["expires_at"] = o.expiresAt.Format(time.RFC3339Nano)
 	}
-	var gen server.LicensesGenerated
+	var gen api.LicensesGenerated
 	f.mgmt(t, "POST", "/licenses", req).Want(t, http.StatusCreated).JSON(t, &gen)
 	var keys []string
 	for _, l := range gen.Licenses {
@@ -122,9 +122,9 @@ func (f *rtFix) licenses(t *testing.T, n int, o planOpts) []string {
 func (f *rtFix) license(t *testing.T, o planOpts) string { t.Helper(); return f.licenses(t, 1, o)[0] }
 
 // lic reads a license's detail through the management API.
-func (f *rtFix) lic(t *testing.T, key string) server.LicenseDetail {
+func (f *rtFix) lic(t *testing.T, key string) api.LicenseDetail {
 	t.Helper()
-	var d server.LicenseDetail
+	var d api.LicenseDetail
 	f.mgmt(t, "GET", "/licenses/"+f.ids[key], nil).Want(t, http.StatusOK).JSON(t, &d)
 	return d
 }

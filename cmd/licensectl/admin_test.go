@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"licensectl/server/api"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"licensectl/server"
 	"licensectl/server/servertest"
 	"licensectl/store"
 	"licensectl/store/bolt"
@@ -15,15 +15,15 @@ import (
 // appScenario runs the application, secret and API key commands through c,
 // which must already act in one organization, and checks their JSON output.
 func appScenario(t *testing.T, c *cli) {
-	var created server.ApplicationDetail
+	var created api.ApplicationDetail
 	c.json(&created, "app", "create", "Photo Studio")
 	if created.ID == "" || created.Slug != "photo-studio" || created.Status != store.AppActive || len(created.Environments) != 2 {
 		t.Fatalf("app create = %+v", created)
 	}
-	var other server.ApplicationDetail
+	var other api.ApplicationDetail
 	c.json(&other, "app", "create", "Sound Lab", "--slug", "lab")
 
-	var list []server.ApplicationItem
+	var list []api.ApplicationItem
 	c.json(&list, "app", "list")
 	if len(list) != 2 || list[0].ID != other.ID || list[1].ID != created.ID {
 		t.Fatalf("app list = %+v, want Sound Lab then Photo Studio", list)
@@ -40,14 +40,14 @@ func appScenario(t *testing.T, c *cli) {
 
 	// Named by id, slug and name alike.
 	for _, name := range []string{created.ID, "photo-studio", "Photo Studio"} {
-		var got server.ApplicationDetail
+		var got api.ApplicationDetail
 		c.json(&got, "app", "show", name)
 		if got.ID != created.ID {
 			t.Fatalf("app show %q = %s, want %s", name, got.ID, created.ID)
 		}
 	}
 
-	var upd server.ApplicationDetail
+	var upd api.ApplicationDetail
 	c.json(&upd, "app", "update", "lab", "--name", "Sound Lab Pro")
 	if upd.Name != "Sound Lab Pro" || upd.Slug != "lab" {
 		t.Fatalf("app update = %+v", upd)
@@ -112,7 +112,7 @@ func appScenario(t *testing.T, c *cli) {
 		t.Fatalf("apikey create = %+v", key)
 	}
 	c.ok("apikey", "revoke", key.KeyID)
-	var keys []server.APIKeyItem
+	var keys []api.APIKeyItem
 	c.json(&keys, "apikey", "list")
 	found := false
 	for _, k := range keys {
@@ -129,27 +129,27 @@ func TestLocalAdmin(t *testing.T) {
 	c := newLocal(t)
 	c.fails(1, args("app", "list"), "no database at", "org create")
 
-	var org server.AdminOrganization
+	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme Software", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	if org.Slug != "acme-software" || !org.EmailVerified {
 		t.Fatalf("org create = %+v", org)
 	}
 	appScenario(t, c)
 
-	var shown server.AdminOrganization
+	var shown api.AdminOrganization
 	c.json(&shown, "org", "show")
 	if shown.ID != org.ID {
 		t.Fatalf("org show = %+v", shown)
 	}
 
 	// With a second organization, --org becomes necessary.
-	var second server.AdminOrganization
+	var second api.AdminOrganization
 	c.json(&second, "org", "create", "Acme Software")
 	if second.Slug != "acme-software-2" {
 		t.Fatalf("second org slug = %q", second.Slug)
 	}
 	c.fails(2, args("app", "list"), "--org")
-	var apps []server.ApplicationItem
+	var apps []api.ApplicationItem
 	c.json(&apps, "--org", "acme-software-2", "app", "list")
 	if len(apps) != 0 {
 		t.Fatalf("second org has %d apps", len(apps))
@@ -158,7 +158,7 @@ func TestLocalAdmin(t *testing.T) {
 	if len(apps) != 1 {
 		t.Fatalf("first org has %d apps, want 1", len(apps))
 	}
-	var orgs []server.AdminOrganization
+	var orgs []api.AdminOrganization
 	c.json(&orgs, "org", "list")
 	if len(orgs) != 2 || orgs[0].ID != second.ID {
 		t.Fatalf("org list = %+v", orgs)
@@ -173,14 +173,14 @@ func TestRemoteAdmin(t *testing.T) {
 	t.Run("APIKey", func(t *testing.T) {
 		c := newRemote(t, srv.URL, org.APIKey)
 		appScenario(t, c)
-		var o server.AdminOrganization
+		var o api.AdminOrganization
 		c.json(&o, "org", "show")
 		if o.ID != org.ID || o.Slug == "" {
 			t.Fatalf("org show = %+v", o)
 		}
 		c.fails(1, args("org", "show", store.NewID()), "Error: validation_failed: ", "not the organization of this API key")
 		c.fails(1, args("--org", "someone-else", "app", "list"), "Error: validation_failed: ", "not the organization of this API key")
-		var apps []server.ApplicationItem
+		var apps []api.ApplicationItem
 		c.json(&apps, "--org", o.Slug, "app", "list")
 		if len(apps) != 1 {
 			t.Fatalf("--org %s app list: %d apps, want 1", o.Slug, len(apps))
@@ -190,17 +190,17 @@ func TestRemoteAdmin(t *testing.T) {
 
 	t.Run("Operator", func(t *testing.T) {
 		op := newRemote(t, srv.URL, srv.OperatorToken())
-		var created server.AdminOrganization
+		var created api.AdminOrganization
 		op.json(&created, "org", "create", "Remote Corp", "--owner-email", "boss@remote.test", "--owner-password-file", passwordFile(t))
 		if created.Slug != "remote-corp" || !created.EmailVerified {
 			t.Fatalf("org create = %+v", created)
 		}
-		var orgs []server.AdminOrganization
+		var orgs []api.AdminOrganization
 		op.json(&orgs, "org", "list")
 		if len(orgs) < 2 || orgs[0].ID != created.ID {
 			t.Fatalf("org list = %+v", orgs)
 		}
-		var shown server.AdminOrganization
+		var shown api.AdminOrganization
 		op.json(&shown, "org", "show", "remote-corp")
 		if shown.ID != created.ID {
 			t.Fatalf("org show remote-corp = %+v", shown)
@@ -208,7 +208,7 @@ func TestRemoteAdmin(t *testing.T) {
 		op.fails(1, args("app", "list"), "Error: validation_failed: ", "x-organization-id", "Hint: ", "--org")
 		appScenario(t, op.with("--org", "remote-corp"))
 		// The operator acts in the named organization only.
-		var apps []server.ApplicationItem
+		var apps []api.ApplicationItem
 		op.json(&apps, "--org", created.ID, "app", "list")
 		if len(apps) != 1 {
 			t.Fatalf("remote-corp has %d apps, want 1", len(apps))
@@ -226,7 +226,7 @@ func TestRemoteAdmin(t *testing.T) {
 
 	t.Run("Env", func(t *testing.T) {
 		c := &cli{t: t, dir: t.TempDir(), env: []string{"LICENSECTL_SERVER=" + srv.URL, "LICENSECTL_API_KEY=" + org.APIKey}}
-		var apps []server.ApplicationItem
+		var apps []api.ApplicationItem
 		c.json(&apps, "app", "list")
 		if len(apps) != 1 {
 			t.Fatalf("app list through LICENSECTL_SERVER: %d apps, want 1", len(apps))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"licensectl/server/api"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,16 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/server"
 	"licensectl/server/servertest"
 	"licensectl/store"
 )
 
 func TestBackupLocal(t *testing.T) {
 	c := newLocal(t)
-	var org server.AdminOrganization
+	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme")
-	var app server.ApplicationDetail
+	var app api.ApplicationDetail
 	c.json(&app, "app", "create", "Studio")
 
 	file := filepath.Join(c.dir, "backup.db")
@@ -62,14 +62,14 @@ func TestBackupRemoteUnderLoad(t *testing.T) {
 	org := srv.NewOrg(t)
 	c := newRemote(t, srv.URL, srv.OperatorToken())
 	dev := newRemote(t, srv.URL, org.APIKey)
-	var a server.ApplicationDetail
+	var a api.ApplicationDetail
 	dev.json(&a, "app", "create", "Studio")
-	var plan server.PlanItem
+	var plan api.PlanItem
 	dev.json(&plan, "plan", "create", "--app", a.ID, "Pro")
 
 	var (
 		mu    sync.Mutex
-		acked []server.LicenseItem
+		acked []api.LicenseItem
 		stop  = make(chan struct{})
 		done  = make(chan error, 1)
 	)
@@ -90,7 +90,7 @@ func TestBackupRemoteUnderLoad(t *testing.T) {
 				done <- err
 				return
 			}
-			var out server.LicensesGenerated
+			var out api.LicensesGenerated
 			err = json.NewDecoder(res.Body).Decode(&out)
 			res.Body.Close()
 			if err != nil || res.StatusCode != http.StatusCreated {
@@ -114,7 +114,7 @@ func TestBackupRemoteUnderLoad(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	mu.Lock()
-	before := append([]server.LicenseItem(nil), acked...)
+	before := append([]api.LicenseItem(nil), acked...)
 	mu.Unlock()
 	file := filepath.Join(c.dir, "backup.db")
 	c.ok("backup", file)

@@ -1,16 +1,16 @@
 package main
 
 import (
+	"licensectl/server/api"
 	"testing"
 
-	"licensectl/server"
 	"licensectl/server/servertest"
 )
 
 // benchGenerate times `license generate -n 10000 -o keys` through the built
 // binary, process start and all.
 func benchGenerate(b *testing.B, c *cli) {
-	var app server.ApplicationDetail
+	var app api.ApplicationDetail
 	c.json(&app, "app", "create", "Studio", "--slug", "studio")
 	c.ok("plan", "create", "--app", "studio", "Pro")
 	b.ResetTimer()

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"licensectl/server/api"
 
 	"github.com/spf13/cobra"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
@@ -17,7 +17,7 @@ func newSecretCmd(e *env) *cobra.Command {
 
 // secretCreatedView adds the API's secret_id and the environment.
 type secretCreatedView struct {
-	server.SecretCreated
+	api.SecretCreated
 	Label         string `json:"label"`
 	EnvironmentID string `json:"environment_id"`
 	Environment   string `json:"environment"`
@@ -44,7 +44,7 @@ func newSecretCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := secretCreatedView{SecretCreated: server.SecretCreated{SecretID: sec.ID, Plaintext: plain}, Label: sec.Label, EnvironmentID: env.ID, Environment: env.Name}
+			v := secretCreatedView{SecretCreated: api.SecretCreated{SecretID: sec.ID, Plaintext: plain}, Label: sec.Label, EnvironmentID: env.ID, Environment: env.Name}
 			return out.emit(v, func(t *table) {
 				t.field("ID", sec.ID)
 				t.field("Environment", env.Name)
@@ -129,7 +129,7 @@ func newAPIKeyCmd(e *env) *cobra.Command {
 
 // apiKeyCreatedView adds the API's key_id.
 type apiKeyCreatedView struct {
-	server.APIKeyCreated
+	api.APIKeyCreated
 	Label string `json:"label"`
 }
 
@@ -146,7 +146,7 @@ func newAPIKeyCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := apiKeyCreatedView{APIKeyCreated: server.APIKeyCreated{KeyID: k.ID, Plaintext: plain}, Label: k.Label}
+			v := apiKeyCreatedView{APIKeyCreated: api.APIKeyCreated{KeyID: k.ID, Plaintext: plain}, Label: k.Label}
 			return out.emit(v, func(t *table) {
 				t.field("ID", k.ID)
 				t.field("Label", orDash(k.Label))

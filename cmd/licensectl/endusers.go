@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"licensectl/server/api"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
@@ -90,7 +90,7 @@ func newUserAddRoleCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := server.EndUserRoles{Success: true, UserID: r.UserID, Roles: nonNil(r.Roles)}
+			v := api.EndUserRoles{Success: true, UserID: r.UserID, Roles: nonNil(r.Roles)}
 			return out.emit(v, func(t *table) { t.row(fmt.Sprintf("user %s roles: %s", v.UserID, strings.Join(v.Roles, ", "))) })
 		}),
 	}
@@ -168,7 +168,7 @@ func newSetStatusCmd(e *env, noun, use, short, example string, ref refResolver,
 			if err != nil {
 				return err
 			}
-			v := server.StatusChanged{ID: id, Status: status}
+			v := api.StatusChanged{ID: id, Status: status}
 			return out.emit(v, func(t *table) { t.row(fmt.Sprintf("%s %s is %s", noun, v.ID, v.Status)) })
 		}),
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"licensectl/server/api"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
@@ -22,19 +22,19 @@ func TestGeneratePartialFailure(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/mgmt/applications/"+appID+"/plans":
-			json.NewEncoder(w).Encode([]server.PlanItem{{ID: planID, Name: "Pro", Entitlements: []server.EntitlementRef{}}})
+			json.NewEncoder(w).Encode([]api.PlanItem{{ID: planID, Name: "Pro", Entitlements: []api.EntitlementRef{}}})
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/mgmt/applications/"+appID+"/licenses":
 			if calls.Add(1) > 1 {
 				w.WriteHeader(http.StatusTooManyRequests)
 				w.Write([]byte(`{"error":{"code":"rate_limited","message":"too many requests","title":"","reason":"","action":"","retry_after_seconds":30}}`))
 				return
 			}
-			var req server.GenerateLicensesRequest
+			var req api.GenerateLicensesRequest
 			json.NewDecoder(r.Body).Decode(&req)
-			out := server.LicensesGenerated{}
+			out := api.LicensesGenerated{}
 			for range *req.Quantity {
-				out.Licenses = append(out.Licenses, server.LicenseItem{ID: store.NewID(), Key: store.NewLicenseKey(), Status: "inactive",
-					Plan: server.PlanRef{ID: planID, Name: "Pro"}, CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
+				out.Licenses = append(out.Licenses, api.LicenseItem{ID: store.NewID(), Key: store.NewLicenseKey(), Status: "inactive",
+					Plan: api.PlanRef{ID: planID, Name: "Pro"}, CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
 			}
 			w.WriteHeader(http.StatusCreated)
 			json.NewEncoder(w).Encode(out)

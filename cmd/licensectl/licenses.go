@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"licensectl/server/api"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
@@ -126,8 +126,8 @@ func printGenerated(out *output, list []*store.LicenseItem) error {
 		w.Flush()
 		return w.Error()
 	}
-	views := mapSlice(list, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
-	return out.emit(server.LicensesGenerated{Licenses: views}, func(t *table) {
+	views := mapSlice(list, func(l *store.LicenseItem) api.LicenseItem { return licenseView(l, now) })
+	return out.emit(api.LicensesGenerated{Licenses: views}, func(t *table) {
 		t.row("ID", "KEY")
 		for _, l := range list {
 			t.row(l.ID, l.Key)
@@ -207,7 +207,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 				return err
 			}
 			now := time.Now()
-			v := newPageView(page, func(l *store.LicenseItem) server.LicenseItem { return licenseView(l, now) })
+			v := newPageView(page, func(l *store.LicenseItem) api.LicenseItem { return licenseView(l, now) })
 			return out.emit(v, func(t *table) {
 				t.row("ID", "KEY", "STATUS")
 				for _, l := range v.Data {
@@ -226,7 +226,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 	return csvList(c)
 }
 
-func licenseFields(t *table, v server.LicenseDetail) {
+func licenseFields(t *table, v api.LicenseDetail) {
 	t.field("ID", v.ID)
 	t.field("Key", v.Key)
 	t.field("Status", v.Status)

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"licensectl/server/api"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"licensectl/server"
 	"licensectl/server/servertest"
 	"licensectl/store"
 	"licensectl/store/bolt"
@@ -71,11 +71,11 @@ func localSeeder(t *testing.T, c *cli) seeder {
 // audit commands through c, acting in organization orgID.
 func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	ctx := context.Background()
-	var app server.ApplicationDetail
+	var app api.ApplicationDetail
 	c.json(&app, "app", "create", "Studio", "--slug", "studio")
 
 	// Entitlements.
-	var ent server.EntitlementItem
+	var ent api.EntitlementItem
 	c.json(&ent, "entitlement", "create", "--app", "studio", "pro", "--name", "Pro features", "--description", "all of it")
 	if ent.Key != "pro" || ent.Name != "Pro features" || ent.Description == nil || *ent.Description != "all of it" || ent.ID == "" {
 		t.Fatalf("entitlement create = %+v", ent)
@@ -85,24 +85,24 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	c.fails(1, args("entitlement", "create", "--app", "studio", "pro"), "Error: conflict: ")
 	c.fails(1, args("entitlement", "create", "--app", "studio", "Not A Key"), "Error: validation_failed: ")
 	c.ok("entitlement", "delete", "--app", "studio", "gone")
-	var ents []server.EntitlementItem
+	var ents []api.EntitlementItem
 	c.json(&ents, "entitlement", "list", "--app", "studio")
 	if len(ents) != 2 || ents[0].Key != "export.raw" || ents[1].Key != "pro" {
 		t.Fatalf("entitlement list = %+v", ents)
 	}
 
 	// Plans, named by id or name.
-	var pro server.PlanItem
+	var pro api.PlanItem
 	c.json(&pro, "plan", "create", "--app", "studio", "Pro", "--max-devices", "3", "--entitlement", "pro")
 	if pro.MaxDevices != 3 || pro.DeviceResetLimit != store.DefaultDeviceResetLimit || len(pro.Entitlements) != 1 || pro.Entitlements[0].Key != "pro" || pro.DurationDays != nil {
 		t.Fatalf("plan create = %+v", pro)
 	}
-	var trial server.PlanItem
+	var trial api.PlanItem
 	c.json(&trial, "plan", "create", "--app", "studio", "Trial", "--trial", "--duration-days", "14", "--policies", `{"grace":3}`)
 	if !trial.IsTrial || trial.DurationDays == nil || *trial.DurationDays != 14 || compact(trial.Policies) != `{"grace":3}` {
 		t.Fatalf("plan create Trial = %+v (policies %s)", trial, trial.Policies)
 	}
-	var upd server.PlanItem
+	var upd api.PlanItem
 	c.json(&upd, "plan", "update", "--app", "studio", "Pro", "--max-devices", "5", "--entitlement", "pro,export.raw")
 	if upd.ID != pro.ID || upd.MaxDevices != 5 || len(upd.Entitlements) != 2 || upd.Name != "Pro" {
 		t.Fatalf("plan update = %+v", upd)
@@ -113,7 +113,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	}
 	c.fails(2, args("plan", "update", "--app", "studio", "Pro 2026", "--policies", "[1]"), "--policies")
 	c.fails(1, args("plan", "update", "--app", "studio", "Nope", "--max-devices", "2"), "Error: not_found: plan \"Nope\" not found")
-	var plans []server.PlanItem
+	var plans []api.PlanItem
 	c.json(&plans, "plan", "list", "--app", "studio")
 	if len(plans) != 2 || plans[0].ID != trial.ID {
 		t.Fatalf("plan list = %+v", plans)
@@ -140,7 +140,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 		}
 	}
 
-	var gen server.LicensesGenerated
+	var gen api.LicensesGenerated
 	c.json(&gen, "license", "generate", "--app", "studio", "--plan", "Pro 2026", "--expires-at", "2030-01-02T03:04:05+02:00", "--entitlement", "export.raw")
 	if len(gen.Licenses) != 1 || gen.Licenses[0].ExpiresAt == nil || gen.Licenses[0].ExpiresAt.UTC().Format("15:04") != "01:04" || gen.Licenses[0].Plan.ID != pro.ID {
 		t.Fatalf("generate -o json = %+v", gen)
@@ -162,10 +162,10 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 
 	// Listing.
 	var page struct {
-		Data    []server.LicenseItem `json:"data"`
-		Total   int                  `json:"total"`
-		Page    int                  `json:"page"`
-		PerPage int                  `json:"per_page"`
+		Data    []api.LicenseItem `json:"data"`
+		Total   int               `json:"total"`
+		Page    int               `json:"page"`
+		PerPage int               `json:"per_page"`
 	}
 	c.json(&page, "license", "list", "--app", "studio", "--per-page", "3", "--page", "2")
 	if page.Total != 1010 || len(page.Data) != 3 || page.Page != 2 || page.PerPage != 3 {
@@ -217,7 +217,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 		userID, deviceID = u.ID, d.ID
 	})
 
-	var detail server.LicenseDetail
+	var detail api.LicenseDetail
 	c.json(&detail, "license", "show", "--app", "studio", lic.ID)
 	if detail.ID != lic.ID || len(detail.Devices) != 1 || detail.Devices[0].ID != deviceID || len(detail.Entitlements) != 2 || detail.DeviceResetsRemaining != store.DefaultDeviceResetLimit {
 		t.Fatalf("license show = %+v", detail)
@@ -228,7 +228,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	// Named the way a customer has it: the key read out, or their e-mail.
 	readOut := strings.ToLower(strings.ReplaceAll(lic.Key, "-", " "))
 	for _, ref := range []string{lic.Key, readOut, "Holder@Example.com"} {
-		var d server.LicenseDetail
+		var d api.LicenseDetail
 		c.json(&d, "license", "show", "--app", "studio", ref)
 		if d.ID != lic.ID {
 			t.Fatalf("license show %q = %s, want %s", ref, d.ID, lic.ID)
@@ -251,8 +251,8 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	}
 
 	var users struct {
-		Data  []server.EndUserItem `json:"data"`
-		Total int                  `json:"total"`
+		Data  []api.EndUserItem `json:"data"`
+		Total int               `json:"total"`
 	}
 	c.json(&users, "user", "list", "--app", "studio")
 	if users.Total != 1 || users.Data[0].ID != userID || users.Data[0].Email != "holder@example.com" {
@@ -262,7 +262,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if users.Total != 1 || users.Data[0].ID != userID {
 		t.Fatalf("user list --email = %+v", users)
 	}
-	var st server.StatusChanged
+	var st api.StatusChanged
 	c.json(&st, "user", "set-status", "--app", "studio", "holder@example.com", "banned")
 	if st.ID != userID || st.Status != store.UserBanned {
 		t.Fatalf("user set-status = %+v", st)
@@ -272,7 +272,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 		t.Fatalf("banned users: %d", users.Total)
 	}
 	c.fails(1, args("user", "set-status", "--app", "studio", userID, "sleepy"), "Error: validation_failed: ")
-	var roles server.EndUserRoles
+	var roles api.EndUserRoles
 	c.json(&roles, "user", "add-role", userID, "beta-tester")
 	if roles.UserID != userID || len(roles.Roles) != 1 || roles.Roles[0] != "beta-tester" || !roles.Success {
 		t.Fatalf("user add-role = %+v", roles)
@@ -286,8 +286,8 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	c.fails(1, args("user", "set-status", "--app", "studio", "nobody@example.com", "active"), `Error: not_found: no user with e-mail "nobody@example.com" in production`)
 
 	var devices struct {
-		Data  []server.DeviceItem `json:"data"`
-		Total int                 `json:"total"`
+		Data  []api.DeviceItem `json:"data"`
+		Total int              `json:"total"`
 	}
 	c.json(&devices, "device", "list", "--app", "studio")
 	if devices.Total != 1 || devices.Data[0].ID != deviceID || len(devices.Data[0].LicenseIDs) != 1 {
@@ -326,8 +326,8 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 
 	// The audit log saw it all.
 	var audit struct {
-		Data  []server.AuditEntry `json:"data"`
-		Total int                 `json:"total"`
+		Data  []api.AuditEntry `json:"data"`
+		Total int              `json:"total"`
 	}
 	c.json(&audit, "audit", "list", "--app", "studio", "--event", "license.revoked")
 	if audit.Total != 1 || audit.Data[0].Target.ID != lic.ID {
@@ -345,7 +345,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 
 func TestLocalLicenses(t *testing.T) {
 	c := newLocal(t)
-	var org server.AdminOrganization
+	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	licenseScenario(t, c, org.ID, localSeeder(t, c))
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"licensectl/server/api"
 	"testing"
 
-	"licensectl/server"
 	"licensectl/server/servertest"
 	"licensectl/store"
 )
@@ -11,7 +11,7 @@ import (
 // memberScenario adds, lists and removes dashboard members through c, which
 // acts with owner rights in an organization whose only owner is owner.
 func memberScenario(t *testing.T, c *cli, owner string) {
-	var m server.MemberItem
+	var m api.MemberItem
 	c.json(&m, "member", "add", "Dev@Acme.test", "--role", "developer", "--password", servertest.Password)
 	if m.ID == "" || m.Email != "dev@acme.test" || m.Role != store.RoleDeveloper {
 		t.Fatalf("member add = %+v", m)
@@ -19,7 +19,7 @@ func memberScenario(t *testing.T, c *cli, owner string) {
 	c.fails(1, args("member", "add", "dev@acme.test", "--password", servertest.Password), "Error: email_taken: ")
 	c.fails(1, args("member", "add", "weak@acme.test", "--password", "password"), "Error: validation_failed: ")
 	c.fails(2, args("member", "add", "nopw@acme.test"), "password")
-	var list []server.MemberItem
+	var list []api.MemberItem
 	c.json(&list, "member", "list")
 	if len(list) != 2 {
 		t.Fatalf("member list = %+v", list)

@@ -2,11 +2,10 @@ package main
 
 import (
 	"bytes"
+	"licensectl/server/api"
 	"strings"
 	"testing"
 	"time"
-
-	"licensectl/server"
 )
 
 func TestTableText(t *testing.T) {
@@ -37,10 +36,10 @@ func TestTableText(t *testing.T) {
 func TestWriteCSV(t *testing.T) {
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	exp := at.Add(time.Hour)
-	page := pageView[server.LicenseItem]{Data: []server.LicenseItem{
-		{ID: "l1", Key: "K1", Status: "active", Plan: server.PlanRef{ID: "p1", Name: "Pro, \"2026\""}, User: &server.UserRef{ID: "u1", Email: "bob@example.com"},
+	page := pageView[api.LicenseItem]{Data: []api.LicenseItem{
+		{ID: "l1", Key: "K1", Status: "active", Plan: api.PlanRef{ID: "p1", Name: "Pro, \"2026\""}, User: &api.UserRef{ID: "u1", Email: "bob@example.com"},
 			ExpiresAt: &exp, CreatedAt: at, UpdatedAt: at},
-		{ID: "l2", Key: "K2", Status: "inactive", Plan: server.PlanRef{ID: "p1"}, CreatedAt: at, UpdatedAt: at},
+		{ID: "l2", Key: "K2", Status: "inactive", Plan: api.PlanRef{ID: "p1"}, CreatedAt: at, UpdatedAt: at},
 	}}
 	var b bytes.Buffer
 	if err := writeCSV(&b, page); err != nil {

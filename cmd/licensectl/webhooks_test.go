@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"licensectl/config"
-	"licensectl/server"
 	"licensectl/server/api"
 	"licensectl/server/servertest"
 )
@@ -113,10 +112,10 @@ func webhookScenario(t *testing.T, c *cli) {
 
 	// Without --app, audit list reads the organization's own log.
 	var audit struct {
-		Data []server.AuditEntry `json:"data"`
+		Data []api.AuditEntry `json:"data"`
 	}
 	c.json(&audit, "audit", "list")
-	if len(audit.Data) == 0 || !slices.ContainsFunc(audit.Data, func(e server.AuditEntry) bool { return e.Event == "organization.created" }) {
+	if len(audit.Data) == 0 || !slices.ContainsFunc(audit.Data, func(e api.AuditEntry) bool { return e.Event == "organization.created" }) {
 		t.Fatalf("org audit = %+v", audit.Data)
 	}
 	c.json(&audit, "audit", "list", "--app", "studio", "--event", "webhook.created")

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"licensectl/server/api"
 	"net/http"
 	"strings"
 	"time"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
@@ -48,7 +48,7 @@ func (c *Client) OrgBound() bool {
 	return strings.HasPrefix(c.token, store.PrefixAPIKey) || strings.HasPrefix(c.token, store.PrefixSecretLive) || strings.HasPrefix(c.token, store.PrefixSecretTest)
 }
 
-func orgFrom(o server.AdminOrganization) *store.Organization {
+func orgFrom(o api.AdminOrganization) *store.Organization {
 	return &store.Organization{ID: o.ID, Name: o.Name, Slug: o.Slug, EmailVerified: o.EmailVerified, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 }
 
@@ -57,7 +57,7 @@ func orgFrom(o server.AdminOrganization) *store.Organization {
 // reads /v1/mgmt/organizations/me and answers not_found for any other id.
 func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organization, error) {
 	if c.OrgBound() {
-		var d server.OrganizationDetail
+		var d api.OrganizationDetail
 		if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/organizations/me"}, &d); err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organi
 		}
 		return &store.Organization{ID: d.ID, Name: d.Name, Slug: d.Slug, EmailVerified: d.EmailVerified, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}, nil
 	}
-	var o server.AdminOrganization
+	var o api.AdminOrganization
 	if id == "" {
 		return nil, store.Invalid("x-organization-id", "name the organization (--org) when using the operator token")
 	}
@@ -78,7 +78,7 @@ func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organi
 
 // ListOrganizations implements store.Organizations (operator token).
 func (c *Client) ListOrganizations(ctx context.Context) ([]*store.Organization, error) {
-	var list []server.AdminOrganization
+	var list []api.AdminOrganization
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/admin/organizations"}, &list); err != nil {
 		return nil, err
 	}
@@ -87,8 +87,8 @@ func (c *Client) ListOrganizations(ctx context.Context) ([]*store.Organization, 
 
 // CreateOrganization implements store.Organizations (operator token).
 func (c *Client) CreateOrganization(ctx context.Context, in store.CreateOrganizationInput) (*store.Organization, error) {
-	var o server.AdminOrganization
-	body := server.CreateOrganizationRequest{Name: in.Name, OwnerEmail: in.OwnerEmail, OwnerPassword: in.OwnerPassword}
+	var o api.AdminOrganization
+	body := api.CreateOrganizationRequest{Name: in.Name, OwnerEmail: in.OwnerEmail, OwnerPassword: in.OwnerPassword}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/admin/organizations", body: body}, &o); err != nil {
 		return nil, err
 	}
@@ -97,8 +97,8 @@ func (c *Client) CreateOrganization(ctx context.Context, in store.CreateOrganiza
 
 // UpdateOrganization implements store.Organizations.
 func (c *Client) UpdateOrganization(ctx context.Context, id string, upd store.OrganizationUpdate) (*store.Organization, error) {
-	var o server.OrganizationUpdated
-	body := server.UpdateOrganizationRequest{Name: upd.Name}
+	var o api.OrganizationUpdated
+	body := api.UpdateOrganizationRequest{Name: upd.Name}
 	if err := c.do(ctx, call{method: http.MethodPatch, path: "/v1/mgmt/organizations/me", org: id, body: body}, &o); err != nil {
 		return nil, err
 	}
@@ -107,11 +107,11 @@ func (c *Client) UpdateOrganization(ctx context.Context, id string, upd store.Or
 
 // ListMembers implements store.Members.
 func (c *Client) ListMembers(ctx context.Context, orgID string) ([]*store.Member, error) {
-	var list []server.MemberItem
+	var list []api.MemberItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/organizations/members", org: orgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(m server.MemberItem) *store.Member {
+	return mapList(list, func(m api.MemberItem) *store.Member {
 		return &store.Member{ID: m.ID, OrgID: orgID, Email: m.Email, Role: m.Role, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, EmailVerified: true}
 	}), nil
 }
@@ -132,8 +132,8 @@ func (c *Client) FindMember(ctx context.Context, orgID, id string) (*store.Membe
 
 // AddMember implements store.Members; the member is read back from the list.
 func (c *Client) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	var out server.MemberAdded
-	body := server.AddMemberRequest{Email: in.Email, Password: in.Password, Role: in.Role, FirstName: in.FirstName, LastName: in.LastName}
+	var out api.MemberAdded
+	body := api.AddMemberRequest{Email: in.Email, Password: in.Password, Role: in.Role, FirstName: in.FirstName, LastName: in.LastName}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/organizations/members", org: in.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}

@@ -2,22 +2,22 @@ package client
 
 import (
 	"context"
+	"licensectl/server/api"
 	"net/http"
 	"net/url"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
-func appFromItem(orgID string) func(server.ApplicationItem) *store.Application {
-	return func(a server.ApplicationItem) *store.Application {
+func appFromItem(orgID string) func(api.ApplicationItem) *store.Application {
+	return func(a api.ApplicationItem) *store.Application {
 		return &store.Application{ID: a.ID, OrgID: orgID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	}
 }
 
 // ListApplications implements store.Applications.
 func (c *Client) ListApplications(ctx context.Context, orgID string) ([]*store.Application, error) {
-	var list []server.ApplicationItem
+	var list []api.ApplicationItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/applications", org: orgID}, &list); err != nil {
 		return nil, err
 	}
@@ -26,7 +26,7 @@ func (c *Client) ListApplications(ctx context.Context, orgID string) ([]*store.A
 
 // FindApplication implements store.Applications.
 func (c *Client) FindApplication(ctx context.Context, ref store.AppRef) (*store.Application, error) {
-	var d server.ApplicationDetail
+	var d api.ApplicationDetail
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID), org: ref.OrgID}, &d); err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (c *Client) CreateApplication(ctx context.Context, in store.CreateApplicati
 	var out struct {
 		ApplicationID string `json:"application_id"`
 	}
-	body := server.CreateApplicationRequest{Name: in.Name, Slug: in.Slug}
+	body := api.CreateApplicationRequest{Name: in.Name, Slug: in.Slug}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/applications", org: in.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}
@@ -52,8 +52,8 @@ func (c *Client) CreateApplication(ctx context.Context, in store.CreateApplicati
 
 // UpdateApplication implements store.Applications.
 func (c *Client) UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error) {
-	var out server.ApplicationUpdated
-	body := server.UpdateApplicationRequest{Name: upd.Name, Status: upd.Status}
+	var out api.ApplicationUpdated
+	body := api.UpdateApplicationRequest{Name: upd.Name, Status: upd.Status}
 	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(ref.AppID), org: ref.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}
@@ -71,8 +71,8 @@ func (c *Client) DeleteApplication(ctx context.Context, ref store.AppRef, perman
 
 // CreateAPIKey implements store.APIKeys.
 func (c *Client) CreateAPIKey(ctx context.Context, orgID, label string) (*store.APIKey, string, error) {
-	var out server.APIKeyCreated
-	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/api-keys", org: orgID, body: server.LabelRequest{Label: label}}, &out); err != nil {
+	var out api.APIKeyCreated
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/api-keys", org: orgID, body: api.LabelRequest{Label: label}}, &out); err != nil {
 		return nil, "", err
 	}
 	k := &store.APIKey{ID: out.KeyID, OrgID: orgID, Label: label}
@@ -88,11 +88,11 @@ func (c *Client) CreateAPIKey(ctx context.Context, orgID, label string) (*store.
 
 // ListAPIKeys implements store.APIKeys.
 func (c *Client) ListAPIKeys(ctx context.Context, orgID string) ([]*store.APIKey, error) {
-	var list []server.APIKeyItem
+	var list []api.APIKeyItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/api-keys", org: orgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(k server.APIKeyItem) *store.APIKey {
+	return mapList(list, func(k api.APIKeyItem) *store.APIKey {
 		return &store.APIKey{ID: k.ID, OrgID: orgID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
 	}), nil
 }
@@ -104,8 +104,8 @@ func (c *Client) RevokeAPIKey(ctx context.Context, orgID, id string) error {
 
 // CreateAppSecret implements store.AppSecrets.
 func (c *Client) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.CreateSecretInput) (*store.AppSecret, string, error) {
-	var out server.SecretCreated
-	body := server.CreateSecretRequest{EnvironmentID: in.EnvironmentID, Label: in.Label}
+	var out api.SecretCreated
+	body := api.CreateSecretRequest{EnvironmentID: in.EnvironmentID, Label: in.Label}
 	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "secrets"), org: ref.OrgID, body: body}, &out); err != nil {
 		return nil, "", err
 	}
@@ -122,11 +122,11 @@ func (c *Client) CreateAppSecret(ctx context.Context, ref store.AppRef, in store
 
 // ListAppSecrets implements store.AppSecrets.
 func (c *Client) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
-	var list []server.SecretItem
+	var list []api.SecretItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "secrets"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(s server.SecretItem) *store.AppSecret {
+	return mapList(list, func(s api.SecretItem) *store.AppSecret {
 		return &store.AppSecret{ID: s.ID, OrgID: ref.OrgID, AppID: ref.AppID, EnvironmentID: s.EnvironmentID, Label: s.Label, LastUsedAt: s.LastUsedAt, RevokedAt: s.RevokedAt, CreatedAt: s.CreatedAt}
 	}), nil
 }

@@ -2,25 +2,25 @@ package client
 
 import (
 	"context"
+	"licensectl/server/api"
 	"net/http"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
-func refsFrom(in []server.EntitlementRef) []store.EntitlementRef {
-	return mapList(in, func(e server.EntitlementRef) store.EntitlementRef { return store.EntitlementRef(e) })
+func refsFrom(in []api.EntitlementRef) []store.EntitlementRef {
+	return mapList(in, func(e api.EntitlementRef) store.EntitlementRef { return store.EntitlementRef(e) })
 }
 
-func entitlementFrom(appID string) func(server.EntitlementItem) *store.Entitlement {
-	return func(e server.EntitlementItem) *store.Entitlement {
+func entitlementFrom(appID string) func(api.EntitlementItem) *store.Entitlement {
+	return func(e api.EntitlementItem) *store.Entitlement {
 		return &store.Entitlement{ID: e.ID, AppID: appID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
 	}
 }
 
 // ListEntitlements implements store.Entitlements.
 func (c *Client) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
-	var list []server.EntitlementItem
+	var list []api.EntitlementItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "entitlements"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
@@ -30,8 +30,8 @@ func (c *Client) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*sto
 // CreateEntitlement implements store.Entitlements; the entitlement is read
 // back from the list, as the API answers only its id.
 func (c *Client) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
-	var out server.EntitlementCreated
-	body := server.CreateEntitlementRequest{Key: in.Key, Name: in.Name, Description: in.Description}
+	var out api.EntitlementCreated
+	body := api.CreateEntitlementRequest{Key: in.Key, Name: in.Name, Description: in.Description}
 	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "entitlements"), org: ref.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}
@@ -50,8 +50,8 @@ func (c *Client) DeleteEntitlement(ctx context.Context, ref store.AppRef, id str
 	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "entitlements", id), org: ref.OrgID}, nil)
 }
 
-func planFrom(appID string) func(server.PlanItem) *store.Plan {
-	return func(x server.PlanItem) *store.Plan {
+func planFrom(appID string) func(api.PlanItem) *store.Plan {
+	return func(x api.PlanItem) *store.Plan {
 		pl := &store.Plan{ID: x.ID, AppID: appID, Name: x.Name, IsTrial: x.IsTrial, DurationDays: x.DurationDays, MaxDevices: x.MaxDevices,
 			DeviceResetLimit: x.DeviceResetLimit, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
 			CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
@@ -67,7 +67,7 @@ func planFrom(appID string) func(server.PlanItem) *store.Plan {
 
 // ListPlans implements store.Plans.
 func (c *Client) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
-	var list []server.PlanItem
+	var list []api.PlanItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (c *Client) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan
 
 // FindPlan implements store.Plans.
 func (c *Client) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
-	var x server.PlanItem
+	var x api.PlanItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans", id), org: ref.OrgID}, &x); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func planBody(in store.PlanInput) map[string]any {
 
 // CreatePlan implements store.Plans.
 func (c *Client) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
-	var out server.PlanID
+	var out api.PlanID
 	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(ref.AppID, "plans"), org: ref.OrgID, body: planBody(in)}, &out); err != nil {
 		return nil, err
 	}

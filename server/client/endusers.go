@@ -2,11 +2,11 @@ package client
 
 import (
 	"context"
+	"licensectl/server/api"
 	"net/http"
 	"net/url"
 	"time"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
@@ -18,15 +18,15 @@ func statusQuery(f store.StatusFilter) url.Values {
 	return pageQuery(q, f.PageRequest)
 }
 
-func endUserFrom(appID string) func(server.EndUserItem) *store.EndUser {
-	return func(u server.EndUserItem) *store.EndUser {
+func endUserFrom(appID string) func(api.EndUserItem) *store.EndUser {
+	return func(u api.EndUserItem) *store.EndUser {
 		return &store.EndUser{ID: u.ID, AppID: appID, Email: u.Email, Status: u.Status, Roles: u.Roles, LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 	}
 }
 
 // ListEndUsers implements store.EndUsers.
 func (c *Client) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
-	var out pageBody[server.EndUserItem]
+	var out pageBody[api.EndUserItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "users"), org: s.OrgID, env: s.Env, query: statusQuery(f)}, &out); err != nil {
 		return nil, err
 	}
@@ -36,8 +36,8 @@ func (c *Client) ListEndUsers(ctx context.Context, s store.Scope, f store.Status
 // SetEndUserStatus implements store.EndUsers. The answer carries only id and
 // status; the other fields are left zero.
 func (c *Client) SetEndUserStatus(ctx context.Context, s store.Scope, id, status string) (*store.EndUser, error) {
-	var out server.StatusChanged
-	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "users", id), org: s.OrgID, env: s.Env, body: server.StatusRequest{Status: status}}, &out); err != nil {
+	var out api.StatusChanged
+	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "users", id), org: s.OrgID, env: s.Env, body: api.StatusRequest{Status: status}}, &out); err != nil {
 		return nil, err
 	}
 	return &store.EndUser{ID: out.ID, AppID: s.AppID, Status: out.Status}, nil
@@ -45,8 +45,8 @@ func (c *Client) SetEndUserStatus(ctx context.Context, s store.Scope, id, status
 
 // AddEndUserRole implements store.EndUsers.
 func (c *Client) AddEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error) {
-	var out server.EndUserRoles
-	if err := c.do(ctx, call{method: http.MethodPost, path: p("/v1/mgmt/auth/users", userID, "roles"), org: orgID, body: server.RoleRequest{RoleID: role}}, &out); err != nil {
+	var out api.EndUserRoles
+	if err := c.do(ctx, call{method: http.MethodPost, path: p("/v1/mgmt/auth/users", userID, "roles"), org: orgID, body: api.RoleRequest{RoleID: role}}, &out); err != nil {
 		return nil, err
 	}
 	return &store.EndUserRoles{UserID: out.UserID, Roles: out.Roles}, nil
@@ -54,7 +54,7 @@ func (c *Client) AddEndUserRole(ctx context.Context, orgID, userID, role string)
 
 // RemoveEndUserRole implements store.EndUsers.
 func (c *Client) RemoveEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error) {
-	var out server.EndUserRoles
+	var out api.EndUserRoles
 	if err := c.do(ctx, call{method: http.MethodDelete, path: p("/v1/mgmt/auth/users", userID, "roles", role), org: orgID}, &out); err != nil {
 		return nil, err
 	}
@@ -63,11 +63,11 @@ func (c *Client) RemoveEndUserRole(ctx context.Context, orgID, userID, role stri
 
 // ListDevices implements store.Devices.
 func (c *Client) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	var out pageBody[server.DeviceItem]
+	var out pageBody[api.DeviceItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "devices"), org: s.OrgID, env: s.Env, query: statusQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, func(d server.DeviceItem) *store.Device {
+	return toPage(out, func(d api.DeviceItem) *store.Device {
 		dv := &store.Device{ID: d.ID, AppID: s.AppID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status,
 			LicenseIDs: d.LicenseIDs, LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
 		if d.UserID != nil {
@@ -80,8 +80,8 @@ func (c *Client) ListDevices(ctx context.Context, s store.Scope, f store.StatusF
 // SetDeviceStatus implements store.Devices. The answer carries only id and
 // status; the other fields are left zero.
 func (c *Client) SetDeviceStatus(ctx context.Context, s store.Scope, id, status string) (*store.Device, error) {
-	var out server.StatusChanged
-	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "devices", id), org: s.OrgID, env: s.Env, body: server.StatusRequest{Status: status}}, &out); err != nil {
+	var out api.StatusChanged
+	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "devices", id), org: s.OrgID, env: s.Env, body: api.StatusRequest{Status: status}}, &out); err != nil {
 		return nil, err
 	}
 	return &store.Device{ID: out.ID, AppID: s.AppID, Status: out.Status}, nil
@@ -89,11 +89,11 @@ func (c *Client) SetDeviceStatus(ctx context.Context, s store.Scope, id, status 
 
 // ListAudit implements store.AuditLog.
 func (c *Client) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	var out pageBody[server.AuditEntry]
+	var out pageBody[api.AuditEntry]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "audit-logs"), org: s.OrgID, env: s.Env, query: auditQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, func(a server.AuditEntry) *store.AuditEntry {
+	return toPage(out, func(a api.AuditEntry) *store.AuditEntry {
 		return &store.AuditEntry{ID: a.ID, OrgID: s.OrgID, AppID: s.AppID, Event: a.Event, Actor: store.Actor{Type: a.Actor.Type, ID: a.Actor.ID},
 			Target: store.Target(a.Target), IP: a.IP, UserAgent: a.UserAgent, Metadata: a.Metadata, CreatedAt: a.CreatedAt}
 	}), nil

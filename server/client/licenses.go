@@ -2,17 +2,17 @@ package client
 
 import (
 	"context"
+	"licensectl/server/api"
 	"net/http"
 	"net/url"
 	"time"
 
-	"licensectl/server"
 	"licensectl/store"
 )
 
 // license maps the list shape; devices_count becomes as many placeholder
 // DeviceIDs, so len(DeviceIDs) is the bound device count.
-func license(appID string, x server.LicenseItem) *store.LicenseItem {
+func license(appID string, x api.LicenseItem) *store.LicenseItem {
 	li := &store.LicenseItem{License: store.License{ID: x.ID, AppID: appID, Key: x.Key, PlanID: x.Plan.ID, Status: x.Status,
 		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}, PlanName: x.Plan.Name}
 	if x.User != nil {
@@ -24,14 +24,14 @@ func license(appID string, x server.LicenseItem) *store.LicenseItem {
 	return li
 }
 
-func licenseFrom(appID string) func(server.LicenseItem) *store.LicenseItem {
-	return func(x server.LicenseItem) *store.LicenseItem { return license(appID, x) }
+func licenseFrom(appID string) func(api.LicenseItem) *store.LicenseItem {
+	return func(x api.LicenseItem) *store.LicenseItem { return license(appID, x) }
 }
 
 // GenerateLicenses implements store.Licenses.
 func (c *Client) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
-	var out server.LicensesGenerated
-	body := server.GenerateLicensesRequest{PlanID: in.PlanID, Quantity: &in.Quantity, EntitlementIDs: in.EntitlementIDs}
+	var out api.LicensesGenerated
+	body := api.GenerateLicensesRequest{PlanID: in.PlanID, Quantity: &in.Quantity, EntitlementIDs: in.EntitlementIDs}
 	if in.ExpiresAt != nil {
 		exp := in.ExpiresAt.UTC().Format(time.RFC3339Nano)
 		body.ExpiresAt = &exp
@@ -50,7 +50,7 @@ func (c *Client) ListLicenses(ctx context.Context, s store.Scope, f store.Licens
 	setIf(q, "key", f.Key)
 	setIf(q, "user_id", f.UserID)
 	setIf(q, "user_email", f.UserEmail)
-	var out pageBody[server.LicenseItem]
+	var out pageBody[api.LicenseItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses"), org: s.OrgID, env: s.Env, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
 		return nil, err
 	}
@@ -59,11 +59,11 @@ func (c *Client) ListLicenses(ctx context.Context, s store.Scope, f store.Licens
 
 // FindLicense implements store.Licenses.
 func (c *Client) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
-	var x server.LicenseDetail
+	var x api.LicenseDetail
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env}, &x); err != nil {
 		return nil, err
 	}
-	item := license(s.AppID, server.LicenseItem{ID: x.ID, Key: x.Key, Status: x.Status, Plan: x.Plan, User: x.User,
+	item := license(s.AppID, api.LicenseItem{ID: x.ID, Key: x.Key, Status: x.Status, Plan: x.Plan, User: x.User,
 		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt})
 	d := &store.LicenseDetail{LicenseItem: *item, Entitlements: refsFrom(x.Entitlements)}
 	d.DeviceResetsRemaining = x.DeviceResetsRemaining
@@ -77,7 +77,7 @@ func (c *Client) FindLicense(ctx context.Context, s store.Scope, id string) (*st
 // SetLicenseStatus implements store.Licenses; the license is read back, as
 // the API answers only its id and status.
 func (c *Client) SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error) {
-	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env, body: server.StatusRequest{Status: status}}, nil); err != nil {
+	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env, body: api.StatusRequest{Status: status}}, nil); err != nil {
 		return nil, err
 	}
 	d, err := c.FindLicense(ctx, s, id)
@@ -90,5 +90,5 @@ func (c *Client) SetLicenseStatus(ctx context.Context, s store.Scope, id, status
 // ResetLicenseDevice implements store.Licenses.
 func (c *Client) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error {
 	return c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses", licenseID, "reset-device"), org: s.OrgID, env: s.Env,
-		body: server.ResetDeviceRequest{DeviceID: deviceID}}, nil)
+		body: api.ResetDeviceRequest{DeviceID: deviceID}}, nil)
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"licensectl/server"
 	"licensectl/server/api"
 	"licensectl/store"
 )
@@ -99,11 +98,11 @@ func (c *Client) WebhookEvents(ctx context.Context) ([]string, error) {
 
 // ListOrgAudit implements store.OrgAuditLog.
 func (c *Client) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	var out pageBody[server.AuditEntry]
+	var out pageBody[api.AuditEntry]
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/audit-logs", org: orgID, query: auditQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, func(a server.AuditEntry) *store.AuditEntry {
+	return toPage(out, func(a api.AuditEntry) *store.AuditEntry {
 		return &store.AuditEntry{ID: a.ID, OrgID: orgID, Event: a.Event, Actor: store.Actor{Type: a.Actor.Type, ID: a.Actor.ID},
 			Target: store.Target(a.Target), IP: a.IP, UserAgent: a.UserAgent, Metadata: a.Metadata, CreatedAt: a.CreatedAt}
 	}), nil

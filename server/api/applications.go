@@ -1,0 +1,55 @@
+package api
+
+import (
+	"time"
+)
+
+// ApplicationDetail is the detail read of an application.
+type ApplicationDetail struct {
+	ID           string            `json:"id"`
+	Name         string            `json:"name"`
+	Slug         string            `json:"slug"`
+	Status       string            `json:"status"`
+	Environments []EnvironmentItem `json:"environments"`
+	CreatedAt    time.Time         `json:"created_at"`
+	UpdatedAt    time.Time         `json:"updated_at"`
+}
+
+// ApplicationItem is an application in lists.
+type ApplicationItem struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ApplicationUpdated answers PATCH on an application.
+type ApplicationUpdated struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	Status    string    `json:"status"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// CreateApplicationRequest is the body of POST /applications.
+type CreateApplicationRequest struct {
+	Name string `json:"name"`
+	Slug string `json:"slug"`
+}
+
+// EnvironmentItem is an environment inside an application detail.
+type EnvironmentItem struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	PublicKey string    `json:"public_key"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// UpdateApplicationRequest is the body of PATCH /applications/{id}.
+type UpdateApplicationRequest struct {
+	Name   *string `json:"name"`
+	Status *string `json:"status"`
+}
