@@ -31,23 +31,3 @@ func (s *Server) pruneAudit(ctx context.Context) {
 		s.logger.Info("audit retention sweep", "removed", total)
 	}
 }
-
-// startRetention runs the sweep at start and every retentionEvery until Close.
-func (s *Server) startRetention() {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(retentionEvery)
-		defer tick.Stop()
-		for {
-			s.pruneAudit(ctx)
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	s.bg = append(s.bg, func() { cancel(); <-done })
-}

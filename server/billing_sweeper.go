@@ -44,14 +44,7 @@ func (b *billingSweeper) Run(ctx context.Context) error {
 	}
 }
 
-// startBillingSweeper runs the sweeper until the server closes.
-func (s *Server) startBillingSweeper() {
-	ctx, cancel := context.WithCancel(context.Background())
-	sw := &billingSweeper{store: s.db, interval: billingSweepInterval, logger: s.logger, changed: s.rt.usage.planChanged}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = sw.Run(ctx)
-	}()
-	s.bg = append(s.bg, func() { cancel(); <-done })
+// addBillingSweeper lists the billing sweeper among the workers.
+func (s *Server) addBillingSweeper() {
+	s.addWorker("billing sweeper", &billingSweeper{store: s.db, interval: billingSweepInterval, logger: s.logger, changed: s.rt.usage.planChanged})
 }

@@ -92,14 +92,3 @@ func (q *mailQueue) run(job mailJob) {
 // WaitMail blocks until every account mail queued so far has been handled;
 // tests read the mail directory after it.
 func (s *Server) WaitMail() { s.mailq.pending.Wait() }
-
-// startMailQueue starts the mail worker; Close stops it after it drained.
-func (s *Server) startMailQueue() {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = s.mailq.Run(ctx)
-	}()
-	s.bg = append(s.bg, func() { cancel(); <-done })
-}

@@ -27,9 +27,9 @@ type runtimeAPI struct {
 	usage  *usageCounter
 }
 
-// initRuntime builds the runtime API and starts its background workers:
-// the last-seen flusher, the usage counter flusher and the sweeper of
-// sessions past their absolute lifetime and of nonces past their window.
+// initRuntime builds the runtime API and lists its background workers: the
+// last-seen flusher, the usage counter flusher and the sweeper of sessions
+// past their absolute lifetime and of nonces past their window.
 func (s *Server) initRuntime() {
 	c := s.cfg.Runtime
 	rt := &runtimeAPI{store: s.db.Runtime(bolt.RuntimeOptions{
@@ -44,15 +44,17 @@ func (s *Server) initRuntime() {
 	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
-	s.bg = append(s.bg, s.every(30*time.Second, func(ctx context.Context) {
+	s.addWorker("flush last seen", periodic{interval: 30 * time.Second, atStop: true, fn: func(ctx context.Context) {
 		if _, err := rt.store.FlushSeen(ctx); err != nil {
 			s.logger.Error("flush last seen", "err", err)
 		}
-	}), s.every(10*time.Second, func(ctx context.Context) {
+	}})
+	s.addWorker("flush runtime usage", periodic{interval: 10 * time.Second, atStop: true, fn: func(ctx context.Context) {
 		if err := rt.usage.flush(ctx); err != nil {
 			s.logger.Error("flush runtime usage", "err", err)
 		}
-	}), s.every(time.Minute, func(ctx context.Context) {
+	}})
+	s.addWorker("sweep sessions and nonces", periodic{interval: time.Minute, fn: func(ctx context.Context) {
 		for {
 			n, err := rt.store.SweepSessions(ctx, 1000)
 			if err != nil {
@@ -71,29 +73,7 @@ func (s *Server) initRuntime() {
 				return
 			}
 		}
-	}))
-}
-
-// every runs fn every d in the background and returns the function that
-// stops it, after running fn one last time so that nothing queued in memory
-// is lost at shutdown.
-func (s *Server) every(d time.Duration, fn func(ctx context.Context)) func() {
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				fn(context.Background())
-			case <-stop:
-				fn(context.Background())
-				return
-			}
-		}
-	}()
-	return func() { close(stop); <-done }
+	}})
 }
 
 func (s *Server) registerRuntimeRoutes(r group) {

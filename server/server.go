@@ -59,7 +59,8 @@ type Server struct {
 	metricsLn   net.Listener
 	closeMu     sync.Mutex
 	closed      bool
-	bg          []func() // stops background workers
+	workers     []namedWorker // background work, started by Open (workers.go)
+	bg          []func()      // stops background workers
 }
 
 // Option adjusts a Server built by New.
@@ -118,6 +119,10 @@ func New(cfg config.Config, opts ...Option) (*Server, error) {
 	}
 	s.initWebhooks()
 	s.router = s.routes()
+	s.addWorker("license expiry", periodic{interval: sweepEvery, atStart: true, fn: s.expireLicenses})
+	s.addWorker("account mail", s.mailq)
+	s.addWorker("webhook dispatcher", s.dispatcher)
+	s.addWorker("audit retention", periodic{interval: retentionEvery, atStart: true, fn: s.pruneAudit})
 	s.metrics.watchLimiters(s.limiters())
 	s.metrics.registry.MustRegister(newBackendCollector(s.db))
 	s.metrics.watchWebhooks(s.db, s.now)
@@ -178,10 +183,7 @@ func (s *Server) Open() error {
 		}()
 	}
 	s.ln = ln
-	s.startSweepers()
-	s.startMailQueue()
-	s.startDispatcher()
-	s.startRetention()
+	s.startWorkers()
 	s.http = &http.Server{
 		Handler:           s.router,
 		ReadHeaderTimeout: 10 * time.Second,

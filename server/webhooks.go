@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -35,19 +34,6 @@ func (s *Server) initWebhooks() {
 			s.metrics.webhookAttempt(a)
 		},
 	}, s.logger)
-}
-
-// startDispatcher runs the dispatcher until Close.
-func (s *Server) startDispatcher() {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := s.dispatcher.Run(ctx); err != nil {
-			s.logger.Error("webhook dispatcher", "err", err)
-		}
-	}()
-	s.bg = append(s.bg, func() { cancel(); <-done })
 }
 
 func (s *Server) listWebhookEvents(w http.ResponseWriter, r *http.Request) error {
