@@ -1,0 +1,21 @@
+package bolt
+
+import (
+	"path/filepath"
+	"testing"
+
+	"licensectl/store"
+	"licensectl/store/storetest"
+)
+
+// TestConformance runs the store.Admin conformance suite on a bbolt file.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Admin {
+		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	})
+}

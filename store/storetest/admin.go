@@ -1,0 +1,208 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"licensectl/store"
+)
+
+func testOrganizations(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	t.Run("OK", func(t *testing.T) {
+		got, err := f.db.FindOrganization(f.ctx, f.org.ID)
+		if err != nil || got.ID != f.org.ID || got.Name != f.org.Name || got.Slug == "" {
+			t.Fatalf("FindOrganization = %+v, %v", got, err)
+		}
+		members, err := f.db.ListMembers(f.ctx, f.org.ID)
+		if err != nil || len(members) != 1 || members[0].Role != store.RoleOwner {
+			t.Fatalf("ListMembers = %+v, %v", members, err)
+		}
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		for _, name := range []string{"", "  ", "bad\x1bname"} {
+			_, err := f.db.CreateOrganization(f.ctx, store.CreateOrganizationInput{Name: name})
+			wantCode(t, "CreateOrganization("+name+")", err, store.ECodeValidation)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		_, err := f.db.FindOrganization(f.ctx, store.NewID())
+		wantCode(t, "FindOrganization(unknown)", err, store.ECodeNotFound)
+	})
+	t.Run("ErrLastOwner", func(t *testing.T) {
+		members, err := f.db.ListMembers(f.ctx, f.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, "RemoveMember(last owner)", f.db.RemoveMember(f.ctx, f.org.ID, members[0].ID), store.ECodeLastOwner)
+	})
+}
+
+func testApplications(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	t.Run("OK", func(t *testing.T) {
+		if f.app.Slug != "studio" || f.app.Status != store.AppActive || len(f.app.Environments) != 2 {
+			t.Fatalf("created = %+v", f.app)
+		}
+		up, err := f.db.UpdateApplication(f.ctx, f.ref(), store.ApplicationUpdate{Name: ptr("Studio Pro")})
+		if err != nil || up.Name != "Studio Pro" || up.Slug != "studio" {
+			t.Fatalf("UpdateApplication = %+v, %v", up, err)
+		}
+		list, err := f.db.ListApplications(f.ctx, f.org.ID)
+		if err != nil || len(list) != 1 || list[0].Name != "Studio Pro" {
+			t.Fatalf("ListApplications = %+v, %v", list, err)
+		}
+	})
+	t.Run("ErrSlugTaken", func(t *testing.T) {
+		_, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Other", Slug: "studio"})
+		wantCode(t, "CreateApplication(taken slug)", err, store.ECodeSlugTaken)
+	})
+	t.Run("OKDeleteForGood", func(t *testing.T) {
+		a, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Gone"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := store.AppRef{OrgID: f.org.ID, AppID: a.ID}
+		if err := f.db.DeleteApplication(f.ctx, ref, true); err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.db.FindApplication(f.ctx, ref)
+		wantCode(t, "FindApplication(deleted)", err, store.ECodeNotFound)
+	})
+}
+
+func testCatalog(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	ent, err := f.db.CreateEntitlement(f.ctx, f.ref(), store.CreateEntitlementInput{Key: "pro", Name: "Pro"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("OK", func(t *testing.T) {
+		p, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Pro"), MaxDevices: ptr(3), EntitlementIDs: &[]string{ent.ID}})
+		if err != nil || p.MaxDevices != 3 || p.DeviceResetLimit != store.DefaultDeviceResetLimit || len(p.Entitlements) != 1 || p.Entitlements[0].Key != "pro" {
+			t.Fatalf("CreatePlan = %+v, %v", p, err)
+		}
+		up, err := f.db.UpdatePlan(f.ctx, f.ref(), p.ID, store.PlanInput{MaxDevices: ptr(5)})
+		if err != nil || up.MaxDevices != 5 || up.Name != "Pro" {
+			t.Fatalf("UpdatePlan = %+v, %v", up, err)
+		}
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		for name, in := range map[string]store.PlanInput{
+			"no name":           {},
+			"zero devices":      {Name: ptr("X"), MaxDevices: ptr(0)},
+			"too many devices":  {Name: ptr("X"), MaxDevices: ptr(1_000_001)},
+			"duration overflow": {Name: ptr("X"), DurationDays: ptr(ptr(106_752))},
+			"unknown ent":       {Name: ptr("X"), EntitlementIDs: &[]string{store.NewID()}},
+		} {
+			_, err := f.db.CreatePlan(f.ctx, f.ref(), in)
+			wantCode(t, "CreatePlan("+name+")", err, store.ECodeValidation)
+		}
+		_, err := f.db.CreateEntitlement(f.ctx, f.ref(), store.CreateEntitlementInput{Key: "Not A Key", Name: "x"})
+		wantCode(t, "CreateEntitlement(bad key)", err, store.ECodeValidation)
+	})
+	t.Run("ErrConflict", func(t *testing.T) {
+		_, err := f.db.CreateEntitlement(f.ctx, f.ref(), store.CreateEntitlementInput{Key: "pro", Name: "Again"})
+		wantCode(t, "CreateEntitlement(duplicate)", err, store.ECodeConflict)
+	})
+}
+
+func testLicenses(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Pro")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := f.scope(store.EnvProduction)
+	gen, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 5})
+	if err != nil || len(gen) != 5 {
+		t.Fatalf("GenerateLicenses = %d, %v", len(gen), err)
+	}
+	t.Run("OKListAndPages", func(t *testing.T) {
+		p, err := f.db.ListLicenses(f.ctx, sc, store.LicenseFilter{PageRequest: store.PageRequest{Page: 2, PerPage: 2}})
+		if err != nil || p.Total != 5 || len(p.Data) != 2 || p.Page != 2 {
+			t.Fatalf("page 2 = %+v, %v", p, err)
+		}
+		past, err := f.db.ListLicenses(f.ctx, sc, store.LicenseFilter{PageRequest: store.PageRequest{Page: 9, PerPage: 2}})
+		if err != nil || past.Total != 5 || len(past.Data) != 0 {
+			t.Fatalf("page past the end = %+v, %v", past, err)
+		}
+		dev, err := f.db.ListLicenses(f.ctx, f.scope(store.EnvDevelopment), store.LicenseFilter{})
+		if err != nil || dev.Total != 0 {
+			t.Fatalf("development = %+v, %v", dev, err)
+		}
+	})
+	t.Run("OKLookupByKey", func(t *testing.T) {
+		p, err := f.db.ListLicenses(f.ctx, sc, store.LicenseFilter{Key: gen[2].Key})
+		if err != nil || p.Total != 1 || p.Data[0].ID != gen[2].ID {
+			t.Fatalf("by key = %+v, %v", p, err)
+		}
+	})
+	t.Run("OKStatusMachine", func(t *testing.T) {
+		id := gen[0].ID
+		for _, step := range []struct{ to, want, code string }{
+			{store.LicenseSuspended, store.LicenseSuspended, ""},
+			{store.LicenseSuspended, store.LicenseSuspended, ""}, // a retried change is a no-op
+			{store.LicenseActive, store.LicenseInactive, ""},     // reinstated, never activated
+			{store.LicenseRevoked, store.LicenseRevoked, ""},
+			{store.LicenseActive, "", store.ECodeTransition}, // revoked is final
+			{"bogus", "", store.ECodeValidation},
+		} {
+			l, err := f.db.SetLicenseStatus(f.ctx, sc, id, step.to)
+			if step.code != "" {
+				wantCode(t, "SetLicenseStatus("+step.to+")", err, step.code)
+				continue
+			}
+			if err != nil || l.EffectiveStatus(time.Now()) != step.want {
+				t.Fatalf("SetLicenseStatus(%s) = %+v, %v; want %s", step.to, l, err, step.want)
+			}
+		}
+		audit, err := f.db.ListAudit(f.ctx, sc, store.AuditFilter{Event: store.EventLicenseRevoked})
+		if err != nil || audit.Total != 1 || audit.Data[0].Target.ID != id {
+			t.Fatalf("audit of the revocation = %+v, %v", audit, err)
+		}
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		for _, q := range []int{-1, store.MaxGenerate + 1} {
+			_, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: q})
+			wantCode(t, "GenerateLicenses(quantity)", err, store.ECodeValidation)
+		}
+		_, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: store.NewID(), Quantity: 1})
+		wantCode(t, "GenerateLicenses(unknown plan)", err, store.ECodeValidation)
+	})
+}
+
+func testCredentials(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	t.Run("OK", func(t *testing.T) {
+		k, plain, err := f.db.CreateAPIKey(f.ctx, f.org.ID, "ci")
+		if err != nil || plain == "" || k.Label != "ci" {
+			t.Fatalf("CreateAPIKey = %+v, %q, %v", k, plain, err)
+		}
+		if err := f.db.RevokeAPIKey(f.ctx, f.org.ID, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.db.RevokeAPIKey(f.ctx, f.org.ID, k.ID); err != nil {
+			t.Fatalf("revoking twice: %v", err)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		wantCode(t, "RevokeAPIKey(unknown)", f.db.RevokeAPIKey(f.ctx, f.org.ID, store.NewID()), store.ECodeNotFound)
+	})
+}
+
+// testIsolation: another organization's records are not found through any
+// method, never forbidden.
+func testIsolation(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	_, theirApp := seedOrg(t, f.db, f.ctx)
+	theirs := store.AppRef{OrgID: f.org.ID, AppID: theirApp.ID} // my organization, their application
+	_, err := f.db.FindApplication(f.ctx, theirs)
+	wantCode(t, "FindApplication(theirs)", err, store.ECodeNotFound)
+	_, err = f.db.ListPlans(f.ctx, theirs)
+	wantCode(t, "ListPlans(theirs)", err, store.ECodeNotFound)
+	_, err = f.db.ListLicenses(f.ctx, store.Scope{OrgID: f.org.ID, AppID: theirApp.ID, Env: store.EnvProduction}, store.LicenseFilter{})
+	wantCode(t, "ListLicenses(theirs)", err, store.ECodeNotFound)
+	_, err = f.db.UpdateApplication(f.ctx, theirs, store.ApplicationUpdate{Name: ptr("Mine")})
+	wantCode(t, "UpdateApplication(theirs)", err, store.ECodeNotFound)
+}

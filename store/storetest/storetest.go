@@ -1,0 +1,79 @@
+// Package storetest is the conformance suite of store.Admin: the behaviour
+// every implementation owes its callers, checked through the interface only
+// (no bbolt, no SQL, no HTTP). store/bolt runs it on a file, server/client
+// over HTTP against a real server; the coming PostgreSQL backend runs the
+// very same suite.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"licensectl/store"
+)
+
+// Opener returns a fresh, empty implementation for one test.
+type Opener func(t *testing.T) store.Admin
+
+// Password is strong enough for every implementation's password policy.
+const Password = "conformance suite password 42"
+
+var seq atomic.Int64
+
+// fixture is an organization with an application, for the tests below.
+type fixture struct {
+	db  store.Admin
+	org *store.Organization
+	app *store.Application
+	ctx context.Context
+}
+
+func (f *fixture) ref() store.AppRef { return store.AppRef{OrgID: f.org.ID, AppID: f.app.ID} }
+func (f *fixture) scope(env string) store.Scope {
+	return store.Scope{OrgID: f.org.ID, AppID: f.app.ID, Env: env}
+}
+
+func newFixture(t *testing.T, open Opener) *fixture {
+	t.Helper()
+	f := &fixture{db: open(t), ctx: context.Background()}
+	f.org, f.app = seedOrg(t, f.db, f.ctx)
+	return f
+}
+
+// seedOrg creates an organization with an owner and one application.
+func seedOrg(t *testing.T, db store.Admin, ctx context.Context) (*store.Organization, *store.Application) {
+	t.Helper()
+	n := seq.Add(1)
+	org, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: fmt.Sprintf("Conformance %d", n),
+		OwnerEmail: fmt.Sprintf("owner%d@conformance.test", n), OwnerPassword: Password})
+	if err != nil {
+		t.Fatalf("CreateOrganization: %v", err)
+	}
+	app, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org.ID, Name: "Studio"})
+	if err != nil {
+		t.Fatalf("CreateApplication: %v", err)
+	}
+	return org, app
+}
+
+// wantCode fails unless err carries code.
+func wantCode(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	if got := store.ErrorCode(err); got != code {
+		t.Fatalf("%s: error %v (code %q), want %q", what, err, got, code)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Run runs every part of the suite against open.
+func Run(t *testing.T, open Opener) {
+	t.Run("Organizations", func(t *testing.T) { testOrganizations(t, open) })
+	t.Run("Applications", func(t *testing.T) { testApplications(t, open) })
+	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
+	t.Run("Licenses", func(t *testing.T) { testLicenses(t, open) })
+	t.Run("Credentials", func(t *testing.T) { testCredentials(t, open) })
+	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open) })
+}
