@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"licensectl/config"
-	"licensectl/server"
 	"licensectl/server/servertest"
 )
 
@@ -33,7 +32,7 @@ func TestAuditRetention(t *testing.T) {
 	s.Close()
 
 	// Restart eight days later: the sweep at start removes the old entries.
-	s2 := servertest.Start(t, cfg, serverClockAt(start.Add(8*24*time.Hour)))
+	s2 := servertest.StartAt(t, cfg, start.Add(8*24*time.Hour))
 	f.s = s2
 	f.mgmt(t, "POST", "/plans", map[string]any{"name": "New"}).Want(t, http.StatusCreated)
 	rc.next(t, "plan.created")
@@ -64,9 +63,4 @@ func getAudit(t *testing.T, f *rtFix, q string) auditPage {
 	var p auditPage
 	f.mgmt(t, "GET", "/audit-logs"+q, nil).Want(t, http.StatusOK).JSON(t, &p)
 	return p
-}
-
-// serverClockAt fixes the server's clock at t.
-func serverClockAt(at time.Time) server.Option {
-	return server.WithClock(func() time.Time { return at })
 }

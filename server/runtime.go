@@ -11,13 +11,12 @@ import (
 
 	"licensectl/server/rttoken"
 	"licensectl/store"
-	"licensectl/store/bolt"
 )
 
 // runtimeAPI is the state of the runtime API: its store, rate limiters and
 // the monthly request counter.
 type runtimeAPI struct {
-	store   *bolt.Runtime
+	store   store.RuntimeBackend
 	ipLimit *limiter // every runtime call, per client IP
 	auLimit *limiter // register, login, activate, per client IP
 	mgLimit *limiter // management calls, per credential
@@ -32,7 +31,7 @@ type runtimeAPI struct {
 // past their absolute lifetime and of nonces past their window.
 func (s *Server) initRuntime() {
 	c := s.cfg.Runtime
-	rt := &runtimeAPI{store: s.db.Runtime(bolt.RuntimeOptions{
+	rt := &runtimeAPI{store: s.db.OpenRuntime(store.RuntimeOptions{
 		Signer: rttoken.Sign, Issuer: c.Issuer, AccessTTL: c.AccessTTL, RefreshIdleTTL: c.RefreshIdleTTL,
 		RefreshAbsoluteTTL: c.RefreshAbsoluteTTL, ReplayWindow: c.ReplayWindow, RefreshReuseGrace: c.RefreshReuseGrace,
 	})}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"licensectl/store"
-	"licensectl/store/bolt"
 )
 
 // usageCounter counts runtime requests per organization in memory and flushes
@@ -17,7 +16,7 @@ import (
 // on the request path is a map read under a read lock and atomic adds, with
 // no store access once the application identification has been seen.
 type usageCounter struct {
-	rt  *bolt.Runtime
+	rt  store.Runtime
 	db  store.Quotas
 	now store.Clock
 	mu  sync.RWMutex
@@ -53,7 +52,7 @@ const limitUnknown = math.MinInt64
 // resolved each time instead of remembered.
 const maxUsageKeys = 1 << 16
 
-func newUsageCounter(rt *bolt.Runtime, db store.Quotas, now store.Clock) *usageCounter {
+func newUsageCounter(rt store.Runtime, db store.Quotas, now store.Clock) *usageCounter {
 	return &usageCounter{rt: rt, db: db, now: now, clients: map[store.RuntimeClient]*orgUsage{}, orgs: map[string]*orgUsage{}}
 }
 

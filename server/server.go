@@ -19,27 +19,22 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"licensectl/config"
 	"licensectl/server/webhook"
 	"licensectl/store"
-	"licensectl/store/bolt"
-	"licensectl/store/password"
 )
 
 // Server is the HTTP server with the store it owns. Build it with New, start
 // it with Open, stop it with Close; tests and `licensectl serve` do the same.
 type Server struct {
 	cfg           config.Config
-	db            *bolt.DB
+	db            store.Backend
 	logger        *slog.Logger
 	now           store.Clock
 	acct          *accountServices // built by initServices (account.go)
-	hasher        *password.Hasher
-	hashParams    *argon2id.Params
 	operatorToken string
 	router        *mux.Router
 	trusted       []netip.Prefix // server.trusted_proxies
@@ -69,37 +64,21 @@ type Option func(*Server)
 // WithClock replaces the wall clock, so tests can move time.
 func WithClock(c store.Clock) Option { return func(s *Server) { s.now = c } }
 
-// WithHashParams replaces the argon2id parameters; tests use cheap ones.
-func WithHashParams(p argon2id.Params) Option { return func(s *Server) { s.hashParams = &p } }
-
 // WithVersion names the release in the user-agent of webhook deliveries.
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 
 // WithLogger replaces the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l } }
 
-// New opens the store in cfg.DataDir and builds the server. It does not listen yet.
-func New(cfg config.Config, opts ...Option) (*Server, error) {
-	s := &Server{cfg: cfg, now: store.SystemClock, version: "dev", logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+// New builds the server on db, which it owns from then on: Close closes it
+// (and so does New when it fails).
+// It does not listen yet.
+func New(cfg config.Config, db store.Backend, opts ...Option) (*Server, error) {
+	s := &Server{cfg: cfg, db: db, now: store.SystemClock, logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	for _, o := range opts {
 		o(s)
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
-	}
-	s.hasher = password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait, Params: s.hashParams})
-	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Clock: s.now, Hasher: s.hasher, Policy: password.CheckPolicy})
-	if err != nil {
-		return nil, err
-	}
-	s.db = db
-	for _, m := range db.Migrated() {
-		s.logger.Info("database schema migrated", "migration", m)
-	}
-	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
-		db.Close()
-		return nil, err
-	}
+	var err error
 	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
 		db.Close()
 		return nil, err
@@ -225,9 +204,6 @@ func (s *Server) Handler() http.Handler { return s.router }
 
 // OperatorToken is the token that authorizes /v1/admin.
 func (s *Server) OperatorToken() string { return s.operatorToken }
-
-// Store is the server's store, for tests that seed data directly.
-func (s *Server) Store() *bolt.DB { return s.db }
 
 // Close stops accepting requests, waits for those in flight (up to the
 // configured shutdown timeout), stops background work and closes the store.

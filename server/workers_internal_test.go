@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -16,8 +19,12 @@ func TestNewStartsNoGoroutines(t *testing.T) {
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Server.Listen = "127.0.0.1:0"
+	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := runtime.NumGoroutine()
-	s, err := New(cfg)
+	s, err := New(cfg, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,14 @@ func newServeCmd(e *env) *cobra.Command {
 			}
 			logger := newLogger(cfg.Log, e)
 			gc := applyGCPercent(cfg.Server.GCPercent, e)
-			srv, err := server.New(cfg, server.WithLogger(logger), server.WithVersion(buildVersion().Version))
+			db, _, err := openLocal(cfg, openOpts{create: true})
+			if err != nil {
+				return err
+			}
+			for _, m := range db.Migrated() {
+				logger.Info("database schema migrated", "migration", m)
+			}
+			srv, err := server.New(cfg, db, server.WithLogger(logger), server.WithVersion(buildVersion().Version))
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
 	"log/slog"
 	"net/http"
 	netmail "net/mail"
@@ -32,7 +34,11 @@ type Server struct {
 	Config config.Config
 	Client *http.Client
 	clock  *Clock
+	db     *bolt.DB
 }
+
+// Store is the server's store, for tests that seed data directly.
+func (s *Server) Store() *bolt.DB { return s.db }
 
 // Clock is a settable test clock; it starts at the wall clock and moves only
 // when told to.
@@ -71,10 +77,28 @@ func New(tb testing.TB, mods ...func(*config.Config)) *Server {
 // opts apply after the test defaults (e.g. a logger whose output a test reads).
 func Start(tb testing.TB, cfg config.Config, opts ...server.Option) *Server {
 	tb.Helper()
+	return StartAt(tb, cfg, time.Now(), opts...)
+}
+
+// StartAt is Start with the test clock (server and store) set to at.
+func StartAt(tb testing.TB, cfg config.Config, at time.Time, opts ...server.Option) *Server {
+	tb.Helper()
 	clock := &Clock{}
-	clock.Set(time.Now().UTC().Truncate(time.Microsecond))
+	clock.Set(at.UTC().Truncate(time.Microsecond))
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := server.New(cfg, append([]server.Option{server.WithLogger(logger), server.WithHashParams(CheapHash), server.WithClock(clock.Now)}, opts...)...)
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait, Params: &CheapHash})
+	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Clock: clock.Now, Hasher: hasher, Policy: password.CheckPolicy})
+	if err != nil {
+		tb.Fatalf("open the store: %v", err)
+	}
+	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
+		db.Close()
+		tb.Fatalf("configure billing: %v", err)
+	}
+	srv, err := server.New(cfg, db, append([]server.Option{server.WithLogger(logger), server.WithClock(clock.Now)}, opts...)...)
 	if err != nil {
 		tb.Fatalf("server.New: %v", err)
 	}
@@ -84,7 +108,7 @@ func Start(tb testing.TB, cfg config.Config, opts ...server.Option) *Server {
 	}
 	// Every answer a test receives through Client is checked against the
 	// OpenAPI document.
-	s := &Server{Server: srv, URL: srv.URL(), Config: cfg, clock: clock,
+	s := &Server{Server: srv, URL: srv.URL(), Config: cfg, clock: clock, db: db,
 		Client: &http.Client{Timeout: 30 * time.Second, Transport: newValidatingTransport(tb, srv.URL())}}
 	tb.Cleanup(func() { srv.Close() })
 	return s

@@ -12,22 +12,8 @@ import (
 
 var _ store.Runtime = (*Runtime)(nil)
 
-// RuntimeOptions configure the runtime store.
-type RuntimeOptions struct {
-	// Signer signs access tokens; required.
-	Signer             store.TokenSigner
-	Issuer             string
-	AccessTTL          time.Duration
-	RefreshIdleTTL     time.Duration
-	RefreshAbsoluteTTL time.Duration
-	ReplayWindow       time.Duration
-	// RefreshReuseGrace forgives the token retired by a session's last
-	// rotation for this long (design §5); 0 forgives nothing.
-	RefreshReuseGrace time.Duration
-	// SeenInterval is how stale a device's last_seen_at may get before a
-	// validation queues a refresh of it; 0 means 5 minutes.
-	SeenInterval time.Duration
-}
+// RuntimeOptions configure the runtime API (store.RuntimeOptions).
+type RuntimeOptions = store.RuntimeOptions
 
 // Runtime implements store.Runtime on the DB. Reads on the hot path
 // (validation, entitlement checks) go through a cache of decoded records
@@ -327,3 +313,8 @@ func denseAppends(t *txn) {
 		t.tx.Bucket(name).FillPercent = 0.9
 	}
 }
+
+// OpenRuntime implements store.Backend.
+func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend { return db.Runtime(o) }
+
+var _ store.Backend = (*DB)(nil)

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Backend is everything the server needs of a store: the admin interface,
+// what only the server does (authentication, accounts, the runtime API,
+// outbox, maintenance), and its internals for the metrics. store/bolt
+// implements it on a file; a server is built on one (server.New) and owns
+// it from then on.
+type Backend interface {
+	Admin
+	Credentials
+	Accounts
+	Partners
+	MailTokens
+	Onboarding
+	BillingMaintenance
+	Quotas
+	Outbox
+	AuditRetention
+	StatsReporter
+	Maintenance
+	EndUserAccounts
+	// OpenRuntime returns the runtime API of the store with these options.
+	OpenRuntime(o RuntimeOptions) RuntimeBackend
+}
+
+// Maintenance is the housekeeping a server does on its store.
+type Maintenance interface {
+	// Ping reports whether the store can serve reads and, after a write
+	// failed for want of space, writes.
+	Ping(ctx context.Context) error
+	// Backup writes a consistent copy of the whole store to w.
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+	// ExpireLicenses stores the expiry of lapsed licenses and returns how
+	// many it moved.
+	ExpireLicenses(ctx context.Context) (int, error)
+	// MetaSecret returns the secret kept under name, creating it with gen on
+	// first use (signing keys that must survive restarts).
+	MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error)
+	// Close releases the store.
+	Close() error
+}
+
+// EndUserAccounts creates and finds end-users outside the runtime API
+// (management role calls, imports).
+type EndUserAccounts interface {
+	// RegisterEndUser returns validation_failed, email_taken, not_found.
+	RegisterEndUser(ctx context.Context, s Scope, email, password string) (*EndUser, error)
+	// FindEndUser finds an end-user of any application of the organization.
+	// Returns not_found.
+	FindEndUser(ctx context.Context, orgID, id string) (*EndUser, error)
+}
+
+// RuntimeOptions configure the runtime API of a store.
+type RuntimeOptions struct {
+	// Signer signs access tokens; required.
+	Signer             TokenSigner
+	Issuer             string
+	AccessTTL          time.Duration
+	RefreshIdleTTL     time.Duration
+	RefreshAbsoluteTTL time.Duration
+	ReplayWindow       time.Duration
+	// RefreshReuseGrace forgives the token retired by a session's last
+	// rotation for this long (design §5); 0 forgives nothing.
+	RefreshReuseGrace time.Duration
+	// SeenInterval is how stale a device's last_seen_at may get before a
+	// validation queues a refresh of it; 0 means 5 minutes.
+	SeenInterval time.Duration
+}
+
+// RuntimeBackend is the runtime API with the housekeeping its workers do.
+type RuntimeBackend interface {
+	Runtime
+	// FlushSeen writes the last-seen times held in memory; it returns how
+	// many it wrote.
+	FlushSeen(ctx context.Context) (int, error)
+	// SweepSessions removes up to limit sessions past their absolute
+	// lifetime and returns how many.
+	SweepSessions(ctx context.Context, limit int) (int, error)
+	// SweepNonces removes up to limit nonces past the replay window.
+	SweepNonces(ctx context.Context, limit int) (int, error)
+}
