@@ -41,16 +41,19 @@ func newServeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := srv.Open(); err != nil {
-				srv.Close()
-				return err
-			}
-			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "gc_percent", gc)
+			// Signals are caught before the server says it listens: a SIGHUP
+			// or SIGTERM sent as soon as it does must not find the default
+			// action (which ends the process) still in place.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			hup := make(chan os.Signal, 1)
 			signal.Notify(hup, syscall.SIGHUP)
 			defer signal.Stop(hup)
+			if err := srv.Open(); err != nil {
+				srv.Close()
+				return err
+			}
+			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "gc_percent", gc)
 			for {
 				select {
 				case <-hup:
