@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	"licensectl/store"
+	"licensectl/store/password"
 	"licensectl/store/storetest"
 )
 
-// TestConformance runs the store.Admin conformance suite on a bbolt file.
+// TestConformance runs the store.Admin conformance suite on a bbolt file,
+// with the password policy the server uses.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Admin {
-		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}})
+		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}, Policy: password.CheckPolicy})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,6 +75,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
 	t.Run("Licenses", func(t *testing.T) { testLicenses(t, open) })
 	t.Run("Credentials", func(t *testing.T) { testCredentials(t, open) })
+	t.Run("Members", func(t *testing.T) { testMembers(t, open) })
+	t.Run("PlansInUse", func(t *testing.T) { testPlansInUse(t, open) })
+	t.Run("SecretsAndPeople", func(t *testing.T) { testSecretsAndPeople(t, open) })
 	t.Run("Billing", func(t *testing.T) { testBilling(t, open) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open) })
 }

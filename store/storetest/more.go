@@ -1,0 +1,127 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"licensectl/store"
+)
+
+// testMembers: members come and go; the address is unique; weak input is
+// refused.
+func testMembers(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	in := store.AddMemberInput{OrgID: f.org.ID, Email: "dev@conformance.test", Password: Password, Role: store.RoleDeveloper, FirstName: "Dev", LastName: "Eloper"}
+	m, err := f.db.AddMember(f.ctx, in)
+	if err != nil || m.Role != store.RoleDeveloper || m.Email != in.Email {
+		t.Fatalf("AddMember = %+v, %v", m, err)
+	}
+	t.Run("ErrEmailTaken", func(t *testing.T) {
+		_, err := f.db.AddMember(f.ctx, in)
+		wantCode(t, "AddMember(again)", err, store.ECodeEmailTaken)
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		for name, bad := range map[string]func(*store.AddMemberInput){
+			"role":     func(i *store.AddMemberInput) { i.Role = "king" },
+			"email":    func(i *store.AddMemberInput) { i.Email = "not an address" },
+			"password": func(i *store.AddMemberInput) { i.Password = "short" },
+		} {
+			i := in
+			i.Email = "other@conformance.test"
+			bad(&i)
+			_, err := f.db.AddMember(f.ctx, i)
+			wantCode(t, "AddMember("+name+")", err, store.ECodeValidation)
+		}
+	})
+	t.Run("OKRemove", func(t *testing.T) {
+		if err := f.db.RemoveMember(f.ctx, f.org.ID, m.ID); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, "RemoveMember(again)", f.db.RemoveMember(f.ctx, f.org.ID, m.ID), store.ECodeNotFound)
+		_, err := f.db.FindMember(f.ctx, f.org.ID, m.ID)
+		wantCode(t, "FindMember(removed)", err, store.ECodeNotFound)
+	})
+	t.Run("OKRenameOrganization", func(t *testing.T) {
+		o, err := f.db.UpdateOrganization(f.ctx, f.org.ID, store.OrganizationUpdate{Name: ptr("Renamed")})
+		if err != nil || o.Name != "Renamed" || o.Slug != f.org.Slug {
+			t.Fatalf("UpdateOrganization = %+v, %v", o, err)
+		}
+		_, err = f.db.UpdateOrganization(f.ctx, f.org.ID, store.OrganizationUpdate{Name: ptr(" ")})
+		wantCode(t, "UpdateOrganization(blank)", err, store.ECodeValidation)
+	})
+}
+
+// testPlansInUse: a plan with live licenses cannot go; entitlements can,
+// and leave the plans that named them.
+func testPlansInUse(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	ent, err := f.db.CreateEntitlement(f.ctx, f.ref(), store.CreateEntitlementInput{Key: "export", Name: "Export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Pro"), EntitlementIDs: &[]string{ent.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unused, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Unused")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "DeletePlan(in use)", f.db.DeletePlan(f.ctx, f.ref(), plan.ID), store.ECodePlanInUse)
+	if err := f.db.DeletePlan(f.ctx, f.ref(), unused.ID); err != nil {
+		t.Fatalf("DeletePlan(unused): %v", err)
+	}
+	_, err = f.db.FindPlan(f.ctx, f.ref(), unused.ID)
+	wantCode(t, "FindPlan(deleted)", err, store.ECodeNotFound)
+	if err := f.db.DeleteEntitlement(f.ctx, f.ref(), ent.ID); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.db.FindPlan(f.ctx, f.ref(), plan.ID)
+	if err != nil || len(p.Entitlements) != 0 {
+		t.Fatalf("plan after its entitlement went = %+v, %v", p, err)
+	}
+	wantCode(t, "DeleteEntitlement(again)", f.db.DeleteEntitlement(f.ctx, f.ref(), ent.ID), store.ECodeNotFound)
+	ents, err := f.db.ListEntitlements(f.ctx, f.ref())
+	if err != nil || len(ents) != 0 {
+		t.Fatalf("ListEntitlements = %+v, %v", ents, err)
+	}
+}
+
+// testSecretsAndPeople: application secrets per environment; end-user and
+// device calls on ids that name nothing; audit filter bounds.
+func testSecretsAndPeople(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	env := f.app.Env(store.EnvDevelopment)
+	sec, plain, err := f.db.CreateAppSecret(f.ctx, f.ref(), store.CreateSecretInput{EnvironmentID: env.ID, Label: "ci"})
+	if err != nil || plain == "" || sec.EnvironmentID != env.ID {
+		t.Fatalf("CreateAppSecret = %+v, %v", sec, err)
+	}
+	_, _, err = f.db.CreateAppSecret(f.ctx, f.ref(), store.CreateSecretInput{EnvironmentID: store.NewID()})
+	wantCode(t, "CreateAppSecret(unknown environment)", err, store.ECodeValidation)
+	if err := f.db.RevokeAppSecret(f.ctx, f.ref(), sec.ID); err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.db.ListAppSecrets(f.ctx, f.ref())
+	if err != nil || len(list) != 1 || list[0].RevokedAt == nil {
+		t.Fatalf("ListAppSecrets = %+v, %v", list, err)
+	}
+	sc := f.scope(store.EnvProduction)
+	users, err := f.db.ListEndUsers(f.ctx, sc, store.StatusFilter{})
+	if err != nil || users.Total != 0 || users.Data == nil {
+		t.Fatalf("ListEndUsers = %+v, %v", users, err)
+	}
+	_, err = f.db.SetEndUserStatus(f.ctx, sc, store.NewID(), store.UserBanned)
+	wantCode(t, "SetEndUserStatus(unknown)", err, store.ECodeNotFound)
+	_, err = f.db.SetDeviceStatus(f.ctx, sc, store.NewID(), store.DeviceBlocked)
+	wantCode(t, "SetDeviceStatus(unknown)", err, store.ECodeNotFound)
+	_, err = f.db.AddEndUserRole(f.ctx, f.org.ID, store.NewID(), "beta")
+	wantCode(t, "AddEndUserRole(unknown)", err, store.ECodeNotFound)
+	_, err = f.db.FindLicense(f.ctx, sc, store.NewID())
+	wantCode(t, "FindLicense(unknown)", err, store.ECodeNotFound)
+	from, to := time.Now(), time.Now().Add(-time.Hour)
+	_, err = f.db.ListAudit(f.ctx, sc, store.AuditFilter{From: &from, To: &to})
+	wantCode(t, "ListAudit(from after to)", err, store.ECodeValidation)
+}
