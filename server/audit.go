@@ -60,7 +60,7 @@ func (s *Server) listOrgAudit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(page, auditEntry))
+	writeJSON(w, http.StatusOK, api.PageOf(page, auditEntry))
 	return nil
 }
 
@@ -77,6 +77,6 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(page, auditEntry))
+	writeJSON(w, http.StatusOK, api.PageOf(page, auditEntry))
 	return nil
 }

@@ -115,23 +115,6 @@ func pageRequest(r *http.Request) (store.PageRequest, error) {
 	return p, p.Normalize()
 }
 
-// pageResponse is the envelope of paginated lists.
-type pageResponse[T any] struct {
-	Data    []T `json:"data"`
-	Total   int `json:"total"`
-	Page    int `json:"page"`
-	PerPage int `json:"per_page"`
-}
-
-// newPage maps a store page through fn into the response envelope.
-func newPage[S, T any](p *store.Page[S], fn func(S) T) pageResponse[T] {
-	out := pageResponse[T]{Data: make([]T, 0, len(p.Data)), Total: p.Total, Page: p.Page, PerPage: p.PerPage}
-	for _, v := range p.Data {
-		out.Data = append(out.Data, fn(v))
-	}
-	return out
-}
-
 // mapList maps a slice through fn, never returning nil (an empty list is []).
 func mapList[S, T any](in []S, fn func(S) T) []T {
 	out := make([]T, 0, len(in))

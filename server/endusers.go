@@ -86,7 +86,7 @@ func listByStatus[T, I any](list func(ctx context.Context, sc store.Scope, f sto
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, newPage(page, item))
+		writeJSON(w, http.StatusOK, api.PageOf(page, item))
 		return nil
 	}
 }

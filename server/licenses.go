@@ -47,7 +47,7 @@ func (s *Server) listLicenses(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(page, s.licenseItem))
+	writeJSON(w, http.StatusOK, api.PageOf(page, s.licenseItem))
 	return nil
 }
 

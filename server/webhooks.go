@@ -116,7 +116,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(page, api.DeliveryOf))
+	writeJSON(w, http.StatusOK, api.PageOf(page, api.DeliveryOf))
 	return nil
 }
 

@@ -32,7 +32,7 @@ func newUserListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := newPageView(page, endUserView)
+			v := api.PageOf(page, endUserView)
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "E-MAIL")
 				for _, u := range page.Data {
@@ -117,7 +117,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := newPageView(page, deviceView)
+			v := api.PageOf(page, deviceView)
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "FINGERPRINT")
 				for _, d := range page.Data {
@@ -234,7 +234,7 @@ func newAuditListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := newPageView(page, auditView)
+				v := api.PageOf(page, auditView)
 				return out.emit(v, func(t *table) {
 					t.row("TIME", "EVENT", "ACTOR", "TARGET")
 					for _, a := range page.Data {

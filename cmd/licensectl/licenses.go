@@ -207,7 +207,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 				return err
 			}
 			now := time.Now()
-			v := newPageView(page, func(l *store.LicenseItem) api.LicenseItem { return licenseView(l, now) })
+			v := api.PageOf(page, func(l *store.LicenseItem) api.LicenseItem { return licenseView(l, now) })
 			return out.emit(v, func(t *table) {
 				t.row("ID", "KEY", "STATUS")
 				for _, l := range v.Data {

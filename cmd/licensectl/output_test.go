@@ -36,7 +36,7 @@ func TestTableText(t *testing.T) {
 func TestWriteCSV(t *testing.T) {
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	exp := at.Add(time.Hour)
-	page := pageView[api.LicenseItem]{Data: []api.LicenseItem{
+	page := api.Page[api.LicenseItem]{Data: []api.LicenseItem{
 		{ID: "l1", Key: "K1", Status: "active", Plan: api.PlanRef{ID: "p1", Name: "Pro, \"2026\""}, User: &api.UserRef{ID: "u1", Email: "bob@example.com"},
 			ExpiresAt: &exp, CreatedAt: at, UpdatedAt: at},
 		{ID: "l2", Key: "K2", Status: "inactive", Plan: api.PlanRef{ID: "p1"}, CreatedAt: at, UpdatedAt: at},

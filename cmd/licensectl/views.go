@@ -109,19 +109,6 @@ func auditView(a *store.AuditEntry) api.AuditEntry {
 		IP: a.IP, UserAgent: a.UserAgent, Metadata: md, CreatedAt: a.CreatedAt}
 }
 
-// pageView is the envelope of paginated lists.
-type pageView[T any] struct {
-	Data    []T `json:"data"`
-	Total   int `json:"total"`
-	Page    int `json:"page"`
-	PerPage int `json:"per_page"`
-}
-
-// newPageView maps a store page through fn.
-func newPageView[S, T any](p *store.Page[S], fn func(S) T) pageView[T] {
-	return pageView[T]{Data: mapSlice(p.Data, fn), Total: p.Total, Page: p.Page, PerPage: p.PerPage}
-}
-
 // mapSlice maps a slice through fn, never returning nil.
 func mapSlice[S, T any](in []S, fn func(S) T) []T {
 	out := make([]T, 0, len(in))

@@ -207,7 +207,7 @@ func newWebhookDeliveriesCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(newPageView(page, api.DeliveryOf), func(t *table) {
+			return out.emit(api.PageOf(page, api.DeliveryOf), func(t *table) {
 				t.row("ID", "EVENT", "STATUS", "ATTEMPTS", "HTTP", "LAST ATTEMPT", "NEXT ATTEMPT")
 				for _, d := range page.Data {
 					t.row(d.ID, d.Event, d.Status, fmt.Sprint(d.Attempts), fmt.Sprint(d.ResponseStatus), stampp(d.LastAttemptAt), stampp(d.NextAttemptAt))

@@ -236,23 +236,6 @@ func pageQuery(q url.Values, pr store.PageRequest) url.Values {
 	return q
 }
 
-// pageBody is the envelope of paginated lists.
-type pageBody[T any] struct {
-	Data    []T `json:"data"`
-	Total   int `json:"total"`
-	Page    int `json:"page"`
-	PerPage int `json:"per_page"`
-}
-
-// toPage maps a page body through fn.
-func toPage[S, T any](b pageBody[S], fn func(S) T) *store.Page[T] {
-	out := &store.Page[T]{Data: make([]T, 0, len(b.Data)), Total: b.Total, Page: b.Page, PerPage: b.PerPage}
-	for _, v := range b.Data {
-		out.Data = append(out.Data, fn(v))
-	}
-	return out
-}
-
 // mapList maps a slice through fn.
 func mapList[S, T any](in []S, fn func(S) T) []T {
 	out := make([]T, 0, len(in))

@@ -26,11 +26,11 @@ func endUserFrom(appID string) func(api.EndUserItem) *store.EndUser {
 
 // ListEndUsers implements store.EndUsers.
 func (c *Client) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
-	var out pageBody[api.EndUserItem]
+	var out api.Page[api.EndUserItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "users"), org: s.OrgID, env: s.Env, query: statusQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, endUserFrom(s.AppID)), nil
+	return api.StorePage(out, endUserFrom(s.AppID)), nil
 }
 
 // SetEndUserStatus implements store.EndUsers. The answer carries only id and
@@ -63,11 +63,11 @@ func (c *Client) RemoveEndUserRole(ctx context.Context, orgID, userID, role stri
 
 // ListDevices implements store.Devices.
 func (c *Client) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	var out pageBody[api.DeviceItem]
+	var out api.Page[api.DeviceItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "devices"), org: s.OrgID, env: s.Env, query: statusQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, func(d api.DeviceItem) *store.Device {
+	return api.StorePage(out, func(d api.DeviceItem) *store.Device {
 		dv := &store.Device{ID: d.ID, AppID: s.AppID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status,
 			LicenseIDs: d.LicenseIDs, LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
 		if d.UserID != nil {
@@ -89,11 +89,11 @@ func (c *Client) SetDeviceStatus(ctx context.Context, s store.Scope, id, status 
 
 // ListAudit implements store.AuditLog.
 func (c *Client) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	var out pageBody[api.AuditEntry]
+	var out api.Page[api.AuditEntry]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "audit-logs"), org: s.OrgID, env: s.Env, query: auditQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, func(a api.AuditEntry) *store.AuditEntry {
+	return api.StorePage(out, func(a api.AuditEntry) *store.AuditEntry {
 		return &store.AuditEntry{ID: a.ID, OrgID: s.OrgID, AppID: s.AppID, Event: a.Event, Actor: store.Actor{Type: a.Actor.Type, ID: a.Actor.ID},
 			Target: store.Target(a.Target), IP: a.IP, UserAgent: a.UserAgent, Metadata: a.Metadata, CreatedAt: a.CreatedAt}
 	}), nil

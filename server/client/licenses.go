@@ -50,11 +50,11 @@ func (c *Client) ListLicenses(ctx context.Context, s store.Scope, f store.Licens
 	setIf(q, "key", f.Key)
 	setIf(q, "user_id", f.UserID)
 	setIf(q, "user_email", f.UserEmail)
-	var out pageBody[api.LicenseItem]
+	var out api.Page[api.LicenseItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses"), org: s.OrgID, env: s.Env, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, licenseFrom(s.AppID)), nil
+	return api.StorePage(out, licenseFrom(s.AppID)), nil
 }
 
 // FindLicense implements store.Licenses.

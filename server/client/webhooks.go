@@ -62,11 +62,11 @@ func (c *Client) DeleteWebhook(ctx context.Context, ref store.AppRef, id string)
 func (c *Client) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
 	q := url.Values{}
 	setIf(q, "status", f.Status)
-	var out pageBody[api.Delivery]
+	var out api.Page[api.Delivery]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "webhooks", webhookID, "deliveries"), org: ref.OrgID, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, func(d api.Delivery) *store.Delivery {
+	return api.StorePage(out, func(d api.Delivery) *store.Delivery {
 		x := d.Domain()
 		x.OrgID, x.AppID, x.WebhookID = ref.OrgID, ref.AppID, webhookID
 		return x
@@ -98,11 +98,11 @@ func (c *Client) WebhookEvents(ctx context.Context) ([]string, error) {
 
 // ListOrgAudit implements store.OrgAuditLog.
 func (c *Client) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	var out pageBody[api.AuditEntry]
+	var out api.Page[api.AuditEntry]
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/audit-logs", org: orgID, query: auditQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return toPage(out, func(a api.AuditEntry) *store.AuditEntry {
+	return api.StorePage(out, func(a api.AuditEntry) *store.AuditEntry {
 		return &store.AuditEntry{ID: a.ID, OrgID: orgID, Event: a.Event, Actor: store.Actor{Type: a.Actor.Type, ID: a.Actor.ID},
 			Target: store.Target(a.Target), IP: a.IP, UserAgent: a.UserAgent, Metadata: a.Metadata, CreatedAt: a.CreatedAt}
 	}), nil
