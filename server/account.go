@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"licensectl/server/antibot"
+	"licensectl/server/api"
 	"licensectl/server/mail"
 	"licensectl/store"
 	"licensectl/store/password"
@@ -106,19 +107,12 @@ func (s *Server) accountCall(fn handlerFunc) http.Handler {
 	})
 }
 
-// AccountMessage answers signup, resend-verification, forgot-password and
-// reset-password.
-type AccountMessage struct {
-	Success bool   `json:"success"`
-	Message string `json:"message"`
-}
-
 // The answers of the calls that must not reveal whether an address has an
 // account: the same bytes whatever happened.
 var (
-	signupAnswer = AccountMessage{true, "Check your inbox: we sent a message to this address. Follow its link to verify the address and sign in."}
-	resendAnswer = AccountMessage{true, "If this address has an account awaiting verification, we sent it a new verification link."}
-	forgotAnswer = AccountMessage{true, "If this address has an account, we sent it a link to reset the password."}
+	signupAnswer = api.AccountMessage{Success: true, Message: "Check your inbox: we sent a message to this address. Follow its link to verify the address and sign in."}
+	resendAnswer = api.AccountMessage{Success: true, Message: "If this address has an account awaiting verification, we sent it a new verification link."}
+	forgotAnswer = api.AccountMessage{Success: true, Message: "If this address has an account, we sent it a link to reset the password."}
 )
 
 func (s *Server) challenge(w http.ResponseWriter, r *http.Request) error {
@@ -130,22 +124,10 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// SignupRequest is the body of POST /auth/signup. Altcha is the solved
-// anti-bot challenge, required when signup.challenge is altcha.
-type SignupRequest struct {
-	FirstName          string `json:"first_name"`
-	LastName           string `json:"last_name"`
-	OrganizationName   string `json:"organization_name"`
-	Email              string `json:"email"`
-	Password           string `json:"password"`
-	Phone              string `json:"phone"`
-	TOSAcceptedVersion string `json:"tos_accepted_version"`
-	Altcha             string `json:"altcha"`
-}
-
-// validate checks what the request alone decides, cheapest first; the store
-// re-checks the same rules authoritatively. Nothing here looks at accounts.
-func (req *SignupRequest) validate(blocked []string) error {
+// validateSignup checks what the request alone decides, cheapest first; the
+// store re-checks the same rules authoritatively. Nothing here looks at
+// accounts.
+func validateSignup(req *api.SignupRequest, blocked []string) error {
 	for _, f := range []struct{ name, v string }{
 		{"first_name", req.FirstName}, {"last_name", req.LastName}, {"organization_name", req.OrganizationName},
 		{"email", req.Email}, {"password", req.Password}, {"tos_accepted_version", req.TOSAcceptedVersion},
@@ -167,11 +149,11 @@ func (req *SignupRequest) validate(blocked []string) error {
 // signup answers the same bytes whether or not the address is registered;
 // both paths hash the password and send one mail.
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
-	var req SignupRequest
+	var req api.SignupRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := req.validate(s.cfg.Signup.BlockedDomains); err != nil {
+	if err := validateSignup(&req, s.cfg.Signup.BlockedDomains); err != nil {
 		return err
 	}
 	// The challenge is spent only once the rest of the request is valid, so
@@ -203,20 +185,8 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// TokenRequest is the body of POST /auth/verify-email.
-type TokenRequest struct {
-	Token string `json:"token"`
-}
-
-// EmailVerified answers POST /auth/verify-email.
-type EmailVerified struct {
-	Success        bool   `json:"success"`
-	AccessToken    string `json:"access_token"`
-	OrganizationID string `json:"organization_id"`
-}
-
 func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
-	var req TokenRequest
+	var req api.TokenRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -231,21 +201,15 @@ func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, EmailVerified{Success: true, AccessToken: tok, OrganizationID: res.Member.OrgID})
+	writeJSON(w, http.StatusOK, api.EmailVerified{Success: true, AccessToken: tok, OrganizationID: res.Member.OrgID})
 	return nil
-}
-
-// EmailRequest is the body of POST /auth/resend-verification and
-// /auth/forgot-password.
-type EmailRequest struct {
-	Email string `json:"email"`
 }
 
 // mailToken issues a token of purpose for the address in the body and mails
 // it through build when the address has an account that should get one. The
 // answer is the same either way.
-func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose string, ttl time.Duration, build func(to, token string) mail.Message, answer AccountMessage) error {
-	var req EmailRequest
+func (s *Server) mailToken(w http.ResponseWriter, r *http.Request, purpose string, ttl time.Duration, build func(to, token string) mail.Message, answer api.AccountMessage) error {
+	var req api.EmailRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -289,14 +253,8 @@ func (s *Server) forgotPassword(w http.ResponseWriter, r *http.Request) error {
 	return s.mailToken(w, r, store.TokenResetPassword, resetTokenTTL, s.resetMail, forgotAnswer)
 }
 
-// ResetPasswordRequest is the body of POST /auth/reset-password.
-type ResetPasswordRequest struct {
-	Token       string `json:"token"`
-	NewPassword string `json:"new_password"`
-}
-
 func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) error {
-	var req ResetPasswordRequest
+	var req api.ResetPasswordRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -309,27 +267,15 @@ func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.db.ResetPassword(r.Context(), strings.TrimSpace(req.Token), req.NewPassword); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, AccountMessage{true, "Your password was changed and every session of the account was signed out. Sign in with the new password."})
+	writeJSON(w, http.StatusOK, api.AccountMessage{Success: true, Message: "Your password was changed and every session of the account was signed out. Sign in with the new password."})
 	return nil
-}
-
-// LoginRequest is the body of POST /auth/login.
-type LoginRequest struct {
-	Email    string `json:"email"`
-	Password string `json:"password"`
-}
-
-// LoggedIn answers POST /auth/login.
-type LoggedIn struct {
-	AccessToken   string `json:"access_token"`
-	EmailVerified bool   `json:"email_verified"`
 }
 
 // login refuses an address with too many recent failures before checking
 // the password, so that guessing stops even when a guess would be right.
 // Unknown addresses are counted too: throttling must not tell them apart.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
-	var req LoginRequest
+	var req api.LoginRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
@@ -355,7 +301,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, LoggedIn{AccessToken: tok, EmailVerified: res.Member.EmailVerified})
+	writeJSON(w, http.StatusOK, api.LoggedIn{AccessToken: tok, EmailVerified: res.Member.EmailVerified})
 	return nil
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"licensectl/server/api"
 	"net/http"
-	"time"
 
 	"licensectl/store"
 )
@@ -15,13 +14,6 @@ func (s *Server) registerApplicationRoutes(r group) {
 	r.Handle("/applications/{id}", s.mgmt(permWrite, s.updateApplication)).Methods(http.MethodPatch)
 	r.Handle("/applications/{id}", s.mgmt(permWrite, s.deleteApplication)).Methods(http.MethodDelete)
 	r.Handle("/applications/{id}/environments", s.mgmt(permRead, s.listEnvironments)).Methods(http.MethodGet)
-}
-
-// Environment is an item of the environments list.
-type Environment struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"created_at"`
 }
 
 func applicationItem(a *store.Application) api.ApplicationItem {
@@ -93,8 +85,8 @@ func (s *Server) listEnvironments(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(a.Environments, func(e store.Environment) Environment {
-		return Environment{ID: e.ID, Name: e.Name, CreatedAt: e.CreatedAt}
+	writeJSON(w, http.StatusOK, mapList(a.Environments, func(e store.Environment) api.Environment {
+		return api.Environment{ID: e.ID, Name: e.Name, CreatedAt: e.CreatedAt}
 	}))
 	return nil
 }

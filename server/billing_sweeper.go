@@ -23,24 +23,20 @@ type billingSweeper struct {
 	changed func(orgID string)
 }
 
-// Run sweeps at once and then every interval until ctx ends. Each sweep is
-// one transaction, so stopping between sweeps leaves nothing half done.
+// Run sweeps at once and then every interval until ctx ends.
 func (b *billingSweeper) Run(ctx context.Context) error {
-	t := time.NewTicker(b.interval)
-	defer t.Stop()
-	for {
-		orgs, err := b.store.SweepBilling(context.WithoutCancel(ctx))
-		if err != nil {
-			b.logger.Error("sweep billing", "err", err)
-		}
-		for _, org := range orgs {
-			b.changed(org)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return periodic{interval: b.interval, atStart: true, fn: b.sweep}.Run(ctx)
+}
+
+// sweep is one transaction, run to its end even when ctx ends during it, so
+// stopping between sweeps leaves nothing half done.
+func (b *billingSweeper) sweep(ctx context.Context) {
+	orgs, err := b.store.SweepBilling(context.WithoutCancel(ctx))
+	if err != nil {
+		b.logger.Error("sweep billing", "err", err)
+	}
+	for _, org := range orgs {
+		b.changed(org)
 	}
 }
 

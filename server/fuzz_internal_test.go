@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -44,10 +45,10 @@ func FuzzDecode(f *testing.F) {
 		r = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
 		var rt struct {
 			LicenseKey string `json:"license_key"`
-			replayFields
+			api.Replay
 		}
 		if err := decodeRuntime(r, &rt); err == nil {
-			_, err = rt.replay()
+			_, err = replayOf(rt.Replay)
 			wantInputError(t, err)
 		} else {
 			wantInputError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"licensectl/server/api"
 	"licensectl/server/rttoken"
 	"licensectl/store"
 )
@@ -165,39 +166,8 @@ func (s *Server) rtInit(w http.ResponseWriter, r *http.Request, c store.RuntimeC
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, runtimeAppBody{ra.App.ID, ra.App.Name, ra.Env.Name})
+	writeJSON(w, http.StatusOK, api.RuntimeApplication{ApplicationID: ra.App.ID, Name: ra.App.Name, Environment: ra.Env.Name})
 	return nil
-}
-
-// runtimeAppBody answers POST /applications/init.
-type runtimeAppBody struct {
-	ApplicationID string `json:"application_id"`
-	Name          string `json:"name"`
-	Environment   string `json:"environment"`
-}
-
-// registeredBody answers POST /auth/register.
-type registeredBody struct {
-	UserID string `json:"user_id"`
-}
-
-// activatedBody answers POST /licenses/activate: the session, the
-// entitlements and the license's standing.
-type activatedBody struct {
-	sessionBody
-	Entitlements []string         `json:"entitlements"`
-	License      activatedLicense `json:"license"`
-}
-
-type activatedLicense struct {
-	Status    string     `json:"status"`
-	ExpiresAt *time.Time `json:"expires_at"`
-}
-
-// deviceResetBody answers POST /devices/reset.
-type deviceResetBody struct {
-	Success   bool `json:"success"`
-	Remaining int  `json:"device_resets_remaining"`
 }
 
 func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeClient) error {
@@ -217,10 +187,7 @@ func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeC
 }
 
 func (s *Server) rtRegister(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	var in struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
+	var in api.RuntimeRegisterRequest
 	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
@@ -232,29 +199,16 @@ func (s *Server) rtRegister(w http.ResponseWriter, r *http.Request, c store.Runt
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, registeredBody{u.ID})
+	writeJSON(w, http.StatusCreated, api.Registered{UserID: u.ID})
 	return nil
 }
 
-// sessionBody is the runtime session of the interface.
-type sessionBody struct {
-	AccessToken      string    `json:"access_token"`
-	RefreshToken     string    `json:"refresh_token"`
-	AccessExpiresAt  time.Time `json:"access_expires_at"`
-	RefreshExpiresAt time.Time `json:"refresh_expires_at"`
+func newSessionBody(s *store.RuntimeSession) api.RuntimeSession {
+	return api.RuntimeSession{AccessToken: s.AccessToken, RefreshToken: s.RefreshToken, AccessExpiresAt: s.AccessExpiresAt.UTC(), RefreshExpiresAt: s.RefreshExpiresAt.UTC()}
 }
 
-func newSessionBody(s *store.RuntimeSession) sessionBody {
-	return sessionBody{s.AccessToken, s.RefreshToken, s.AccessExpiresAt.UTC(), s.RefreshExpiresAt.UTC()}
-}
-
-// replayFields are the anti-replay fields of login and activate.
-type replayFields struct {
-	Timestamp string `json:"timestamp"`
-	Nonce     string `json:"nonce"`
-}
-
-func (f replayFields) replay() (store.Replay, error) {
+// replayOf checks the anti-replay fields of a body.
+func replayOf(f api.Replay) (store.Replay, error) {
 	if strings.TrimSpace(f.Timestamp) == "" {
 		return store.Replay{}, store.Invalid("timestamp", "timestamp is required")
 	}
@@ -266,16 +220,11 @@ func (f replayFields) replay() (store.Replay, error) {
 }
 
 func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	var in struct {
-		Email       string `json:"email"`
-		Password    string `json:"password"`
-		Fingerprint string `json:"device_fingerprint"`
-		replayFields
-	}
+	var in api.RuntimeLoginRequest
 	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
-	rp, err := in.replay()
+	rp, err := replayOf(in.Replay)
 	if err != nil {
 		return err
 	}
@@ -302,13 +251,8 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	return nil
 }
 
-// tokenBody is a body carrying one access token.
-type tokenBody struct {
-	AccessToken string `json:"access_token"`
-}
-
 func (s *Server) rtLogout(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	var in tokenBody
+	var in api.AccessToken
 	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
@@ -320,15 +264,11 @@ func (s *Server) rtLogout(w http.ResponseWriter, r *http.Request, c store.Runtim
 }
 
 func (s *Server) rtActivate(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	var in struct {
-		LicenseKey  string `json:"license_key"`
-		Fingerprint string `json:"device_fingerprint"`
-		replayFields
-	}
+	var in api.ActivateRequest
 	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
-	rp, err := in.replay()
+	rp, err := replayOf(in.Replay)
 	if err != nil {
 		return err
 	}
@@ -349,20 +289,8 @@ func (s *Server) rtActivate(w http.ResponseWriter, r *http.Request, c store.Runt
 		t := a.LicenseExpiresAt.UTC()
 		exp = &t
 	}
-	writeJSON(w, http.StatusOK, activatedBody{newSessionBody(&a.RuntimeSession), a.Entitlements, activatedLicense{a.LicenseStatus, exp}})
+	writeJSON(w, http.StatusOK, api.Activated{RuntimeSession: newSessionBody(&a.RuntimeSession), Entitlements: a.Entitlements, License: api.ActivatedLicense{Status: a.LicenseStatus, ExpiresAt: exp}})
 	return nil
-}
-
-// validBody and invalidBody are the two shapes of a validation answer.
-type validBody struct {
-	Valid        bool      `json:"valid"`
-	Entitlements []string  `json:"entitlements"`
-	ExpiresAt    time.Time `json:"expires_at"`
-}
-
-type invalidBody struct {
-	Valid  bool   `json:"valid"`
-	Reason string `json:"reason"`
 }
 
 func (s *Server) rtValidate(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
@@ -380,9 +308,7 @@ func (s *Server) rtValidate(w http.ResponseWriter, r *http.Request, c store.Runt
 }
 
 func (s *Server) rtRefresh(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	var in struct {
-		RefreshToken string `json:"refresh_token"`
-	}
+	var in api.RefreshRequest
 	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
@@ -395,10 +321,7 @@ func (s *Server) rtRefresh(w http.ResponseWriter, r *http.Request, c store.Runti
 }
 
 func (s *Server) rtReset(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	var in struct {
-		LicenseKey  string `json:"license_key"`
-		Fingerprint string `json:"device_fingerprint"`
-	}
+	var in api.RuntimeDeviceResetRequest
 	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
@@ -406,7 +329,7 @@ func (s *Server) rtReset(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, deviceResetBody{true, n})
+	writeJSON(w, http.StatusOK, api.DeviceReset{Success: true, Remaining: n})
 	return nil
 }
 

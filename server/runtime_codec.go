@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -65,7 +66,7 @@ func writeValidation(w http.ResponseWriter, v *store.Validation) {
 	b := buf.AvailableBuffer()
 	if !v.Valid {
 		if !plainKey(v.Reason) {
-			writeJSON(w, http.StatusOK, invalidBody{false, v.Reason})
+			writeJSON(w, http.StatusOK, api.Invalid{Valid: false, Reason: v.Reason})
 			return
 		}
 		b = append(b, `{"valid":false,"reason":"`...)
@@ -77,7 +78,7 @@ func writeValidation(w http.ResponseWriter, v *store.Validation) {
 	b = append(b, `{"valid":true,"entitlements":[`...)
 	for i, k := range v.Entitlements {
 		if !plainKey(k) {
-			writeJSON(w, http.StatusOK, validBody{true, v.Entitlements, v.ExpiresAt.UTC()})
+			writeJSON(w, http.StatusOK, api.Valid{Valid: true, Entitlements: v.Entitlements, ExpiresAt: v.ExpiresAt.UTC()})
 			return
 		}
 		if i > 0 {
@@ -134,7 +135,7 @@ func decodeToken(r *http.Request) (string, error) {
 			}
 		}
 	}
-	var in tokenBody
+	var in api.AccessToken
 	err := decodeBytes(body, &in)
 	return in.AccessToken, err
 }

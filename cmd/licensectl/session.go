@@ -14,21 +14,33 @@ import (
 	"github.com/spf13/cobra"
 
 	"licensectl/config"
+	"licensectl/server/api"
 	"licensectl/server/client"
 	"licensectl/store"
 	"licensectl/store/bolt"
 	"licensectl/store/password"
 )
 
-// backend is the admin interface the commands use: store.Admin plus
-// backup. *bolt.DB implements it locally and *client.Client remotely.
+// backend is what the commands use: store.Admin, the backup, and the few
+// things a server does for a remote command that local mode does itself.
+// local implements it on the data file and *client.Client over HTTP; the
+// commands never ask which one they have.
 type backend interface {
 	store.Admin
+	// Backup writes a consistent copy of the store to w.
 	Backup(ctx context.Context, w io.Writer) (int64, error)
+	// OrgBound reports whether the credential belongs to one organization
+	// (an API key), which it then always acts in.
+	OrgBound() bool
+	// PingWebhook sends the endpoint a webhook.test ping now and records it
+	// as a delivery.
+	PingWebhook(ctx context.Context, ref store.AppRef, webhookID string) (*api.WebhookTestResult, error)
+	// WebhookEvents lists every event name an endpoint can subscribe to.
+	WebhookEvents(ctx context.Context) ([]string, error)
 }
 
 var (
-	_ backend = (*bolt.DB)(nil)
+	_ backend = local{}
 	_ backend = (*client.Client)(nil)
 )
 
@@ -84,7 +96,7 @@ func (e *env) open(cmd *cobra.Command, opts openOpts) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.svc, s.where, s.close, s.cfg = db, path, db.Close, cfg
+	s.svc, s.where, s.close, s.cfg = local{db, cfg}, path, db.Close, cfg
 	return s, nil
 }
 
@@ -137,7 +149,7 @@ func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 // --org remotely the id is "", and the server uses the credential's.
 func (s *session) org(ctx context.Context) (string, error) {
 	if s.orgArg != "" {
-		if c, ok := s.svc.(*client.Client); ok && c.OrgBound() {
+		if s.svc.OrgBound() {
 			// An API key acts in its own organization whatever the header
 			// says: refuse an --org naming another rather than ignore it.
 			o, err := s.svc.FindOrganization(ctx, "")

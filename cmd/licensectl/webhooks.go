@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"licensectl/server/api"
-	"licensectl/server/client"
 	"licensectl/server/webhook"
 	"licensectl/store"
 )
@@ -169,31 +168,6 @@ func newWebhookDeleteCmd(e *env) *cobra.Command {
 	return c
 }
 
-// ping sends a test ping: through the server remotely, from here locally
-// (with the configured timeout and URL rules), recorded as a delivery either way.
-func (s *session) ping(ctx context.Context, ref store.AppRef, id string) (*api.WebhookTestResult, error) {
-	if c, ok := s.svc.(*client.Client); ok {
-		return c.PingWebhook(ctx, ref, id)
-	}
-	outbox, ok := s.svc.(store.Outbox)
-	if !ok {
-		return nil, fmt.Errorf("this backend cannot send a test ping")
-	}
-	job, err := outbox.TestDelivery(ctx, ref, id)
-	if err != nil {
-		return nil, err
-	}
-	c := s.cfg.Webhooks
-	g := webhook.NewGuard(c.AllowHTTP, c.AllowPrivateTargets)
-	sender := &webhook.Sender{Client: g.Client(c.Timeout), UserAgent: "licensectl/" + version, Now: store.SystemClock}
-	a := sender.Send(ctx, job)
-	if err := outbox.RecordAttempt(ctx, job.Delivery.ID, a, store.RetryPolicy{}); err != nil {
-		return nil, err
-	}
-	r := api.WebhookTestResultOf(job.Delivery.ID, a)
-	return &r, nil
-}
-
 func newWebhookTestCmd(e *env) *cobra.Command {
 	var app string
 	c := &cobra.Command{
@@ -202,7 +176,7 @@ func newWebhookTestCmd(e *env) *cobra.Command {
 		Example: "  licensectl webhook test --app studio 0190c0de-…",
 		Args:    exactArgs("ID"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
-			r, err := s.ping(ctx, ref, args[0])
+			r, err := s.svc.PingWebhook(ctx, ref, args[0])
 			if err != nil {
 				return err
 			}
@@ -283,11 +257,7 @@ func newWebhookEventsCmd(e *env) *cobra.Command {
 				return emitEvents(out, store.Events())
 			}
 			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
-				c, ok := s.svc.(*client.Client)
-				if !ok {
-					return emitEvents(out, store.Events())
-				}
-				names, err := c.WebhookEvents(ctx)
+				names, err := s.svc.WebhookEvents(ctx)
 				if err != nil {
 					return err
 				}

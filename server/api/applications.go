@@ -53,3 +53,10 @@ type UpdateApplicationRequest struct {
 	Name   *string `json:"name"`
 	Status *string `json:"status"`
 }
+
+// Environment is an item of the environments list.
+type Environment struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}

@@ -1,0 +1,105 @@
+package api
+
+import "time"
+
+// The runtime API's bodies (design.md §5): what an application sends and
+// receives.
+
+// RuntimeApplication answers POST /v1/runtime/applications/init.
+type RuntimeApplication struct {
+	ApplicationID string `json:"application_id"`
+	Name          string `json:"name"`
+	Environment   string `json:"environment"`
+}
+
+// Registered answers POST /v1/runtime/auth/register.
+type Registered struct {
+	UserID string `json:"user_id"`
+}
+
+// Activated answers POST /v1/runtime/licenses/activate: the session, the
+// entitlements and the license's standing.
+type Activated struct {
+	RuntimeSession
+	Entitlements []string         `json:"entitlements"`
+	License      ActivatedLicense `json:"license"`
+}
+
+// ActivatedLicense is the standing of the license an activation bound.
+type ActivatedLicense struct {
+	Status    string     `json:"status"`
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// DeviceReset answers POST /v1/runtime/devices/reset.
+type DeviceReset struct {
+	Success   bool `json:"success"`
+	Remaining int  `json:"device_resets_remaining"`
+}
+
+// RuntimeSession is a runtime session's token pair: the answer of login and
+// refresh.
+type RuntimeSession struct {
+	AccessToken      string    `json:"access_token"`
+	RefreshToken     string    `json:"refresh_token"`
+	AccessExpiresAt  time.Time `json:"access_expires_at"`
+	RefreshExpiresAt time.Time `json:"refresh_expires_at"`
+}
+
+// Replay are the anti-replay fields of login and activate, embedded in
+// their bodies.
+type Replay struct {
+	Timestamp string `json:"timestamp"`
+	Nonce     string `json:"nonce"`
+}
+
+// AccessToken is a body carrying one access token: logout and validate.
+type AccessToken struct {
+	AccessToken string `json:"access_token"`
+}
+
+// Valid is the answer of a validation that passed.
+type Valid struct {
+	Valid        bool      `json:"valid"`
+	Entitlements []string  `json:"entitlements"`
+	ExpiresAt    time.Time `json:"expires_at"`
+}
+
+// Invalid is the answer of a validation that did not pass, with the first
+// reason of the cascade.
+type Invalid struct {
+	Valid  bool   `json:"valid"`
+	Reason string `json:"reason"`
+}
+
+// RuntimeRegisterRequest is the body of POST /v1/runtime/auth/register.
+type RuntimeRegisterRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// RuntimeLoginRequest is the body of POST /v1/runtime/auth/login.
+type RuntimeLoginRequest struct {
+	Email       string `json:"email"`
+	Password    string `json:"password"`
+	Fingerprint string `json:"device_fingerprint"`
+	Replay
+}
+
+// ActivateRequest is the body of POST /v1/runtime/licenses/activate.
+type ActivateRequest struct {
+	LicenseKey  string `json:"license_key"`
+	Fingerprint string `json:"device_fingerprint"`
+	Replay
+}
+
+// RefreshRequest is the body of POST /v1/runtime/sessions/refresh.
+type RefreshRequest struct {
+	RefreshToken string `json:"refresh_token"`
+}
+
+// RuntimeDeviceResetRequest is the body of POST /v1/runtime/devices/reset.
+type RuntimeDeviceResetRequest struct {
+	LicenseKey  string `json:"license_key"`
+	Fingerprint string `json:"device_fingerprint"`
+}
