@@ -17,7 +17,7 @@ func apiOps() []apiOp {
 	rt := func(method, path, summary string, status int, resp any) apiOp {
 		return apiOp{method: method, path: path, tag: "runtime", summary: summary, auth: authRuntime, status: status, resp: resp}
 	}
-	ok := success{}
+	ok := api.Success{}
 	return []apiOp{
 		{method: http.MethodGet, path: "/healthz", tag: "operations", summary: "The process is up", status: 200, resp: map[string]string{}},
 		{method: http.MethodGet, path: "/readyz", tag: "operations", summary: "The store can serve", status: 200, resp: map[string]string{}},
