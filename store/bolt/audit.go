@@ -116,6 +116,9 @@ func (db *DB) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilte
 	}
 	var out *store.Page[*store.AuditEntry]
 	err := db.view(ctx, func(t *txn) error {
+		if err := t.mustGet(bOrgs, orgID, "organization", new(store.Organization)); err != nil {
+			return err
+		}
 		index, prefix := bAuditOrg, idb(orgID)
 		if f.Event != "" {
 			index, prefix = bAuditOrgEvent, key(idb(orgID), str(f.Event))
