@@ -13,14 +13,7 @@ func (s *Server) registerAuditRoutes(r group) {
 	r.Handle("/audit-logs", s.mgmt(permRead, s.listOrgAudit)).Methods(http.MethodGet)
 }
 
-func auditEntry(e *store.AuditEntry) api.AuditEntry {
-	meta := e.Metadata
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	return api.AuditEntry{ID: e.ID, Event: e.Event, Actor: api.AuditActor{Type: e.Actor.Type, ID: e.Actor.ID}, Target: api.AuditTarget(e.Target),
-		IP: e.IP, UserAgent: e.UserAgent, Metadata: meta, CreatedAt: e.CreatedAt}
-}
+func auditEntry(e *store.AuditEntry) api.AuditEntry { return api.AuditEntryOf(e) }
 
 // queryTime reads an optional RFC 3339 query parameter.
 func queryTime(r *http.Request, name string) (*time.Time, error) {

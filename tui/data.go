@@ -45,6 +45,13 @@ type Data interface {
 	SetDeviceStatus(ctx context.Context, s store.Scope, id, status string) (*store.Device, error)
 
 	ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error)
+	ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error)
+
+	ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error)
+	UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u store.WebhookUpdate) (*store.Webhook, error)
+	DeleteWebhook(ctx context.Context, ref store.AppRef, id string) error
+	ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error)
+	RetryDelivery(ctx context.Context, ref store.AppRef, webhookID, deliveryID string) error
 }
 
 // The admin interface must keep offering what the TUI calls.

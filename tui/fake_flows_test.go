@@ -123,7 +123,7 @@ func TestGenerateFormErrors(t *testing.T) {
 func TestSecretShownOnce(t *testing.T) {
 	f := newFake()
 	h := fakeHarness(t, f, 100, 30, Options{})
-	h.press("9", "n", "ci", "enter")
+	h.press("0", "n", "ci", "enter")
 	h.contains(f.secret)
 	so := h.m.over.(*secretOnce)
 	h.press("esc")

@@ -53,6 +53,11 @@ type action struct {
 	when        func(it any) bool
 	consequence func(c *ctx, it any) []string
 	run         func(ctx context.Context, c *ctx, it any) error
+	// now runs the action at once on the row under the cursor, without
+	// asking (a retry, a test ping): nothing it does needs undoing.
+	now bool
+	// result replaces run when the answer is shown (a test ping's outcome).
+	result func(ctx context.Context, c *ctx, it any) (any, error)
 }
 
 // placement says where the cursor goes when a page arrives.
@@ -237,6 +242,8 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: c.copy}), l.reload(c))
 		case generated:
 			return tea.Batch(l.reload(c), push(newGenerated(c, v)), status(fmt.Sprintf("%s Generated %d licenses", c.g.ok, len(v.items)), false))
+		case pinged:
+			return tea.Batch(status(v.text(c), !v.r.Success), l.reload(c))
 		}
 		if form != nil && msg.err != nil && form.fail(msg.err) {
 			return openOverlay(form)

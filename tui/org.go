@@ -163,6 +163,7 @@ func newOrgHome(c *ctx) screen {
 	if src, ok := c.data.(usageData); ok {
 		ts = append(ts, &usage{screenBase: newBase(c), src: src})
 	}
+	ts = append(ts, newList(c, orgAuditSpec))
 	t := newTabs(c, c.orgName, ts...)
 	t.org = true
 	return t

@@ -196,7 +196,7 @@ func newAppDashboard(c *ctx, a *store.Application) screen {
 	c.appID, c.appName = a.ID, a.Slug
 	t := newTabs(c, a.Slug,
 		newOverview(c), newList(c, licensesSpec), newList(c, usersSpec), newList(c, devicesSpec),
-		newActivity(c), newList(c, auditSpec), newList(c, plansSpec), newList(c, entitlementsSpec), newList(c, secretsSpec))
+		newActivity(c), newList(c, auditSpec), newList(c, webhooksSpec), newList(c, plansSpec), newList(c, entitlementsSpec), newList(c, secretsSpec))
 	t.app = true
 	return t
 }

@@ -32,6 +32,7 @@ var paletteCmds = []paletteCmd{
 	{names: []string{"members"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Members") }},
 	{names: []string{"apikeys"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("API keys") }},
 	{names: []string{"usage", "billing"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Usage") }},
+	{names: []string{"orgaudit"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Org audit") }},
 	{names: []string{"env"}, arg: "prod|dev", app: true, run: func(m *model, arg string) tea.Cmd {
 		want := store.EnvProduction
 		if strings.HasPrefix(arg, "dev") {
@@ -55,6 +56,7 @@ var paletteCmds = []paletteCmd{
 	{names: []string{"devices"}, arg: "[STATUS|fp:FP]", app: true, run: tabCmd("Devices")},
 	{names: []string{"audit"}, arg: "[event:EVENT] [since:24h]", app: true, run: tabCmd("Audit")},
 	{names: []string{"activity"}, app: true, run: tabCmd("Activity")},
+	{names: []string{"webhooks"}, app: true, run: tabCmd("Webhooks")},
 	{names: []string{"plans"}, app: true, run: tabCmd("Plans")},
 	{names: []string{"entitlements", "ents"}, app: true, run: tabCmd("Entitlements")},
 	{names: []string{"secrets"}, app: true, run: tabCmd("Secrets")},
