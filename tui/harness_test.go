@@ -31,13 +31,13 @@ func TestMain(m *testing.M) {
 // harness drives the root model by hand: commands run synchronously and
 // their messages are fed back until nothing is left.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	m    *model
 	now  time.Time
 	quit bool
 }
 
-func newHarness(t *testing.T, data Data, o Options, w, h int) *harness {
+func newHarness(t testing.TB, data Data, o Options, w, h int) *harness {
 	t.Helper()
 	hs := &harness{t: t, now: fixedNow}
 	o.Data = data
@@ -154,7 +154,7 @@ type seeded struct {
 	plan  *store.Plan
 }
 
-func seed(t *testing.T, n int) *seeded {
+func seed(t testing.TB, n int) *seeded {
 	t.Helper()
 	ctx := context.Background()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{})
@@ -191,7 +191,7 @@ func (s *seeded) scope() store.Scope {
 }
 
 // licenses opens the app dashboard on the Licenses tab.
-func (s *seeded) licenses(t *testing.T, data Data, o Options) (*harness, *list) {
+func (s *seeded) licenses(t testing.TB, data Data, o Options) (*harness, *list) {
 	t.Helper()
 	o.OrgID, o.AppID = s.orgID, s.app.ID
 	h := newHarness(t, data, o, 100, 30)
