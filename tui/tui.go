@@ -16,7 +16,12 @@ import (
 	"github.com/muesli/termenv"
 
 	"licensectl/store"
+	"licensectl/tui/terminit"
 )
+
+// bubbletea's init has run (this package imports it): TERM can be what the
+// user set again.
+func init() { terminit.Restore() }
 
 // Options configure a TUI session.
 type Options struct {
