@@ -34,7 +34,8 @@ func auditFilter(r *http.Request) (store.AuditFilter, error) {
 	if err != nil {
 		return store.AuditFilter{}, err
 	}
-	f := store.AuditFilter{Event: r.URL.Query().Get("event"), PageRequest: p}
+	q := r.URL.Query()
+	f := store.AuditFilter{Event: q.Get("event"), TargetID: q.Get("target_id"), PageRequest: p}
 	if f.From, err = queryTime(r, "from"); err != nil {
 		return f, err
 	}

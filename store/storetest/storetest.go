@@ -116,5 +116,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Devices", func(t *testing.T) { testDevices(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("OrgAudit", func(t *testing.T) { testOrgAudit(t, open) })
+	t.Run("AuditByTarget", func(t *testing.T) { testAuditByTarget(t, open) })
+	t.Run("SessionCounts", func(t *testing.T) { testSessionCounts(t, open) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open) })
 }
