@@ -38,6 +38,8 @@ type Data interface {
 	FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error)
 	SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error)
 	ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error
+	CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error)
+	CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error)
 
 	ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error)
 	SetEndUserStatus(ctx context.Context, s store.Scope, id, status string) (*store.EndUser, error)

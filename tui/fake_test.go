@@ -140,3 +140,13 @@ func (f *fakeData) FindLicense(ctx context.Context, s store.Scope, id string) (*
 	}
 	return nil, store.NotFound("license")
 }
+
+// CountLicenseSessions: every license with a device has one live session.
+func (f *fakeData) CountLicenseSessions(ctx context.Context, s store.Scope, id string) (int, error) {
+	for _, l := range f.licenses {
+		if l.ID == id {
+			return len(l.DeviceIDs), nil
+		}
+	}
+	return 0, store.Errorf(store.ECodeNotFound, "license not found")
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -31,9 +32,22 @@ type ctx struct {
 	absTimes bool
 	clip     io.Writer // where OSC 52 goes; nil when the clipboard is off
 
+	// sessions are the live session counts of the licenses and devices
+	// whose detail was loaded, by id, for the consequences in dialogs.
+	sessions map[string]int
+
 	noTicks bool   // no polling (tests drive Update by hand)
 	busy    int    // store calls in flight
 	nextID  uint64 // screen ids
+}
+
+// liveSessions names the sessions a change ends, with their count when the
+// detail of id was loaded.
+func (c *ctx) liveSessions(id string) string {
+	if n, ok := c.sessions[id]; ok {
+		return fmt.Sprintf("Its live sessions (%d)", n)
+	}
+	return "Its live sessions"
 }
 
 // scope is the environment the app screens act in.

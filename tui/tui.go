@@ -71,7 +71,7 @@ func Run(parent context.Context, o Options) error {
 
 // newCtx makes the shared state of a session.
 func newCtx(o Options) *ctx {
-	c := &ctx{data: o.Data, orgID: o.OrgID, appID: o.AppID, env: o.Env, remote: o.Remote, readOnly: o.ReadOnly,
+	c := &ctx{data: o.Data, sessions: map[string]int{}, orgID: o.OrgID, appID: o.AppID, env: o.Env, remote: o.Remote, readOnly: o.ReadOnly,
 		where: o.Where, cred: o.Credential, now: o.Now, refresh: o.Refresh, clip: o.Clipboard,
 		g: unicodeGlyphs, st: newStyles(o.Color), timeout: 5 * time.Second}
 	if o.ASCII || !utf8Locale() {
