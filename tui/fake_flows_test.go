@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +119,19 @@ func TestGenerateFormErrors(t *testing.T) {
 		h.press("2", "n", "tab", "backspace", "3", "enter")
 		h.contains("Generated 3 Pro licenses")
 		h.contains("Y copy all keys")
+		// w writes the keys to a new file, and never over an existing one.
+		dir := t.TempDir()
+		t.Chdir(dir)
+		h.press("w")
+		h.contains("path: ./licenses-pro-20261124.txt")
+		h.press("enter")
+		h.contains("✓ Wrote 3 keys to ./licenses-pro-20261124.txt")
+		got, err := os.ReadFile(filepath.Join(dir, "licenses-pro-20261124.txt"))
+		if err != nil || strings.Count(string(got), "\n") != 3 {
+			t.Fatalf("written file = %q, %v", got, err)
+		}
+		h.press("w", "enter")
+		h.contains("exists; choose another name")
 	})
 }
 
