@@ -95,6 +95,7 @@ func (l *list) bulkNext(c *ctx) tea.Cmd {
 	}
 	it := b.items[b.i]
 	a := b.a
+	c.acting++ // a change: q asks before quitting in the middle
 	return tea.Batch(
 		status(fmt.Sprintf("%s %d/%d%s (esc stops)", a.ing, b.i+1, len(b.items), c.g.ellipsis), false),
 		c.load(l.ctx, l.sid, l.gen, "bulk", func(ctx context.Context) (any, error) { return nil, a.run(ctx, c, it) }),

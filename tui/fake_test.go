@@ -150,3 +150,13 @@ func (f *fakeData) CountLicenseSessions(ctx context.Context, s store.Scope, id s
 	}
 	return 0, store.Errorf(store.ECodeNotFound, "license not found")
 }
+
+func (f *fakeData) SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error) {
+	for _, l := range f.licenses {
+		if l.ID == id {
+			l.Status = status
+			return &l.License, nil
+		}
+	}
+	return nil, store.Errorf(store.ECodeNotFound, "license not found")
+}

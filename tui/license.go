@@ -55,7 +55,16 @@ func c0(k string) string {
 
 func (l *license) capturing() bool               { return false }
 func (l *license) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
-func (l *license) init(c *ctx) tea.Cmd           { return l.reload(c) }
+func (l *license) init(c *ctx) tea.Cmd           { return tea.Batch(l.reload(c), l.tick(c)) }
+
+// tick schedules the detail's refresh in remote mode (tui.md §10: every 5 s
+// by default); locally nobody else writes while the TUI holds the file.
+func (l *license) tick(c *ctx) tea.Cmd {
+	if !c.remote {
+		return nil
+	}
+	return c.every(c.refresh, l.sid)
+}
 
 func (l *license) keys(c *ctx) []*binding {
 	out := []*binding{}
@@ -128,6 +137,11 @@ func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 		l.cursor = min(l.cursor, max(0, len(l.v.d.Devices)-1))
 	case actionMsg:
 		return l.reload(c)
+	case tickMsg:
+		if msg.skip {
+			return l.tick(c)
+		}
+		return tea.Batch(l.reload(c), l.tick(c))
 	}
 	return nil
 }

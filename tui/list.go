@@ -203,7 +203,7 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 			if msg.err != nil {
 				l.err = msg.err
-				return status(c.g.fail+" "+errText(msg.err), true)
+				return status(c.g.fail+" "+errText(msg.err)+c.retryNote(), true)
 			}
 			r := msg.val.(pageResult)
 			l.err, l.loaded, l.loadedAt = nil, true, c.now()
@@ -250,6 +250,10 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 		}
 		return l.reload(c)
 	case tickMsg:
+		if !msg.skip && c.remote && !l.loaded && l.err != nil {
+			// Nothing to show yet: try the first load again.
+			return tea.Batch(l.tick(c), l.fetch(c, l.page, placement{}))
+		}
 		if msg.skip || !c.remote || !l.spec.paged || !l.loaded {
 			return l.tick(c)
 		}
@@ -265,7 +269,7 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 // tick schedules the live check of remote lists (§10): the list is not
 // reloaded under the cursor, it says that there is more.
 func (l *list) tick(c *ctx) tea.Cmd {
-	if !c.remote || !l.spec.paged {
+	if !c.remote || (!l.spec.paged && l.loaded) {
 		return nil
 	}
 	return c.every(10*time.Second, l.sid)
@@ -457,7 +461,7 @@ func (l *list) view(c *ctx, w, h int) string {
 	}
 	switch {
 	case !l.loaded && l.err != nil:
-		b.WriteString(c.g.fail + " " + errText(l.err) + "\n  ctrl+r retry " + c.g.dot + " q quit")
+		b.WriteString(c.g.fail + " " + errText(l.err) + c.retryNote() + "\n  ctrl+r retry now " + c.g.dot + " q quit")
 		return b.String()
 	case !l.loaded:
 		b.WriteString("  loading" + c.g.ellipsis)

@@ -73,7 +73,7 @@ var paletteCmds = []paletteCmd{
 	{names: []string{"help"}, run: func(m *model, _ string) tea.Cmd {
 		return openOverlay(newHelp(m.top().keys(m.c)))
 	}},
-	{names: []string{"q", "quit"}, run: func(m *model, _ string) tea.Cmd { return m.quit() }},
+	{names: []string{"q", "quit"}, run: func(m *model, _ string) tea.Cmd { return m.askQuit() }},
 }
 
 // palette is the ':' command line: tab completes, ↑/↓ walk the history,
