@@ -31,6 +31,9 @@ type ctx struct {
 	st       styles
 	absTimes bool
 	clip     io.Writer // where OSC 52 goes; nil when the clipboard is off
+	clipMode string    // tui.clipboard
+	mouse    bool      // mouse reporting is on
+	blurred  bool      // the terminal reported lost focus: polling pauses
 
 	// sessions are the live session counts of the licenses and devices
 	// whose detail was loaded, by id, for the consequences in dialogs.

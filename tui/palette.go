@@ -69,6 +69,15 @@ var paletteCmds = []paletteCmd{
 		}
 		return nil
 	}},
+	{names: []string{"mouse"}, run: func(m *model, _ string) tea.Cmd {
+		m.c.mouse = !m.c.mouse
+		if m.c.mouse {
+			m.setStatus("Mouse on: the wheel scrolls (:mouse turns it off for the terminal's selection)", true)
+			return tea.EnableMouseCellMotion
+		}
+		m.setStatus("Mouse off: the terminal selects and copies", true)
+		return tea.DisableMouse
+	}},
 	{names: []string{"refresh"}, run: func(m *model, _ string) tea.Cmd { return m.top().reload(m.c) }},
 	{names: []string{"help"}, run: func(m *model, _ string) tea.Cmd {
 		return openOverlay(newHelp(m.top().keys(m.c)))

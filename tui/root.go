@@ -59,6 +59,22 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyMsg:
 		return m, m.onKey(msg)
+	case tea.MouseMsg:
+		// The wheel scrolls as the arrow keys do; clicks are left to the
+		// terminal's own selection when the mouse is off.
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			return m, m.onKey(tea.KeyMsg{Type: tea.KeyUp})
+		case tea.MouseButtonWheelDown:
+			return m, m.onKey(tea.KeyMsg{Type: tea.KeyDown})
+		}
+		return m, nil
+	case tea.BlurMsg:
+		m.c.blurred = true
+		return m, nil
+	case tea.FocusMsg:
+		m.c.blurred = false
+		return m, nil
 	case loadedMsg:
 		m.c.busy--
 		if msg.kind == "bulk" {
@@ -106,8 +122,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.over = msg.o
 		return m, nil
 	case tickMsg:
-		if m.stopped || m.over != nil {
-			// Polling pauses under a modal; the screen asks again later.
+		if m.stopped || m.over != nil || m.c.blurred {
+			// Polling pauses under a modal and while the terminal is in the
+			// background; the screen asks again later.
 			return m, m.route(msg.screen, tickMsg{screen: msg.screen, skip: true})
 		}
 		return m, m.route(msg.screen, msg)
