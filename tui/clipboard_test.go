@@ -49,3 +49,20 @@ func TestMouseWheelScrolls(t *testing.T) {
 	h.press(":", "mouse", "enter")
 	h.contains("Mouse off")
 }
+
+// TestPaletteSelectionActions (tui.md §7.3): the palette lists what the
+// selected row allows and choosing an entry opens the same confirmation as
+// its key; read-only sessions are told why not.
+func TestPaletteSelectionActions(t *testing.T) {
+	h := fakeHarness(t, newFake(), 120, 30, Options{})
+	h.press("2", ":", "sus")
+	h.contains("on the selection: suspend license 7KQ2M-…-C5V00")
+	h.press("tab", "enter")
+	h.contains("Suspend license 7KQ2M-…-C5V00 in PRODUCTION?")
+
+	ro := fakeHarness(t, newFake(), 120, 30, Options{ReadOnly: true, Clipboard: &bytes.Buffer{}})
+	ro.press("2", ":", "suspend", "enter")
+	ro.contains("read-only session")
+	ro.press("esc", ":", "copy", "enter")
+	ro.contains("Copied")
+}

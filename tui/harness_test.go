@@ -101,18 +101,6 @@ func (h *harness) press(keys ...string) {
 	}
 }
 
-var namedKeys = map[string]tea.KeyType{
-	"enter": tea.KeyEnter, "esc": tea.KeyEsc, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab,
-	"backspace": tea.KeyBackspace, "ctrl+r": tea.KeyCtrlR, "ctrl+c": tea.KeyCtrlC, "ctrl+a": tea.KeyCtrlA,
-	"space": tea.KeySpace, "shift+tab": tea.KeyShiftTab,
-}
-
-func keyMsg(k string) tea.KeyMsg {
-	if t, ok := namedKeys[k]; ok {
-		return tea.KeyMsg{Type: t}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-}
 
 func (h *harness) view() string { return h.m.View() }
 

@@ -124,6 +124,14 @@ func (p *palette) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	case tea.KeyTab:
 		if cs := p.completions(); len(cs) > 0 {
 			p.in.set(cs[0] + " ")
+		} else {
+			typed := strings.ToLower(p.in.text())
+			for _, a := range p.m.selectionActions() {
+				if strings.HasPrefix(a.name, typed) {
+					p.in.set(a.name)
+					break
+				}
+			}
 		}
 		return false, nil
 	case tea.KeyUp:
@@ -151,6 +159,14 @@ func (p *palette) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 				return true, pc.run(p.m, strings.TrimSpace(arg))
 			}
 		}
+		if cmd, err, ok := p.m.runSelection(line); ok {
+			if err != "" {
+				p.err = err
+				return false, nil
+			}
+			*p.hist = append(*p.hist, line)
+			return true, cmd
+		}
 		p.err = "unknown command " + name + " (tab completes)"
 		return false, nil
 	}
@@ -174,6 +190,16 @@ func (p *palette) view(c *ctx, w, h int) []string {
 		hints = append(hints, n)
 	}
 	lines = append(lines, truncate(strings.Join(hints, "  "), w-4))
+	typed := strings.ToLower(p.in.text())
+	var acts []string
+	for _, a := range p.m.selectionActions() {
+		if strings.HasPrefix(a.name, typed) {
+			acts = append(acts, a.label)
+		}
+	}
+	if len(acts) > 0 {
+		lines = append(lines, truncate("on the selection: "+strings.Join(acts, c.g.dot+" "), w-4))
+	}
 	return box(c, "Jump (tab completes, enter runs, esc closes)", lines, w)
 }
 
@@ -215,3 +241,4 @@ func (m *model) jumpOrgTab(tab string) tea.Cmd {
 	}
 	return push(newOrgHome(m.c))
 }
+
