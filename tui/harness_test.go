@@ -101,7 +101,6 @@ func (h *harness) press(keys ...string) {
 	}
 }
 
-
 func (h *harness) view() string { return h.m.View() }
 
 func (h *harness) contains(want string) {

@@ -241,4 +241,3 @@ func (m *model) jumpOrgTab(tab string) tea.Cmd {
 	}
 	return push(newOrgHome(m.c))
 }
-
