@@ -33,6 +33,11 @@ func TestLicenseDetailSessionsAndHistory(t *testing.T) {
 	if _, err := s.db.SetLicenseStatus(ctx, s.scope(), other.ID, store.LicenseSuspended); err != nil {
 		t.Fatal(err)
 	}
+	dev := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	dev.press("4", "enter")
+	dev.contains("Device fp-laptop-1")
+	dev.contains("live sessions 1")
+
 	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
 	h.press(":", "license "+mine.Key, "enter")
 	h.contains("live sessions 1")
