@@ -17,7 +17,12 @@ import (
 	"licensectl/store/bolt"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+// updating reports the -update flag (rewrite the golden files under
+// testdata). teatest's golden package registers it in this test binary.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // fixedNow is the clock of every test: relative times in goldens stay put.
 var fixedNow = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
@@ -117,7 +122,7 @@ func (h *harness) later(d time.Duration) { h.now = h.now.Add(d) }
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
