@@ -19,15 +19,18 @@ type catalogMsg struct {
 }
 
 // openGenerate loads the plans and entitlements; the form opens when they
-// arrive.
+// arrive (the list opens the overlay a "form" load answers with).
 func openGenerate(c *ctx, l *list) tea.Cmd {
-	return c.load(l.ctx, l.sid, l.gen, "catalog", func(ctx context.Context) (any, error) {
+	return c.load(l.ctx, l.sid, l.gen, "form", func(ctx context.Context) (any, error) {
 		plans, err := c.data.ListPlans(ctx, c.app())
 		if err != nil {
 			return nil, err
 		}
 		ents, err := c.data.ListEntitlements(ctx, c.app())
-		return catalogMsg{plans: plans, ents: ents}, err
+		if err != nil {
+			return nil, err
+		}
+		return newGenerateForm(l, catalogMsg{plans: plans, ents: ents}), nil
 	})
 }
 
