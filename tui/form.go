@@ -53,6 +53,9 @@ func (f *field) value() string {
 	return f.in.text()
 }
 
+// raw is the typed text as typed: a password's spaces are part of it.
+func (f *field) raw() string { return string(f.in.value) }
+
 // set fills a text field with a default, or chooses an option.
 func (f *field) set(v string) *field {
 	if f.options == nil {
