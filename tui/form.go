@@ -233,6 +233,11 @@ func (f *form) view(c *ctx, w, h int) []string {
 			break
 		}
 	}
-	lines = append(lines, keys+"ctrl+s or enter on the last field "+f.verb+" "+c.g.dot+" esc cancel")
+	if f.focus == len(f.fields)-1 {
+		keys += "enter/ctrl+s " + f.verb
+	} else {
+		keys += "enter next " + c.g.dot + " ctrl+s " + f.verb
+	}
+	lines = append(lines, keys+" "+c.g.dot+" esc cancel")
 	return box(c, f.title, lines, w)
 }

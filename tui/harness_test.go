@@ -13,8 +13,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"licensectl/server/servertest"
 	"licensectl/store"
 	"licensectl/store/bolt"
+	"licensectl/store/password"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -104,7 +106,8 @@ func (h *harness) press(keys ...string) {
 var namedKeys = map[string]tea.KeyType{
 	"enter": tea.KeyEnter, "esc": tea.KeyEsc, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab,
 	"backspace": tea.KeyBackspace, "ctrl+r": tea.KeyCtrlR, "ctrl+c": tea.KeyCtrlC, "ctrl+a": tea.KeyCtrlA,
-	"space": tea.KeySpace, "shift+tab": tea.KeyShiftTab,
+	"space": tea.KeySpace, "shift+tab": tea.KeyShiftTab, "left": tea.KeyLeft, "right": tea.KeyRight,
+	"ctrl+s": tea.KeyCtrlS, "ctrl+u": tea.KeyCtrlU,
 }
 
 func keyMsg(k string) tea.KeyMsg {
@@ -157,7 +160,9 @@ type seeded struct {
 func seed(t testing.TB, n int) *seeded {
 	t.Helper()
 	ctx := context.Background()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{})
+	// A cheap hasher: members and end-users need one, and argon2id at its
+	// real cost would dominate the suite.
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
 	if err != nil {
 		t.Fatal(err)
 	}
