@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,7 +155,19 @@ func webhookForm(c *ctx, l *list, reg webhookRegistrar, names []string) *form {
 	events := textField("events", "Events", true).set("license.*")
 	events.hint = "comma-separated names, families such as license.*, or *"
 	if len(names) > 0 {
-		events.hint = strings.Join(append([]string{"license.*", "*"}, names...), " ")
+		// Every name would not fit on a screen: the families do, and the
+		// store names an unknown event under the field.
+		var fams []string
+		for _, n := range names {
+			if fam, _, ok := strings.Cut(n, "."); ok && !slices.Contains(fams, fam+".*") {
+				fams = append(fams, fam+".*")
+			}
+		}
+		example := names[0]
+		if i := slices.Index(names, store.EventLicenseCreated); i >= 0 {
+			example = names[i]
+		}
+		events.hint = "comma-separated: * or " + strings.Join(fams, " ") + ", or names such as " + example
 	}
 	f := newForm("Register a webhook", "register", textField("url", "URL", true), events)
 	f.submit = func(f *form) tea.Cmd {

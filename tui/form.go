@@ -219,11 +219,12 @@ func (f *form) view(c *ctx, w, h int) []string {
 		}
 		lines = append(lines, marker+padRight(fl.label+":", lw+1)+" "+v)
 		indent := strings.Repeat(" ", lw+4)
-		switch {
-		case fl.in.err != "":
-			lines = append(lines, indent+c.g.fail+" "+fl.in.err)
-		case fl.hint != "":
-			lines = append(lines, indent+fl.hint)
+		note := fl.hint
+		if fl.in.err != "" {
+			note = c.g.fail + " " + fl.in.err
+		}
+		for _, l := range wrapWords(note, w-4-width(indent)) {
+			lines = append(lines, indent+l)
 		}
 	}
 	keys := "tab next " + c.g.dot + " "
@@ -238,6 +239,28 @@ func (f *form) view(c *ctx, w, h int) []string {
 	} else {
 		keys += "enter next " + c.g.dot + " ctrl+s " + f.verb
 	}
-	lines = append(lines, keys+" "+c.g.dot+" esc cancel")
+	lines = append(lines, wrapWords(keys+" "+c.g.dot+" esc cancel", w-4)...)
 	return box(c, f.title, lines, w)
+}
+
+// wrapWords breaks s into lines of at most w cells at spaces; a word longer
+// than w is left to the box, which cuts it.
+func wrapWords(s string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case width(line)+1+width(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	if line != "" {
+		out = append(out, line)
+	}
+	return out
 }
