@@ -108,7 +108,7 @@ func (f *generateForm) read(c *ctx) (store.GenerateLicensesInput, bool) {
 	var in store.GenerateLicensesInput
 	ok := true
 	if len(f.cat.plans) == 0 {
-		f.planErr, ok = "no plan: create one first (licensectl plan create)", false
+		f.planErr, ok = "no plan: create one first (n on Plans, tab 8)", false
 	} else {
 		in.PlanID = f.cat.plans[f.plan].ID
 	}
