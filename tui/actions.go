@@ -30,6 +30,12 @@ func (l *list) targets(a *action) []any {
 
 // trigger opens the confirmation of a; the change runs only once confirmed.
 func (l *list) trigger(c *ctx, a *action) tea.Cmd {
+	if a.ask != nil {
+		if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
+			return a.ask(c, l, it)
+		}
+		return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
+	}
 	if a.now {
 		if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
 			return l.runNow(c, a, it)

@@ -14,8 +14,10 @@ type Data interface {
 	FindOrganization(ctx context.Context, id string) (*store.Organization, error)
 	ListOrganizations(ctx context.Context) ([]*store.Organization, error)
 	ListMembers(ctx context.Context, orgID string) ([]*store.Member, error)
+	AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error)
 	RemoveMember(ctx context.Context, orgID, id string) error
 
+	CreateApplication(ctx context.Context, in store.CreateApplicationInput) (*store.Application, error)
 	ListApplications(ctx context.Context, orgID string) ([]*store.Application, error)
 	FindApplication(ctx context.Context, ref store.AppRef) (*store.Application, error)
 	UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error)
@@ -28,8 +30,10 @@ type Data interface {
 	ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error)
 	RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) error
 
+	CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error)
 	ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error)
 	DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error
+	CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error)
 	ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error)
 	DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 
@@ -43,6 +47,8 @@ type Data interface {
 
 	ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error)
 	SetEndUserStatus(ctx context.Context, s store.Scope, id, status string) (*store.EndUser, error)
+	AddEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error)
+	RemoveEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error)
 	ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error)
 	SetDeviceStatus(ctx context.Context, s store.Scope, id, status string) (*store.Device, error)
 

@@ -53,6 +53,10 @@ func (f *fakeData) FindOrganization(ctx context.Context, id string) (*store.Orga
 	return f.org, nil
 }
 
+func (f *fakeData) ListMembers(ctx context.Context, orgID string) ([]*store.Member, error) {
+	return []*store.Member{{ID: fixedID(6), OrgID: f.org.ID, Email: "owner@example.com", Role: store.RoleOwner, CreatedAt: f.org.CreatedAt}}, nil
+}
+
 func (f *fakeData) ListOrganizations(ctx context.Context) ([]*store.Organization, error) {
 	return []*store.Organization{f.org}, nil
 }

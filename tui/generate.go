@@ -23,15 +23,18 @@ type catalogMsg struct {
 }
 
 // openGenerate loads the plans and entitlements; the form opens when they
-// arrive.
+// arrive (the list opens the overlay a "form" load answers with).
 func openGenerate(c *ctx, l *list) tea.Cmd {
-	return c.load(l.ctx, l.sid, l.gen, "catalog", func(ctx context.Context) (any, error) {
+	return c.load(l.ctx, l.sid, l.gen, "form", func(ctx context.Context) (any, error) {
 		plans, err := c.data.ListPlans(ctx, c.app())
 		if err != nil {
 			return nil, err
 		}
 		ents, err := c.data.ListEntitlements(ctx, c.app())
-		return catalogMsg{plans: plans, ents: ents}, err
+		if err != nil {
+			return nil, err
+		}
+		return newGenerateForm(l, catalogMsg{plans: plans, ents: ents}), nil
 	})
 }
 
@@ -109,7 +112,7 @@ func (f *generateForm) read(c *ctx) (store.GenerateLicensesInput, bool) {
 	var in store.GenerateLicensesInput
 	ok := true
 	if len(f.cat.plans) == 0 {
-		f.planErr, ok = "no plan: create one first (licensectl plan create)", false
+		f.planErr, ok = "no plan: create one first (n on Plans, tab 8)", false
 	} else {
 		in.PlanID = f.cat.plans[f.plan].ID
 	}

@@ -13,8 +13,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"licensectl/server/servertest"
 	"licensectl/store"
 	"licensectl/store/bolt"
+	"licensectl/store/password"
 )
 
 // updating reports the -update flag (rewrite the golden files under
@@ -149,7 +151,9 @@ type seeded struct {
 func seed(t testing.TB, n int) *seeded {
 	t.Helper()
 	ctx := context.Background()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{})
+	// A cheap hasher: members and end-users need one, and argon2id at its
+	// real cost would dominate the suite.
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,8 @@ type action struct {
 	now bool
 	// result replaces run when the answer is shown (a test ping's outcome).
 	result func(ctx context.Context, c *ctx, it any) (any, error)
+	// ask replaces the confirmation: it opens a form about the row under the cursor.
+	ask func(c *ctx, l *list, it any) tea.Cmd
 }
 
 // placement says where the cursor goes when a page arrives.
@@ -94,9 +96,9 @@ type list struct {
 	newer    int // items seen by the live check since the load
 	firstID  string
 	bulk     *bulkRun
-	height   int           // rows the table showed last
-	form     *generateForm // the form whose request is running
-	lookup   bool          // the filter just applied is an exact lookup
+	height   int       // rows the table showed last
+	form     fieldForm // the form whose request is running
+	lookup   bool      // the filter just applied is an exact lookup
 	c        *ctx
 }
 
@@ -228,11 +230,11 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 		case "bulk":
 			return l.bulkStep(c, msg)
-		case "catalog":
+		case "form":
 			if msg.err != nil {
 				return status(c.g.fail+" "+errText(msg.err), true)
 			}
-			return openOverlay(newGenerateForm(l, msg.val.(catalogMsg)))
+			return openOverlay(msg.val.(overlay))
 		}
 	case actionMsg:
 		form := l.form

@@ -68,7 +68,8 @@ var webhooksSpec = &listSpec{
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Webhook, error) {
 		return c.data.ListWebhooks(ctx, c.app())
 	}),
-	open: func(c *ctx, it any) screen { return newList(c, deliveriesSpec(it.(*store.Webhook))) },
+	open:   func(c *ctx, it any) screen { return newList(c, deliveriesSpec(it.(*store.Webhook))) },
+	create: createWebhook,
 	actions: []*action{
 		{b: keyPing, verb: "Ping", ing: "Pinging", did: "pinged", now: true,
 			result: func(ctx context.Context, c *ctx, it any) (any, error) {
@@ -94,7 +95,7 @@ var webhooksSpec = &listSpec{
 				return c.data.DeleteWebhook(ctx, c.app(), it.(*store.Webhook).ID)
 			}},
 	},
-	empty: "No webhooks yet: register one with `licensectl webhook create URL --events 'license.*'`.",
+	empty: "No webhooks yet. n registers one (its signing secret is shown once).",
 }
 
 // deliveriesSpec is the paged list of one endpoint's deliveries, filtered
