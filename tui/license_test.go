@@ -37,6 +37,9 @@ func TestLicenseDetailSessionsAndHistory(t *testing.T) {
 	dev.press("4", "enter")
 	dev.contains("Device fp-laptop-1")
 	dev.contains("live sessions 1")
+	dev.press("esc", "b")
+	dev.contains("Its live sessions (1) end (device_blocked)")
+	dev.press("esc")
 
 	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
 	h.press(":", "license "+mine.Key, "enter")

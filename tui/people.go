@@ -73,7 +73,9 @@ func deviceAction(b *binding, verb, ing, did, to, cons string, from string) *act
 	return &action{
 		b: b, verb: verb, ing: ing, did: did,
 		when:        func(it any) bool { return it.(*store.Device).Status == from },
-		consequence: func(c *ctx, it any) []string { return []string{cons} },
+		consequence: func(c *ctx, it any) []string {
+			return []string{strings.ReplaceAll(cons, "SESSIONS", c.liveSessions(it.(*store.Device).ID))}
+		},
 		run: func(ctx context.Context, c *ctx, it any) error {
 			_, err := c.data.SetDeviceStatus(ctx, c.scope(), it.(*store.Device).ID, to)
 			return err
@@ -113,7 +115,7 @@ var devicesSpec = &listSpec{
 	},
 	open: func(c *ctx, it any) screen { return newDeviceDetail(c, it.(*store.Device)) },
 	actions: []*action{
-		deviceAction(keyBlock, "Block", "Blocking", "blocked", store.DeviceBlocked, "Sessions on this device end (device_blocked); unblocking (u) lets it activate again.", store.DeviceActive),
+		deviceAction(keyBlock, "Block", "Blocking", "blocked", store.DeviceBlocked, "SESSIONS end (device_blocked); unblocking (u) lets it activate again.", store.DeviceActive),
 		deviceAction(keyReinstate, "Unblock", "Unblocking", "unblocked", store.DeviceActive, "The device can activate and validate again.", store.DeviceBlocked),
 	},
 	empty: "No devices in ENV yet: they appear when a license is activated.",
