@@ -23,6 +23,7 @@ type Config struct {
 	Billing   Billing   `mapstructure:"billing"`
 	Webhooks  Webhooks  `mapstructure:"webhooks"`
 	Partner   Partner   `mapstructure:"partner"`
+	TUI       TUI       `mapstructure:"tui"`
 }
 
 // Server configures the HTTP listener.
@@ -213,6 +214,21 @@ type Partner struct {
 	Scopes      []string `mapstructure:"scopes"`
 }
 
+// TUI configures `licensectl tui`; its flags override these.
+type TUI struct {
+	// Refresh is how often remote screens poll (overview, details).
+	Refresh time.Duration `mapstructure:"refresh"`
+	// Color is auto (when the terminal supports it and NO_COLOR is unset)
+	// or never.
+	Color string `mapstructure:"color"`
+	// Mouse turns mouse reporting on; off keeps terminal selection working.
+	Mouse bool `mapstructure:"mouse"`
+	// Clipboard is how y copies: auto, osc52, osc52-tmux, native or off.
+	Clipboard string `mapstructure:"clipboard"`
+	// ReadOnly offers no changes (locally the file is opened read-only).
+	ReadOnly bool `mapstructure:"read_only"`
+}
+
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{
@@ -241,6 +257,7 @@ func Default() Config {
 		Billing:  Billing{Tiers: DefaultTiers(), GraceDays: 7},
 		Webhooks: Webhooks{Workers: 8, Timeout: 15 * time.Second, RetrySchedule: DefaultRetrySchedule(), DisableAfter: 120 * time.Hour},
 		Partner:  Partner{Scopes: []string{"openid", "email", "profile"}},
+		TUI:      TUI{Refresh: 5 * time.Second, Color: "auto", Clipboard: "auto"},
 	}
 }
 

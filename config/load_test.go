@@ -151,8 +151,14 @@ billing:
 				"LICENSECTL_WEBHOOKS_ALLOW_PRIVATE_TARGETS": "true",
 				"LICENSECTL_BILLING_PIX_MERCHANT_CITY":      "Recife",
 				"LICENSECTL_ADMIN_OPERATOR_TOKEN":           "s3cret",
+				"LICENSECTL_TUI_CLIPBOARD":                  "osc52-tmux",
+				"LICENSECTL_TUI_READ_ONLY":                  "true",
+				"LICENSECTL_TUI_REFRESH":                    "2s",
 			},
 			want: func(c *Config) {
+				c.TUI.Clipboard = "osc52-tmux"
+				c.TUI.ReadOnly = true
+				c.TUI.Refresh = 2 * time.Second
 				c.Auth.SessionTTL = 90 * time.Minute
 				c.Metrics.Enabled = false
 				c.Webhooks.AllowPrivateTargets = true

@@ -47,6 +47,10 @@ func (c Config) Validate() error {
 		v.check(l != c.Server.Listen, "metrics.listen", "must differ from server.listen (leave it empty to serve /metrics there)")
 	}
 
+	v.positive("tui.refresh", c.TUI.Refresh)
+	v.oneOf("tui.color", c.TUI.Color, "auto", "never")
+	v.oneOf("tui.clipboard", c.TUI.Clipboard, "auto", "osc52", "osc52-tmux", "native", "off")
+
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	v.oneOf("log.format", c.Log.Format, "auto", "text", "json")
 

@@ -311,6 +311,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	if err := s.db.RevokeDashboardSession(r.Context(), principalFrom(r.Context()).SessionID); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }

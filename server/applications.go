@@ -76,7 +76,7 @@ func (s *Server) deleteApplication(w http.ResponseWriter, r *http.Request) error
 	if err := s.db.DeleteApplication(r.Context(), appRef(r), permanent); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }
 

@@ -13,14 +13,7 @@ func (s *Server) registerAuditRoutes(r group) {
 	r.Handle("/audit-logs", s.mgmt(permRead, s.listOrgAudit)).Methods(http.MethodGet)
 }
 
-func auditEntry(e *store.AuditEntry) api.AuditEntry {
-	meta := e.Metadata
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	return api.AuditEntry{ID: e.ID, Event: e.Event, Actor: api.AuditActor{Type: e.Actor.Type, ID: e.Actor.ID}, Target: api.AuditTarget(e.Target),
-		IP: e.IP, UserAgent: e.UserAgent, Metadata: meta, CreatedAt: e.CreatedAt}
-}
+func auditEntry(e *store.AuditEntry) api.AuditEntry { return api.AuditEntryOf(e) }
 
 // queryTime reads an optional RFC 3339 query parameter.
 func queryTime(r *http.Request, name string) (*time.Time, error) {
@@ -41,7 +34,8 @@ func auditFilter(r *http.Request) (store.AuditFilter, error) {
 	if err != nil {
 		return store.AuditFilter{}, err
 	}
-	f := store.AuditFilter{Event: r.URL.Query().Get("event"), PageRequest: p}
+	q := r.URL.Query()
+	f := store.AuditFilter{Event: q.Get("event"), TargetID: q.Get("target_id"), PageRequest: p}
 	if f.From, err = queryTime(r, "from"); err != nil {
 		return f, err
 	}

@@ -83,6 +83,11 @@ func TestAuditLogs(t *testing.T) {
 			{"?from=" + mid.Format(time.RFC3339Nano) + "&per_page=2&page=2", 5, 2, "license.created"},
 			{"?from=" + mid.Format(time.RFC3339Nano) + "&per_page=2&page=4", 5, 0, ""},
 			{"?from=" + mid.In(time.FixedZone("x", -5*3600)).Format(time.RFC3339Nano), 5, 5, "plan.updated"},
+			{"?target_id=" + lics[0]["id"].(string), 2, 2, "license.suspended"},
+			{"?target_id=" + lics[1]["id"].(string), 1, 1, "license.created"},
+			{"?target_id=" + plan + "&per_page=1&page=2", 2, 1, "plan.created"},
+			{"?target_id=" + lics[0]["id"].(string) + "&to=" + mid.Format(time.RFC3339Nano), 0, 0, ""},
+			{"?target_id=nope", 0, 0, ""},
 		} {
 			p := getPage(t, f, "/audit-logs"+c.query)
 			if p.Total != c.total || len(p.Data) != c.n {
@@ -96,7 +101,8 @@ func TestAuditLogs(t *testing.T) {
 	})
 
 	t.Run("ErrValidation", func(t *testing.T) {
-		for _, q := range []string{"from=yesterday", "to=2024-01-01", "from=" + end.Format(time.RFC3339) + "&to=" + start.Format(time.RFC3339), "per_page=0", "per_page=101", "page=x"} {
+		for _, q := range []string{"from=yesterday", "to=2024-01-01", "from=" + end.Format(time.RFC3339) + "&to=" + start.Format(time.RFC3339), "per_page=0", "per_page=101", "page=x",
+			"target_id=" + plan + "&event=plan.created"} {
 			f.do(t, "GET", "/audit-logs?"+q, nil).WantError(t, http.StatusBadRequest, "validation_failed")
 		}
 	})

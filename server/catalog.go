@@ -60,7 +60,7 @@ func (s *Server) deleteEntitlement(w http.ResponseWriter, r *http.Request) error
 	if err := s.db.DeleteEntitlement(r.Context(), appRef(r), mux.Vars(r)["entId"]); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }
 
@@ -189,6 +189,6 @@ func (s *Server) deletePlan(w http.ResponseWriter, r *http.Request) error {
 	if err := s.db.DeletePlan(r.Context(), appRef(r), mux.Vars(r)["planId"]); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }

@@ -46,7 +46,7 @@ func (s *Server) revokeSecret(w http.ResponseWriter, r *http.Request) error {
 	if err := s.db.RevokeAppSecret(r.Context(), appRef(r), mux.Vars(r)["secretId"]); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }
 
@@ -78,6 +78,6 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := s.db.RevokeAPIKey(r.Context(), principalFrom(r.Context()).OrgID, mux.Vars(r)["keyId"]); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }

@@ -131,8 +131,3 @@ func requireString(field, v string) error {
 	}
 	return nil
 }
-
-// success is the {success: true} body.
-type success struct {
-	Success bool `json:"success"`
-}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -144,22 +145,6 @@ var runtimeAdvice = map[string]string{
 	store.ECodeUnavailable:    "The server cannot serve now: retry with backoff; keep working offline on the verified token meanwhile.",
 }
 
-// mgmtError is the management error body's inner object; every field is present.
-type mgmtError struct {
-	Code              string `json:"code"`
-	Message           string `json:"message"`
-	Title             string `json:"title"`
-	Reason            string `json:"reason"`
-	Action            string `json:"action"`
-	RetryAfterSeconds int    `json:"retry_after_seconds"`
-}
-
-// runtimeError is the runtime error body's inner object.
-type runtimeError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
 // writeError writes err in the body shape of the API the request addressed.
 // Errors that are not *store.Error are logged and reported as internal
 // without their text.
@@ -190,13 +175,13 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	}
 	var body any
 	if strings.HasPrefix(r.URL.Path, "/v1/runtime") {
-		body = map[string]runtimeError{"error": {Code: code, Message: msg}}
+		body = api.RuntimeErrorBody{Error: api.RuntimeError{Code: code, Message: msg}}
 	} else {
 		text := errorText[code]
 		if text[0] == "" {
 			text = [2]string{http.StatusText(status), "See the message."}
 		}
-		body = map[string]mgmtError{"error": {Code: code, Message: msg, Title: text[0], Reason: code, Action: text[1], RetryAfterSeconds: retry}}
+		body = api.ErrorBody{Error: api.Error{Code: code, Message: msg, Title: text[0], Reason: code, Action: text[1], RetryAfterSeconds: retry}}
 	}
 	writeJSON(w, status, body)
 }

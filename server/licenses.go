@@ -120,6 +120,6 @@ func (s *Server) resetLicenseDevice(w http.ResponseWriter, r *http.Request) erro
 	if err := s.db.ResetLicenseDevice(r.Context(), sc, mux.Vars(r)["licenseId"], req.DeviceID); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }

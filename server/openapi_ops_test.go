@@ -17,7 +17,7 @@ func apiOps() []apiOp {
 	rt := func(method, path, summary string, status int, resp any) apiOp {
 		return apiOp{method: method, path: path, tag: "runtime", summary: summary, auth: authRuntime, status: status, resp: resp}
 	}
-	ok := success{}
+	ok := api.Success{}
 	return []apiOp{
 		{method: http.MethodGet, path: "/healthz", tag: "operations", summary: "The process is up", status: 200, resp: map[string]string{}},
 		{method: http.MethodGet, path: "/readyz", tag: "operations", summary: "The store can serve", status: 200, resp: map[string]string{}},
@@ -51,12 +51,14 @@ func apiOps() []apiOp {
 		mg(http.MethodGet, app+"/licenses/{licenseId}", "Read a license with devices and entitlements", 200, api.LicenseDetail{}),
 		mg(http.MethodPatch, app+"/licenses/{licenseId}", "Set a license's status", 200, api.StatusChanged{}),
 		mg(http.MethodPost, app+"/licenses/{licenseId}/reset-device", "Unbind a device from a license", 200, ok),
+		mg(http.MethodGet, app+"/licenses/{licenseId}/sessions", "Count the license's live sessions", 200, api.ActiveSessions{}),
 		mg(http.MethodGet, app+"/users", "List end-users (filters: status, email)", 200, api.Page[api.EndUserItem]{}),
 		mg(http.MethodPatch, app+"/users/{userId}", "Set an end-user's status", 200, api.StatusChanged{}),
 		mg(http.MethodGet, app+"/devices", "List devices (filters: status, fingerprint)", 200, api.Page[api.DeviceItem]{}),
 		mg(http.MethodPatch, app+"/devices/{deviceId}", "Set a device's status", 200, api.StatusChanged{}),
-		mg(http.MethodGet, app+"/audit-logs", "The application's audit log", 200, api.Page[api.AuditEntry]{}),
-		mg(http.MethodGet, "/v1/mgmt/audit-logs", "The organization's audit log", 200, api.Page[api.AuditEntry]{}),
+		mg(http.MethodGet, app+"/devices/{deviceId}/sessions", "Count the device's live sessions", 200, api.ActiveSessions{}),
+		mg(http.MethodGet, app+"/audit-logs", "The application's audit log (filters: event, target_id, from, to)", 200, api.Page[api.AuditEntry]{}),
+		mg(http.MethodGet, "/v1/mgmt/audit-logs", "The organization's audit log (filters: event, target_id, from, to)", 200, api.Page[api.AuditEntry]{}),
 		mg(http.MethodGet, app+"/secrets", "List application secrets", 200, []api.SecretItem{}),
 		mg(http.MethodPost, app+"/secrets", "Create an application secret (shown once)", 201, api.SecretCreated{}),
 		mg(http.MethodDelete, app+"/secrets/{secretId}", "Revoke an application secret", 200, ok),

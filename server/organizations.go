@@ -89,6 +89,6 @@ func (s *Server) removeMember(w http.ResponseWriter, r *http.Request) error {
 	if err := s.db.RemoveMember(r.Context(), p.OrgID, id); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }

@@ -253,7 +253,7 @@ func (s *Server) completeProfile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }
 

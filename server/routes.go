@@ -60,6 +60,7 @@ func (s *Server) routes() *mux.Router {
 	s.registerCatalogRoutes(m)
 	s.registerLicenseRoutes(m)
 	s.registerEndUserRoutes(m)
+	s.registerSessionCountRoutes(m)
 	s.registerAuditRoutes(m)
 	s.registerWebhookRoutes(m)
 

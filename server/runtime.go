@@ -259,7 +259,7 @@ func (s *Server) rtLogout(w http.ResponseWriter, r *http.Request, c store.Runtim
 	if err := s.rt.store.Logout(r.Context(), c, in.AccessToken); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }
 

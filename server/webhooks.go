@@ -92,7 +92,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := s.db.DeleteWebhook(r.Context(), appRef(r), mux.Vars(r)["webhookId"]); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }
 
@@ -125,6 +125,6 @@ func (s *Server) retryDelivery(w http.ResponseWriter, r *http.Request) error {
 	if err := s.db.RetryDelivery(r.Context(), appRef(r), v["webhookId"], v["deliveryId"]); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, success{true})
+	writeJSON(w, http.StatusOK, api.Success{Success: true})
 	return nil
 }

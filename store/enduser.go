@@ -81,6 +81,10 @@ type Devices interface {
 	// SetDeviceStatus moves the device to active or blocked; blocking revokes
 	// its sessions. Returns validation_failed, not_found.
 	SetDeviceStatus(ctx context.Context, s Scope, id, status string) (*Device, error)
+	// CountDeviceSessions is how many of the device's sessions are live now:
+	// not revoked and inside their idle and absolute lifetimes (what
+	// blocking it would revoke). Returns not_found.
+	CountDeviceSessions(ctx context.Context, s Scope, deviceID string) (int, error)
 }
 
 // End-user password bounds. End-users are the vendor's customers; the vendor

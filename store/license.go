@@ -107,4 +107,8 @@ type Licenses interface {
 	// ResetLicenseDevice unbinds a device without consuming the reset quota.
 	// Returns not_found (license, or device not bound to it).
 	ResetLicenseDevice(ctx context.Context, s Scope, licenseID, deviceID string) error
+	// CountLicenseSessions is how many of the license's sessions are live
+	// now: not revoked and inside their idle and absolute lifetimes (what a
+	// suspension would revoke). Returns not_found.
+	CountLicenseSessions(ctx context.Context, s Scope, licenseID string) (int, error)
 }

@@ -131,7 +131,7 @@ type Outbox interface {
 // that belong to no application (members, API keys, the organization).
 type OrgAuditLog interface {
 	// ListOrgAudit returns a page of the organization's entries, newest first,
-	// with the filters of ListAudit.
+	// with the filters of ListAudit. Returns validation_failed, not_found.
 	ListOrgAudit(ctx context.Context, orgID string, f AuditFilter) (*Page[*AuditEntry], error)
 }
 

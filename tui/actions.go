@@ -30,6 +30,18 @@ func (l *list) targets(a *action) []any {
 
 // trigger opens the confirmation of a; the change runs only once confirmed.
 func (l *list) trigger(c *ctx, a *action) tea.Cmd {
+	if a.ask != nil {
+		if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
+			return a.ask(c, l, it)
+		}
+		return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
+	}
+	if a.now {
+		if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
+			return l.runNow(c, a, it)
+		}
+		return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
+	}
 	ts := l.targets(a)
 	env := strings.ToUpper(c.env)
 	switch len(ts) {
@@ -89,6 +101,7 @@ func (l *list) bulkNext(c *ctx) tea.Cmd {
 	}
 	it := b.items[b.i]
 	a := b.a
+	c.acting++ // a change: q asks before quitting in the middle
 	return tea.Batch(
 		status(fmt.Sprintf("%s %d/%d%s (esc stops)", a.ing, b.i+1, len(b.items), c.g.ellipsis), false),
 		c.load(l.ctx, l.sid, l.gen, "bulk", func(ctx context.Context) (any, error) { return nil, a.run(ctx, c, it) }),

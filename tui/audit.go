@@ -3,9 +3,13 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -28,7 +32,7 @@ func auditCells(c *ctx, it any) []string {
 
 // auditJSON is what y copies from an audit row: the whole entry.
 func auditJSON(it any) string {
-	b, _ := json.MarshalIndent(it.(*store.AuditEntry), "", "  ")
+	b, _ := json.MarshalIndent(api.AuditEntryOf(it.(*store.AuditEntry)), "", "  ")
 	return string(b)
 }
 
@@ -39,32 +43,117 @@ var auditSpec = &listSpec{
 	id:      func(it any) string { return it.(*store.AuditEntry).ID },
 	primary: auditJSON,
 	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-		p, err := c.data.ListAudit(ctx, c.scope(), store.AuditFilter{Event: q.event, From: q.since, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+		p, err := c.data.ListAudit(ctx, c.scope(), auditFilter(q, page))
 		return pageItems(p, err)
 	},
-	parse: func(c *ctx, text string) query {
-		return parseQuery(text, nil, func(q *query, tok string) bool {
-			switch {
-			case strings.HasPrefix(tok, "event:"):
-				q.event = tok[6:]
-			case strings.HasPrefix(tok, "since:"):
-				d, err := time.ParseDuration(tok[6:])
-				if err != nil {
-					return false
-				}
-				t := c.now().Add(-d)
-				q.since = &t
-			case strings.HasPrefix(tok, "from:"):
-				t, err := time.Parse(time.RFC3339, tok[5:])
-				if err != nil {
-					return false
-				}
-				q.since = &t
-			default:
+	parse: parseAudit,
+	open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },
+	empty: "No audit entries in ENV yet.",
+}
+
+// orgAuditSpec is the organization's own log: members, API keys and the
+// organization itself, which belong to no application.
+var orgAuditSpec = &listSpec{
+	name: "Org audit", noun: "entry", paged: true,
+	cols:    auditCols,
+	cells:   auditCells,
+	id:      func(it any) string { return it.(*store.AuditEntry).ID },
+	primary: auditJSON,
+	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+		p, err := c.data.ListOrgAudit(ctx, c.orgID, auditFilter(q, page))
+		return pageItems(p, err)
+	},
+	parse: parseAudit,
+	open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },
+	empty: "No organization events yet (members, API keys).",
+}
+
+func auditFilter(q query, page int) store.AuditFilter {
+	return store.AuditFilter{Event: q.event, From: q.since, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}
+}
+
+// parseAudit reads event:NAME, since:24h and from:RFC3339.
+func parseAudit(c *ctx, text string) query {
+	return parseQuery(text, nil, func(q *query, tok string) bool {
+		switch {
+		case strings.HasPrefix(tok, "event:"):
+			q.event = tok[6:]
+		case strings.HasPrefix(tok, "since:"):
+			d, err := time.ParseDuration(tok[6:])
+			if err != nil {
 				return false
 			}
-			return true
-		})
-	},
-	empty: "No audit entries in ENV yet.",
+			t := c.now().Add(-d)
+			q.since = &t
+		case strings.HasPrefix(tok, "from:"):
+			t, err := time.Parse(time.RFC3339, tok[5:])
+			if err != nil {
+				return false
+			}
+			q.since = &t
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// entryView shows one audit entry whole, as JSON, scrolled with j/k; y
+// copies it.
+type entryView struct {
+	screenBase
+	e     *store.AuditEntry
+	lines []string
+	top   int
+}
+
+func newEntryView(c *ctx, e *store.AuditEntry) screen {
+	return &entryView{screenBase: newBase(c), e: e, lines: printableLines(auditJSON(e))}
+}
+
+func (v *entryView) title() string                      { return v.e.Event }
+func (v *entryView) init(c *ctx) tea.Cmd                { return nil }
+func (v *entryView) update(c *ctx, msg tea.Msg) tea.Cmd { return nil }
+func (v *entryView) capturing() bool                    { return false }
+func (v *entryView) escape(c *ctx) (bool, tea.Cmd)      { return false, nil }
+func (v *entryView) reload(c *ctx) tea.Cmd              { return nil }
+func (v *entryView) keys(c *ctx) []*binding             { return []*binding{keyCopy, keyDown, keyUp} }
+
+func (v *entryView) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	ks := k.String()
+	switch {
+	case c.matches(ks, keyCopy):
+		return true, c.copy(auditJSON(v.e))
+	case c.matches(ks, keyCopyID):
+		return true, c.copy(v.e.ID)
+	case c.matches(ks, keyDown):
+		v.top = min(v.top+1, max(0, len(v.lines)-1))
+	case c.matches(ks, keyUp):
+		v.top = max(0, v.top-1)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (v *entryView) view(c *ctx, w, h int) string {
+	head := fmt.Sprintf("Audit entry %s %s %s (y copy JSON %s Y copy id)", v.e.Event, c.g.dot, c.at(v.e.CreatedAt), c.g.dot)
+	out := []string{c.st.title.Render(truncate(head, w))}
+	for _, l := range v.lines[min(v.top, len(v.lines)):] {
+		if len(out) >= h {
+			break
+		}
+		out = append(out, truncate(l, w))
+	}
+	return strings.Join(out, "\n")
+}
+
+// printableLines splits text into lines with the controls of stored free
+// text made visible (design.md §8).
+func printableLines(text string) []string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = store.Printable(l)
+	}
+	return lines
 }

@@ -68,6 +68,7 @@ var plansSpec = &listSpec{
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Plan, error) {
 		return c.data.ListPlans(ctx, c.app())
 	}),
+	create: createPlan,
 	actions: []*action{{
 		b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
 		consequence: func(c *ctx, it any) []string {
@@ -77,7 +78,7 @@ var plansSpec = &listSpec{
 			return c.data.DeletePlan(ctx, c.app(), it.(*store.Plan).ID)
 		},
 	}},
-	empty: "No plans yet: create one with `licensectl plan create` (licenses are generated for a plan).",
+	empty: "No plans yet. n creates one (licenses are generated for a plan).",
 }
 
 var entitlementsSpec = &listSpec{
@@ -100,6 +101,7 @@ var entitlementsSpec = &listSpec{
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Entitlement, error) {
 		return c.data.ListEntitlements(ctx, c.app())
 	}),
+	create: createEntitlement,
 	actions: []*action{{
 		b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
 		consequence: func(c *ctx, it any) []string {
@@ -109,7 +111,7 @@ var entitlementsSpec = &listSpec{
 			return c.data.DeleteEntitlement(ctx, c.app(), it.(*store.Entitlement).ID)
 		},
 	}},
-	empty: "No entitlements yet: create them with `licensectl entitlement create`.",
+	empty: "No entitlements yet. n creates one.",
 }
 
 var secretsSpec = &listSpec{

@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
@@ -22,24 +26,51 @@ type copiedMsg struct {
 	err   error
 }
 
-// copy puts value on the clipboard with OSC 52, written in one write to the
-// terminal from a command. Inside GNU screen ($STY) it is wrapped for
-// screen; tmux passes plain OSC 52 on with set-clipboard on.
+// Clipboard modes (tui.clipboard).
+const (
+	ClipAuto      = "auto"       // OSC 52, plus the desktop's tool when there is a local display
+	ClipOSC52     = "osc52"      // OSC 52 only
+	ClipOSC52Tmux = "osc52-tmux" // OSC 52 wrapped for tmux's allow-passthrough
+	ClipNative    = "native"     // the desktop's clipboard tool only
+	ClipOff       = "off"
+)
+
+// copy puts value on the clipboard, from a command. OSC 52 is written in
+// one write to the terminal, so it reaches the user's own terminal over SSH
+// and through tmux (set-clipboard on); inside GNU screen ($STY) it is
+// wrapped for screen. The desktop's tool (wl-copy, xclip, xsel, pbcopy) is
+// added only where it would reach the user: a local display, no SSH.
 func (c *ctx) copy(value string) tea.Cmd {
 	if value == "" {
 		return nil
 	}
+	mode, out := c.clipMode, c.clip
+	native := mode == ClipNative || mode == ClipAuto && localDisplay()
 	seq := osc52.New(value)
-	if os.Getenv("STY") != "" {
+	switch {
+	case mode == ClipOSC52Tmux:
+		seq = seq.Tmux()
+	case os.Getenv("STY") != "":
 		seq = seq.Screen()
 	}
-	out := c.clip
 	return func() tea.Msg {
-		s := seq.String()
-		if len(s) > maxOSC52 {
-			return copiedMsg{value: value, err: errTooLong}
+		if mode == ClipOff {
+			return copiedMsg{value: value, err: errNoClipboard}
 		}
-		if out == nil {
+		var nativeErr error
+		if native {
+			nativeErr = copyNative(value)
+		}
+		if mode == ClipNative {
+			return copiedMsg{value: value, err: nativeErr}
+		}
+		s := seq.String()
+		switch {
+		case len(s) > maxOSC52 && native && nativeErr == nil:
+			return copiedMsg{value: value}
+		case len(s) > maxOSC52:
+			return copiedMsg{value: value, err: errTooLong}
+		case out == nil:
 			return copiedMsg{value: value, err: errNoClipboard}
 		}
 		_, err := io.WriteString(out, s)
@@ -47,9 +78,47 @@ func (c *ctx) copy(value string) tea.Cmd {
 	}
 }
 
+// localDisplay reports a desktop session on this machine: over SSH a
+// native copy would land on the remote machine.
+func localDisplay() bool {
+	if os.Getenv("SSH_TTY") != "" || os.Getenv("SSH_CONNECTION") != "" {
+		return false
+	}
+	return runtime.GOOS == "darwin" || os.Getenv("WAYLAND_DISPLAY") != "" || os.Getenv("DISPLAY") != ""
+}
+
+// copyNative pipes value into the first clipboard tool found.
+func copyNative(value string) error {
+	var tools [][]string
+	switch {
+	case runtime.GOOS == "darwin":
+		tools = [][]string{{"pbcopy"}}
+	case os.Getenv("WAYLAND_DISPLAY") != "":
+		tools = [][]string{{"wl-copy"}}
+	}
+	tools = append(tools, []string{"xclip", "-selection", "clipboard"}, []string{"xsel", "--clipboard", "--input"})
+	for _, t := range tools {
+		path, err := exec.LookPath(t[0])
+		if err != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		cmd := exec.CommandContext(ctx, path, t[1:]...)
+		cmd.Stdin = strings.NewReader(value)
+		err = cmd.Run()
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%s: %v", t[0], err)
+		}
+		return nil
+	}
+	return errNoTool
+}
+
 var (
 	errTooLong     = errors.New("too long for the terminal's clipboard (OSC 52 limit)")
 	errNoClipboard = errors.New("clipboard is off")
+	errNoTool      = errors.New("no clipboard tool found (wl-copy, xclip, xsel, pbcopy)")
 )
 
 // copiedStatus is the status line after a copy.

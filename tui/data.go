@@ -14,8 +14,10 @@ type Data interface {
 	FindOrganization(ctx context.Context, id string) (*store.Organization, error)
 	ListOrganizations(ctx context.Context) ([]*store.Organization, error)
 	ListMembers(ctx context.Context, orgID string) ([]*store.Member, error)
+	AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error)
 	RemoveMember(ctx context.Context, orgID, id string) error
 
+	CreateApplication(ctx context.Context, in store.CreateApplicationInput) (*store.Application, error)
 	ListApplications(ctx context.Context, orgID string) ([]*store.Application, error)
 	FindApplication(ctx context.Context, ref store.AppRef) (*store.Application, error)
 	UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error)
@@ -28,8 +30,10 @@ type Data interface {
 	ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error)
 	RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) error
 
+	CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error)
 	ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error)
 	DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error
+	CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error)
 	ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error)
 	DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 
@@ -38,13 +42,24 @@ type Data interface {
 	FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error)
 	SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error)
 	ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error
+	CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error)
+	CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error)
 
 	ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error)
 	SetEndUserStatus(ctx context.Context, s store.Scope, id, status string) (*store.EndUser, error)
+	AddEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error)
+	RemoveEndUserRole(ctx context.Context, orgID, userID, role string) (*store.EndUserRoles, error)
 	ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error)
 	SetDeviceStatus(ctx context.Context, s store.Scope, id, status string) (*store.Device, error)
 
 	ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error)
+	ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error)
+
+	ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error)
+	UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u store.WebhookUpdate) (*store.Webhook, error)
+	DeleteWebhook(ctx context.Context, ref store.AppRef, id string) error
+	ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error)
+	RetryDelivery(ctx context.Context, ref store.AppRef, webhookID, deliveryID string) error
 }
 
 // The admin interface must keep offering what the TUI calls.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"licensectl/store"
 )
 
@@ -60,11 +62,36 @@ func newDeviceDetail(c *ctx, dv *store.Device) screen {
 	return &deviceDetail{list: newList(c, &spec), d: dv}
 }
 
+// init loads the licenses and the device's live session count.
+func (d *deviceDetail) init(c *ctx) tea.Cmd { return tea.Batch(d.list.init(c), d.count(c)) }
+
+func (d *deviceDetail) reload(c *ctx) tea.Cmd { return tea.Batch(d.list.reload(c), d.count(c)) }
+
+func (d *deviceDetail) count(c *ctx) tea.Cmd {
+	id := d.d.ID
+	return c.load(d.ctx, d.sid, d.gen, "sessions", func(ctx context.Context) (any, error) {
+		return c.data.CountDeviceSessions(ctx, c.scope(), id)
+	})
+}
+
+func (d *deviceDetail) update(c *ctx, msg tea.Msg) tea.Cmd {
+	if m, ok := msg.(loadedMsg); ok && m.kind == "sessions" {
+		if n, ok := m.val.(int); ok && m.err == nil {
+			c.sessions[d.d.ID] = n
+		}
+		return nil
+	}
+	return d.list.update(c, msg)
+}
+
 func (d *deviceDetail) title() string { return store.Printable(d.d.Fingerprint) }
 
 func (d *deviceDetail) view(c *ctx, w, h int) string {
 	dv := d.d
 	head := fmt.Sprintf("Device %s %s %s %s %s %s %s %s last seen %s", store.Printable(dv.Fingerprint), c.g.dot, dv.Status, c.g.dot,
 		store.Printable(dv.Name), c.g.dot, store.Printable(dv.Platform), c.g.dot, c.when(dv.LastSeenAt))
+	if n, ok := c.sessions[dv.ID]; ok {
+		head += fmt.Sprintf(" %s live sessions %d", c.g.dot, n)
+	}
 	return truncate(head, w) + "\n" + d.list.view(c, w, h-1)
 }

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -117,13 +119,26 @@ func TestGenerateFormErrors(t *testing.T) {
 		h.press("2", "n", "tab", "backspace", "3", "enter")
 		h.contains("Generated 3 Pro licenses")
 		h.contains("Y copy all keys")
+		// w writes the keys to a new file, and never over an existing one.
+		dir := t.TempDir()
+		t.Chdir(dir)
+		h.press("w")
+		h.contains("path: ./licenses-pro-20261124.txt")
+		h.press("enter")
+		h.contains("✓ Wrote 3 keys to ./licenses-pro-20261124.txt")
+		got, err := os.ReadFile(filepath.Join(dir, "licenses-pro-20261124.txt"))
+		if err != nil || strings.Count(string(got), "\n") != 3 {
+			t.Fatalf("written file = %q, %v", got, err)
+		}
+		h.press("w", "enter")
+		h.contains("exists; choose another name")
 	})
 }
 
 func TestSecretShownOnce(t *testing.T) {
 	f := newFake()
 	h := fakeHarness(t, f, 100, 30, Options{})
-	h.press("9", "n", "ci", "enter")
+	h.press("0", "n", "ci", "enter")
 	h.contains(f.secret)
 	so := h.m.over.(*secretOnce)
 	h.press("esc")

@@ -53,6 +53,10 @@ func (f *fakeData) FindOrganization(ctx context.Context, id string) (*store.Orga
 	return f.org, nil
 }
 
+func (f *fakeData) ListMembers(ctx context.Context, orgID string) ([]*store.Member, error) {
+	return []*store.Member{{ID: fixedID(6), OrgID: f.org.ID, Email: "owner@example.com", Role: store.RoleOwner, CreatedAt: f.org.CreatedAt}}, nil
+}
+
 func (f *fakeData) ListOrganizations(ctx context.Context) ([]*store.Organization, error) {
 	return []*store.Organization{f.org}, nil
 }
@@ -139,4 +143,24 @@ func (f *fakeData) FindLicense(ctx context.Context, s store.Scope, id string) (*
 		}
 	}
 	return nil, store.NotFound("license")
+}
+
+// CountLicenseSessions: every license with a device has one live session.
+func (f *fakeData) CountLicenseSessions(ctx context.Context, s store.Scope, id string) (int, error) {
+	for _, l := range f.licenses {
+		if l.ID == id {
+			return len(l.DeviceIDs), nil
+		}
+	}
+	return 0, store.Errorf(store.ECodeNotFound, "license not found")
+}
+
+func (f *fakeData) SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error) {
+	for _, l := range f.licenses {
+		if l.ID == id {
+			l.Status = status
+			return &l.License, nil
+		}
+	}
+	return nil, store.Errorf(store.ECodeNotFound, "license not found")
 }

@@ -2,10 +2,14 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -19,15 +23,18 @@ type catalogMsg struct {
 }
 
 // openGenerate loads the plans and entitlements; the form opens when they
-// arrive.
+// arrive (the list opens the overlay a "form" load answers with).
 func openGenerate(c *ctx, l *list) tea.Cmd {
-	return c.load(l.ctx, l.sid, l.gen, "catalog", func(ctx context.Context) (any, error) {
+	return c.load(l.ctx, l.sid, l.gen, "form", func(ctx context.Context) (any, error) {
 		plans, err := c.data.ListPlans(ctx, c.app())
 		if err != nil {
 			return nil, err
 		}
 		ents, err := c.data.ListEntitlements(ctx, c.app())
-		return catalogMsg{plans: plans, ents: ents}, err
+		if err != nil {
+			return nil, err
+		}
+		return newGenerateForm(l, catalogMsg{plans: plans, ents: ents}), nil
 	})
 }
 
@@ -105,7 +112,7 @@ func (f *generateForm) read(c *ctx) (store.GenerateLicensesInput, bool) {
 	var in store.GenerateLicensesInput
 	ok := true
 	if len(f.cat.plans) == 0 {
-		f.planErr, ok = "no plan: create one first (licensectl plan create)", false
+		f.planErr, ok = "no plan: create one first (n on Plans, tab 8)", false
 	} else {
 		in.PlanID = f.cat.plans[f.plan].ID
 	}
@@ -214,28 +221,78 @@ func newGenerated(c *ctx, g generated) screen {
 	spec.name, spec.paged, spec.create, spec.actions = fmt.Sprintf("Generated %d %s licenses", len(g.items), g.plan), false, nil, nil
 	items := g.items
 	spec.fetch = whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) { return items, nil })
-	return &generatedList{list: newList(c, &spec), all: items}
+	return &generatedList{list: newList(c, &spec), all: items, plan: g.plan}
 }
 
-// generatedList adds Y (copy every key) to the result list.
+// generatedList adds Y (copy every key) and w (write them to a file) to
+// the result list.
 type generatedList struct {
 	*list
-	all []*store.LicenseItem
+	all  []*store.LicenseItem
+	plan string
 }
 
-var keyCopyAll = bind(groupScreen, "Y", "copy all keys", "Y")
+var (
+	keyCopyAll   = bind(groupScreen, "Y", "copy all keys", "Y")
+	keyWriteKeys = bind(groupScreen, "w", "write keys to a file", "w")
+)
 
 func (g *generatedList) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
-	if c.matches(k.String(), keyCopyAll) {
-		var b strings.Builder
-		for _, it := range g.all {
-			b.WriteString(it.Key + "\n")
-		}
-		return true, c.copy(strings.TrimSuffix(b.String(), "\n"))
+	switch ks := k.String(); {
+	case c.matches(ks, keyCopyAll):
+		return true, c.copy(strings.TrimSuffix(g.keyLines(), "\n"))
+	case c.matches(ks, keyWriteKeys):
+		a := newAsk(c, fmt.Sprintf("Write %d keys to a file (an existing file is never overwritten)", len(g.all)), "path: ", func(path string) tea.Cmd {
+			data := g.keyLines()
+			return c.act(g.ctx, g.sid, fmt.Sprintf("Wrote %d keys to %s", len(g.all), path), func(context.Context) (any, error) {
+				return nil, writeNewFile(path, data)
+			})
+		})
+		a.in.set(fmt.Sprintf("./licenses-%s-%s.txt", fileSafe(g.plan), c.now().Format("20060102")))
+		return true, openOverlay(a)
 	}
 	return g.list.key(c, k)
 }
 
 func (g *generatedList) keys(c *ctx) []*binding {
-	return append(g.list.keys(c), keyCopyAll)
+	return append(g.list.keys(c), keyCopyAll, keyWriteKeys)
+}
+
+// keyLines is every generated key, one per line.
+func (g *generatedList) keyLines() string {
+	var b strings.Builder
+	for _, it := range g.all {
+		b.WriteString(it.Key + "\n")
+	}
+	return b.String()
+}
+
+// writeNewFile writes data to a file that must not exist yet: keys are
+// never written over something else.
+func writeNewFile(path, data string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return store.Invalid("path", "%s exists; choose another name", path)
+	}
+	if err != nil {
+		return store.Invalid("path", "cannot create %s: %v", path, errors.Unwrap(err))
+	}
+	if _, err := f.WriteString(data); err != nil {
+		f.Close()
+		return store.Invalid("path", "writing %s: %v", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return store.Invalid("path", "writing %s: %v", path, err)
+	}
+	return nil
+}
+
+// fileSafe keeps letters, digits, dots and dashes of a plan name for a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-') {
+			return unicode.ToLower(r)
+		}
+		return '-'
+	}, s)
 }

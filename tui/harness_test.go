@@ -13,11 +13,18 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"licensectl/server/servertest"
 	"licensectl/store"
 	"licensectl/store/bolt"
+	"licensectl/store/password"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+// updating reports the -update flag (rewrite the golden files under
+// testdata). teatest's golden package registers it in this test binary.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // fixedNow is the clock of every test: relative times in goldens stay put.
 var fixedNow = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
@@ -31,13 +38,13 @@ func TestMain(m *testing.M) {
 // harness drives the root model by hand: commands run synchronously and
 // their messages are fed back until nothing is left.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	m    *model
 	now  time.Time
 	quit bool
 }
 
-func newHarness(t *testing.T, data Data, o Options, w, h int) *harness {
+func newHarness(t testing.TB, data Data, o Options, w, h int) *harness {
 	t.Helper()
 	hs := &harness{t: t, now: fixedNow}
 	o.Data = data
@@ -101,19 +108,6 @@ func (h *harness) press(keys ...string) {
 	}
 }
 
-var namedKeys = map[string]tea.KeyType{
-	"enter": tea.KeyEnter, "esc": tea.KeyEsc, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab,
-	"backspace": tea.KeyBackspace, "ctrl+r": tea.KeyCtrlR, "ctrl+c": tea.KeyCtrlC, "ctrl+a": tea.KeyCtrlA,
-	"space": tea.KeySpace, "shift+tab": tea.KeyShiftTab,
-}
-
-func keyMsg(k string) tea.KeyMsg {
-	if t, ok := namedKeys[k]; ok {
-		return tea.KeyMsg{Type: t}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-}
-
 func (h *harness) view() string { return h.m.View() }
 
 func (h *harness) contains(want string) {
@@ -130,7 +124,7 @@ func (h *harness) later(d time.Duration) { h.now = h.now.Add(d) }
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -154,10 +148,12 @@ type seeded struct {
 	plan  *store.Plan
 }
 
-func seed(t *testing.T, n int) *seeded {
+func seed(t testing.TB, n int) *seeded {
 	t.Helper()
 	ctx := context.Background()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{})
+	// A cheap hasher: members and end-users need one, and argon2id at its
+	// real cost would dominate the suite.
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +187,7 @@ func (s *seeded) scope() store.Scope {
 }
 
 // licenses opens the app dashboard on the Licenses tab.
-func (s *seeded) licenses(t *testing.T, data Data, o Options) (*harness, *list) {
+func (s *seeded) licenses(t testing.TB, data Data, o Options) (*harness, *list) {
 	t.Helper()
 	o.OrgID, o.AppID = s.orgID, s.app.ID
 	h := newHarness(t, data, o, 100, 30)

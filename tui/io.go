@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -30,10 +31,32 @@ type ctx struct {
 	st       styles
 	absTimes bool
 	clip     io.Writer // where OSC 52 goes; nil when the clipboard is off
+	clipMode string    // tui.clipboard
+	mouse    bool      // mouse reporting is on
+	blurred  bool      // the terminal reported lost focus: polling pauses
 
-	noTicks bool   // no polling (tests drive Update by hand)
-	busy    int    // store calls in flight
-	nextID  uint64 // screen ids
+	// sessions are the live session counts of the licenses and devices
+	// whose detail was loaded, by id, for the consequences in dialogs.
+	sessions map[string]int
+
+	noTicks bool // no polling (tests drive Update by hand)
+	busy    int  // store calls in flight
+	acting  int  // changes in flight (actions, bulk steps): q asks first
+	// pollDelay stretches background polling after the server said
+	// unavailable (doubling, 2 s to 30 s) or rate_limited (its Retry-After);
+	// zero once an answer arrives.
+	pollDelay   time.Duration
+	backedOffAt time.Time // when pollDelay last grew
+	nextID      uint64    // screen ids
+}
+
+// liveSessions names the sessions a change ends, with their count when the
+// detail of id was loaded.
+func (c *ctx) liveSessions(id string) string {
+	if n, ok := c.sessions[id]; ok {
+		return fmt.Sprintf("Its live sessions (%d)", n)
+	}
+	return "Its live sessions"
 }
 
 // scope is the environment the app screens act in.
@@ -78,6 +101,7 @@ func (c *ctx) load(parent context.Context, screen, gen uint64, kind string, fn f
 // act runs one change the same way; done is the status text on success.
 func (c *ctx) act(parent context.Context, screen uint64, done string, fn func(context.Context) (any, error)) tea.Cmd {
 	c.busy++
+	c.acting++
 	timeout := c.timeout
 	return func() tea.Msg {
 		cctx, cancel := context.WithTimeout(parent, timeout)

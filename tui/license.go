@@ -14,10 +14,11 @@ var keyResetDevice = mutating(bind(groupScreen, "D", "reset device", "D"))
 
 // licenseView is what the license detail reads.
 type licenseView struct {
-	d       *store.LicenseDetail
-	app     *store.Application
-	user    *store.EndUser
-	history []*store.AuditEntry
+	d        *store.LicenseDetail
+	app      *store.Application
+	user     *store.EndUser
+	history  []*store.AuditEntry
+	sessions int // live sessions of the license
 }
 
 // license is the license detail: its state, the validation cascade as the
@@ -54,7 +55,16 @@ func c0(k string) string {
 
 func (l *license) capturing() bool               { return false }
 func (l *license) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
-func (l *license) init(c *ctx) tea.Cmd           { return l.reload(c) }
+func (l *license) init(c *ctx) tea.Cmd           { return tea.Batch(l.reload(c), l.tick(c)) }
+
+// tick schedules the detail's refresh in remote mode (tui.md §10: every 5 s
+// by default); locally nobody else writes while the TUI holds the file.
+func (l *license) tick(c *ctx) tea.Cmd {
+	if !c.remote {
+		return nil
+	}
+	return c.every(c.refresh, l.sid)
+}
 
 func (l *license) keys(c *ctx) []*binding {
 	out := []*binding{}
@@ -100,16 +110,13 @@ func readLicense(ctx context.Context, c *ctx, id string) (*licenseView, error) {
 			v.user = u.Data[0]
 		}
 	}
-	// The audit log has no filter by target yet: the history is the
-	// license's entries among the latest page.
-	a, err := c.data.ListAudit(ctx, c.scope(), store.AuditFilter{PageRequest: store.PageRequest{Page: 1, PerPage: store.MaxPerPage}})
+	a, err := c.data.ListAudit(ctx, c.scope(), store.AuditFilter{TargetID: id, PageRequest: store.PageRequest{Page: 1, PerPage: 10}})
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range a.Data {
-		if e.Target.ID == id {
-			v.history = append(v.history, e)
-		}
+	v.history = a.Data
+	if v.sessions, err = c.data.CountLicenseSessions(ctx, c.scope(), id); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
@@ -126,9 +133,15 @@ func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 		}
 		l.v, l.err = msg.val.(*licenseView), nil
 		l.id = l.v.d.ID
+		c.sessions[l.id] = l.v.sessions
 		l.cursor = min(l.cursor, max(0, len(l.v.d.Devices)-1))
 	case actionMsg:
 		return l.reload(c)
+	case tickMsg:
+		if msg.skip {
+			return l.tick(c)
+		}
+		return tea.Batch(l.reload(c), l.tick(c))
 	}
 	return nil
 }
@@ -164,7 +177,7 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		d := devs[l.cursor]
 		a := &action{verb: "Reset", did: "reset", consequence: func(c *ctx, _ any) []string {
 			return []string{"The device is unbound and its sessions on this license end.",
-				"A reset made here does not consume the user's reset quota."}
+				"A reset made here does not consume the user's reset quota (it does not count against the plan's resets)."}
 		}, run: func(ctx context.Context, c *ctx, _ any) error {
 			return c.data.ResetLicenseDevice(ctx, c.scope(), it.ID, d.ID)
 		}}
@@ -196,7 +209,7 @@ func (l *license) view(c *ctx, w, h int) string {
 	}
 	lines = append(lines, fmt.Sprintf("Entitlements %s   Device resets remaining %d", strings.Join(ents, " "), d.DeviceResetsRemaining), "")
 	lines = append(lines, l.cascade(c)...)
-	lines = append(lines, "", fmt.Sprintf("Devices (%d bound)", len(d.Devices)))
+	lines = append(lines, "", fmt.Sprintf("Devices (%d bound) %s live sessions %d", len(d.Devices), c.g.dot, l.v.sessions))
 	t := table{cols: []column{{title: "FINGERPRINT", min: 11, max: 32}, {title: "STATUS", min: 7, max: 7}, {title: "BOUND", priority: 1, min: 7, max: 16}, {title: "LAST SEEN", priority: 1, min: 9, max: 16}, {title: "ID", priority: 2, min: 12, max: 12}}, cursor: l.cursor}
 	for _, dv := range d.Devices {
 		t.rows = append(t.rows, []string{dv.Fingerprint, dv.Status, c.at(dv.BoundAt), c.when(dv.LastSeenAt), tail(dv.ID)})

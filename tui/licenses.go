@@ -27,7 +27,7 @@ func licenseStatusAction(b *binding, verb, ing, did, to, word string, from ...st
 		b: b, verb: verb, ing: ing, did: did, word: word,
 		when: func(it any) bool { return slices.Contains(from, it.(*store.LicenseItem).Status) },
 		consequence: func(c *ctx, it any) []string {
-			return licenseConsequence(to)
+			return licenseConsequence(to, c.liveSessions(it.(*store.LicenseItem).ID))
 		},
 		run: func(ctx context.Context, c *ctx, it any) error {
 			_, err := c.data.SetLicenseStatus(ctx, c.scope(), it.(*store.LicenseItem).ID, to)
@@ -36,18 +36,19 @@ func licenseStatusAction(b *binding, verb, ing, did, to, word string, from ...st
 	}
 }
 
-// licenseConsequence says what else a status change does (design §6).
-func licenseConsequence(to string) []string {
+// licenseConsequence says what else a status change does (design §6);
+// sessions names the sessions it ends ("Its 2 active sessions").
+func licenseConsequence(to, sessions string) []string {
 	switch to {
 	case store.LicenseSuspended:
-		return []string{"Its active sessions become invalid (license_suspended). Reinstating later",
+		return []string{sessions + " become invalid (license_suspended). Reinstating later",
 			"does not restore them; clients activate again."}
 	case store.LicenseActive:
 		return []string{"New activations and validations work again; sessions revoked before stay revoked."}
 	case store.LicenseRevoked:
-		return []string{"Its sessions end (license_revoked). Revoked is final: it cannot be reinstated."}
+		return []string{sessions + " end (license_revoked). Revoked is final: it cannot be reinstated."}
 	case store.LicenseBanned:
-		return []string{"Its sessions end (license_banned). Banned is final: it cannot be reinstated."}
+		return []string{sessions + " end (license_banned). Banned is final: it cannot be reinstated."}
 	}
 	return nil
 }

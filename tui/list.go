@@ -53,6 +53,13 @@ type action struct {
 	when        func(it any) bool
 	consequence func(c *ctx, it any) []string
 	run         func(ctx context.Context, c *ctx, it any) error
+	// now runs the action at once on the row under the cursor, without
+	// asking (a retry, a test ping): nothing it does needs undoing.
+	now bool
+	// result replaces run when the answer is shown (a test ping's outcome).
+	result func(ctx context.Context, c *ctx, it any) (any, error)
+	// ask replaces the confirmation: it opens a form about the row under the cursor.
+	ask func(c *ctx, l *list, it any) tea.Cmd
 }
 
 // placement says where the cursor goes when a page arrives.
@@ -89,9 +96,9 @@ type list struct {
 	newer    int // items seen by the live check since the load
 	firstID  string
 	bulk     *bulkRun
-	height   int           // rows the table showed last
-	form     *generateForm // the form whose request is running
-	lookup   bool          // the filter just applied is an exact lookup
+	height   int       // rows the table showed last
+	form     fieldForm // the form whose request is running
+	lookup   bool      // the filter just applied is an exact lookup
 	c        *ctx
 }
 
@@ -198,7 +205,7 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 			if msg.err != nil {
 				l.err = msg.err
-				return status(c.g.fail+" "+errText(msg.err), true)
+				return status(c.g.fail+" "+errText(msg.err)+c.retryNote(), true)
 			}
 			r := msg.val.(pageResult)
 			l.err, l.loaded, l.loadedAt = nil, true, c.now()
@@ -223,11 +230,11 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 		case "bulk":
 			return l.bulkStep(c, msg)
-		case "catalog":
+		case "form":
 			if msg.err != nil {
 				return status(c.g.fail+" "+errText(msg.err), true)
 			}
-			return openOverlay(newGenerateForm(l, msg.val.(catalogMsg)))
+			return openOverlay(msg.val.(overlay))
 		}
 	case actionMsg:
 		form := l.form
@@ -237,12 +244,18 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: c.copy}), l.reload(c))
 		case generated:
 			return tea.Batch(l.reload(c), push(newGenerated(c, v)), status(fmt.Sprintf("%s Generated %d licenses", c.g.ok, len(v.items)), false))
+		case pinged:
+			return tea.Batch(status(v.text(c), !v.r.Success), l.reload(c))
 		}
 		if form != nil && msg.err != nil && form.fail(msg.err) {
 			return openOverlay(form)
 		}
 		return l.reload(c)
 	case tickMsg:
+		if !msg.skip && c.remote && !l.loaded && l.err != nil {
+			// Nothing to show yet: try the first load again.
+			return tea.Batch(l.tick(c), l.fetch(c, l.page, placement{}))
+		}
 		if msg.skip || !c.remote || !l.spec.paged || !l.loaded {
 			return l.tick(c)
 		}
@@ -258,7 +271,7 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 // tick schedules the live check of remote lists (§10): the list is not
 // reloaded under the cursor, it says that there is more.
 func (l *list) tick(c *ctx) tea.Cmd {
-	if !c.remote || !l.spec.paged {
+	if !c.remote || (!l.spec.paged && l.loaded) {
 		return nil
 	}
 	return c.every(10*time.Second, l.sid)
@@ -450,7 +463,7 @@ func (l *list) view(c *ctx, w, h int) string {
 	}
 	switch {
 	case !l.loaded && l.err != nil:
-		b.WriteString(c.g.fail + " " + errText(l.err) + "\n  ctrl+r retry " + c.g.dot + " q quit")
+		b.WriteString(c.g.fail + " " + errText(l.err) + c.retryNote() + "\n  ctrl+r retry now " + c.g.dot + " q quit")
 		return b.String()
 	case !l.loaded:
 		b.WriteString("  loading" + c.g.ellipsis)

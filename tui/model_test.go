@@ -245,7 +245,7 @@ func TestPalette(t *testing.T) {
 	s := seed(t, 3)
 	h, _ := s.licenses(t, s.db, Options{})
 	h.press(":", "pl", "tab", "enter")
-	h.contains("[7 Plans]")
+	h.contains("[8 Plans]")
 	h.press(":", "lic suspended", "enter")
 	h.contains("[2 Licenses]")
 	h.contains("[suspended]")

@@ -54,7 +54,8 @@ var appsSpec = &listSpec{
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Application, error) {
 		return c.data.ListApplications(ctx, c.orgID)
 	}),
-	open: func(c *ctx, it any) screen { return newAppDashboard(c, it.(*store.Application)) },
+	open:   func(c *ctx, it any) screen { return newAppDashboard(c, it.(*store.Application)) },
+	create: createApp,
 	actions: []*action{{
 		b: keyDisableApp, verb: "Disable", ing: "Disabling", did: "disabled",
 		when: func(it any) bool { return it.(*store.Application).Status == store.AppActive },
@@ -77,7 +78,7 @@ var appsSpec = &listSpec{
 			return c.data.DeleteApplication(ctx, store.AppRef{OrgID: c.orgID, AppID: it.(*store.Application).ID}, true)
 		},
 	}},
-	empty: "No applications yet: create one with `licensectl app create NAME`.",
+	empty: "No applications yet. n creates one.",
 }
 
 var membersSpec = &listSpec{
@@ -97,6 +98,7 @@ var membersSpec = &listSpec{
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Member, error) {
 		return c.data.ListMembers(ctx, c.orgID)
 	}),
+	create: createMember,
 	actions: []*action{{
 		b: irreversible(bind(groupScreen, "X", "remove", "X")), verb: "Remove", ing: "Removing", did: "removed", word: "remove",
 		consequence: func(c *ctx, it any) []string {
@@ -163,6 +165,7 @@ func newOrgHome(c *ctx) screen {
 	if src, ok := c.data.(usageData); ok {
 		ts = append(ts, &usage{screenBase: newBase(c), src: src})
 	}
+	ts = append(ts, newList(c, orgAuditSpec))
 	t := newTabs(c, c.orgName, ts...)
 	t.org = true
 	return t

@@ -172,7 +172,7 @@ func (o *overview) view(c *ctx, w, h int) string {
 		total += n
 	}
 	lines = append(lines,
-		check(p.plans > 0, "a plan exists", "create one: licensectl plan create"),
+		check(p.plans > 0, "a plan exists", "create one: n on Plans (8)"),
 		check(total > 0, "a license is generated", "n on Licenses (2)"),
 		check(p.secrets > 0, "an application secret exists in "+c.env, "n on Secrets (9)"),
 		check(p.activated, "a license.activated event was seen", "activate from your application"))
@@ -196,7 +196,7 @@ func newAppDashboard(c *ctx, a *store.Application) screen {
 	c.appID, c.appName = a.ID, a.Slug
 	t := newTabs(c, a.Slug,
 		newOverview(c), newList(c, licensesSpec), newList(c, usersSpec), newList(c, devicesSpec),
-		newActivity(c), newList(c, auditSpec), newList(c, plansSpec), newList(c, entitlementsSpec), newList(c, secretsSpec))
+		newActivity(c), newList(c, auditSpec), newList(c, webhooksSpec), newList(c, plansSpec), newList(c, entitlementsSpec), newList(c, secretsSpec))
 	t.app = true
 	return t
 }

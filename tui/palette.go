@@ -32,6 +32,7 @@ var paletteCmds = []paletteCmd{
 	{names: []string{"members"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Members") }},
 	{names: []string{"apikeys"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("API keys") }},
 	{names: []string{"usage", "billing"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Usage") }},
+	{names: []string{"orgaudit"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Org audit") }},
 	{names: []string{"env"}, arg: "prod|dev", app: true, run: func(m *model, arg string) tea.Cmd {
 		want := store.EnvProduction
 		if strings.HasPrefix(arg, "dev") {
@@ -55,6 +56,7 @@ var paletteCmds = []paletteCmd{
 	{names: []string{"devices"}, arg: "[STATUS|fp:FP]", app: true, run: tabCmd("Devices")},
 	{names: []string{"audit"}, arg: "[event:EVENT] [since:24h]", app: true, run: tabCmd("Audit")},
 	{names: []string{"activity"}, app: true, run: tabCmd("Activity")},
+	{names: []string{"webhooks"}, app: true, run: tabCmd("Webhooks")},
 	{names: []string{"plans"}, app: true, run: tabCmd("Plans")},
 	{names: []string{"entitlements", "ents"}, app: true, run: tabCmd("Entitlements")},
 	{names: []string{"secrets"}, app: true, run: tabCmd("Secrets")},
@@ -67,11 +69,20 @@ var paletteCmds = []paletteCmd{
 		}
 		return nil
 	}},
+	{names: []string{"mouse"}, run: func(m *model, _ string) tea.Cmd {
+		m.c.mouse = !m.c.mouse
+		if m.c.mouse {
+			m.setStatus("Mouse on: the wheel scrolls (:mouse turns it off for the terminal's selection)", true)
+			return tea.EnableMouseCellMotion
+		}
+		m.setStatus("Mouse off: the terminal selects and copies", true)
+		return tea.DisableMouse
+	}},
 	{names: []string{"refresh"}, run: func(m *model, _ string) tea.Cmd { return m.top().reload(m.c) }},
 	{names: []string{"help"}, run: func(m *model, _ string) tea.Cmd {
 		return openOverlay(newHelp(m.top().keys(m.c)))
 	}},
-	{names: []string{"q", "quit"}, run: func(m *model, _ string) tea.Cmd { return m.quit() }},
+	{names: []string{"q", "quit"}, run: func(m *model, _ string) tea.Cmd { return m.askQuit() }},
 }
 
 // palette is the ':' command line: tab completes, ↑/↓ walk the history,
@@ -113,6 +124,14 @@ func (p *palette) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	case tea.KeyTab:
 		if cs := p.completions(); len(cs) > 0 {
 			p.in.set(cs[0] + " ")
+		} else {
+			typed := strings.ToLower(p.in.text())
+			for _, a := range p.m.selectionActions() {
+				if strings.HasPrefix(a.name, typed) {
+					p.in.set(a.name)
+					break
+				}
+			}
 		}
 		return false, nil
 	case tea.KeyUp:
@@ -140,6 +159,14 @@ func (p *palette) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 				return true, pc.run(p.m, strings.TrimSpace(arg))
 			}
 		}
+		if cmd, err, ok := p.m.runSelection(line); ok {
+			if err != "" {
+				p.err = err
+				return false, nil
+			}
+			*p.hist = append(*p.hist, line)
+			return true, cmd
+		}
 		p.err = "unknown command " + name + " (tab completes)"
 		return false, nil
 	}
@@ -163,6 +190,16 @@ func (p *palette) view(c *ctx, w, h int) []string {
 		hints = append(hints, n)
 	}
 	lines = append(lines, truncate(strings.Join(hints, "  "), w-4))
+	typed := strings.ToLower(p.in.text())
+	var acts []string
+	for _, a := range p.m.selectionActions() {
+		if strings.HasPrefix(a.name, typed) {
+			acts = append(acts, a.label)
+		}
+	}
+	if len(acts) > 0 {
+		lines = append(lines, truncate("on the selection: "+strings.Join(acts, c.g.dot+" "), w-4))
+	}
 	return box(c, "Jump (tab completes, enter runs, esc closes)", lines, w)
 }
 

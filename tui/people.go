@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"licensectl/store"
 )
 
@@ -62,6 +64,7 @@ var usersSpec = &listSpec{
 		userAction(keyBanUser, "Ban", "Banning", "banned", store.UserBanned, "The user's sessions end (user_banned); reinstating (u) lets them sign in again.", store.UserActive, store.UserDisabled),
 		userAction(keyDisableUser, "Disable", "Disabling", "disabled", store.UserDisabled, "The user's sessions end (user_disabled); reinstating (u) lets them sign in again.", store.UserActive),
 		userAction(keyReinstate, "Reinstate", "Reinstating", "reinstated", store.UserActive, "The user can sign in again; ended sessions stay ended.", store.UserBanned, store.UserDisabled),
+		addRoleAction, removeRoleAction,
 	},
 	empty: "No end-users in ENV yet: they appear when they sign up through your application.",
 }
@@ -70,7 +73,9 @@ func deviceAction(b *binding, verb, ing, did, to, cons string, from string) *act
 	return &action{
 		b: b, verb: verb, ing: ing, did: did,
 		when:        func(it any) bool { return it.(*store.Device).Status == from },
-		consequence: func(c *ctx, it any) []string { return []string{cons} },
+		consequence: func(c *ctx, it any) []string {
+			return []string{strings.ReplaceAll(cons, "SESSIONS", c.liveSessions(it.(*store.Device).ID))}
+		},
 		run: func(ctx context.Context, c *ctx, it any) error {
 			_, err := c.data.SetDeviceStatus(ctx, c.scope(), it.(*store.Device).ID, to)
 			return err
@@ -110,8 +115,54 @@ var devicesSpec = &listSpec{
 	},
 	open: func(c *ctx, it any) screen { return newDeviceDetail(c, it.(*store.Device)) },
 	actions: []*action{
-		deviceAction(keyBlock, "Block", "Blocking", "blocked", store.DeviceBlocked, "Sessions on this device end (device_blocked); unblocking (u) lets it activate again.", store.DeviceActive),
+		deviceAction(keyBlock, "Block", "Blocking", "blocked", store.DeviceBlocked, "SESSIONS end (device_blocked); unblocking (u) lets it activate again.", store.DeviceActive),
 		deviceAction(keyReinstate, "Unblock", "Unblocking", "unblocked", store.DeviceActive, "The device can activate and validate again.", store.DeviceBlocked),
 	},
 	empty: "No devices in ENV yet: they appear when a license is activated.",
+}
+
+// Bindings of the role changes: r adds without asking (adding again
+// changes nothing), R asks which role and then for y.
+var (
+	keyAddRole    = mutating(bind(groupScreen, "r", "add role", "r"))
+	keyRemoveRole = mutating(bind(groupScreen, "R", "remove role", "R"))
+)
+
+// addRoleAction is r on Users: a role name, sent at once.
+var addRoleAction = &action{
+	b: keyAddRole, verb: "Add role", ing: "Adding role", did: "added role",
+	ask: func(c *ctx, l *list, it any) tea.Cmd {
+		u := it.(*store.EndUser)
+		role := textField("role_id", "Role", true)
+		role.hint = "lower case, as your application checks it: beta-tester"
+		f := newForm("Add a role to "+c.label(u.Email), "add", role)
+		f.submit = func(f *form) tea.Cmd {
+			r := f.get("role_id")
+			return f.run(c, l, fmt.Sprintf("Added role %s to %s", c.label(r), c.label(u.Email)), func(ctx context.Context) (any, error) {
+				return c.data.AddEndUserRole(ctx, c.orgID, u.ID, r)
+			})
+		}
+		return openOverlay(f)
+	},
+}
+
+// removeRoleAction is R on Users: which of the user's roles, then y.
+var removeRoleAction = &action{
+	b: keyRemoveRole, verb: "Remove role", ing: "Removing role", did: "removed role",
+	when: func(it any) bool { return len(it.(*store.EndUser).Roles) > 0 },
+	ask: func(c *ctx, l *list, it any) tea.Cmd {
+		u := it.(*store.EndUser)
+		f := newForm("Remove a role from "+c.label(u.Email), "remove", choiceField("role_id", "Role", u.Roles...))
+		f.submit = func(f *form) tea.Cmd {
+			r := f.get("role_id")
+			q := fmt.Sprintf("Remove role %s from user %s?", c.label(r), c.label(u.Email))
+			cons := []string{"Your application stops seeing the role for this user; r adds it back."}
+			return openOverlay(newConfirm(c, q, cons, "", func() tea.Cmd {
+				return c.act(l.ctx, l.sid, fmt.Sprintf("Removed role %s from %s", c.label(r), c.label(u.Email)), func(ctx context.Context) (any, error) {
+					return c.data.RemoveEndUserRole(ctx, c.orgID, u.ID, r)
+				})
+			}))
+		}
+		return openOverlay(f)
+	},
 }

@@ -59,14 +59,37 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyMsg:
 		return m, m.onKey(msg)
+	case tea.MouseMsg:
+		// The wheel scrolls as the arrow keys do; clicks are left to the
+		// terminal's own selection when the mouse is off.
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			return m, m.onKey(tea.KeyMsg{Type: tea.KeyUp})
+		case tea.MouseButtonWheelDown:
+			return m, m.onKey(tea.KeyMsg{Type: tea.KeyDown})
+		}
+		return m, nil
+	case tea.BlurMsg:
+		m.c.blurred = true
+		return m, nil
+	case tea.FocusMsg:
+		m.c.blurred = false
+		return m, nil
 	case loadedMsg:
 		m.c.busy--
+		if msg.kind == "bulk" {
+			m.c.acting--
+		}
 		if msg.err != nil && fatalCode(msg.err) {
 			return m, m.reject(msg.err)
+		}
+		if wait := m.c.backoff(msg.err); wait != "" {
+			m.setStatus(m.c.g.fail+" "+wait, false)
 		}
 		return m, m.route(msg.screen, msg)
 	case actionMsg:
 		m.c.busy--
+		m.c.acting--
 		if msg.err != nil {
 			m.setStatus(m.c.g.fail+" "+errText(msg.err), false)
 			if fatalCode(msg.err) {
@@ -99,8 +122,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.over = msg.o
 		return m, nil
 	case tickMsg:
-		if m.stopped || m.over != nil {
-			// Polling pauses under a modal; the screen asks again later.
+		if m.stopped || m.over != nil || m.c.blurred {
+			// Polling pauses under a modal and while the terminal is in the
+			// background; the screen asks again later.
 			return m, m.route(msg.screen, tickMsg{screen: msg.screen, skip: true})
 		}
 		return m, m.route(msg.screen, msg)
@@ -221,7 +245,7 @@ func (m *model) global(k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case c.matches(ks, keyQuit):
-		return m.quit()
+		return m.askQuit()
 	case c.matches(ks, keyHelp):
 		m.over = newHelp(m.top().keys(c))
 		return nil
@@ -259,7 +283,17 @@ func (m *model) global(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// quit leaves at once unless a change is still running.
+// askQuit quits, after asking when a change is still running: quitting
+// would cancel it half done (a bulk change) or leave its outcome unseen.
+func (m *model) askQuit() tea.Cmd {
+	if m.c.acting > 0 {
+		m.over = newConfirm(m.c, "An action is still running. Quit anyway?", nil, "", m.quit)
+		return nil
+	}
+	return m.quit()
+}
+
+// quit leaves at once (ctrl+c, and q when nothing is running).
 func (m *model) quit() tea.Cmd {
 	for _, s := range m.stack {
 		closeScreen(s)

@@ -87,21 +87,36 @@ func (t *tabs) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 }
 
 func (t *tabs) view(c *ctx, w, h int) string {
-	var parts []string
-	for i, s := range t.tabs {
-		label := fmt.Sprintf("%d %s", (i+1)%10, s.title())
-		if i == t.active {
-			label = "[" + label + "]"
-		}
-		parts = append(parts, label)
+	bar := t.bar(false)
+	if width(bar) > w {
+		bar = t.bar(true)
 	}
-	bar := strings.Join(parts, " ")
 	if width(bar) > w {
 		// Narrow: only the active tab and its neighbours' numbers.
 		bar = fmt.Sprintf("[%d %s]  (%d tabs: 1%s0, tab)", (t.active+1)%10, t.cur().title(), len(t.tabs), c.g.ellipsis)
 	}
 	return truncate(bar, w) + "\n" + t.cur().view(c, w, h-1)
 }
+
+// bar is the tab bar; short uses the palette's short names of long titles
+// so that all ten app tabs fit in 100 columns.
+func (t *tabs) bar(short bool) string {
+	parts := make([]string, 0, len(t.tabs))
+	for i, s := range t.tabs {
+		title := s.title()
+		if short && shortTitles[title] != "" {
+			title = shortTitles[title]
+		}
+		label := fmt.Sprintf("%d %s", (i+1)%10, title)
+		if i == t.active {
+			label = "[" + label + "]"
+		}
+		parts = append(parts, label)
+	}
+	return strings.Join(parts, " ")
+}
+
+var shortTitles = map[string]string{"Entitlements": "Ents"}
 
 func (t *tabs) keys(c *ctx) []*binding { return t.cur().keys(c) }
 

@@ -16,7 +16,12 @@ import (
 	"github.com/muesli/termenv"
 
 	"licensectl/store"
+	"licensectl/tui/terminit"
 )
+
+// bubbletea's init has run (this package imports it): TERM can be what the
+// user set again.
+func init() { terminit.Restore() }
 
 // Options configure a TUI session.
 type Options struct {
@@ -36,6 +41,11 @@ type Options struct {
 	Output     io.Writer
 	// Clipboard receives OSC 52 copies; nil turns copying off.
 	Clipboard io.Writer
+	// ClipboardMode is tui.clipboard: auto, osc52, osc52-tmux, native or
+	// off ("" is auto).
+	ClipboardMode string
+	// Mouse turns mouse reporting on (the wheel scrolls); :mouse toggles it.
+	Mouse bool
 }
 
 // Run shows the TUI until the user quits. Errors that prevent starting
@@ -50,7 +60,10 @@ func Run(parent context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(parent)}
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(parent), tea.WithReportFocus()}
+	if o.Mouse {
+		opts = append(opts, tea.WithMouseCellMotion())
+	}
 	if o.Input != nil {
 		opts = append(opts, tea.WithInput(o.Input))
 	}
@@ -66,9 +79,12 @@ func Run(parent context.Context, o Options) error {
 
 // newCtx makes the shared state of a session.
 func newCtx(o Options) *ctx {
-	c := &ctx{data: o.Data, orgID: o.OrgID, appID: o.AppID, env: o.Env, remote: o.Remote, readOnly: o.ReadOnly,
-		where: o.Where, cred: o.Credential, now: o.Now, refresh: o.Refresh, clip: o.Clipboard,
-		g: unicodeGlyphs, st: newStyles(o.Color), timeout: 5 * time.Second}
+	c := &ctx{data: o.Data, sessions: map[string]int{}, orgID: o.OrgID, appID: o.AppID, env: o.Env, remote: o.Remote, readOnly: o.ReadOnly,
+		where: o.Where, cred: o.Credential, now: o.Now, refresh: o.Refresh, clip: o.Clipboard, clipMode: o.ClipboardMode,
+		mouse: o.Mouse, g: unicodeGlyphs, st: newStyles(o.Color), timeout: 5 * time.Second}
+	if c.clipMode == "" {
+		c.clipMode = ClipAuto
+	}
 	if o.ASCII || !utf8Locale() {
 		c.g = asciiGlyphs
 	}

@@ -5,6 +5,7 @@ import (
 
 	"licensectl/config"
 	"licensectl/server/api"
+	"licensectl/server/client"
 	"licensectl/server/webhook"
 	"licensectl/store"
 	"licensectl/store/bolt"
@@ -32,13 +33,36 @@ func (l local) PingWebhook(ctx context.Context, ref store.AppRef, webhookID stri
 	if err != nil {
 		return nil, err
 	}
-	c := l.cfg.Webhooks
-	g := webhook.NewGuard(c.AllowHTTP, c.AllowPrivateTargets)
-	sender := &webhook.Sender{Client: g.Client(c.Timeout), UserAgent: "licensectl/" + version, Now: store.SystemClock}
+	sender := &webhook.Sender{Client: l.guard().Client(l.cfg.Webhooks.Timeout), UserAgent: "licensectl/" + version, Now: store.SystemClock}
 	a := sender.Send(ctx, job)
 	if err := l.RecordAttempt(ctx, job.Delivery.ID, a, store.RetryPolicy{}); err != nil {
 		return nil, err
 	}
 	r := api.WebhookTestResultOf(job.Delivery.ID, a)
 	return &r, nil
+}
+
+// RegisterWebhook implements backend: the URL passes the checks the server
+// would apply (https, no private targets unless configured) before the
+// store, which trusts them, records the endpoint.
+func (l local) RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
+	if err := l.guard().CheckURL(ctx, url); err != nil {
+		return nil, err
+	}
+	return l.CreateWebhook(ctx, ref, url, events)
+}
+
+// guard is this configuration's policy for webhook targets.
+func (l local) guard() *webhook.Guard {
+	return webhook.NewGuard(l.cfg.Webhooks.AllowHTTP, l.cfg.Webhooks.AllowPrivateTargets)
+}
+
+// remote is the backend of remote mode: the HTTP client, plus what the
+// server does for a call that locally takes more than one step.
+type remote struct{ *client.Client }
+
+// RegisterWebhook implements backend: the server checks the URL itself
+// when it creates the endpoint.
+func (r remote) RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
+	return r.CreateWebhook(ctx, ref, url, events)
 }

@@ -23,7 +23,7 @@ import (
 
 // backend is what the commands use: store.Admin, the backup, and the few
 // things a server does for a remote command that local mode does itself.
-// local implements it on the data file and *client.Client over HTTP; the
+// local implements it on the data file and remote over HTTP; the
 // commands never ask which one they have.
 type backend interface {
 	store.Admin
@@ -37,11 +37,14 @@ type backend interface {
 	PingWebhook(ctx context.Context, ref store.AppRef, webhookID string) (*api.WebhookTestResult, error)
 	// WebhookEvents lists every event name an endpoint can subscribe to.
 	WebhookEvents(ctx context.Context) ([]string, error)
+	// RegisterWebhook creates an endpoint after the network checks of its
+	// URL, which CreateWebhook leaves to its caller.
+	RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error)
 }
 
 var (
 	_ backend = local{}
-	_ backend = (*client.Client)(nil)
+	_ backend = remote{}
 )
 
 // session is one admin command's connection: the backend, the mode, and the
@@ -85,7 +88,7 @@ func (e *env) open(cmd *cobra.Command, opts openOpts) (*session, error) {
 			url = "http://" + url
 		}
 		c := client.New(url, key, client.WithUserAgent("licensectl/"+version))
-		s.svc, s.remote, s.where, s.close = c, true, c.BaseURL(), func() error { return nil }
+		s.svc, s.remote, s.where, s.close = remote{c}, true, c.BaseURL(), func() error { return nil }
 		return s, nil
 	}
 	cfg, err := loadConfig(cmd, e)

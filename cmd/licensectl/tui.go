@@ -14,9 +14,9 @@ import (
 // session (local file or --server) as every admin command.
 func newTUICmd(e *env) *cobra.Command {
 	var (
-		readOnly, noColor, ascii bool
-		app                      string
-		refresh                  time.Duration
+		readOnly, noColor, ascii, mouse bool
+		app                             string
+		refresh                         time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "tui",
@@ -31,7 +31,22 @@ func newTUICmd(e *env) *cobra.Command {
 			if t, _ := e.getenv("TERM"); !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) || t == "dumb" {
 				return usageErrorf("licensectl tui needs an interactive terminal; use the CLI commands in scripts")
 			}
-			if _, ok := e.getenv("NO_COLOR"); ok {
+			// tui.* in the configuration, unless a flag says otherwise.
+			cfg, err := loadConfig(cmd, e)
+			if err != nil {
+				return err
+			}
+			flags := cmd.Flags()
+			if !flags.Changed("read-only") {
+				readOnly = cfg.TUI.ReadOnly
+			}
+			if !flags.Changed("refresh") {
+				refresh = cfg.TUI.Refresh
+			}
+			if !flags.Changed("mouse") {
+				mouse = cfg.TUI.Mouse
+			}
+			if _, ok := e.getenv("NO_COLOR"); ok || cfg.TUI.Color == "never" {
 				noColor = true
 			}
 			// Everything that can fail is resolved here, on the normal
@@ -61,16 +76,17 @@ func newTUICmd(e *env) *cobra.Command {
 			return tui.Run(ctx, tui.Options{
 				Data: s.svc, Remote: s.remote, Where: s.where, Credential: cred,
 				OrgID: orgID, AppID: appID, Env: s.env, ReadOnly: readOnly,
-				Color: !noColor, ASCII: ascii, Refresh: refresh,
-				Input: in, Output: out, Clipboard: out,
+				Color: !noColor, ASCII: ascii, Refresh: refresh, Mouse: mouse,
+				Input: in, Output: out, Clipboard: out, ClipboardMode: cfg.TUI.Clipboard,
 			})
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&readOnly, "read-only", false, "no changes: actions are not offered (locally the file is opened read-only)")
-	f.BoolVar(&noColor, "no-color", false, "no colours (also with NO_COLOR set)")
+	f.BoolVar(&readOnly, "read-only", false, "no changes: actions are not offered (locally the file is opened read-only; tui.read_only)")
+	f.BoolVar(&noColor, "no-color", false, "no colours (also with NO_COLOR set, or tui.color: never)")
 	f.BoolVar(&ascii, "ascii", false, "plain ASCII symbols instead of ▶ ✓ ✗")
 	f.StringVar(&app, "app", "", "start on this application's dashboard (id, slug or name)")
-	f.DurationVar(&refresh, "refresh", 5*time.Second, "remote mode: how often the overview refreshes")
+	f.DurationVar(&refresh, "refresh", 5*time.Second, "remote mode: how often the overview and details refresh (tui.refresh)")
+	f.BoolVar(&mouse, "mouse", false, "mouse reporting: the wheel scrolls (tui.mouse; :mouse toggles it)")
 	return cmd
 }

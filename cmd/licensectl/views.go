@@ -100,14 +100,7 @@ func deviceView(d *store.Device) api.DeviceItem {
 	return v
 }
 
-func auditView(a *store.AuditEntry) api.AuditEntry {
-	md := a.Metadata
-	if md == nil {
-		md = map[string]any{}
-	}
-	return api.AuditEntry{ID: a.ID, Event: a.Event, Actor: api.AuditActor{Type: a.Actor.Type, ID: a.Actor.ID}, Target: api.AuditTarget(a.Target),
-		IP: a.IP, UserAgent: a.UserAgent, Metadata: md, CreatedAt: a.CreatedAt}
-}
+func auditView(a *store.AuditEntry) api.AuditEntry { return api.AuditEntryOf(a) }
 
 // mapSlice maps a slice through fn, never returning nil.
 func mapSlice[S, T any](in []S, fn func(S) T) []T {

@@ -59,10 +59,7 @@ func newWebhookCreateCmd(e *env) *cobra.Command {
 			if err := store.CheckEventPatterns(evs); err != nil {
 				return err
 			}
-			if err := s.checkURL(ctx, u); err != nil {
-				return err
-			}
-			w, err := s.svc.CreateWebhook(ctx, ref, u, evs)
+			w, err := s.svc.RegisterWebhook(ctx, ref, u, evs)
 			if err != nil {
 				return err
 			}

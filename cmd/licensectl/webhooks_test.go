@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -11,6 +13,8 @@ import (
 	"licensectl/config"
 	"licensectl/server/api"
 	"licensectl/server/servertest"
+	"licensectl/store"
+	"licensectl/store/bolt"
 )
 
 // hookReceiver counts what reaches it and answers 200.
@@ -138,4 +142,39 @@ func TestRemoteWebhooks(t *testing.T) {
 	})
 	org := srv.NewOrg(t)
 	webhookScenario(t, newRemote(t, srv.URL, org.APIKey))
+}
+
+// The TUI registers endpoints through RegisterWebhook: locally the URL
+// meets the server's rules before the store, which trusts them, sees it.
+func TestLocalRegisterWebhookChecksTheURL(t *testing.T) {
+	ctx := context.Background()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	org, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org.ID, Name: "Studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := store.AppRef{OrgID: org.ID, AppID: app.ID}
+	l := local{DB: db} // the default rules: https, no private targets
+	for _, u := range []string{"http://hooks.example.com/in", "https://127.0.0.1/in"} {
+		_, err := l.RegisterWebhook(ctx, ref, u, []string{"*"})
+		if e := store.AsError(err); e == nil || e.Field != "url" {
+			t.Errorf("RegisterWebhook(%s) = %v, want a validation error on url", u, err)
+		}
+	}
+	if hooks, _ := db.ListWebhooks(ctx, ref); len(hooks) != 0 {
+		t.Fatalf("a refused URL was stored: %+v", hooks)
+	}
+	l.cfg.Webhooks.AllowHTTP, l.cfg.Webhooks.AllowPrivateTargets = true, true
+	w, err := l.RegisterWebhook(ctx, ref, "http://127.0.0.1:1/in", []string{"license.*"})
+	if err != nil || w.Secret == "" {
+		t.Fatalf("RegisterWebhook with the rules relaxed = %+v, %v", w, err)
+	}
 }

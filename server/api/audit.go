@@ -2,6 +2,8 @@ package api
 
 import (
 	"time"
+
+	"licensectl/store"
 )
 
 // AuditEntry is an audit log entry in lists. Metadata is an object ({} when
@@ -27,4 +29,14 @@ type AuditActor struct {
 type AuditTarget struct {
 	Type string `json:"type"`
 	ID   string `json:"id"`
+}
+
+// AuditEntryOf is the wire form of an entry.
+func AuditEntryOf(e *store.AuditEntry) AuditEntry {
+	meta := e.Metadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	return AuditEntry{ID: e.ID, Event: e.Event, Actor: AuditActor{Type: e.Actor.Type, ID: e.Actor.ID}, Target: AuditTarget(e.Target),
+		IP: e.IP, UserAgent: e.UserAgent, Metadata: meta, CreatedAt: e.CreatedAt}
 }

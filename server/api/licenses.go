@@ -86,3 +86,9 @@ type UserRef struct {
 	ID    string `json:"id"`
 	Email string `json:"email"`
 }
+
+// ActiveSessions answers the session count of a license or a device: the
+// sessions a suspension (or a block) would revoke now.
+type ActiveSessions struct {
+	ActiveSessions int `json:"active_sessions"`
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -149,22 +150,14 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// errorBody is the error body of both APIs (the runtime one has only code and message).
-type errorBody struct {
-	Error *struct {
-		Code              string `json:"code"`
-		Message           string `json:"message"`
-		RetryAfterSeconds int    `json:"retry_after_seconds"`
-	} `json:"error"`
-}
-
 // decodeError turns an error response into the *store.Error the server
 // reported. A body that is not the server's (a proxy's page) is mapped from
 // the status alone.
 func decodeError(res *http.Response) error {
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	var body errorBody
-	if err := json.Unmarshal(raw, &body); err == nil && body.Error != nil && body.Error.Code != "" {
+	// The runtime body is a subset of this one.
+	var body api.ErrorBody
+	if err := json.Unmarshal(raw, &body); err == nil && body.Error.Code != "" {
 		return &store.Error{Code: body.Error.Code, Message: body.Error.Message, RetryAfter: body.Error.RetryAfterSeconds}
 	}
 	return &store.Error{Code: codeOfStatus(res.StatusCode), Message: fmt.Sprintf("server answered %s", res.Status)}

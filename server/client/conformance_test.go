@@ -3,6 +3,7 @@ package client_test
 import (
 	"testing"
 
+	"licensectl/config"
 	"licensectl/server/client"
 	"licensectl/server/servertest"
 	"licensectl/store"
@@ -10,10 +11,14 @@ import (
 )
 
 // TestConformance runs the store.Admin conformance suite over HTTP: the
-// client with the operator token against a real server.
+// client with the operator token against a real server, whose store seeds
+// what only desktop clients create.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Admin {
-		s := servertest.New(t)
-		return client.New(s.URL, s.OperatorToken())
+	storetest.Run(t, func(t *testing.T, billing store.BillingPolicy) storetest.Harness {
+		s := servertest.New(t, func(c *config.Config) { c.Webhooks.AllowHTTP, c.Webhooks.AllowPrivateTargets = true, true })
+		if err := s.Store().ConfigureBilling(billing); err != nil {
+			t.Fatal(err)
+		}
+		return storetest.Harness{Admin: client.New(s.URL, s.OperatorToken()), Backend: s.Store()}
 	})
 }

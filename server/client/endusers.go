@@ -103,6 +103,7 @@ func (c *Client) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilt
 func auditQuery(f store.AuditFilter) url.Values {
 	q := url.Values{}
 	setIf(q, "event", f.Event)
+	setIf(q, "target_id", f.TargetID)
 	if f.From != nil {
 		q.Set("from", f.From.UTC().Format(time.RFC3339Nano))
 	}

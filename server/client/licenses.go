@@ -92,3 +92,22 @@ func (c *Client) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseI
 	return c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses", licenseID, "reset-device"), org: s.OrgID, env: s.Env,
 		body: api.ResetDeviceRequest{DeviceID: deviceID}}, nil)
 }
+
+// CountLicenseSessions implements store.Licenses.
+func (c *Client) CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error) {
+	return c.countSessions(ctx, s, "licenses", licenseID)
+}
+
+// CountDeviceSessions implements store.Devices.
+func (c *Client) CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error) {
+	return c.countSessions(ctx, s, "devices", deviceID)
+}
+
+// countSessions reads GET …/{kind}/{id}/sessions.
+func (c *Client) countSessions(ctx context.Context, s store.Scope, kind, id string) (int, error) {
+	var out api.ActiveSessions
+	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, kind, id, "sessions"), org: s.OrgID, env: s.Env}, &out); err != nil {
+		return 0, err
+	}
+	return out.ActiveSessions, nil
+}

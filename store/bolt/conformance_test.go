@@ -12,12 +12,15 @@ import (
 // TestConformance runs the store.Admin conformance suite on a bbolt file,
 // with the password policy the server uses.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Admin {
+	storetest.Run(t, func(t *testing.T, billing store.BillingPolicy) storetest.Harness {
 		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}, Policy: password.CheckPolicy})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		return db
+		if err := db.ConfigureBilling(billing); err != nil {
+			t.Fatal(err)
+		}
+		return storetest.Harness{Admin: db, Backend: db}
 	})
 }

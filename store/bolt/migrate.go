@@ -26,6 +26,36 @@ type migration struct {
 var migrations = []migration{
 	{Version: 2, Name: "compact records", Apply: migrateCompactRecords},
 	{Version: 3, Name: "organization audit by event", Apply: migrateOrgAuditByEvent},
+	{Version: 4, Name: "audit by target", Apply: migrateAuditByTarget},
+}
+
+// migrateAuditByTarget fills audit_by_target from the entries written
+// before it existed, so a license's (user's, device's) history includes
+// them. It walks the logs rather than the entries: audit_by_env and
+// audit_by_org say which logs list an entry, which the entry itself does
+// not record when it is in both environments.
+func migrateAuditByTarget(tx *bolt.Tx) error {
+	t := &txn{tx: tx, ctx: context.Background()}
+	for _, log := range [][]byte{bAuditEnv, bAuditOrg} {
+		c := tx.Bucket(log).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) != 16+8+16 {
+				return fmt.Errorf("%s key of %d bytes", log, len(k))
+			}
+			owner, ts, id := k[:16], k[16:24], ids(k[24:])
+			e := new(store.AuditEntry)
+			if err := t.mustGet(bAudit, id, "audit entry", e); err != nil {
+				return err
+			}
+			if e.Target.ID == "" {
+				continue
+			}
+			if err := t.indexSorted(bAuditTarget, key(owner, str(e.Target.ID)), ts, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // migrateOrgAuditByEvent fills the index of organization-level audit entries

@@ -57,7 +57,8 @@ func TestOpenMigratesV1(t *testing.T) {
 	if v, err := db.StoredSchemaVersion(); err != nil || v != SchemaVersion {
 		t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
 	}
-	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" || got[1] != "3 organization audit by event" {
+	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" || got[1] != "3 organization audit by event" ||
+		got[2] != "4 audit by target" {
 		t.Fatalf("Migrated() = %q", got)
 	}
 	records := map[string]func() any{}
@@ -187,6 +188,19 @@ func checkV1Reads(t *testing.T, db *DB) {
 	audit, err := db.ListAudit(ctx, s, store.AuditFilter{PageRequest: store.PageRequest{Page: 1, PerPage: 100}})
 	if err != nil || audit.Total != 19 {
 		t.Fatalf("audit = %d, %v", audit.Total, err)
+	}
+	// Migration 4 lists every entry with a target in its target's history.
+	byTarget := map[string]int{}
+	for _, e := range audit.Data {
+		if e.Target.ID != "" {
+			byTarget[e.Target.ID]++
+		}
+	}
+	for target, n := range byTarget {
+		got, err := db.ListAudit(ctx, s, store.AuditFilter{TargetID: target, PageRequest: store.PageRequest{Page: 1, PerPage: 100}})
+		if err != nil || got.Total != n || len(got.Data) != n {
+			t.Fatalf("audit ?target_id=%s: %d entries (%v), want %d", target, got.Total, err, n)
+		}
 	}
 	if _, err := db.GenerateLicenses(ctx, s, store.GenerateLicensesInput{PlanID: plans[0].ID, Quantity: 2}); err != nil {
 		t.Fatalf("generate after migration: %v", err)

@@ -112,6 +112,11 @@ func (t *txn) dropAudit(e *store.AuditEntry) error {
 			return err
 		}
 	}
+	// An entry of one environment is looked for in both; the miss costs a
+	// key read, and the entry does not say which one listed it.
+	if err := t.unindexAuditTarget(e, envs); err != nil {
+		return err
+	}
 	return t.del(bAudit, e.ID)
 }
 

@@ -2,7 +2,7 @@ package bolt
 
 // SchemaVersion is the version of the bucket layout below and of the record
 // format (codec.go); the migrations in migrate.go bring older files to it.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
 // UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
@@ -115,6 +115,12 @@ var (
 	bAuditOrgEvent   = []byte("audit_by_org_event")           // org|event 0x00|entry (organization-level events)
 )
 
+// Audit by target (schema version 4): env|target 0x00|time|entry for the
+// entries of an environment's log, org|target 0x00|time|entry for
+// organization-level ones (ids are UUIDs, so an org never shares a prefix
+// with an env). Entries without a target id are not listed.
+var bAuditTarget = []byte("audit_by_target")
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -134,6 +140,7 @@ var allBuckets = [][]byte{
 	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,
 	bPartnerAttempts, bPartnerIdentities,
 	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
+	bAuditTarget,
 }
 
 // Meta keys.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -18,6 +19,22 @@ func testOrganizations(t *testing.T, open Opener) {
 		if err != nil || len(members) != 1 || members[0].Role != store.RoleOwner {
 			t.Fatalf("ListMembers = %+v, %v", members, err)
 		}
+		m, err := f.db.FindMember(f.ctx, f.org.ID, members[0].ID)
+		if err != nil || m.Email != members[0].Email {
+			t.Fatalf("FindMember = %+v, %v", m, err)
+		}
+		all, err := f.db.ListOrganizations(f.ctx)
+		if err != nil || !slices.ContainsFunc(all, func(o *store.Organization) bool { return o.ID == f.org.ID }) {
+			t.Fatalf("ListOrganizations = %+v, %v; want it to hold %s", all, err, f.org.ID)
+		}
+	})
+	t.Run("ErrEmailTaken", func(t *testing.T) {
+		members, err := f.db.ListMembers(f.ctx, f.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.db.CreateOrganization(f.ctx, store.CreateOrganizationInput{Name: "Twin", OwnerEmail: members[0].Email, OwnerPassword: Password})
+		wantCode(t, "CreateOrganization(owner taken)", err, store.ECodeEmailTaken)
 	})
 	t.Run("ErrValidationFailed", func(t *testing.T) {
 		for _, name := range []string{"", "  ", "bad\x1bname"} {
@@ -28,6 +45,10 @@ func testOrganizations(t *testing.T, open Opener) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		_, err := f.db.FindOrganization(f.ctx, store.NewID())
 		wantCode(t, "FindOrganization(unknown)", err, store.ECodeNotFound)
+		_, err = f.db.UpdateOrganization(f.ctx, store.NewID(), store.OrganizationUpdate{Name: ptr("Nobody")})
+		wantCode(t, "UpdateOrganization(unknown)", err, store.ECodeNotFound)
+		_, err = f.db.FindMember(f.ctx, f.org.ID, store.NewID())
+		wantCode(t, "FindMember(unknown)", err, store.ECodeNotFound)
 	})
 	t.Run("ErrLastOwner", func(t *testing.T) {
 		members, err := f.db.ListMembers(f.ctx, f.org.ID)
@@ -51,6 +72,39 @@ func testApplications(t *testing.T, open Opener) {
 		list, err := f.db.ListApplications(f.ctx, f.org.ID)
 		if err != nil || len(list) != 1 || list[0].Name != "Studio Pro" {
 			t.Fatalf("ListApplications = %+v, %v", list, err)
+		}
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		_, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: " "})
+		wantCode(t, "CreateApplication(blank name)", err, store.ECodeValidation)
+		_, err = f.db.UpdateApplication(f.ctx, f.ref(), store.ApplicationUpdate{Name: ptr("bad\x00name")})
+		wantCode(t, "UpdateApplication(control character)", err, store.ECodeValidation)
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		unknown := store.AppRef{OrgID: f.org.ID, AppID: store.NewID()}
+		_, err := f.db.FindApplication(f.ctx, unknown)
+		wantCode(t, "FindApplication(unknown)", err, store.ECodeNotFound)
+		wantCode(t, "DeleteApplication(unknown)", f.db.DeleteApplication(f.ctx, unknown, false), store.ECodeNotFound)
+		_, err = f.db.CreateEntitlement(f.ctx, unknown, store.CreateEntitlementInput{Key: "pro", Name: "Pro"})
+		wantCode(t, "CreateEntitlement(unknown application)", err, store.ECodeNotFound)
+		_, err = f.db.CreatePlan(f.ctx, unknown, store.PlanInput{Name: ptr("Pro")})
+		wantCode(t, "CreatePlan(unknown application)", err, store.ECodeNotFound)
+		_, _, err = f.db.CreateAppSecret(f.ctx, unknown, store.CreateSecretInput{EnvironmentID: f.app.Env(store.EnvProduction).ID})
+		wantCode(t, "CreateAppSecret(unknown application)", err, store.ECodeNotFound)
+		_, err = f.db.GenerateLicenses(f.ctx, store.Scope{OrgID: f.org.ID, AppID: unknown.AppID, Env: store.EnvProduction}, store.GenerateLicensesInput{PlanID: store.NewID(), Quantity: 1})
+		wantCode(t, "GenerateLicenses(unknown application)", err, store.ECodeNotFound)
+	})
+	t.Run("OKDisable", func(t *testing.T) {
+		if err := f.db.DeleteApplication(f.ctx, f.ref(), false); err != nil {
+			t.Fatal(err)
+		}
+		a, err := f.db.FindApplication(f.ctx, f.ref())
+		if err != nil || a.Status != store.AppDisabled {
+			t.Fatalf("disabled application = %+v, %v", a, err)
+		}
+		a, err = f.db.UpdateApplication(f.ctx, f.ref(), store.ApplicationUpdate{Status: ptr(store.AppActive)})
+		if err != nil || a.Status != store.AppActive {
+			t.Fatalf("enabled again = %+v, %v", a, err)
 		}
 	})
 	t.Run("ErrSlugTaken", func(t *testing.T) {
@@ -86,6 +140,15 @@ func testCatalog(t *testing.T, open Opener) {
 		if err != nil || up.MaxDevices != 5 || up.Name != "Pro" {
 			t.Fatalf("UpdatePlan = %+v, %v", up, err)
 		}
+		list, err := f.db.ListPlans(f.ctx, f.ref())
+		if err != nil || len(list) != 1 || list[0].ID != p.ID || len(list[0].Entitlements) != 1 {
+			t.Fatalf("ListPlans = %+v, %v", list, err)
+		}
+		_, err = f.db.UpdatePlan(f.ctx, f.ref(), p.ID, store.PlanInput{MaxDevices: ptr(0)})
+		wantCode(t, "UpdatePlan(zero devices)", err, store.ECodeValidation)
+		_, err = f.db.UpdatePlan(f.ctx, f.ref(), store.NewID(), store.PlanInput{MaxDevices: ptr(2)})
+		wantCode(t, "UpdatePlan(unknown)", err, store.ECodeNotFound)
+		wantCode(t, "DeletePlan(unknown)", f.db.DeletePlan(f.ctx, f.ref(), store.NewID()), store.ECodeNotFound)
 	})
 	t.Run("ErrValidationFailed", func(t *testing.T) {
 		for name, in := range map[string]store.PlanInput{
@@ -162,6 +225,12 @@ func testLicenses(t *testing.T, open Opener) {
 			t.Fatalf("audit of the revocation = %+v, %v", audit, err)
 		}
 	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		_, err := f.db.SetLicenseStatus(f.ctx, sc, store.NewID(), store.LicenseSuspended)
+		wantCode(t, "SetLicenseStatus(unknown)", err, store.ECodeNotFound)
+		_, err = f.db.FindLicense(f.ctx, f.scope(store.EnvDevelopment), gen[1].ID)
+		wantCode(t, "FindLicense(other environment)", err, store.ECodeNotFound)
+	})
 	t.Run("ErrValidationFailed", func(t *testing.T) {
 		for _, q := range []int{-1, store.MaxGenerate + 1} {
 			_, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: q})
@@ -178,6 +247,10 @@ func testCredentials(t *testing.T, open Opener) {
 		k, plain, err := f.db.CreateAPIKey(f.ctx, f.org.ID, "ci")
 		if err != nil || plain == "" || k.Label != "ci" {
 			t.Fatalf("CreateAPIKey = %+v, %q, %v", k, plain, err)
+		}
+		list, err := f.db.ListAPIKeys(f.ctx, f.org.ID)
+		if err != nil || len(list) != 1 || list[0].ID != k.ID || list[0].RevokedAt != nil {
+			t.Fatalf("ListAPIKeys = %+v, %v", list, err)
 		}
 		if err := f.db.RevokeAPIKey(f.ctx, f.org.ID, k.ID); err != nil {
 			t.Fatal(err)

@@ -104,6 +104,7 @@ func testSecretsAndPeople(t *testing.T, open Opener) {
 	if err := f.db.RevokeAppSecret(f.ctx, f.ref(), sec.ID); err != nil {
 		t.Fatal(err)
 	}
+	wantCode(t, "RevokeAppSecret(unknown)", f.db.RevokeAppSecret(f.ctx, f.ref(), store.NewID()), store.ECodeNotFound)
 	list, err := f.db.ListAppSecrets(f.ctx, f.ref())
 	if err != nil || len(list) != 1 || list[0].RevokedAt == nil {
 		t.Fatalf("ListAppSecrets = %+v, %v", list, err)
@@ -124,4 +125,30 @@ func testSecretsAndPeople(t *testing.T, open Opener) {
 	from, to := time.Now(), time.Now().Add(-time.Hour)
 	_, err = f.db.ListAudit(f.ctx, sc, store.AuditFilter{From: &from, To: &to})
 	wantCode(t, "ListAudit(from after to)", err, store.ECodeValidation)
+}
+
+// testOrgAudit: what happens to the organization itself (members, API keys)
+// is in its own audit log, not in an application's.
+func testOrgAudit(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	if _, err := f.db.AddMember(f.ctx, store.AddMemberInput{OrgID: f.org.ID, Email: "audited@conformance.test", Password: Password, Role: store.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.db.CreateAPIKey(f.ctx, f.org.ID, "audited"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.db.ListOrgAudit(f.ctx, f.org.ID, store.AuditFilter{Event: store.EventMemberAdded})
+	if err != nil || p.Total != 1 || p.Data[0].Event != store.EventMemberAdded {
+		t.Fatalf("ListOrgAudit(member.added) = %+v, %v", p, err)
+	}
+	all, err := f.db.ListOrgAudit(f.ctx, f.org.ID, store.AuditFilter{})
+	if err != nil || all.Total < 2 || all.Data[0].Event != store.EventAPIKeyCreated {
+		t.Fatalf("ListOrgAudit = %+v, %v; want the API key first", all, err)
+	}
+	app, err := f.db.ListAudit(f.ctx, f.scope(store.EnvProduction), store.AuditFilter{Event: store.EventMemberAdded})
+	if err != nil || app.Total != 0 {
+		t.Fatalf("member.added in the application's log = %+v, %v", app, err)
+	}
+	_, err = f.db.ListOrgAudit(f.ctx, store.NewID(), store.AuditFilter{})
+	wantCode(t, "ListOrgAudit(unknown)", err, store.ECodeNotFound)
 }

@@ -14,8 +14,32 @@ import (
 	"licensectl/store"
 )
 
-// Opener returns a fresh, empty implementation for one test.
-type Opener func(t *testing.T) store.Admin
+// Harness is one fresh, empty implementation under test.
+type Harness struct {
+	// Admin is the implementation the suite checks.
+	Admin store.Admin
+	// Backend is the store behind Admin (Admin itself for a store): the suite
+	// seeds through it what no administrator creates, end-users and the
+	// devices desktop clients activate.
+	Backend store.Backend
+}
+
+// Opener returns a fresh, empty implementation for one test whose store
+// applies billing.
+type Opener func(t *testing.T, billing store.BillingPolicy) Harness
+
+// Billing is the policy the suite runs under: the free tier allows one
+// application and three licenses, a paid tier exists, Pix is configured, and
+// limits are enforced only where a test says so.
+func Billing(enforce bool) store.BillingPolicy {
+	return store.BillingPolicy{Enforce: enforce, GraceDays: 3,
+		Pix: store.PixAccount{Key: "conformance@example.com", MerchantName: "Conformance", MerchantCity: "Sao Paulo"},
+		Tiers: []store.Tier{
+			{Key: "free", Name: "Free", MaxApplications: 1, MaxLicenses: 3, MaxRequestsPerMonth: 1000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
+			{Key: "pro", Name: "Pro", PriceCents: 4900, MaxApplications: store.Unlimited, MaxLicenses: store.Unlimited,
+				MaxRequestsPerMonth: store.Unlimited, AuditLogRetentionDays: store.Unlimited, MaxDashboardMembers: store.Unlimited},
+		}}
+}
 
 // Password is strong enough for every implementation's password policy.
 const Password = "conformance suite password 42"
@@ -25,6 +49,7 @@ var seq atomic.Int64
 // fixture is an organization with an application, for the tests below.
 type fixture struct {
 	db  store.Admin
+	be  store.Backend
 	org *store.Organization
 	app *store.Application
 	ctx context.Context
@@ -37,7 +62,13 @@ func (f *fixture) scope(env string) store.Scope {
 
 func newFixture(t *testing.T, open Opener) *fixture {
 	t.Helper()
-	f := &fixture{db: open(t), ctx: context.Background()}
+	return newFixtureWith(t, open, Billing(false))
+}
+
+func newFixtureWith(t *testing.T, open Opener, billing store.BillingPolicy) *fixture {
+	t.Helper()
+	h := open(t, billing)
+	f := &fixture{db: h.Admin, be: h.Backend, ctx: context.Background()}
 	f.org, f.app = seedOrg(t, f.db, f.ctx)
 	return f
 }
@@ -79,5 +110,13 @@ func Run(t *testing.T, open Opener) {
 	t.Run("PlansInUse", func(t *testing.T) { testPlansInUse(t, open) })
 	t.Run("SecretsAndPeople", func(t *testing.T) { testSecretsAndPeople(t, open) })
 	t.Run("Billing", func(t *testing.T) { testBilling(t, open) })
+	t.Run("Limits", func(t *testing.T) { testLimits(t, open) })
+	t.Run("Checkout", func(t *testing.T) { testCheckout(t, open) })
+	t.Run("EndUsers", func(t *testing.T) { testEndUsers(t, open) })
+	t.Run("Devices", func(t *testing.T) { testDevices(t, open) })
+	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
+	t.Run("OrgAudit", func(t *testing.T) { testOrgAudit(t, open) })
+	t.Run("AuditByTarget", func(t *testing.T) { testAuditByTarget(t, open) })
+	t.Run("SessionCounts", func(t *testing.T) { testSessionCounts(t, open) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open) })
 }

@@ -1,0 +1,68 @@
+package tui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// TestClipboardModes: tui.clipboard decides how y copies: plain OSC 52,
+// OSC 52 wrapped for tmux passthrough, or nothing at all.
+func TestClipboardModes(t *testing.T) {
+	t.Setenv("STY", "")
+	t.Setenv("DISPLAY", "") // no desktop: auto is OSC 52 alone
+	t.Setenv("WAYLAND_DISPLAY", "")
+	for _, tc := range []struct {
+		mode, prefix, status string
+	}{
+		{"", "\x1b]52;c;", "✓ Copied 7KQ2M-…-C5V00"},
+		{ClipOSC52, "\x1b]52;c;", "✓ Copied 7KQ2M-…-C5V00"},
+		{ClipOSC52Tmux, "\x1bPtmux;\x1b\x1b]52;c;", "✓ Copied 7KQ2M-…-C5V00"},
+		{ClipOff, "", "✗ copy: clipboard is off"},
+	} {
+		t.Run("mode="+tc.mode, func(t *testing.T) {
+			var clip bytes.Buffer
+			h := fakeHarness(t, newFake(), 100, 30, Options{Clipboard: &clip, ClipboardMode: tc.mode})
+			h.press("2", "y")
+			h.contains(tc.status)
+			if got := clip.String(); tc.prefix == "" && got != "" || !strings.HasPrefix(got, tc.prefix) {
+				t.Fatalf("written to the terminal: %q, want the prefix %q", got, tc.prefix)
+			}
+		})
+	}
+}
+
+// TestMouseWheelScrolls: with the mouse on, the wheel moves the cursor as
+// the arrow keys do.
+func TestMouseWheelScrolls(t *testing.T) {
+	h := fakeHarness(t, newFake(), 100, 30, Options{Mouse: true})
+	h.press("2")
+	l := h.licenseList()
+	h.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	h.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	h.send(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	if l.cursor != 1 {
+		t.Fatalf("cursor after two wheel-downs and a wheel-up: %d, want 1", l.cursor)
+	}
+	h.press(":", "mouse", "enter")
+	h.contains("Mouse off")
+}
+
+// TestPaletteSelectionActions (tui.md §7.3): the palette lists what the
+// selected row allows and choosing an entry opens the same confirmation as
+// its key; read-only sessions are told why not.
+func TestPaletteSelectionActions(t *testing.T) {
+	h := fakeHarness(t, newFake(), 120, 30, Options{})
+	h.press("2", ":", "sus")
+	h.contains("on the selection: suspend license 7KQ2M-…-C5V00")
+	h.press("tab", "enter")
+	h.contains("Suspend license 7KQ2M-…-C5V00 in PRODUCTION?")
+
+	ro := fakeHarness(t, newFake(), 120, 30, Options{ReadOnly: true, Clipboard: &bytes.Buffer{}})
+	ro.press("2", ":", "suspend", "enter")
+	ro.contains("read-only session")
+	ro.press("esc", ":", "copy", "enter")
+	ro.contains("Copied")
+}

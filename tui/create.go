@@ -1,0 +1,190 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+// The n forms of the org home and the app's catalog tabs (§5.2, §5.8).
+// Field names are the store's error fields, so that a validation error
+// comes back under the field that caused it.
+
+// createApp is n on Apps: a name; the slug is derived by the store.
+func createApp(c *ctx, l *list) tea.Cmd {
+	f := newForm("New application in "+c.orgName, "create", textField("name", "Name", true))
+	f.submit = func(f *form) tea.Cmd {
+		name := f.get("name")
+		return f.run(c, l, "Created application "+c.label(name), func(ctx context.Context) (any, error) {
+			return c.data.CreateApplication(ctx, store.CreateApplicationInput{OrgID: c.orgID, Name: name})
+		})
+	}
+	return openOverlay(f)
+}
+
+// memberRoles are the member roles, least privileged last; a new member
+// is offered developer first, the role most additions need.
+var memberRoles = []string{store.RoleOwner, store.RoleAdmin, store.RoleDeveloper, store.RoleViewer}
+
+// createMember is n on Members. The password is typed twice and the two
+// are compared here: a typo would otherwise lock the member out.
+func createMember(c *ctx, l *list) tea.Cmd {
+	f := newForm("Add a member to "+c.orgName, "add",
+		textField("email", "E-mail", true),
+		choiceField("role", "Role", memberRoles...).set(store.RoleDeveloper),
+		textField("first_name", "First name", false),
+		textField("last_name", "Last name", false),
+		passwordField("password", "Password"),
+		passwordField("password_again", "Password again"))
+	f.check = func(f *form) bool {
+		if f.field("password").raw() != f.field("password_again").raw() {
+			f.invalid("password_again", "the two passwords differ")
+			return false
+		}
+		return true
+	}
+	f.submit = func(f *form) tea.Cmd {
+		in := store.AddMemberInput{OrgID: c.orgID, Email: f.get("email"), Role: f.get("role"),
+			FirstName: f.get("first_name"), LastName: f.get("last_name"), Password: f.field("password").raw()}
+		return f.run(c, l, "Added member "+c.label(in.Email), func(ctx context.Context) (any, error) {
+			return c.data.AddMember(ctx, in)
+		})
+	}
+	return openOverlay(f)
+}
+
+// createPlan is n on Plans: the fields that decide what a license is; the
+// policies and entitlements are edited afterwards.
+func createPlan(c *ctx, l *list) tea.Cmd {
+	dur := textField("duration_days", "Duration (days)", false)
+	dur.hint = "empty: the licenses never expire"
+	f := newForm("New plan", "create",
+		textField("name", "Name", true),
+		textField("max_devices", "Max devices", true).set("1"),
+		choiceField("is_trial", "Trial", "no", "yes"),
+		dur)
+	var in store.PlanInput
+	f.check = func(f *form) bool {
+		in = store.PlanInput{}
+		ok := true
+		name, trial := f.get("name"), f.get("is_trial") == "yes"
+		in.Name, in.IsTrial = &name, &trial
+		if n, err := strconv.Atoi(f.get("max_devices")); err != nil {
+			f.invalid("max_devices", "a whole number")
+			ok = false
+		} else {
+			in.MaxDevices = &n
+		}
+		var days *int
+		if s := f.get("duration_days"); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				f.invalid("duration_days", "a whole number of days, or empty for forever")
+				ok = false
+			}
+			days = &n
+		}
+		in.DurationDays = &days
+		return ok
+	}
+	f.submit = func(f *form) tea.Cmd {
+		req := in
+		return f.run(c, l, "Created plan "+c.label(*req.Name), func(ctx context.Context) (any, error) {
+			return c.data.CreatePlan(ctx, c.app(), req)
+		})
+	}
+	return openOverlay(f)
+}
+
+// createEntitlement is n on Entitlements.
+func createEntitlement(c *ctx, l *list) tea.Cmd {
+	key := textField("key", "Key", true)
+	key.hint = "lower case, as your application checks it: export.pdf"
+	f := newForm("New entitlement", "create", key, textField("name", "Name", true), textField("description", "Description", false))
+	f.submit = func(f *form) tea.Cmd {
+		in := store.CreateEntitlementInput{Key: f.get("key"), Name: f.get("name")}
+		if d := f.get("description"); d != "" {
+			in.Description = &d
+		}
+		return f.run(c, l, "Created entitlement "+c.label(in.Key), func(ctx context.Context) (any, error) {
+			return c.data.CreateEntitlement(ctx, c.app(), in)
+		})
+	}
+	return openOverlay(f)
+}
+
+// webhookRegistrar registers an endpoint after the network checks of its
+// URL. CreateWebhook trusts that they were done, and they need the
+// server's configuration (or, locally, the CLI's), so the TUI cannot do
+// them: a Data without this capability cannot register webhooks.
+type webhookRegistrar interface {
+	RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error)
+}
+
+// webhookEventLister lists the event names an endpoint can subscribe to;
+// the form shows them when the Data can.
+type webhookEventLister interface {
+	WebhookEvents(ctx context.Context) ([]string, error)
+}
+
+// createWebhook is n on Webhooks: the URL and the events. The secret is
+// shown once.
+func createWebhook(c *ctx, l *list) tea.Cmd {
+	reg, ok := c.data.(webhookRegistrar)
+	if !ok {
+		return status(c.g.fail+" this connection cannot register webhooks", true)
+	}
+	ev, ok := c.data.(webhookEventLister)
+	if !ok {
+		return openOverlay(webhookForm(c, l, reg, nil))
+	}
+	return c.load(l.ctx, l.sid, l.gen, "form", func(ctx context.Context) (any, error) {
+		// Without the list the form still works: the store checks the names.
+		names, _ := ev.WebhookEvents(ctx)
+		return webhookForm(c, l, reg, names), nil
+	})
+}
+
+func webhookForm(c *ctx, l *list, reg webhookRegistrar, names []string) *form {
+	events := textField("events", "Events", true).set("license.*")
+	events.hint = "comma-separated names, families such as license.*, or *"
+	if len(names) > 0 {
+		// Every name would not fit on a screen: the families do, and the
+		// store names an unknown event under the field.
+		var fams []string
+		for _, n := range names {
+			if fam, _, ok := strings.Cut(n, "."); ok && !slices.Contains(fams, fam+".*") {
+				fams = append(fams, fam+".*")
+			}
+		}
+		example := names[0]
+		if i := slices.Index(names, store.EventLicenseCreated); i >= 0 {
+			example = names[i]
+		}
+		events.hint = "comma-separated: * or " + strings.Join(fams, " ") + ", or names such as " + example
+	}
+	f := newForm("Register a webhook", "register", textField("url", "URL", true), events)
+	f.submit = func(f *form) tea.Cmd {
+		u := f.get("url")
+		var evs []string
+		for _, p := range strings.Split(f.get("events"), ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				evs = append(evs, p)
+			}
+		}
+		return f.run(c, l, "Registered webhook "+c.label(u), func(ctx context.Context) (any, error) {
+			w, err := reg.RegisterWebhook(ctx, c.app(), u, evs)
+			if err != nil {
+				return nil, err
+			}
+			return shownOnce{title: fmt.Sprintf("Signing secret of %s", store.Printable(w.URL)), secret: w.Secret}, nil
+		})
+	}
+	return f
+}

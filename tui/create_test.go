@@ -1,0 +1,240 @@
+package tui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"licensectl/store"
+	"licensectl/store/bolt"
+)
+
+func TestCreateApp(t *testing.T) {
+	s := seed(t, 0)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID}, 120, 30)
+	h.contains("photo-editor")
+	h.press("n")
+	h.contains("New application in")
+	h.press("enter")
+	h.contains("✗ required") // checked in the form: nothing was sent
+	h.press("Studio", "enter")
+	h.contains("✓ Created application Studio")
+	apps, err := s.db.ListApplications(context.Background(), s.orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(apps) != 2 || !slices.ContainsFunc(apps, func(a *store.Application) bool { return a.Name == "Studio" }) {
+		t.Fatalf("applications after n: %d", len(apps))
+	}
+	h.contains("studio") // the list was reloaded with the new row
+}
+
+func TestCreateMember(t *testing.T) {
+	s := seed(t, 0)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID}, 120, 30)
+	h.press("2", "n")
+	h.contains("Add a member to")
+	h.contains("< developer >")
+	h.press("ann@example.com", "tab", "right", "tab", "Ann", "tab", "Lee", "tab", "s3cret pass", "tab", "s3cret pasx", "enter")
+	h.contains("the two passwords differ")
+	if v := h.view(); strings.Contains(v, "s3cret") {
+		t.Fatalf("a password is shown in clear:\n%s", v)
+	}
+	h.press("backspace", "s", "enter")
+	h.contains("✓ Added member ann@example.com")
+	ms, err := s.db.ListMembers(context.Background(), s.orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ms, func(m *store.Member) bool { return m.Email == "ann@example.com" })
+	if i < 0 || ms[i].Role != store.RoleViewer || ms[i].FirstName != "Ann" || ms[i].LastName != "Lee" {
+		t.Fatalf("members after n: %+v", ms)
+	}
+	if _, err := s.db.Login(context.Background(), "ann@example.com", "s3cret pass", time.Hour); err != nil {
+		t.Fatalf("the new member cannot sign in with the typed password: %v", err)
+	}
+
+	// The store's own checks come back under their field.
+	h.press("n", "not-an-email", "tab", "tab", "tab", "tab", "pw", "tab", "pw", "ctrl+s")
+	h.contains("Add a member to")
+	h.contains("✗ email")
+}
+
+func TestCreatePlanAndEntitlement(t *testing.T) {
+	s := seed(t, 0)
+	ctx := context.Background()
+	ref := store.AppRef{OrgID: s.orgID, AppID: s.app.ID}
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("8", "n")
+	h.contains("New plan")
+	h.press("Zero", "tab", "backspace", "0", "ctrl+s")
+	h.contains("New plan") // kept open with the store's message under the field
+	h.contains("✗ max_devices must be between")
+	h.press("backspace", "3", "tab", "right", "tab", "14", "enter")
+	h.contains("✓ Created plan Zero")
+	plans, err := s.db.ListPlans(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(plans, func(p *store.Plan) bool { return p.Name == "Zero" })
+	if i < 0 || plans[i].MaxDevices != 3 || !plans[i].IsTrial || plans[i].DurationDays == nil || *plans[i].DurationDays != 14 {
+		t.Fatalf("plan after n: %+v", plans)
+	}
+	h.press("n", "Forever", "tab", "tab", "tab", "ctrl+s")
+	h.contains("✓ Created plan Forever")
+	plans, _ = s.db.ListPlans(ctx, ref)
+	if i := slices.IndexFunc(plans, func(p *store.Plan) bool { return p.Name == "Forever" }); i < 0 || plans[i].DurationDays != nil || plans[i].MaxDevices != 1 || plans[i].IsTrial {
+		t.Fatalf("an empty duration is not forever, or the defaults changed: %+v", plans[i])
+	}
+
+	h.press("9", "n", "Not A Key", "tab", "PDF export", "ctrl+s")
+	h.contains("New entitlement")
+	h.contains("✗ key must match")
+	h.press("ctrl+u", "export.pdf", "ctrl+s")
+	h.contains("✓ Created entitlement export.pdf")
+	ents, err := s.db.ListEntitlements(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Key != "export.pdf" || ents[0].Name != "PDF export" || ents[0].Description != nil {
+		t.Fatalf("entitlements after n: %+v", ents)
+	}
+}
+
+// registering is a Data that can register webhooks, as the CLI's backend
+// can; the URL checks are the backend's business and are not repeated.
+type registering struct {
+	*bolt.DB
+	registered []string
+}
+
+func (r *registering) RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
+	r.registered = append(r.registered, url)
+	return r.CreateWebhook(ctx, ref, url, events)
+}
+
+func (r *registering) WebhookEvents(context.Context) ([]string, error) { return store.Events(), nil }
+
+func TestRegisterWebhook(t *testing.T) {
+	s := seed(t, 0)
+	ctx := context.Background()
+	ref := store.AppRef{OrgID: s.orgID, AppID: s.app.ID}
+	data := &registering{DB: s.db}
+	h := newHarness(t, data, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("7", "n")
+	h.contains("Register a webhook")
+	h.contains("webhook.*") // the families of the names the backend offers
+	h.contains("such as license.created")
+	h.press("https://hooks.example.com/in", "tab", "ctrl+u", "license.*, nope.event", "enter")
+	h.contains("✗ events names an unknown event")
+	h.press("ctrl+u", "license.*, user.login", "enter")
+	h.contains("Signing secret of https://hooks.example.com/in")
+	h.contains("This is the only time it is shown")
+	hooks, err := s.db.ListWebhooks(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hooks) != 1 || !slices.Equal(hooks[0].Events, []string{"license.*", "user.login"}) {
+		t.Fatalf("webhooks after n: %+v", hooks)
+	}
+	if hooks[0].Secret != "" {
+		h.contains(hooks[0].Secret)
+	}
+	h.press("enter")
+	h.contains("✓ Registered webhook https://hooks.example.com/in")
+	if len(data.registered) != 2 {
+		t.Fatalf("RegisterWebhook calls: %v", data.registered)
+	}
+}
+
+func TestRegisterWebhookRefusedWithoutRegistrar(t *testing.T) {
+	s := seed(t, 0)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("7", "n")
+	h.contains("✗ this connection cannot register webhooks")
+	if v := h.view(); strings.Contains(v, "Register a webhook") {
+		t.Fatalf("the form opened:\n%s", v)
+	}
+}
+
+func TestReadOnlyCannotCreate(t *testing.T) {
+	s := seed(t, 0)
+	if _, err := s.db.RegisterEndUser(context.Background(), s.scope(), "eve@example.com", "correct horse"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, ReadOnly: true}, 120, 30)
+	h.press("n")
+	h.press("2", "n")
+	if v := h.view(); strings.Contains(v, "New application") || strings.Contains(v, "Add a member") {
+		t.Fatalf("n opened a form in a read-only session:\n%s", v)
+	}
+	h = newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID, ReadOnly: true}, 120, 30)
+	h.press("3")
+	h.contains("eve@example.com")
+	h.press("r")
+	if v := h.view(); strings.Contains(v, "Add a role") {
+		t.Fatalf("r opened a form in a read-only session:\n%s", v)
+	}
+}
+
+func TestEndUserRoles(t *testing.T) {
+	s := seed(t, 0)
+	ctx := context.Background()
+	u, err := s.db.RegisterEndUser(ctx, s.scope(), "eve@example.com", "correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := func() []string {
+		p, err := s.db.ListEndUsers(ctx, s.scope(), store.StatusFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range p.Data {
+			if x.ID == u.ID {
+				return x.Roles
+			}
+		}
+		t.Fatal("user gone")
+		return nil
+	}
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("3")
+	h.contains("eve@example.com")
+	h.press("R")
+	h.contains("Nothing to remove role here")
+
+	h.press("r")
+	h.contains("Add a role to eve@example.com")
+	h.press("Beta Tester", "enter")
+	h.contains("✗ role_id must match") // the store's check, under the field
+	h.press("ctrl+u", "beta", "enter")
+	h.contains("✓ Added role beta to eve@example.com")
+	if got := roles(); !slices.Equal(got, []string{"beta"}) {
+		t.Fatalf("roles after r: %v", got)
+	}
+	h.contains("beta") // the row was reloaded
+
+	h.press("R")
+	h.contains("Remove a role from eve@example.com")
+	h.press("enter")
+	h.contains("Remove role beta from user eve@example.com?")
+	h.press("enter") // only y confirms
+	if got := roles(); len(got) != 1 {
+		t.Fatalf("enter removed the role: %v", got)
+	}
+	h.press("y")
+	h.contains("✓ Removed role beta from eve@example.com")
+	if got := roles(); len(got) != 0 {
+		t.Fatalf("roles after R y: %v", got)
+	}
+}
+
+func TestGoldenMemberForm(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, f, Options{OrgID: f.org.ID, Where: "/srv/licensectl/licensectl.db"}, 80, 24)
+	h.press("2", "n", "ann@example.com", "tab", "tab", "Ann", "tab", "tab", "pw", "tab", "px", "enter")
+	h.contains("the two passwords differ")
+	golden(t, "member_form_80x24", h.view())
+}

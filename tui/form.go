@@ -1,0 +1,266 @@
+package tui
+
+import (
+	"context"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
+)
+
+// fieldForm is a form whose request is running: a server error that names
+// one of its fields is put back under that field and the form reopens.
+type fieldForm interface {
+	overlay
+	fail(err error) bool
+}
+
+// field is one row of a form: typed text (masked for a password) or a
+// choice among fixed options.
+type field struct {
+	name     string // the store.Error.Field it answers to
+	label    string
+	in       input
+	options  []string // a choice field when set
+	choice   int
+	required bool
+	hint     string // shown under the field while it has no error
+}
+
+// textField is a field the user types into.
+func textField(name, label string, required bool) *field {
+	return &field{name: name, label: label, required: required}
+}
+
+// passwordField is a text field drawn as asterisks.
+func passwordField(name, label string) *field {
+	f := textField(name, label, true)
+	f.in.mask = true
+	return f
+}
+
+// choiceField cycles among options with ←/→ or space; the first is chosen.
+func choiceField(name, label string, options ...string) *field {
+	return &field{name: name, label: label, options: options}
+}
+
+// value is the typed text, trimmed, or the chosen option.
+func (f *field) value() string {
+	if f.options != nil {
+		return f.options[f.choice]
+	}
+	return f.in.text()
+}
+
+// raw is the typed text as typed: a password's spaces are part of it.
+func (f *field) raw() string { return string(f.in.value) }
+
+// set fills a text field with a default, or chooses an option.
+func (f *field) set(v string) *field {
+	if f.options == nil {
+		f.in.set(v)
+		return f
+	}
+	for i, o := range f.options {
+		if o == v {
+			f.choice = i
+		}
+	}
+	return f
+}
+
+// form is a modal of several fields. tab and shift+tab move between them;
+// enter on the last field or ctrl+s submits; esc cancels. Missing required
+// fields and check's complaints are shown under their fields before
+// anything is sent.
+type form struct {
+	title  string
+	verb   string // what submitting does, for the footer ("create")
+	fields []*field
+	focus  int
+	// check adds the form's own rules (two passwords agree); it sets the
+	// fields' errors and reports whether the form may be sent.
+	check func(f *form) bool
+	// submit sends the form; it runs in Update, so it only returns a command.
+	submit func(f *form) tea.Cmd
+}
+
+func newForm(title, verb string, fields ...*field) *form {
+	return &form{title: title, verb: verb, fields: fields}
+}
+
+func (*form) takesText() {}
+
+// get is the value of the named field.
+func (f *form) get(name string) string {
+	if fl := f.field(name); fl != nil {
+		return fl.value()
+	}
+	return ""
+}
+
+func (f *form) field(name string) *field {
+	for _, fl := range f.fields {
+		if fl.name == name {
+			return fl
+		}
+	}
+	return nil
+}
+
+// invalid puts msg under the named field.
+func (f *form) invalid(name, msg string) {
+	if fl := f.field(name); fl != nil {
+		fl.in.err = msg
+	}
+}
+
+func (f *form) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	cur := f.fields[f.focus]
+	switch k.Type {
+	case tea.KeyEsc:
+		return true, status("Cancelled", false)
+	case tea.KeyTab, tea.KeyDown:
+		f.focus = (f.focus + 1) % len(f.fields)
+		return false, nil
+	case tea.KeyShiftTab, tea.KeyUp:
+		f.focus = (f.focus + len(f.fields) - 1) % len(f.fields)
+		return false, nil
+	case tea.KeyEnter:
+		if f.focus < len(f.fields)-1 {
+			f.focus++
+			return false, nil
+		}
+		return f.send()
+	case tea.KeyCtrlS:
+		return f.send()
+	}
+	if cur.options != nil {
+		switch k.String() {
+		case "left":
+			cur.choice = (cur.choice + len(cur.options) - 1) % len(cur.options)
+		case "right", " ":
+			cur.choice = (cur.choice + 1) % len(cur.options)
+		}
+		return false, nil
+	}
+	cur.in.key(k)
+	return false, nil
+}
+
+// send checks the form and submits it; the form stays open when it is not
+// ready, with the focus on the first field in error.
+func (f *form) send() (bool, tea.Cmd) {
+	ok := true
+	for _, fl := range f.fields {
+		if fl.required && fl.value() == "" {
+			fl.in.err, ok = "required", false
+		}
+	}
+	if ok && f.check != nil {
+		ok = f.check(f)
+	}
+	if !ok {
+		for i, fl := range f.fields {
+			if fl.in.err != "" {
+				f.focus = i
+				break
+			}
+		}
+		return false, nil
+	}
+	return true, f.submit(f)
+}
+
+// run sends the form's request through c.act on l's behalf. l keeps the
+// form so that a validation error naming a field reopens it there.
+func (f *form) run(c *ctx, l *list, done string, fn func(ctx context.Context) (any, error)) tea.Cmd {
+	l.form = f
+	return c.act(l.ctx, l.sid, done, fn)
+}
+
+// fail puts a server error under its field; it reports whether it could.
+func (f *form) fail(err error) bool {
+	e := store.AsError(err)
+	if e == nil || e.Field == "" {
+		return false
+	}
+	fl := f.field(e.Field)
+	if fl == nil {
+		return false
+	}
+	fl.in.err = e.Message
+	for i := range f.fields {
+		if f.fields[i] == fl {
+			f.focus = i
+		}
+	}
+	return true
+}
+
+func (f *form) view(c *ctx, w, h int) []string {
+	lw := 0
+	for _, fl := range f.fields {
+		lw = max(lw, width(fl.label))
+	}
+	var lines []string
+	for i, fl := range f.fields {
+		marker := "  "
+		if i == f.focus {
+			marker = c.g.cursor + " "
+		}
+		v := fl.in.view(i == f.focus)
+		if fl.options != nil {
+			v = "< " + fl.options[fl.choice] + " >"
+			if len(fl.options) > 1 {
+				v += "  " + strings.Join(fl.options, "/")
+			}
+		}
+		lines = append(lines, marker+padRight(fl.label+":", lw+1)+" "+v)
+		indent := strings.Repeat(" ", lw+4)
+		note := fl.hint
+		if fl.in.err != "" {
+			note = c.g.fail + " " + fl.in.err
+		}
+		for _, l := range wrapWords(note, w-4-width(indent)) {
+			lines = append(lines, indent+l)
+		}
+	}
+	keys := "tab next " + c.g.dot + " "
+	for _, fl := range f.fields {
+		if len(fl.options) > 1 {
+			keys += "←/→ choose " + c.g.dot + " "
+			break
+		}
+	}
+	if f.focus == len(f.fields)-1 {
+		keys += "enter/ctrl+s " + f.verb
+	} else {
+		keys += "enter next " + c.g.dot + " ctrl+s " + f.verb
+	}
+	lines = append(lines, wrapWords(keys+" "+c.g.dot+" esc cancel", w-4)...)
+	return box(c, f.title, lines, w)
+}
+
+// wrapWords breaks s into lines of at most w cells at spaces; a word longer
+// than w is left to the box, which cuts it.
+func wrapWords(s string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case width(line)+1+width(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	if line != "" {
+		out = append(out, line)
+	}
+	return out
+}
