@@ -72,7 +72,7 @@ var usersSpec = &listSpec{
 func deviceAction(b *binding, verb, ing, did, to, cons string, from string) *action {
 	return &action{
 		b: b, verb: verb, ing: ing, did: did,
-		when:        func(it any) bool { return it.(*store.Device).Status == from },
+		when: func(it any) bool { return it.(*store.Device).Status == from },
 		consequence: func(c *ctx, it any) []string {
 			return []string{strings.ReplaceAll(cons, "SESSIONS", c.liveSessions(it.(*store.Device).ID))}
 		},
