@@ -104,6 +104,9 @@ const (
 // crockford is the Crockford base32 alphabet used by license keys.
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
+// LicenseKeyAlphabet is the alphabet of license keys, for encodings of them.
+const LicenseKeyAlphabet = crockford
+
 // NewLicenseKey returns 25 random Crockford base32 characters (125 bits) in five
 // dash-separated groups of five.
 func NewLicenseKey() string {

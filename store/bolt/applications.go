@@ -239,16 +239,13 @@ func (t *txn) purgeApp(a *store.Application) error {
 			if err := t.mustGet(bLicenses, id, "license", l); err != nil {
 				return err
 			}
-			if err := t.delUnique(bLicKey, []byte(l.Key)); err != nil {
+			if err := t.delUnique(bLicKey, licKeyIndex(l.Key)); err != nil {
 				return err
 			}
 			if l.ExpiresAt != nil {
 				if err := t.tx.Bucket(bLicExpiry).Delete(key(timeKey(*l.ExpiresAt), idb(l.ID))); err != nil {
 					return err
 				}
-			}
-			if err := t.dropAll(bLicPlanInUse, idb(l.PlanID)); err != nil {
-				return err
 			}
 			if err := t.dropAll(bSessionsLicense, idb(id)); err != nil {
 				return err

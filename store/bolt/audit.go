@@ -58,7 +58,7 @@ func (t *txn) audit(ev auditEvent) error {
 			return err
 		}
 	}
-	if err := t.indexAuditTarget(&e, ev.EnvIDs); err != nil {
+	if err := t.indexAuditTarget(&e); err != nil {
 		return err
 	}
 	return t.enqueue(ev, &e)
@@ -73,50 +73,70 @@ func auditLogs(orgID string, envIDs []string) []string {
 	return envIDs
 }
 
-// auditTargetPrefix is the prefix of one target's entries in one log.
-func auditTargetPrefix(owner, targetID string) []byte {
-	return key(idb(owner), str(targetID))
+// targetKey is how a target is keyed in audit_by_target: its 16 bytes
+// when it is an id, else its text.
+func targetKey(id string) []byte {
+	if b := idb(id); b != nil {
+		return b
+	}
+	return str(id)
 }
 
-// indexAuditTarget lists e under its target in each log that lists it. An
-// entry with no target id (a refused runtime request) has no history to
-// join.
-func (t *txn) indexAuditTarget(e *store.AuditEntry, envIDs []string) error {
+// auditTargetKey is e's key in audit_by_target: target|time|entry. One key
+// per entry, whichever logs list it, and no kept count: a target's history
+// is short, and the generated license's budget on disk is not
+// (docs/performance.md). Readers check which log lists an entry in that
+// log's own index.
+func auditTargetKey(e *store.AuditEntry) []byte {
+	return key(targetKey(e.Target.ID), timeKey(e.CreatedAt), idb(e.ID))
+}
+
+// indexAuditTarget lists e under its target. An entry with no target id (a
+// refused runtime request) has no history to join.
+func (t *txn) indexAuditTarget(e *store.AuditEntry) error {
 	if e.Target.ID == "" {
 		return nil
 	}
-	for _, owner := range auditLogs(e.OrgID, envIDs) {
-		if err := t.indexSorted(bAuditTarget, auditTargetPrefix(owner, e.Target.ID), timeKey(e.CreatedAt), e.ID); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.appendBucket(bAuditTarget).Put(auditTargetKey(e), []byte{})
 }
 
 // unindexAuditTarget is indexAuditTarget's undo, for retention.
-func (t *txn) unindexAuditTarget(e *store.AuditEntry, envIDs []string) error {
+func (t *txn) unindexAuditTarget(e *store.AuditEntry) error {
 	if e.Target.ID == "" {
 		return nil
 	}
-	for _, owner := range auditLogs(e.OrgID, envIDs) {
-		if err := t.unindexSorted(bAuditTarget, auditTargetPrefix(owner, e.Target.ID), timeKey(e.CreatedAt), e.ID); err != nil {
-			return err
-		}
+	return t.tx.Bucket(bAuditTarget).Delete(auditTargetKey(e))
+}
+
+// listedIn keeps the audit_by_target keys (…|time|entry) of entries that the
+// log index lists under owner.
+func (t *txn) listedIn(log, owner []byte) func(k []byte) bool {
+	b := t.tx.Bucket(log)
+	return func(k []byte) bool {
+		return b.Get(key(owner, k[len(k)-24:])) != nil
 	}
-	return nil
 }
 
 // auditIndex picks the index and prefix a filter reads in one log: by
-// target, by event, or the whole log. Normalize has refused both filters at
-// once.
+// event, or the whole log (by target is auditTargetPage).
 func auditIndex(f store.AuditFilter, owner []byte, all, byEvent []byte) ([]byte, []byte) {
-	switch {
-	case f.TargetID != "":
-		return bAuditTarget, key(owner, str(f.TargetID))
-	case f.Event != "":
+	if f.Event != "" {
 		return byEvent, key(owner, str(f.Event))
 	}
 	return all, owner
+}
+
+// auditLogPage pages one log (owner in the log index all, with its by-event
+// index byEvent) under the filter.
+func (t *txn) auditLogPage(f store.AuditFilter, owner, all, byEvent []byte) (*store.Page[*store.AuditEntry], error) {
+	if f.TargetID != "" {
+		return t.auditRange(bAuditTarget, targetKey(f.TargetID), f, t.listedIn(all, owner))
+	}
+	index, prefix := auditIndex(f, owner, all, byEvent)
+	if f.From == nil && f.To == nil {
+		return listPage[store.AuditEntry](t, index, prefix, bAudit, f.PageRequest)
+	}
+	return t.auditRange(index, prefix, f, nil)
 }
 
 // timeKey is a sortable 8-byte form of a time.
@@ -151,8 +171,7 @@ func (db *DB) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter)
 		if err != nil {
 			return err
 		}
-		index, prefix := auditIndex(f, idb(env.ID), bAuditEnv, bAuditEvent)
-		out, err = t.auditPage(index, prefix, f)
+		out, err = t.auditLogPage(f, idb(env.ID), bAuditEnv, bAuditEvent)
 		return err
 	})
 	return out, err
@@ -168,24 +187,16 @@ func (db *DB) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilte
 		if err := t.mustGet(bOrgs, orgID, "organization", new(store.Organization)); err != nil {
 			return err
 		}
-		index, prefix := auditIndex(f, idb(orgID), bAuditOrg, bAuditOrgEvent)
 		var err error
-		out, err = t.auditPage(index, prefix, f)
+		out, err = t.auditLogPage(f, idb(orgID), bAuditOrg, bAuditOrgEvent)
 		return err
 	})
 	return out, err
 }
 
-// auditPage pages an audit index, by kept count or within the time range.
-func (t *txn) auditPage(index, prefix []byte, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	if f.From == nil && f.To == nil {
-		return listPage[store.AuditEntry](t, index, prefix, bAudit, f.PageRequest)
-	}
-	return t.auditRange(index, prefix, f)
-}
-
-// auditRange pages the entries whose time falls in [From, To).
-func (t *txn) auditRange(index, prefix []byte, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+// auditRange pages the entries whose time falls in [From, To) and, when
+// keep is set, whose key it keeps.
+func (t *txn) auditRange(index, prefix []byte, f store.AuditFilter, keep func(k []byte) bool) (*store.Page[*store.AuditEntry], error) {
 	lo := key(prefix, u64(0))
 	if f.From != nil {
 		lo = key(prefix, timeKey(*f.From))
@@ -199,6 +210,9 @@ func (t *txn) auditRange(index, prefix []byte, f store.AuditFilter) (*store.Page
 	for k, _ := c.Seek(lo); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		if hi != nil && bytes.Compare(k[:len(hi)], hi) >= 0 {
 			break
+		}
+		if keep != nil && !keep(k) {
+			continue
 		}
 		matched = append(matched, ids(k[len(k)-16:]))
 	}

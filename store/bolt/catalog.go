@@ -341,7 +341,7 @@ func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 		if err != nil {
 			return err
 		}
-		if n := t.count(bLicPlanInUse, idb(p.ID)); n > 0 {
+		if n := t.planInUse(a, p.ID); n > 0 {
 			return store.Errorf(store.ECodePlanInUse, "%d inactive, active or suspended licenses use this plan", n)
 		}
 		if err := t.del(bPlans, p.ID); err != nil {

@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"path/filepath"
 	"sync/atomic"
@@ -79,7 +80,7 @@ func (e *env) mustGenerate(tb testing.TB, in store.GenerateLicensesInput) []*sto
 func (e *env) checkLicenseIndexes(t *testing.T) {
 	t.Helper()
 	err := e.db.view(e.ctx, func(tx *txn) error {
-		_, en, err := tx.scope(e.scope)
+		app, en, err := tx.scope(e.scope)
 		if err != nil {
 			return err
 		}
@@ -96,7 +97,7 @@ func (e *env) checkLicenseIndexes(t *testing.T) {
 			byStatus[l.Status]++
 			byPlan[l.PlanID]++
 			byPlanStatus[l.PlanID+"/"+l.Status]++
-			if tx.lookup(bLicKey, []byte(l.Key)) != l.ID {
+			if tx.licenseByKey(l.Key) != l.ID {
 				t.Errorf("key index misses %s", l.ID)
 			}
 		}
@@ -113,14 +114,14 @@ func (e *env) checkLicenseIndexes(t *testing.T) {
 				}
 			}
 		}
-		// The in-use index spans both environments.
+		// A plan's use spans both environments.
 		c := tx.tx.Bucket(bLicenses).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			l := new(store.License)
 			if err := decode(bLicenses, k, v, l); err != nil {
 				return err
 			}
-			if licenseInUse(l.Status) {
+			if slices.Contains(inUseStatuses, l.Status) {
 				inUse[l.PlanID]++
 			}
 		}
@@ -128,7 +129,7 @@ func (e *env) checkLicenseIndexes(t *testing.T) {
 			if c := tx.count(bLicEnvPlan, key(envB, idb(plan))); c != want {
 				t.Errorf("plan %s: count %d, want %d", plan, c, want)
 			}
-			if c := tx.count(bLicPlanInUse, idb(plan)); c != inUse[plan] {
+			if c := tx.planInUse(app, plan); c != inUse[plan] {
 				t.Errorf("plan %s in use: count %d, want %d", plan, c, inUse[plan])
 			}
 		}

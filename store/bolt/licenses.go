@@ -89,7 +89,7 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 func (t *txn) newLicenseKey() (string, error) {
 	for range maxKeyAttempts {
 		k := store.NewLicenseKey()
-		if t.lookup(bLicKey, []byte(k)) == "" {
+		if t.licenseByKey(k) == "" {
 			return k, nil
 		}
 	}

@@ -41,7 +41,7 @@ func (t *txn) lookupLicenses(envID string, f store.LicenseFilter) ([]*store.Lice
 		if k == "" {
 			return nil, nil
 		}
-		if id := t.lookup(bLicKey, []byte(k)); id != "" {
+		if id := t.licenseByKey(k); id != "" {
 			ids = []string{id}
 		}
 	default:

@@ -26,33 +26,78 @@ type migration struct {
 var migrations = []migration{
 	{Version: 2, Name: "compact records", Apply: migrateCompactRecords},
 	{Version: 3, Name: "organization audit by event", Apply: migrateOrgAuditByEvent},
-	{Version: 4, Name: "audit by target", Apply: migrateAuditByTarget},
+	{Version: 4, Name: "audit by target, packed key index", Apply: migrateV4},
 }
 
-// migrateAuditByTarget fills audit_by_target from the entries written
-// before it existed, so a license's (user's, device's) history includes
-// them. It walks the logs rather than the entries: audit_by_env and
-// audit_by_org say which logs list an entry, which the entry itself does
-// not record when it is in both environments.
-func migrateAuditByTarget(tx *bolt.Tx) error {
+// licensesInUseByPlan is the index version 4 dropped: plan|license of the
+// inactive, active and suspended licenses.
+var licensesInUseByPlan = []byte("licenses_in_use_by_plan")
+
+// migrateV4 fills audit_by_target from the entries written before it
+// existed, so a license's (user's, device's) history includes them; packs
+// the keys of licenses_by_key (licKeyIndex); and drops
+// licenses_in_use_by_plan, whose answer the counts of
+// licenses_by_plan_status already give (planInUse). Together they keep a
+// generated license within its budget on disk.
+func migrateV4(tx *bolt.Tx) error {
 	t := &txn{tx: tx, ctx: context.Background()}
-	for _, log := range [][]byte{bAuditEnv, bAuditOrg} {
-		c := tx.Bucket(log).Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if len(k) != 16+8+16 {
-				return fmt.Errorf("%s key of %d bytes", log, len(k))
-			}
-			owner, ts, id := k[:16], k[16:24], ids(k[24:])
-			e := new(store.AuditEntry)
-			if err := t.mustGet(bAudit, id, "audit entry", e); err != nil {
-				return err
-			}
-			if e.Target.ID == "" {
-				continue
-			}
-			if err := t.indexSorted(bAuditTarget, key(owner, str(e.Target.ID)), ts, id); err != nil {
-				return err
-			}
+	c := tx.Bucket(bAudit).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		e := new(store.AuditEntry)
+		if err := t.mustGet(bAudit, ids(k), "audit entry", e); err != nil {
+			return err
+		}
+		if err := t.indexAuditTarget(e); err != nil {
+			return err
+		}
+	}
+	if err := packLicenseKeys(tx); err != nil {
+		return err
+	}
+	if tx.Bucket(licensesInUseByPlan) != nil {
+		if err := tx.DeleteBucket(licensesInUseByPlan); err != nil {
+			return err
+		}
+	}
+	return t.dropCounts(licensesInUseByPlan)
+}
+
+// packLicenseKeys rewrites licenses_by_key from key text to licKeyIndex.
+func packLicenseKeys(tx *bolt.Tx) error {
+	b := tx.Bucket(bLicKey)
+	type entry struct{ k, v []byte }
+	var all []entry
+	if err := b.ForEach(func(k, v []byte) error {
+		all = append(all, entry{bytes.Clone(k), bytes.Clone(v)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, e := range all {
+		if len(e.k) == 16 {
+			continue // packed already: text keys are 29 bytes
+		}
+		packed := licKeyIndex(string(e.k))
+		if packed == nil {
+			return fmt.Errorf("licenses_by_key: %q is not a license key", e.k)
+		}
+		if err := b.Delete(e.k); err != nil {
+			return err
+		}
+		if err := b.Put(packed, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropCounts removes every kept count of an index.
+func (t *txn) dropCounts(index []byte) error {
+	prefix := countKey(index, nil)
+	c := t.tx.Bucket(bCounts).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
 		}
 	}
 	return nil

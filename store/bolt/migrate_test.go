@@ -58,7 +58,7 @@ func TestOpenMigratesV1(t *testing.T) {
 		t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
 	}
 	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" || got[1] != "3 organization audit by event" ||
-		got[2] != "4 audit by target" {
+		got[2] != "4 audit by target, packed key index" {
 		t.Fatalf("Migrated() = %q", got)
 	}
 	records := map[string]func() any{}
@@ -69,6 +69,14 @@ func TestOpenMigratesV1(t *testing.T) {
 	err = db.bolt.View(func(tx *bbolt.Tx) error {
 		for name, pairs := range d.Buckets {
 			b := tx.Bucket([]byte(name))
+			if name == string(licensesInUseByPlan) {
+				// Version 4 drops it: plan use is read from
+				// licenses_by_plan_status's counts (checkV1Reads).
+				if b != nil {
+					t.Errorf("%s survived the migration", name)
+				}
+				continue
+			}
 			// Opening also adds billing's per-organization license counts
 			// (countOrgLicenses): meta and counts may gain keys.
 			extra := name == string(bMeta) || name == string(bCounts)
@@ -77,6 +85,15 @@ func TestOpenMigratesV1(t *testing.T) {
 			}
 			for _, p := range pairs {
 				k, _ := hex.DecodeString(p.K)
+				if name == string(bLicKey) {
+					k = licKeyIndex(string(k)) // version 4 packs the key text
+				}
+				if name == string(bCounts) && bytes.HasPrefix(k, countKey(licensesInUseByPlan, nil)) {
+					if b.Get(k) != nil {
+						t.Errorf("count %x of the dropped index survived", k)
+					}
+					continue
+				}
 				v1, err := p.value()
 				if err != nil {
 					t.Fatal(err)
@@ -157,6 +174,11 @@ func checkV1Reads(t *testing.T, db *DB) {
 	page, err := db.ListLicenses(ctx, s, store.LicenseFilter{PageRequest: store.PageRequest{Page: 1, PerPage: 50}})
 	if err != nil || page.Total != 6 || len(page.Data) != 6 {
 		t.Fatalf("licenses = %+v, %v", page, err)
+	}
+	// Plan use comes from the status index's counts now that
+	// licenses_in_use_by_plan is gone.
+	if err := db.DeletePlan(ctx, s.App(), page.Data[0].PlanID); store.ErrorCode(err) != store.ECodePlanInUse {
+		t.Fatalf("DeletePlan of a plan with licenses: %v, want plan_in_use", err)
 	}
 	bound := 0
 	for _, l := range page.Data {

@@ -12,10 +12,20 @@ import (
 // step with the record, in the caller's transaction. prev is the record as it
 // was (nil for an insert); next is written.
 
-// licenseInUse reports whether a license in this stored status keeps its plan
+// inUseStatuses are the stored statuses of licenses that keep their plan
 // from being deleted.
-func licenseInUse(status string) bool {
-	return status == store.LicenseInactive || status == store.LicenseActive || status == store.LicenseSuspended
+var inUseStatuses = []string{store.LicenseInactive, store.LicenseActive, store.LicenseSuspended}
+
+// planInUse counts the licenses that keep plan (of application a) from
+// being deleted, from the kept counts of licenses_by_plan_status.
+func (t *txn) planInUse(a *store.Application, planID string) int {
+	n := 0
+	for _, env := range a.Environments {
+		for _, st := range inUseStatuses {
+			n += t.count(bLicEnvPlanStatus, key(idb(env.ID), idb(planID), str(st)))
+		}
+	}
+	return n
 }
 
 // licenseIndexes lists the (index, prefix) entries a license occupies.
@@ -26,9 +36,6 @@ func licenseIndexes(l *store.License) [][2][]byte {
 		{bLicEnvStatus, key(env, str(l.Status))},
 		{bLicEnvPlan, key(env, plan)},
 		{bLicEnvPlanStatus, key(env, plan, str(l.Status))},
-	}
-	if licenseInUse(l.Status) {
-		out = append(out, [2][]byte{bLicPlanInUse, plan})
 	}
 	if l.UserID != "" {
 		// A runtime login session carries the entitlements of its user's licenses.
@@ -70,7 +77,7 @@ func (t *txn) saveLicense(prev, l *store.License) error {
 			}
 		}
 		next = slices.DeleteFunc(next, func(ix [2][]byte) bool { return containsIndex(old, ix) })
-	} else if err := t.setUnique(bLicKey, []byte(l.Key), l.ID); err != nil {
+	} else if err := t.setUnique(bLicKey, licKeyIndex(l.Key), l.ID); err != nil {
 		return err
 	}
 	for _, ix := range next {

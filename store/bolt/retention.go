@@ -114,7 +114,7 @@ func (t *txn) dropAudit(e *store.AuditEntry) error {
 	}
 	// An entry of one environment is looked for in both; the miss costs a
 	// key read, and the entry does not say which one listed it.
-	if err := t.unindexAuditTarget(e, envs); err != nil {
+	if err := t.unindexAuditTarget(e); err != nil {
 		return err
 	}
 	return t.del(bAudit, e.ID)

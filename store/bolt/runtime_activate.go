@@ -70,7 +70,7 @@ func (r *Runtime) presignActivation(ctx context.Context, c store.RuntimeClient, 
 			}
 			userID, roles = v.user.ID, v.user.Roles
 		}
-		l, err := cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(t.lookup(bLicKey, []byte(licKey))))
+		l, err := cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(t.licenseByKey(licKey)))
 		if err != nil || l == nil || l.EnvID != ra.Env.ID {
 			return nil
 		}
@@ -112,7 +112,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	}
 	id := ""
 	if licKey != "" {
-		id = t.lookup(bLicKey, []byte(licKey))
+		id = t.licenseByKey(licKey)
 	}
 	if id == "" {
 		return nil, store.NotFound("license")
@@ -251,7 +251,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		}
 		id := ""
 		if licKey != "" {
-			id = t.lookup(bLicKey, []byte(licKey))
+			id = t.licenseByKey(licKey)
 		}
 		l := new(store.License)
 		if ok, err := t.get(bLicenses, id, l); err != nil {

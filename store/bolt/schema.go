@@ -52,7 +52,6 @@ var (
 	bLicEnvStatus      = []byte("licenses_by_env_status")  // env|status 0x00|license
 	bLicEnvPlan        = []byte("licenses_by_env_plan")    // env|plan|license
 	bLicEnvPlanStatus  = []byte("licenses_by_plan_status") // env|plan|status 0x00|license
-	bLicPlanInUse      = []byte("licenses_in_use_by_plan") // plan|license (inactive, active, suspended)
 	bLicExpiry         = []byte("licenses_by_expiry")      // expiry unix nanos|license
 	bEndUsers          = []byte("end_users")
 	bEndUsersEnv       = []byte("end_users_by_env")        // env|user
@@ -131,7 +130,7 @@ var allBuckets = [][]byte{
 	bSecrets, bSecretsApp, bSecretsHash,
 	bEnts, bEntsApp, bEntsKey,
 	bPlans, bPlansApp,
-	bLicenses, bLicKey, bLicEnv, bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bLicPlanInUse, bLicExpiry,
+	bLicenses, bLicKey, bLicEnv, bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bLicExpiry,
 	bEndUsers, bEndUsersEnv, bEndUsersEnvStatus, bEndUsersEmail,
 	bDevices, bDevicesEnv, bDevicesEnvStatus, bDevicesFP,
 	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
