@@ -246,11 +246,15 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			return tea.Batch(l.reload(c), push(newGenerated(c, v)), status(fmt.Sprintf("%s Generated %d licenses", c.g.ok, len(v.items)), false))
 		case pinged:
 			return tea.Batch(status(v.text(c), !v.r.Success), l.reload(c))
+		case editJSON:
+			return runEditor(c, l.sid, v)
 		}
 		if form != nil && msg.err != nil && form.fail(msg.err) {
 			return openOverlay(form)
 		}
 		return l.reload(c)
+	case editorClosed:
+		return saveEdited(c, l, msg)
 	case tickMsg:
 		if !msg.skip && c.remote && !l.loaded && l.err != nil {
 			// Nothing to show yet: try the first load again.

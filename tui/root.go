@@ -121,6 +121,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case overlayMsg:
 		m.over = msg.o
 		return m, nil
+	case addressed:
+		return m, m.route(msg.screenID(), msg)
 	case tickMsg:
 		if m.stopped || m.over != nil || m.c.blurred {
 			// Polling pauses under a modal and while the terminal is in the
@@ -131,6 +133,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, nil
 }
+
+// addressed is a message for one screen (an editor that exited).
+type addressed interface{ screenID() uint64 }
 
 // route hands msg to the screen it is addressed to, wherever it is in the
 // stack; answers for screens that are gone are dropped.
