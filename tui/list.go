@@ -32,6 +32,8 @@ type listSpec struct {
 	newKey  *binding                      // how n is named; keyNewItem when nil
 	actions []*action
 	empty   string
+	// preview summarizes the selected row in a pane on wide terminals.
+	preview func(c *ctx, it any) []string
 }
 
 // query is a list's filter: server-side fields, and page-local text.
@@ -489,8 +491,33 @@ func (l *list) view(c *ctx, w, h int) string {
 	}
 	l.tbl.cursor = l.cursor
 	l.height = bodyH - 1
+	if it := l.current(); it != nil && l.spec.preview != nil && w >= previewMinWidth {
+		// Wide terminals get the selected row's summary on the right, from
+		// the row itself: moving the cursor sends no request.
+		paneW := min(46, w/3)
+		b.WriteString(beside(l.tbl.view(c, w-paneW-1, bodyH), l.spec.preview(c, it), w-paneW-1, paneW, c.g.vbar))
+		return b.String()
+	}
 	b.WriteString(l.tbl.view(c, w, bodyH))
 	return b.String()
+}
+
+// previewMinWidth is where lists get a preview pane (tui.md §6).
+const previewMinWidth = 120
+
+// beside puts the lines of right next to those of left (cut to lw cells),
+// with a bar between them.
+func beside(left string, right []string, lw, rw int, bar string) string {
+	ls := strings.Split(left, "\n")
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		r := ""
+		if i < len(right) {
+			r = truncate(right[i], rw)
+		}
+		out[i] = padRight(l, lw) + bar + r
+	}
+	return strings.Join(out, "\n")
 }
 
 func (l *list) newKey() *binding {
