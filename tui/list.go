@@ -100,6 +100,7 @@ type list struct {
 	bulk     *bulkRun
 	height   int       // rows the table showed last
 	form     fieldForm // the form whose request is running
+	rowsTop  int       // lines of the view above the first table row, for clicks
 	lookup   bool      // the filter just applied is an exact lookup
 	c        *ctx
 }
@@ -463,7 +464,9 @@ func (l *list) view(c *ctx, w, h int) string {
 	b.WriteString(c.st.title.Render(spread(titleLeft, right, w)))
 	b.WriteByte('\n')
 	bodyH := h - 1
+	l.rowsTop = 2 // the title and the table's header
 	if l.editing != nil {
+		l.rowsTop++
 		b.WriteString(l.editing.view(true) + "   (status:WORD plan:NAME, a key, an e-mail, fp:… ; enter apply · esc cancel)\n")
 		bodyH--
 	}
@@ -525,4 +528,12 @@ func (l *list) newKey() *binding {
 		return l.spec.newKey
 	}
 	return keyNewItem
+}
+
+// click selects the row drawn y lines below the top of the list's view.
+func (l *list) click(y int) {
+	i := l.tbl.offset + y - l.rowsTop
+	if y >= l.rowsTop && i >= 0 && i < len(l.rows()) {
+		l.cursor = i
+	}
 }

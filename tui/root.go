@@ -67,6 +67,17 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.onKey(tea.KeyMsg{Type: tea.KeyUp})
 		case tea.MouseButtonWheelDown:
 			return m, m.onKey(tea.KeyMsg{Type: tea.KeyDown})
+		case tea.MouseButtonLeft:
+			if msg.Action != tea.MouseActionPress || m.over != nil {
+				return m, nil
+			}
+			// Clicks select tabs and rows; the header line is above the body.
+			switch s := m.top().(type) {
+			case *tabs:
+				return m, s.click(m.c, msg.X, msg.Y-1)
+			case *list:
+				s.click(msg.Y - 1)
+			}
 		}
 		return m, nil
 	case tea.BlurMsg:
