@@ -49,6 +49,7 @@ func TestMouseWheelScrolls(t *testing.T) {
 	// A click on a row selects it; one on the tab bar switches tabs. The
 	// header is line 0, the tab bar 1, the list's title 2, the table's
 	// header 3 and its first row 4.
+	_ = h.view() // clicks land on what was drawn
 	h.send(tea.MouseMsg{X: 5, Y: 6, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
 	if l.cursor != 2 {
 		t.Fatalf("cursor after a click on the third row: %d, want 2", l.cursor)
