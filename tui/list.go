@@ -98,6 +98,7 @@ type list struct {
 	newer    int // items seen by the live check since the load
 	firstID  string
 	bulk     *bulkRun
+	failures []string  // of the last bulk run, until enter lists them
 	height   int       // rows the table showed last
 	form     fieldForm // the form whose request is running
 	rowsTop  int       // lines of the view above the first table row, for clicks
@@ -373,6 +374,10 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		for _, it := range rows {
 			l.marked[l.spec.id(it)] = it
 		}
+	case c.matches(ks, keyOpen) && l.failures != nil:
+		lines := l.failures
+		l.failures = nil
+		return true, openOverlay(&listing{title: fmt.Sprintf("%d failed", len(lines)), lines: lines})
 	case c.matches(ks, keyOpen):
 		if it := l.current(); it != nil && l.spec.open != nil {
 			return true, push(l.spec.open(c, it))
