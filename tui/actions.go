@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -91,6 +92,7 @@ type bulkRun struct {
 	items   []any
 	i, ok   int
 	fails   map[string]int
+	failed  []string // "7KQ2M-…-C5VYE: invalid_transition: …", for enter after the run
 	stopped bool
 }
 
@@ -115,6 +117,7 @@ func (l *list) bulkStep(c *ctx, msg loadedMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		b.fails[store.ErrorCode(msg.err)]++
+		b.failed = append(b.failed, c.label(l.spec.primary(b.items[b.i]))+": "+errText(msg.err))
 	} else {
 		b.ok++
 	}
@@ -134,7 +137,9 @@ func (l *list) bulkDone(c *ctx) tea.Cmd {
 		codes = append(codes, code)
 	}
 	if failed > 0 {
-		text += fmt.Sprintf(" %s %s %d failed (%s)", c.g.dot, c.g.fail, failed, strings.Join(codes, ", "))
+		sort.Strings(codes)
+		text += fmt.Sprintf(" %s %s %d failed (%s) %s enter lists them", c.g.dot, c.g.fail, failed, strings.Join(codes, ", "), c.g.dot)
+		l.failures = b.failed
 	}
 	if b.stopped {
 		text += fmt.Sprintf(" %s stopped, %d not done", c.g.dot, len(b.items)-b.i)

@@ -117,7 +117,16 @@ func (v *entryView) update(c *ctx, msg tea.Msg) tea.Cmd { return nil }
 func (v *entryView) capturing() bool                    { return false }
 func (v *entryView) escape(c *ctx) (bool, tea.Cmd)      { return false, nil }
 func (v *entryView) reload(c *ctx) tea.Cmd              { return nil }
-func (v *entryView) keys(c *ctx) []*binding             { return []*binding{keyCopy, keyDown, keyUp} }
+
+func (v *entryView) keys(c *ctx) []*binding {
+	if v.e.Target.Type == "license" && c.appID != "" {
+		return []*binding{keyOpenTarget, keyCopy, keyDown, keyUp}
+	}
+	return []*binding{keyCopy, keyDown, keyUp}
+}
+
+// keyOpenTarget opens the license an audit entry is about.
+var keyOpenTarget = bind(groupScreen, "o", "open the license", "o")
 
 func (v *entryView) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	ks := k.String()
@@ -126,6 +135,8 @@ func (v *entryView) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, c.copy(auditJSON(v.e))
 	case c.matches(ks, keyCopyID):
 		return true, c.copy(v.e.ID)
+	case c.matches(ks, keyOpenTarget) && v.e.Target.Type == "license" && c.appID != "":
+		return true, push(newLicense(c, v.e.Target.ID))
 	case c.matches(ks, keyDown):
 		v.top = min(v.top+1, max(0, len(v.lines)-1))
 	case c.matches(ks, keyUp):

@@ -69,15 +69,18 @@ var plansSpec = &listSpec{
 		return c.data.ListPlans(ctx, c.app())
 	}),
 	create: createPlan,
-	actions: []*action{{
-		b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
-		consequence: func(c *ctx, it any) []string {
-			return []string{"Refused with plan_in_use while inactive, active or suspended licenses use it."}
-		},
-		run: func(ctx context.Context, c *ctx, it any) error {
-			return c.data.DeletePlan(ctx, c.app(), it.(*store.Plan).ID)
-		},
-	}},
+	actions: []*action{
+		{b: keyEditPlan, verb: "Edit", ask: editPlan},
+		{b: keyEditPolicies, verb: "Edit policies", ask: editPolicies},
+		{
+			b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
+			consequence: func(c *ctx, it any) []string {
+				return []string{"Refused with plan_in_use while inactive, active or suspended licenses use it."}
+			},
+			run: func(ctx context.Context, c *ctx, it any) error {
+				return c.data.DeletePlan(ctx, c.app(), it.(*store.Plan).ID)
+			},
+		}},
 	empty: "No plans yet. n creates one (licenses are generated for a plan).",
 }
 

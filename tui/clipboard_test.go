@@ -46,6 +46,17 @@ func TestMouseWheelScrolls(t *testing.T) {
 	if l.cursor != 1 {
 		t.Fatalf("cursor after two wheel-downs and a wheel-up: %d, want 1", l.cursor)
 	}
+	// A click on a row selects it; one on the tab bar switches tabs. The
+	// header is line 0, the tab bar 1, the list's title 2, the table's
+	// header 3 and its first row 4.
+	_ = h.view() // clicks land on what was drawn
+	h.send(tea.MouseMsg{X: 5, Y: 6, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if l.cursor != 2 {
+		t.Fatalf("cursor after a click on the third row: %d, want 2", l.cursor)
+	}
+	bar := strings.Split(h.view(), "\n")[1]
+	h.send(tea.MouseMsg{X: strings.Index(bar, "8 Plans") + 2, Y: 1, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	h.contains("[8 Plans]")
 	h.press(":", "mouse", "enter")
 	h.contains("Mouse off")
 }

@@ -60,26 +60,74 @@ func createMember(c *ctx, l *list) tea.Cmd {
 }
 
 // createPlan is n on Plans: the fields that decide what a license is; the
-// policies and entitlements are edited afterwards.
+// policies (P) and entitlements are edited afterwards.
 func createPlan(c *ctx, l *list) tea.Cmd {
+	st := planForm("New plan", "create", nil)
+	st.submit = func(f *form) tea.Cmd {
+		req := st.plan
+		return f.run(c, l, "Created plan "+c.label(*req.Name), func(ctx context.Context) (any, error) {
+			return c.data.CreatePlan(ctx, c.app(), req)
+		})
+	}
+	return openOverlay(st.form)
+}
+
+// editPlan is e on Plans: the same fields, filled with the plan's values;
+// only what they hold is sent, so the policies and entitlements stay.
+func editPlan(c *ctx, l *list, it any) tea.Cmd {
+	p := it.(*store.Plan)
+	st := planForm("Edit plan "+store.Printable(p.Name), "save", p)
+	st.submit = func(f *form) tea.Cmd {
+		req := st.plan
+		return f.run(c, l, "Saved plan "+c.label(*req.Name), func(ctx context.Context) (any, error) {
+			return c.data.UpdatePlan(ctx, c.app(), p.ID, req)
+		})
+	}
+	return openOverlay(st.form)
+}
+
+// planFormState is a plan form with the input its check builds.
+type planFormState struct {
+	*form
+	plan store.PlanInput
+}
+
+// planForm is the plan form, empty or filled from p.
+func planForm(title, verb string, p *store.Plan) *planFormState {
 	dur := textField("duration_days", "Duration (days)", false)
 	dur.hint = "empty: the licenses never expire"
-	f := newForm("New plan", "create",
-		textField("name", "Name", true),
-		textField("max_devices", "Max devices", true).set("1"),
-		choiceField("is_trial", "Trial", "no", "yes"),
-		dur)
-	var in store.PlanInput
-	f.check = func(f *form) bool {
-		in = store.PlanInput{}
+	name := textField("name", "Name", true)
+	maxDev := textField("max_devices", "Max devices", true).set(fmt.Sprint(store.DefaultMaxDevices))
+	resets := textField("device_reset_limit", "Device resets", true).set(fmt.Sprint(store.DefaultDeviceResetLimit))
+	trial := choiceField("is_trial", "Trial", "no", "yes")
+	if p != nil {
+		name.set(p.Name)
+		maxDev.set(fmt.Sprint(p.MaxDevices))
+		resets.set(fmt.Sprint(p.DeviceResetLimit))
+		if p.IsTrial {
+			trial.choice = 1
+		}
+		if p.DurationDays != nil {
+			dur.set(fmt.Sprint(*p.DurationDays))
+		}
+	}
+	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur)}
+	st.check = func(f *form) bool {
+		in := store.PlanInput{}
 		ok := true
-		name, trial := f.get("name"), f.get("is_trial") == "yes"
-		in.Name, in.IsTrial = &name, &trial
-		if n, err := strconv.Atoi(f.get("max_devices")); err != nil {
-			f.invalid("max_devices", "a whole number")
-			ok = false
-		} else {
-			in.MaxDevices = &n
+		name, isTrial := f.get("name"), f.get("is_trial") == "yes"
+		in.Name, in.IsTrial = &name, &isTrial
+		for _, n := range []struct {
+			field string
+			to    **int
+		}{{"max_devices", &in.MaxDevices}, {"device_reset_limit", &in.DeviceResetLimit}} {
+			v, err := strconv.Atoi(f.get(n.field))
+			if err != nil {
+				f.invalid(n.field, "a whole number")
+				ok = false
+				continue
+			}
+			*n.to = &v
 		}
 		var days *int
 		if s := f.get("duration_days"); s != "" {
@@ -91,15 +139,10 @@ func createPlan(c *ctx, l *list) tea.Cmd {
 			days = &n
 		}
 		in.DurationDays = &days
+		st.plan = in
 		return ok
 	}
-	f.submit = func(f *form) tea.Cmd {
-		req := in
-		return f.run(c, l, "Created plan "+c.label(*req.Name), func(ctx context.Context) (any, error) {
-			return c.data.CreatePlan(ctx, c.app(), req)
-		})
-	}
-	return openOverlay(f)
+	return st
 }
 
 // createEntitlement is n on Entitlements.

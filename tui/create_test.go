@@ -72,7 +72,7 @@ func TestCreatePlanAndEntitlement(t *testing.T) {
 	h.press("Zero", "tab", "backspace", "0", "ctrl+s")
 	h.contains("New plan") // kept open with the store's message under the field
 	h.contains("✗ max_devices must be between")
-	h.press("backspace", "3", "tab", "right", "tab", "14", "enter")
+	h.press("backspace", "3", "tab", "tab", "right", "tab", "14", "enter")
 	h.contains("✓ Created plan Zero")
 	plans, err := s.db.ListPlans(ctx, ref)
 	if err != nil {

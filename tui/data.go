@@ -36,6 +36,7 @@ type Data interface {
 	CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error)
 	ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error)
 	DeletePlan(ctx context.Context, ref store.AppRef, id string) error
+	UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error)
 
 	GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error)
 	ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error)

@@ -46,6 +46,11 @@ func TestGoldenViews(t *testing.T) {
 		h := fakeHarness(t, newFake(), 50, 12, Options{})
 		golden(t, "too_small_50x12", h.view())
 	})
+	t.Run("licenses_preview_140x30", func(t *testing.T) {
+		h := fakeHarness(t, newFake(), 140, 30, Options{})
+		h.press("2", "j", "j")
+		golden(t, "licenses_preview_140x30", h.view())
+	})
 	t.Run("remote_ascii_100x30", func(t *testing.T) {
 		h := fakeHarness(t, newFake(), 100, 30, Options{Remote: true, Credential: "pO2v", ASCII: true, ReadOnly: true})
 		h.m.c.where = "http://127.0.0.1:8080"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -38,6 +39,10 @@ type ctx struct {
 	// sessions are the live session counts of the licenses and devices
 	// whose detail was loaded, by id, for the consequences in dialogs.
 	sessions map[string]int
+
+	// execProcess runs a program on the terminal (tea.ExecProcess when
+	// nil); tests run it directly.
+	execProcess func(*exec.Cmd, tea.ExecCallback) tea.Cmd
 
 	noTicks bool // no polling (tests drive Update by hand)
 	busy    int  // store calls in flight

@@ -54,3 +54,17 @@ func TestLicenseDetailSessionsAndHistory(t *testing.T) {
 	h.contains("live sessions 0")
 	h.contains("History  license.suspended")
 }
+
+// TestAuditEntryOpensItsLicense: an audit entry about a license opens it.
+func TestAuditEntryOpensItsLicense(t *testing.T) {
+	s := seed(t, 1)
+	p, err := s.db.ListLicenses(context.Background(), s.scope(), store.LicenseFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("6", "enter")
+	h.contains("Audit entry license.created")
+	h.press("o")
+	h.contains("License " + p.Data[0].Key)
+}

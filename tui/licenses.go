@@ -119,6 +119,7 @@ var licensesSpec = &listSpec{
 		})
 	},
 	open:    func(c *ctx, it any) screen { return newLicense(c, it.(*store.LicenseItem).ID) },
+	preview: licensePreview,
 	create:  func(c *ctx, l *list) tea.Cmd { return openGenerate(c, l) },
 	newKey:  keyGenerate,
 	actions: licenseActions,
@@ -161,4 +162,33 @@ func parseQuery(text string, statuses []string, special func(q *query, tok strin
 	}
 	q.local = strings.Join(local, " ")
 	return q
+}
+
+// licensePreview is the selected license at a glance, and what its own
+// state says about validation (the application, user and device are in
+// the detail, enter).
+func licensePreview(c *ctx, it any) []string {
+	l := it.(*store.LicenseItem)
+	user := c.g.dash
+	if l.UserEmail != "" {
+		user = store.Printable(l.UserEmail)
+	}
+	verdict := "yes, as far as the license goes"
+	if r := store.LicenseReason(&l.License, c.now()); r != "" {
+		verdict = "NO " + c.g.sep + " " + r
+	}
+	return []string{
+		" " + l.Key,
+		" status    " + l.EffectiveStatus(c.now()),
+		" plan      " + store.Printable(l.PlanName),
+		" user      " + user,
+		fmt.Sprintf(" devices   %d bound", len(l.DeviceIDs)),
+		" expires   " + c.when(l.ExpiresAt),
+		" activated " + c.when(l.ActivatedAt),
+		" created   " + c.at(l.CreatedAt),
+		" id        " + tail(l.ID) + " (Y copies it whole)",
+		"",
+		" validates " + verdict,
+		" enter: the full cascade and history",
+	}
 }

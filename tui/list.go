@@ -32,6 +32,8 @@ type listSpec struct {
 	newKey  *binding                      // how n is named; keyNewItem when nil
 	actions []*action
 	empty   string
+	// preview summarizes the selected row in a pane on wide terminals.
+	preview func(c *ctx, it any) []string
 }
 
 // query is a list's filter: server-side fields, and page-local text.
@@ -96,8 +98,10 @@ type list struct {
 	newer    int // items seen by the live check since the load
 	firstID  string
 	bulk     *bulkRun
+	failures []string  // of the last bulk run, until enter lists them
 	height   int       // rows the table showed last
 	form     fieldForm // the form whose request is running
+	rowsTop  int       // lines of the view above the first table row, for clicks
 	lookup   bool      // the filter just applied is an exact lookup
 	c        *ctx
 }
@@ -246,11 +250,15 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			return tea.Batch(l.reload(c), push(newGenerated(c, v)), status(fmt.Sprintf("%s Generated %d licenses", c.g.ok, len(v.items)), false))
 		case pinged:
 			return tea.Batch(status(v.text(c), !v.r.Success), l.reload(c))
+		case editJSON:
+			return runEditor(c, l.sid, v)
 		}
 		if form != nil && msg.err != nil && form.fail(msg.err) {
 			return openOverlay(form)
 		}
 		return l.reload(c)
+	case editorClosed:
+		return saveEdited(c, l, msg)
 	case tickMsg:
 		if !msg.skip && c.remote && !l.loaded && l.err != nil {
 			// Nothing to show yet: try the first load again.
@@ -366,6 +374,10 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		for _, it := range rows {
 			l.marked[l.spec.id(it)] = it
 		}
+	case c.matches(ks, keyOpen) && l.failures != nil:
+		lines := l.failures
+		l.failures = nil
+		return true, openOverlay(&listing{title: fmt.Sprintf("%d failed", len(lines)), lines: lines})
 	case c.matches(ks, keyOpen):
 		if it := l.current(); it != nil && l.spec.open != nil {
 			return true, push(l.spec.open(c, it))
@@ -457,7 +469,9 @@ func (l *list) view(c *ctx, w, h int) string {
 	b.WriteString(c.st.title.Render(spread(titleLeft, right, w)))
 	b.WriteByte('\n')
 	bodyH := h - 1
+	l.rowsTop = 2 // the title and the table's header
 	if l.editing != nil {
+		l.rowsTop++
 		b.WriteString(l.editing.view(true) + "   (status:WORD plan:NAME, a key, an e-mail, fp:… ; enter apply · esc cancel)\n")
 		bodyH--
 	}
@@ -485,8 +499,33 @@ func (l *list) view(c *ctx, w, h int) string {
 	}
 	l.tbl.cursor = l.cursor
 	l.height = bodyH - 1
+	if it := l.current(); it != nil && l.spec.preview != nil && w >= previewMinWidth {
+		// Wide terminals get the selected row's summary on the right, from
+		// the row itself: moving the cursor sends no request.
+		paneW := min(46, w/3)
+		b.WriteString(beside(l.tbl.view(c, w-paneW-1, bodyH), l.spec.preview(c, it), w-paneW-1, paneW, c.g.vbar))
+		return b.String()
+	}
 	b.WriteString(l.tbl.view(c, w, bodyH))
 	return b.String()
+}
+
+// previewMinWidth is where lists get a preview pane (tui.md §6).
+const previewMinWidth = 120
+
+// beside puts the lines of right next to those of left (cut to lw cells),
+// with a bar between them.
+func beside(left string, right []string, lw, rw int, bar string) string {
+	ls := strings.Split(left, "\n")
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		r := ""
+		if i < len(right) {
+			r = truncate(right[i], rw)
+		}
+		out[i] = padRight(l, lw) + bar + r
+	}
+	return strings.Join(out, "\n")
 }
 
 func (l *list) newKey() *binding {
@@ -494,4 +533,12 @@ func (l *list) newKey() *binding {
 		return l.spec.newKey
 	}
 	return keyNewItem
+}
+
+// click selects the row drawn y lines below the top of the list's view.
+func (l *list) click(y int) {
+	i := l.tbl.offset + y - l.rowsTop
+	if y >= l.rowsTop && i >= 0 && i < len(l.rows()) {
+		l.cursor = i
+	}
 }

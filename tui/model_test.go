@@ -271,3 +271,26 @@ func TestUsageTab(t *testing.T) {
 	h.contains("applications")
 	h.contains("active licenses")
 }
+
+// TestBulkFailuresListed: a bulk change reports its failures by code, and
+// enter lists which rows failed and why.
+func TestBulkFailuresListed(t *testing.T) {
+	s := seed(t, 4)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press(" ", " ", " ")
+	gone := l.rows()[1].(*store.LicenseItem)
+	// Banned meanwhile (another administrator): the row is stale.
+	if _, err := s.db.SetLicenseStatus(context.Background(), s.scope(), gone.ID, store.LicenseBanned); err != nil {
+		t.Fatal(err)
+	}
+	h.press("X")
+	h.later(time.Second)
+	h.press("3", "enter")
+	h.contains("✓ 2 revoked · ✗ 1 failed (invalid_transition) · enter lists them")
+	h.press("enter")
+	h.contains("1 failed")
+	h.contains(h.m.c.shortKey(gone.Key) + ": invalid_transition")
+	h.press("esc")
+	h.press("enter") // the list is back: enter opens the row again
+	h.contains("validate now?")
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -20,6 +21,24 @@ type notice struct{ lines []string }
 func (n *notice) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) { return false, nil }
 
 func (n *notice) view(c *ctx, w, h int) []string { return box(c, "", n.lines, w) }
+
+// listing shows lines (the failures of a bulk change) until esc or enter.
+type listing struct {
+	title string
+	lines []string
+}
+
+func (l *listing) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	return k.Type == tea.KeyEsc || k.Type == tea.KeyEnter, nil
+}
+
+func (l *listing) view(c *ctx, w, h int) []string {
+	lines := l.lines
+	if max := h - 3; len(lines) > max && max > 0 {
+		lines = append(lines[:max-1:max-1], fmt.Sprintf("%s and %d more", c.g.ellipsis, len(l.lines)-max+1))
+	}
+	return box(c, l.title, append(lines, "esc/enter close"), w)
+}
 
 // help lists the key table for this screen and everywhere; typing filters it.
 type help struct {

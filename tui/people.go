@@ -60,6 +60,16 @@ var usersSpec = &listSpec{
 		})
 	},
 	open: func(c *ctx, it any) screen { return newUserDetail(c, it.(*store.EndUser)) },
+	preview: func(c *ctx, it any) []string {
+		u := it.(*store.EndUser)
+		roles := strings.Join(u.Roles, ", ")
+		if roles == "" {
+			roles = c.g.dash
+		}
+		return []string{" " + store.Printable(u.Email), " status     " + u.Status, " roles      " + store.Printable(roles),
+			" last login " + c.when(u.LastLoginAt), " created    " + c.at(u.CreatedAt), " id         " + tail(u.ID),
+			"", " enter: the user's licenses"}
+	},
 	actions: []*action{
 		userAction(keyBanUser, "Ban", "Banning", "banned", store.UserBanned, "The user's sessions end (user_banned); reinstating (u) lets them sign in again.", store.UserActive, store.UserDisabled),
 		userAction(keyDisableUser, "Disable", "Disabling", "disabled", store.UserDisabled, "The user's sessions end (user_disabled); reinstating (u) lets them sign in again.", store.UserActive),
@@ -114,6 +124,16 @@ var devicesSpec = &listSpec{
 		})
 	},
 	open: func(c *ctx, it any) screen { return newDeviceDetail(c, it.(*store.Device)) },
+	preview: func(c *ctx, it any) []string {
+		d := it.(*store.Device)
+		user := c.g.dash
+		if d.UserID != "" {
+			user = tail(d.UserID)
+		}
+		return []string{" " + store.Printable(d.Fingerprint), " status    " + d.Status, " name      " + store.Printable(d.Name),
+			" platform  " + store.Printable(d.Platform), " user      " + user, fmt.Sprintf(" licenses  %d bound", len(d.LicenseIDs)),
+			" last seen " + c.when(d.LastSeenAt), " id        " + tail(d.ID), "", " enter: its licenses and live sessions"}
+	},
 	actions: []*action{
 		deviceAction(keyBlock, "Block", "Blocking", "blocked", store.DeviceBlocked, "SESSIONS end (device_blocked); unblocking (u) lets it activate again.", store.DeviceActive),
 		deviceAction(keyReinstate, "Unblock", "Unblocking", "unblocked", store.DeviceActive, "The device can activate and validate again.", store.DeviceBlocked),

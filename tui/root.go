@@ -67,6 +67,17 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.onKey(tea.KeyMsg{Type: tea.KeyUp})
 		case tea.MouseButtonWheelDown:
 			return m, m.onKey(tea.KeyMsg{Type: tea.KeyDown})
+		case tea.MouseButtonLeft:
+			if msg.Action != tea.MouseActionPress || m.over != nil {
+				return m, nil
+			}
+			// Clicks select tabs and rows; the header line is above the body.
+			switch s := m.top().(type) {
+			case *tabs:
+				return m, s.click(m.c, msg.X, msg.Y-1)
+			case *list:
+				s.click(msg.Y - 1)
+			}
 		}
 		return m, nil
 	case tea.BlurMsg:
@@ -121,6 +132,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case overlayMsg:
 		m.over = msg.o
 		return m, nil
+	case addressed:
+		return m, m.route(msg.screenID(), msg)
 	case tickMsg:
 		if m.stopped || m.over != nil || m.c.blurred {
 			// Polling pauses under a modal and while the terminal is in the
@@ -131,6 +144,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, nil
 }
+
+// addressed is a message for one screen (an editor that exited).
+type addressed interface{ screenID() uint64 }
 
 // route hands msg to the screen it is addressed to, wherever it is in the
 // stack; answers for screens that are gone are dropped.

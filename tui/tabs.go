@@ -18,6 +18,7 @@ type tabs struct {
 	started []bool
 	app     bool // the app dashboard: the environment belongs in the breadcrumb
 	org     bool
+	spans   []int // where each tab's label starts in the bar last drawn, for clicks
 }
 
 func newTabs(c *ctx, name string, ts ...screen) *tabs {
@@ -91,6 +92,16 @@ func (t *tabs) view(c *ctx, w, h int) string {
 	if width(bar) > w {
 		bar = t.bar(true)
 	}
+	t.spans = t.spans[:0]
+	if width(bar) <= w {
+		x := 0
+		for _, part := range strings.Split(bar, " ") {
+			if part != "" && part[0] >= '0' && part[0] <= '9' || strings.HasPrefix(part, "[") {
+				t.spans = append(t.spans, x)
+			}
+			x += width(part) + 1
+		}
+	}
 	if width(bar) > w {
 		// Narrow: only the active tab and its neighbours' numbers.
 		bar = fmt.Sprintf("[%d %s]  (%d tabs: 1%s0, tab)", (t.active+1)%10, t.cur().title(), len(t.tabs), c.g.ellipsis)
@@ -129,4 +140,21 @@ func (t *tabs) reload(c *ctx) tea.Cmd {
 		t.started[i] = i == t.active
 	}
 	return t.cur().reload(c)
+}
+
+// click handles a click at x, y of the tabs' view: the bar switches tabs,
+// a list row is selected.
+func (t *tabs) click(c *ctx, x, y int) tea.Cmd {
+	if y == 0 {
+		for i := len(t.spans) - 1; i >= 0; i-- {
+			if x >= t.spans[i] {
+				return t.show(c, i)
+			}
+		}
+		return nil
+	}
+	if l, ok := t.cur().(*list); ok {
+		l.click(y - 1)
+	}
+	return nil
 }
