@@ -30,6 +30,12 @@ func whole[T any](list func(ctx context.Context, c *ctx) ([]T, error)) func(ctx 
 	}
 }
 
+// deleteAction is X with the typed word "delete", saying what else goes.
+func deleteAction(consequence string, run func(ctx context.Context, c *ctx, it any) error) *action {
+	return &action{b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
+		consequence: func(*ctx, any) []string { return []string{consequence} }, run: run}
+}
+
 func optInt(p *int, none string) string {
 	if p == nil {
 		return none
@@ -72,15 +78,11 @@ var plansSpec = &listSpec{
 	actions: []*action{
 		{b: keyEditPlan, verb: "Edit", ask: editPlan},
 		{b: keyEditPolicies, verb: "Edit policies", ask: editPolicies},
-		{
-			b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
-			consequence: func(c *ctx, it any) []string {
-				return []string{"Refused with plan_in_use while inactive, active or suspended licenses use it."}
-			},
-			run: func(ctx context.Context, c *ctx, it any) error {
+		deleteAction("Refused with plan_in_use while inactive, active or suspended licenses use it.",
+			func(ctx context.Context, c *ctx, it any) error {
 				return c.data.DeletePlan(ctx, c.app(), it.(*store.Plan).ID)
-			},
-		}},
+			}),
+	},
 	empty: "No plans yet. n creates one (licenses are generated for a plan).",
 }
 
@@ -105,15 +107,10 @@ var entitlementsSpec = &listSpec{
 		return c.data.ListEntitlements(ctx, c.app())
 	}),
 	create: createEntitlement,
-	actions: []*action{{
-		b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
-		consequence: func(c *ctx, it any) []string {
-			return []string{"It is removed from every plan and license that grants it."}
-		},
-		run: func(ctx context.Context, c *ctx, it any) error {
+	actions: []*action{deleteAction("It is removed from every plan and license that grants it.",
+		func(ctx context.Context, c *ctx, it any) error {
 			return c.data.DeleteEntitlement(ctx, c.app(), it.(*store.Entitlement).ID)
-		},
-	}},
+		})},
 	empty: "No entitlements yet. n creates one.",
 }
 

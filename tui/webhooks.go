@@ -87,13 +87,9 @@ var webhooksSpec = &listSpec{
 			"Events stop queueing for it until it is enabled again (u)."),
 		webhookStatusAction(keyEnableHook, "Enable", "Enabling", "enabled", store.WebhookActive,
 			"Deliveries waiting for it resume, and its failure clock starts afresh."),
-		{b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
-			consequence: func(c *ctx, it any) []string {
-				return []string{"Its deliveries, waiting or done, are dropped with it."}
-			},
-			run: func(ctx context.Context, c *ctx, it any) error {
-				return c.data.DeleteWebhook(ctx, c.app(), it.(*store.Webhook).ID)
-			}},
+		deleteAction("Its deliveries, waiting or done, are dropped with it.", func(ctx context.Context, c *ctx, it any) error {
+			return c.data.DeleteWebhook(ctx, c.app(), it.(*store.Webhook).ID)
+		}),
 	},
 	empty: "No webhooks yet. n registers one (its signing secret is shown once).",
 }
