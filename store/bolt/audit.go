@@ -64,15 +64,6 @@ func (t *txn) audit(ev auditEvent) error {
 	return t.enqueue(ev, &e)
 }
 
-// auditLogs are the owners whose log lists an entry: its environments, or
-// its organization when it belongs to none.
-func auditLogs(orgID string, envIDs []string) []string {
-	if len(envIDs) == 0 {
-		return []string{orgID}
-	}
-	return envIDs
-}
-
 // targetKey is how a target is keyed in audit_by_target: its 16 bytes
 // when it is an id, else its text.
 func targetKey(id string) []byte {
