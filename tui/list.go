@@ -42,6 +42,7 @@ type query struct {
 	since                                          *time.Time
 	local                                          string
 	chips                                          []string
+	note                                           string // said after the chips
 }
 
 // action is a change on one item (or the marked items).
@@ -441,6 +442,9 @@ func (l *list) view(c *ctx, w, h int) string {
 	titleLeft := l.spec.name
 	for _, ch := range l.q.chips {
 		titleLeft += " [" + ch + "]"
+	}
+	if l.q.note != "" {
+		titleLeft += " " + l.q.note
 	}
 	if l.err != nil && l.loaded {
 		titleLeft += fmt.Sprintf(" (stale %s)", span(c.now().Sub(l.loadedAt)))
