@@ -391,6 +391,10 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		if it := l.current(); it != nil {
 			return true, c.copy(l.spec.id(it))
 		}
+	case c.matches(ks, keyShow):
+		if it := l.current(); it != nil {
+			return true, showValue(l.spec.primary(it))
+		}
 	case l.spec.create != nil && c.matches(ks, l.newKey()):
 		return true, l.spec.create(c, l)
 	default:
