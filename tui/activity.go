@@ -25,6 +25,8 @@ type activity struct {
 	gap     int // entries that arrived in a burst larger than a page
 	started time.Time
 	seen    int
+	cursor  int  // the selected entry
+	moved   bool // the user moved the cursor: new entries do not move it off its entry
 }
 
 const activityKeep = 200
@@ -36,7 +38,7 @@ func newActivity(c *ctx) *activity { return &activity{screenBase: newBase(c)} }
 func (a *activity) title() string                 { return "Activity" }
 func (a *activity) capturing() bool               { return false }
 func (a *activity) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
-func (a *activity) keys(c *ctx) []*binding        { return []*binding{keyPause} }
+func (a *activity) keys(c *ctx) []*binding        { return []*binding{keyOpen, keyPause} }
 
 func (a *activity) init(c *ctx) tea.Cmd {
 	a.started = c.now()
@@ -61,11 +63,22 @@ func (a *activity) reload(c *ctx) tea.Cmd {
 }
 
 func (a *activity) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
-	if c.matches(k.String(), keyPause) {
+	switch ks := k.String(); {
+	case c.matches(ks, keyPause):
 		a.paused = !a.paused
-		return true, nil
+	case c.matches(ks, keyDown):
+		a.cursor, a.moved = min(a.cursor+1, max(0, len(a.entries)-1)), true
+	case c.matches(ks, keyUp):
+		a.cursor, a.moved = max(0, a.cursor-1), true
+	case c.matches(ks, keyOpen):
+		// The entry, whence o opens the license it is about.
+		if a.cursor < len(a.entries) {
+			return true, push(newEntryView(c, a.entries[a.cursor]))
+		}
+	default:
+		return false, nil
 	}
-	return false, nil
+	return true, nil
 }
 
 func (a *activity) update(c *ctx, msg tea.Msg) tea.Cmd {
@@ -91,6 +104,9 @@ func (a *activity) update(c *ctx, msg tea.Msg) tea.Cmd {
 			a.seen += len(fresh)
 			a.entries = append(fresh, a.entries...)
 			a.entries = a.entries[:min(len(a.entries), activityKeep)]
+			if a.moved {
+				a.cursor = min(a.cursor+len(fresh), len(a.entries)-1)
+			}
 		}
 		return next
 	case tickMsg:
@@ -115,12 +131,16 @@ func (a *activity) view(c *ctx, w, h int) string {
 	if a.gap > 0 {
 		lines = append(lines, fmt.Sprintf("  %s more in bursts (open Audit)", c.g.ellipsis))
 	}
-	for _, e := range a.entries {
-		mark := "  "
+	for i, e := range a.entries {
+		mark := " "
 		if slices.Contains(securityEvents, e.Event) {
-			mark = "! "
+			mark = "!"
 		}
-		lines = append(lines, mark+strings.Join(auditCells(c, e), "  "))
+		cur := " "
+		if i == a.cursor {
+			cur = c.g.cursor
+		}
+		lines = append(lines, cur+mark+" "+strings.Join(auditCells(c, e), "  "))
 		if len(lines) >= h {
 			break
 		}

@@ -77,3 +77,15 @@ func TestPaletteSelectionActions(t *testing.T) {
 	ro.press("esc", ":", "copy", "enter")
 	ro.contains("Copied")
 }
+
+// TestShowValue (tui.md §11): v shows the value alone, for a mouse copy
+// when the terminal dropped OSC 52.
+func TestShowValue(t *testing.T) {
+	f := newFake()
+	h := fakeHarness(t, f, 100, 30, Options{})
+	h.press("2", "v")
+	h.contains("Select it with the mouse")
+	h.contains("│ " + f.licenses[0].Key)
+	h.press("esc", "enter", "v")
+	h.contains("Select it with the mouse")
+}

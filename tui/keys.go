@@ -45,6 +45,7 @@ var (
 	keyEnv     = bind(groupAnywhere, "E", "switch environment", "E")
 	keyCopy    = bind(groupAnywhere, "y", "copy", "y")
 	keyCopyID  = bind(groupAnywhere, "Y", "copy id", "Y")
+	keyShow    = bind(groupAnywhere, "v", "show the value alone, to select with the mouse", "v")
 	keyTimes   = bind(groupAnywhere, "T", "relative/absolute times", "T")
 	keyNextTab = bind(groupAnywhere, "tab", "next tab", "tab")
 	keyPrevTab = bind(groupAnywhere, "shift+tab", "previous tab", "shift+tab")
@@ -112,7 +113,7 @@ func footer(bs []*binding, width int) string {
 // globalKeys are listed by help under "anywhere" and "lists".
 var globalKeys = []*binding{
 	keyHelp, keyPalette, keyFilter, keyBack, keyQuit, keyCancel, keyRefresh, keyEnv,
-	keyCopy, keyCopyID, keyTimes, keyNextTab, keyPrevTab, keyTabN,
+	keyCopy, keyCopyID, keyShow, keyTimes, keyNextTab, keyPrevTab, keyTabN,
 	keyDown, keyUp, keyHalfDown, keyHalfUp, keyTop, keyBottom, keyNextPage, keyPrevPage,
 	keyLastPage, keyFirstPg, keyOpen, keyMark, keyMarkAll,
 }

@@ -170,6 +170,8 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, c.copy(it.Key)
 	case c.matches(ks, keyCopyID):
 		return true, c.copy(it.ID)
+	case c.matches(ks, keyShow):
+		return true, showValue(it.Key)
 	case c.matches(ks, keyResetDevice):
 		if len(devs) == 0 {
 			return true, status("No device is bound", true)

@@ -104,7 +104,7 @@ var licensesSpec = &listSpec{
 		return pageItems(p, err)
 	},
 	parse: func(c *ctx, text string) query {
-		return parseQuery(text, licenseStatuses, func(q *query, tok string) bool {
+		q := parseQuery(text, licenseStatuses, func(q *query, tok string) bool {
 			switch {
 			case strings.HasPrefix(tok, "plan:"):
 				q.planID = "name:" + tok[5:]
@@ -117,6 +117,13 @@ var licensesSpec = &listSpec{
 			}
 			return true
 		})
+		if q.status == store.LicenseExpired && !c.remote {
+			// The stored status is what the filter reads, and only a running
+			// server's sweeper stores expiry (tui.md §9.5); rows still show
+			// the effective status.
+			q.note = "(stored; the server's sweeper updates it)"
+		}
+		return q
 	},
 	open:    func(c *ctx, it any) screen { return newLicense(c, it.(*store.LicenseItem).ID) },
 	preview: licensePreview,

@@ -42,6 +42,7 @@ type query struct {
 	since                                          *time.Time
 	local                                          string
 	chips                                          []string
+	note                                           string // said after the chips
 }
 
 // action is a change on one item (or the marked items).
@@ -390,6 +391,10 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		if it := l.current(); it != nil {
 			return true, c.copy(l.spec.id(it))
 		}
+	case c.matches(ks, keyShow):
+		if it := l.current(); it != nil {
+			return true, showValue(l.spec.primary(it))
+		}
 	case l.spec.create != nil && c.matches(ks, l.newKey()):
 		return true, l.spec.create(c, l)
 	default:
@@ -441,6 +446,9 @@ func (l *list) view(c *ctx, w, h int) string {
 	titleLeft := l.spec.name
 	for _, ch := range l.q.chips {
 		titleLeft += " [" + ch + "]"
+	}
+	if l.q.note != "" {
+		titleLeft += " " + l.q.note
 	}
 	if l.err != nil && l.loaded {
 		titleLeft += fmt.Sprintf(" (stale %s)", span(c.now().Sub(l.loadedAt)))

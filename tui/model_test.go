@@ -294,3 +294,16 @@ func TestBulkFailuresListed(t *testing.T) {
 	h.press("enter") // the list is back: enter opens the row again
 	h.contains("validate now?")
 }
+
+// TestExpiredFilterSaysStored (tui.md §9.5): locally, status:expired reads
+// the stored status, which only the server's sweeper writes; the chip says so.
+func TestExpiredFilterSaysStored(t *testing.T) {
+	s := seed(t, 3)
+	h, _ := s.licenses(t, s.db, Options{})
+	h.press("/", "expired", "enter")
+	h.contains("[expired] (stored; the server's sweeper updates it)")
+	h.press("/")
+	if got := string(h.licenseList().editing.value); got != "expired" {
+		t.Fatalf("editing the filter again starts from %q", got)
+	}
+}

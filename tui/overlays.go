@@ -40,6 +40,12 @@ func (l *listing) view(c *ctx, w, h int) []string {
 	return box(c, l.title, append(lines, "esc/enter close"), w)
 }
 
+// showValue shows value alone, for a terminal that dropped an OSC 52 copy:
+// with the mouse off the user selects it by hand.
+func showValue(value string) tea.Cmd {
+	return openOverlay(&listing{title: "Select it with the mouse", lines: printableLines(value)})
+}
+
 // help lists the key table for this screen and everywhere; typing filters it.
 type help struct {
 	keys   []*binding

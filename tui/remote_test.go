@@ -92,3 +92,17 @@ func TestQuitAsksWhileActing(t *testing.T) {
 		t.Fatal("q did not quit once the change was done")
 	}
 }
+
+// TestActivityJumpsToTheLicense (tui.md §14.5): from the live tail, enter
+// opens an entry and o the license it is about.
+func TestActivityJumpsToTheLicense(t *testing.T) {
+	f := newFake()
+	h := fakeHarness(t, f, 100, 30, Options{Remote: true})
+	h.press("5")
+	h.contains("Live activity")
+	h.contains("license.created")
+	h.press("enter")
+	h.contains("Audit entry license.created")
+	h.press("o")
+	h.contains("License " + f.licenses[0].Key)
+}
