@@ -239,7 +239,7 @@ func (l *license) cascade(c *ctx) []string {
 	reason, steps := store.ExplainSession(v.app, &v.d.License, v.user, nil, now)
 	verdict := "YES"
 	if reason != "" {
-		verdict = "NO " + c.g.sep + " " + reason
+		verdict = "NO " + c.g.to + " " + reason
 	}
 	lines := []string{"Would a session of this license validate now?   " + verdict}
 	rootSeen := false
@@ -252,7 +252,7 @@ func (l *license) cascade(c *ctx) []string {
 		if !s.OK {
 			mark = c.g.fail
 			if !rootSeen {
-				line += "   <- root cause (the server reports " + s.Reason + ")"
+				line += "   " + c.g.from + " root cause (the server reports " + s.Reason + ")"
 				rootSeen = true
 			}
 		}
