@@ -35,6 +35,7 @@ type Data interface {
 	DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error
 	CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error)
 	ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error)
+	FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error)
 	DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 	UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error)
 

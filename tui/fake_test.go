@@ -164,3 +164,12 @@ func (f *fakeData) SetLicenseStatus(ctx context.Context, s store.Scope, id, stat
 	}
 	return nil, store.Errorf(store.ECodeNotFound, "license not found")
 }
+
+func (f *fakeData) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
+	for _, p := range f.plans {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return nil, store.Errorf(store.ECodeNotFound, "plan not found")
+}

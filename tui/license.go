@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,6 +18,7 @@ type licenseView struct {
 	d        *store.LicenseDetail
 	app      *store.Application
 	user     *store.EndUser
+	plan     *store.Plan // nil when it could not be read
 	history  []*store.AuditEntry
 	sessions int // live sessions of the license
 }
@@ -100,6 +102,9 @@ func readLicense(ctx context.Context, c *ctx, id string) (*licenseView, error) {
 	}
 	if v.app, err = c.data.FindApplication(ctx, c.app()); err != nil {
 		return nil, err
+	}
+	if p, err := c.data.FindPlan(ctx, c.app(), v.d.PlanID); err == nil {
+		v.plan = p // the limits beside the plan's name; the detail stands without them
 	}
 	if v.d.UserEmail != "" {
 		u, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Email: v.d.UserEmail, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
@@ -204,14 +209,31 @@ func (l *license) view(c *ctx, w, h int) string {
 	if d.UserEmail != "" {
 		user = d.UserEmail
 	}
-	lines = append(lines, fmt.Sprintf("Plan %s %s User %s %s Activated %s %s Expires %s", store.Printable(d.PlanName), c.g.dot, store.Printable(user), c.g.dot, c.when(d.ActivatedAt), c.g.dot, c.when(d.ExpiresAt)))
+	plan, bound, resets := store.Printable(d.PlanName), fmt.Sprint(len(d.Devices)), fmt.Sprint(d.DeviceResetsRemaining)
+	var fromPlan []string
+	if p := l.v.plan; p != nil {
+		plan += fmt.Sprintf(" (max %d devices, %d resets)", p.MaxDevices, p.DeviceResetLimit)
+		bound += fmt.Sprintf("/%d", p.MaxDevices)
+		resets += fmt.Sprintf(" of %d", p.DeviceResetLimit)
+		for _, e := range p.Entitlements {
+			fromPlan = append(fromPlan, e.ID)
+		}
+	}
+	lines = append(lines, fmt.Sprintf("Plan %s  %s  User %s  %s  Activated %s  %s  Expires %s", plan, c.g.dot, store.Printable(user), c.g.dot, c.when(d.ActivatedAt), c.g.dot, c.when(d.ExpiresAt)))
 	var ents []string
 	for _, e := range d.Entitlements {
-		ents = append(ents, e.Key)
+		from := "license"
+		if slices.Contains(fromPlan, e.ID) {
+			from = "plan"
+		}
+		ents = append(ents, fmt.Sprintf("%s (%s)", store.Printable(e.Key), from))
 	}
-	lines = append(lines, fmt.Sprintf("Entitlements %s   Device resets remaining %d", strings.Join(ents, " "), d.DeviceResetsRemaining), "")
+	if len(ents) == 0 {
+		ents = []string{c.g.dash}
+	}
+	lines = append(lines, fmt.Sprintf("Entitlements  %s            Device resets remaining  %s", strings.Join(ents, "  "), resets), "")
 	lines = append(lines, l.cascade(c)...)
-	lines = append(lines, "", fmt.Sprintf("Devices (%d bound) %s live sessions %d", len(d.Devices), c.g.dot, l.v.sessions))
+	lines = append(lines, "", fmt.Sprintf("Devices (%s bound)  %s  live sessions %d", bound, c.g.dot, l.v.sessions))
 	t := table{cols: []column{{title: "FINGERPRINT", min: 11, max: 32}, {title: "STATUS", min: 7, max: 7}, {title: "BOUND", priority: 1, min: 7, max: 16}, {title: "LAST SEEN", priority: 1, min: 9, max: 16}, {title: "ID", priority: 2, min: 12, max: 12}}, cursor: l.cursor}
 	for _, dv := range d.Devices {
 		t.rows = append(t.rows, []string{dv.Fingerprint, dv.Status, c.at(dv.BoundAt), c.when(dv.LastSeenAt), tail(dv.ID)})
@@ -239,7 +261,7 @@ func (l *license) cascade(c *ctx) []string {
 	reason, steps := store.ExplainSession(v.app, &v.d.License, v.user, nil, now)
 	verdict := "YES"
 	if reason != "" {
-		verdict = "NO " + c.g.sep + " " + reason
+		verdict = "NO " + c.g.to + " " + reason
 	}
 	lines := []string{"Would a session of this license validate now?   " + verdict}
 	rootSeen := false
@@ -252,7 +274,7 @@ func (l *license) cascade(c *ctx) []string {
 		if !s.OK {
 			mark = c.g.fail
 			if !rootSeen {
-				line += "   <- root cause (the server reports " + s.Reason + ")"
+				line += "   " + c.g.from + " root cause (the server reports " + s.Reason + ")"
 				rootSeen = true
 			}
 		}
@@ -264,7 +286,7 @@ func (l *license) cascade(c *ctx) []string {
 		if r == "" {
 			r = "valid"
 		}
-		lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, store.Printable(dv.Fingerprint), dv.Status, c.g.sep, r))
+		lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, store.Printable(dv.Fingerprint), dv.Status, c.g.to, r))
 	}
 	if v.d.Status == store.LicenseSuspended {
 		lines = append(lines, "  Reinstating (u) makes new activations work; sessions revoked by the suspension stay revoked.")

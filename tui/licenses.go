@@ -130,7 +130,7 @@ var licensesSpec = &listSpec{
 	create:  func(c *ctx, l *list) tea.Cmd { return openGenerate(c, l) },
 	newKey:  keyGenerate,
 	actions: licenseActions,
-	empty:   "No licenses in ENV yet. n generate · E switch environment",
+	empty:   "No licenses in ENV yet. n generate · E switch to OTHER",
 }
 
 // pageItems turns a typed page into the list's items.
@@ -182,7 +182,7 @@ func licensePreview(c *ctx, it any) []string {
 	}
 	verdict := "yes, as far as the license goes"
 	if r := store.LicenseReason(&l.License, c.now()); r != "" {
-		verdict = "NO " + c.g.sep + " " + r
+		verdict = "NO " + c.g.to + " " + r
 	}
 	return []string{
 		" " + l.Key,

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
 )
 
 // perPage is fixed: a resize never moves page boundaries.
@@ -210,7 +212,10 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 			if msg.err != nil {
 				l.err = msg.err
-				return status(c.g.fail+" "+errText(msg.err)+c.retryNote(), true)
+				if c.retryNote() != "" {
+					return nil // the root's status says how long polling waits
+				}
+				return status(c.g.fail+" "+errText(msg.err), true)
 			}
 			r := msg.val.(pageResult)
 			l.err, l.loaded, l.loadedAt = nil, true, c.now()
@@ -321,6 +326,9 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, l.editKey(c, k)
 	}
 	ks := k.String()
+	if !l.loaded && l.err != nil && ks == "r" {
+		return true, l.reload(c) // nothing shown yet: r retries now
+	}
 	rows := l.rows()
 	half := max(1, l.height/2)
 	switch {
@@ -485,13 +493,17 @@ func (l *list) view(c *ctx, w, h int) string {
 	}
 	switch {
 	case !l.loaded && l.err != nil:
-		b.WriteString(c.g.fail + " " + errText(l.err) + c.retryNote() + "\n  ctrl+r retry now " + c.g.dot + " q quit")
+		b.WriteString(c.g.fail + " " + errText(l.err) + c.retryNote() + " " + c.g.dot + " r retry now " + c.g.dot + " q quit")
 		return b.String()
 	case !l.loaded:
 		b.WriteString("  loading" + c.g.ellipsis)
 		return b.String()
 	case len(rows) == 0 && l.total == 0 && len(l.q.chips) == 0 && l.q.local == "":
-		b.WriteString("  " + strings.ReplaceAll(l.spec.empty, "ENV", strings.ToUpper(c.env)))
+		other := store.EnvDevelopment
+		if c.env == store.EnvDevelopment {
+			other = store.EnvProduction
+		}
+		b.WriteString("  " + strings.NewReplacer("ENV", strings.ToUpper(c.env), "OTHER", other).Replace(l.spec.empty))
 		return b.String()
 	case len(rows) == 0:
 		b.WriteString("  Nothing matches. esc clears the filter.")

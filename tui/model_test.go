@@ -226,7 +226,7 @@ func TestFindByKey(t *testing.T) {
 	}
 	h.contains("Would a session of this license validate now?   YES")
 	h.press("s", "y")
-	h.contains("NO ▸ license_suspended")
+	h.contains("NO → license_suspended")
 	h.press("u", "y")
 	h.contains("validate now?   YES")
 }

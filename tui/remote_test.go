@@ -39,8 +39,7 @@ func TestRemoteBackoff(t *testing.T) {
 	f := &flaky{Data: fk, err: store.Errorf(store.ECodeUnavailable, "cannot reach the server")}
 	h := newHarness(t, f, Options{Remote: true, OrgID: fk.org.ID, AppID: fk.app.ID}, 100, 30)
 	h.press("2")
-	h.contains("✗ unavailable: cannot reach the server")
-	h.contains("retrying in 2s")
+	h.contains("✗ unavailable: cannot reach the server  retrying in 2s · r retry now · q quit")
 	l := h.licenseList()
 	for _, want := range []string{"4s", "8s", "16s", "30s", "30s"} {
 		h.later(h.m.c.pollDelay) // the tick comes after the delay
@@ -48,8 +47,9 @@ func TestRemoteBackoff(t *testing.T) {
 		h.contains("retrying in " + want)
 	}
 	f.set(&store.Error{Code: store.ECodeRateLimited, Message: "slow down", RetryAfter: 12})
+	h.later(h.m.c.pollDelay)
 	h.send(tickMsg{screen: l.sid})
-	h.contains("retrying in 12s")
+	h.contains("✗ rate limited: retrying in 12s")
 	f.set(nil)
 	h.send(tickMsg{screen: l.sid})
 	h.contains("40 matching")
@@ -69,7 +69,7 @@ func TestRemoteDetailRefresh(t *testing.T) {
 	f.licenses[0].Status = store.LicenseSuspended
 	lic := h.m.top().(*license)
 	h.send(tickMsg{screen: lic.sid})
-	h.contains("NO ▸ license_suspended")
+	h.contains("NO → license_suspended")
 }
 
 // TestQuitAsksWhileActing: q while a change is in flight asks first; n

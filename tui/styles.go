@@ -10,12 +10,12 @@ import (
 // glyphs are the symbols the TUI draws; --ascii (or a locale that is not
 // UTF-8) swaps them for plain characters.
 type glyphs struct {
-	cursor, mark, sep, ok, fail, dot, ellipsis, refresh, dash, vbar string
+	cursor, mark, sep, ok, fail, dot, ellipsis, refresh, dash, vbar, to, from string
 }
 
 var (
-	unicodeGlyphs = glyphs{cursor: "▶", mark: "*", sep: "▸", ok: "✓", fail: "✗", dot: "·", ellipsis: "…", refresh: "↻", dash: "—", vbar: "│"}
-	asciiGlyphs   = glyphs{cursor: ">", mark: "*", sep: ">", ok: "+", fail: "x", dot: "-", ellipsis: "...", refresh: "~", dash: "-", vbar: "|"}
+	unicodeGlyphs = glyphs{cursor: "▶", mark: "*", sep: "▸", ok: "✓", fail: "✗", dot: "·", ellipsis: "…", refresh: "↻", dash: "—", vbar: "│", to: "→", from: "←"}
+	asciiGlyphs   = glyphs{cursor: ">", mark: "*", sep: ">", ok: "+", fail: "x", dot: "-", ellipsis: "...", refresh: "~", dash: "-", vbar: "|", to: "->", from: "<-"}
 )
 
 // styles hold the few colours used; with colour off every style renders

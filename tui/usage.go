@@ -67,7 +67,7 @@ func (u *usage) view(c *ctx, w, h int) string {
 		if n.Limit != store.Unlimited {
 			limit = count(int(n.Limit))
 		}
-		line := fmt.Sprintf("  %-18s %s/%s", name, count(int(n.Current)), limit)
+		line := fmt.Sprintf("  %s %s/%s", name, count(int(n.Current)), limit)
 		if n.Limit != store.Unlimited && n.Current > n.Limit {
 			line += "  over limit"
 		}
