@@ -109,7 +109,7 @@ func (t *txn) listedIn(log, owner []byte) func(k []byte) bool {
 }
 
 // auditIndex picks the index and prefix a filter reads in one log: by
-// event, or the whole log (by target is auditTargetPage).
+// event, or the whole log (auditLogPage reads by target itself).
 func auditIndex(f store.AuditFilter, owner []byte, all, byEvent []byte) ([]byte, []byte) {
 	if f.Event != "" {
 		return byEvent, key(owner, str(f.Event))
