@@ -307,3 +307,14 @@ func TestExpiredFilterSaysStored(t *testing.T) {
 		t.Fatalf("editing the filter again starts from %q", got)
 	}
 }
+
+// TestSmallListFilter: / on a list held whole (Plans) matches its rows
+// page-locally, as the palette's filter argument does.
+func TestSmallListFilter(t *testing.T) {
+	s := seed(t, 0)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("8", "/", "pro", "enter")
+	h.contains("matching 1 of 1 loaded rows")
+	h.press("esc", ":", "plans nothing-like-it", "enter")
+	h.contains("Nothing matches. esc clears the filter.")
+}

@@ -216,9 +216,7 @@ func (m *model) jumpTab(tab, filter string) tea.Cmd {
 		m.stack = m.stack[:i+1]
 		cmd := t.tab(m.c, tab)
 		if l, ok := t.cur().(*list); ok && filter != "" {
-			l.q = l.spec.parse(m.c, filter)
-			l.pages, l.lru = map[int][]any{}, nil
-			return l.fetch(m.c, 1, placement{})
+			return tea.Batch(cmd, l.filter(m.c, filter))
 		}
 		return cmd
 	}
