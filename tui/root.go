@@ -97,6 +97,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if wait := m.c.backoff(msg.err); wait != "" {
 			m.setStatus(m.c.g.fail+" "+wait, false)
 		}
+		if msg.err == nil {
+			m.c.refreshedAt = m.c.now()
+		}
 		if msg.screen == jumpScreen {
 			return m, m.landed(msg)
 		}
