@@ -46,7 +46,7 @@ func auditLogSpec(name, empty string, list func(ctx context.Context, c *ctx, f s
 		id:      func(it any) string { return it.(*store.AuditEntry).ID },
 		primary: auditJSON,
 		fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-			return pageItems(list(ctx, c, store.AuditFilter{Event: q.event, From: q.since, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}))
+			return pageItems(list(ctx, c, store.AuditFilter{Event: q.event, From: q.since, To: q.until, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}))
 		},
 		parse: parseAudit,
 		open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },
@@ -66,7 +66,7 @@ var orgAuditSpec = auditLogSpec("Org audit", "No organization events yet (member
 		return c.data.ListOrgAudit(ctx, c.orgID, f)
 	})
 
-// parseAudit reads event:NAME, since:24h and from:RFC3339.
+// parseAudit reads event:NAME, since:24h, from:RFC3339 and to:RFC3339.
 func parseAudit(c *ctx, text string) query {
 	return parseQuery(text, nil, func(q *query, tok string) bool {
 		switch {
@@ -85,6 +85,12 @@ func parseAudit(c *ctx, text string) query {
 				return false
 			}
 			q.since = &t
+		case strings.HasPrefix(tok, "to:"):
+			t, err := time.Parse(time.RFC3339, tok[3:])
+			if err != nil {
+				return false
+			}
+			q.until = &t
 		default:
 			return false
 		}

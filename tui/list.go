@@ -41,7 +41,7 @@ type listSpec struct {
 // query is a list's filter: server-side fields, and page-local text.
 type query struct {
 	status, planID, key, email, fingerprint, event string
-	since                                          *time.Time
+	since, until                                   *time.Time // audit time range: from (inclusive), to (exclusive)
 	local                                          string
 	chips                                          []string
 	note                                           string // said after the chips
