@@ -13,8 +13,6 @@ func (s *Server) registerAuditRoutes(r group) {
 	r.Handle("/audit-logs", s.mgmt(permRead, s.listOrgAudit)).Methods(http.MethodGet)
 }
 
-func auditEntry(e *store.AuditEntry) api.AuditEntry { return api.AuditEntryOf(e) }
-
 // queryTime reads an optional RFC 3339 query parameter.
 func queryTime(r *http.Request, name string) (*time.Time, error) {
 	v := r.URL.Query().Get(name)
@@ -54,7 +52,7 @@ func (s *Server) listOrgAudit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.PageOf(page, auditEntry))
+	writeJSON(w, http.StatusOK, api.PageOf(page, api.AuditEntryOf))
 	return nil
 }
 
@@ -71,6 +69,6 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.PageOf(page, auditEntry))
+	writeJSON(w, http.StatusOK, api.PageOf(page, api.AuditEntryOf))
 	return nil
 }

@@ -31,17 +31,16 @@ func (l *list) targets(a *action) []any {
 
 // trigger opens the confirmation of a; the change runs only once confirmed.
 func (l *list) trigger(c *ctx, a *action) tea.Cmd {
-	if a.ask != nil {
-		if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
+	if a.ask != nil || a.now {
+		// These act on the row under the cursor, never on marked rows.
+		it := l.current()
+		switch {
+		case it == nil || a.when != nil && !a.when(it):
+			return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
+		case a.ask != nil:
 			return a.ask(c, l, it)
 		}
-		return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
-	}
-	if a.now {
-		if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
-			return l.runNow(c, a, it)
-		}
-		return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
+		return l.runNow(c, a, it)
 	}
 	ts := l.targets(a)
 	env := strings.ToUpper(c.env)

@@ -36,43 +36,37 @@ func auditJSON(it any) string {
 	return string(b)
 }
 
-var auditSpec = &listSpec{
-	name: "Audit", noun: "entry", paged: true,
-	cols:    auditCols,
-	cells:   auditCells,
-	id:      func(it any) string { return it.(*store.AuditEntry).ID },
-	primary: auditJSON,
-	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-		p, err := c.data.ListAudit(ctx, c.scope(), auditFilter(q, page))
-		return pageItems(p, err)
-	},
-	parse: parseAudit,
-	open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },
-	empty: "No audit entries in ENV yet.",
+// auditLogSpec is a paged audit log read by list: the application's
+// environment log (Audit) or the organization's own (Org audit).
+func auditLogSpec(name, empty string, list func(ctx context.Context, c *ctx, f store.AuditFilter) (*store.Page[*store.AuditEntry], error)) *listSpec {
+	return &listSpec{
+		name: name, noun: "entry", paged: true,
+		cols:    auditCols,
+		cells:   auditCells,
+		id:      func(it any) string { return it.(*store.AuditEntry).ID },
+		primary: auditJSON,
+		fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+			return pageItems(list(ctx, c, store.AuditFilter{Event: q.event, From: q.since, To: q.until, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}))
+		},
+		parse: parseAudit,
+		open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },
+		empty: empty,
+	}
 }
+
+var auditSpec = auditLogSpec("Audit", "No audit entries in ENV yet.",
+	func(ctx context.Context, c *ctx, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+		return c.data.ListAudit(ctx, c.scope(), f)
+	})
 
 // orgAuditSpec is the organization's own log: members, API keys and the
 // organization itself, which belong to no application.
-var orgAuditSpec = &listSpec{
-	name: "Org audit", noun: "entry", paged: true,
-	cols:    auditCols,
-	cells:   auditCells,
-	id:      func(it any) string { return it.(*store.AuditEntry).ID },
-	primary: auditJSON,
-	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-		p, err := c.data.ListOrgAudit(ctx, c.orgID, auditFilter(q, page))
-		return pageItems(p, err)
-	},
-	parse: parseAudit,
-	open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },
-	empty: "No organization events yet (members, API keys).",
-}
+var orgAuditSpec = auditLogSpec("Org audit", "No organization events yet (members, API keys).",
+	func(ctx context.Context, c *ctx, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+		return c.data.ListOrgAudit(ctx, c.orgID, f)
+	})
 
-func auditFilter(q query, page int) store.AuditFilter {
-	return store.AuditFilter{Event: q.event, From: q.since, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}
-}
-
-// parseAudit reads event:NAME, since:24h and from:RFC3339.
+// parseAudit reads event:NAME, since:24h, from:RFC3339 and to:RFC3339.
 func parseAudit(c *ctx, text string) query {
 	return parseQuery(text, nil, func(q *query, tok string) bool {
 		switch {
@@ -91,6 +85,12 @@ func parseAudit(c *ctx, text string) query {
 				return false
 			}
 			q.since = &t
+		case strings.HasPrefix(tok, "to:"):
+			t, err := time.Parse(time.RFC3339, tok[3:])
+			if err != nil {
+				return false
+			}
+			q.until = &t
 		default:
 			return false
 		}

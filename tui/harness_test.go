@@ -31,6 +31,7 @@ var fixedNow = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
+	time.Local = time.UTC // the status line shows local times; goldens must not depend on TZ
 	os.Setenv("LANG", "C.UTF-8")
 	os.Exit(m.Run())
 }

@@ -53,6 +53,7 @@ type ctx struct {
 	pollDelay   time.Duration
 	backedOffAt time.Time // when pollDelay last grew
 	nextID      uint64    // screen ids
+	refreshedAt time.Time // the last answer that loaded something, shown after "ready"
 }
 
 // liveSessions names the sessions a change ends, with their count when the

@@ -68,3 +68,16 @@ func TestAuditEntryOpensItsLicense(t *testing.T) {
 	h.press("o")
 	h.contains("License " + p.Data[0].Key)
 }
+
+// TestAuditTimeFilter (tui.md §9.2): from: and to: bound the audit log.
+func TestAuditTimeFilter(t *testing.T) {
+	s := seed(t, 2)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("6")
+	h.contains("4 matching") // the application, the plan and two licenses
+	h.press("/", "to:2000-01-01T00:00:00Z", "enter")
+	h.contains("[to:2000-01-01T00:00:00Z]")
+	h.contains("Nothing matches")
+	h.press("esc", "/", "from:2000-01-01T00:00:00Z to:2999-01-01T00:00:00Z", "enter")
+	h.contains("4 matching")
+}

@@ -159,7 +159,8 @@ func parseQuery(text string, statuses []string, special func(q *query, tok strin
 		st := strings.TrimPrefix(strings.ToLower(tok), "status:")
 		switch {
 		case slices.Contains(statuses, st):
-			q.status = st
+			// A bare status word reads as what it does (tui.md §6's chips).
+			q.status, tok = st, "status:"+st
 		case special != nil && special(&q, tok):
 		default:
 			local = append(local, strings.ToLower(tok))

@@ -41,7 +41,7 @@ type listSpec struct {
 // query is a list's filter: server-side fields, and page-local text.
 type query struct {
 	status, planID, key, email, fingerprint, event string
-	since                                          *time.Time
+	since, until                                   *time.Time // audit time range: from (inclusive), to (exclusive)
 	local                                          string
 	chips                                          []string
 	note                                           string // said after the chips
@@ -433,20 +433,25 @@ func (l *list) editKey(c *ctx, k tea.KeyMsg) tea.Cmd {
 	case tea.KeyEnter:
 		text := l.editing.text()
 		l.editing = nil
-		l.q = l.spec.parse(c, text)
-		if !l.spec.paged {
-			// A small list is held whole: its filter is page-local.
-			l.q = query{local: strings.ToLower(text)}
-			l.cursor = 0
-			return nil
-		}
-		l.pages, l.lru = map[int][]any{}, nil
-		l.cursor = 0
-		l.lookup = l.q.key != "" || l.q.email != "" || l.q.fingerprint != ""
-		return l.fetch(c, 1, placement{})
+		return l.filter(c, text)
 	}
 	l.editing.key(k)
 	return nil
+}
+
+// filter applies filter text, typed after / or given to a palette jump: a
+// small list, held whole, matches its rows page-locally; a paged one asks
+// the server, and an exact lookup (a key, an e-mail, fp:…) opens its find.
+func (l *list) filter(c *ctx, text string) tea.Cmd {
+	l.cursor = 0
+	if !l.spec.paged {
+		l.q = query{local: strings.ToLower(text)}
+		return nil
+	}
+	l.q = l.spec.parse(c, text)
+	l.pages, l.lru = map[int][]any{}, nil
+	l.lookup = l.q.key != "" || l.q.email != "" || l.q.fingerprint != ""
+	return l.fetch(c, 1, placement{})
 }
 
 func (l *list) view(c *ctx, w, h int) string {

@@ -248,7 +248,7 @@ func TestPalette(t *testing.T) {
 	h.contains("[8 Plans]")
 	h.press(":", "lic suspended", "enter")
 	h.contains("[2 Licenses]")
-	h.contains("[suspended]")
+	h.contains("[status:suspended]") // a bare status word shows as what it filters
 	h.press(":", "nonsense", "enter")
 	h.contains("unknown command nonsense")
 }
@@ -301,9 +301,20 @@ func TestExpiredFilterSaysStored(t *testing.T) {
 	s := seed(t, 3)
 	h, _ := s.licenses(t, s.db, Options{})
 	h.press("/", "expired", "enter")
-	h.contains("[expired] (stored; the server's sweeper updates it)")
+	h.contains("[status:expired] (stored; the server's sweeper updates it)")
 	h.press("/")
-	if got := string(h.licenseList().editing.value); got != "expired" {
+	if got := string(h.licenseList().editing.value); got != "status:expired" {
 		t.Fatalf("editing the filter again starts from %q", got)
 	}
+}
+
+// TestSmallListFilter: / on a list held whole (Plans) matches its rows
+// page-locally, as the palette's filter argument does.
+func TestSmallListFilter(t *testing.T) {
+	s := seed(t, 0)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press("8", "/", "pro", "enter")
+	h.contains("matching 1 of 1 loaded rows")
+	h.press("esc", ":", "plans nothing-like-it", "enter")
+	h.contains("Nothing matches. esc clears the filter.")
 }

@@ -28,7 +28,9 @@ var paletteCmds = []paletteCmd{
 	{names: []string{"orgs"}, run: func(m *model, _ string) tea.Cmd {
 		return func() tea.Msg { return replaceMsg{[]screen{newList(m.c, orgsSpec)}} }
 	}},
+	{names: []string{"org"}, arg: "SLUG", run: func(m *model, arg string) tea.Cmd { return m.jumpOrg(arg) }},
 	{names: []string{"apps"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Apps") }},
+	{names: []string{"app"}, arg: "SLUG", run: func(m *model, arg string) tea.Cmd { return m.jumpApp(arg) }},
 	{names: []string{"members"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Members") }},
 	{names: []string{"apikeys"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("API keys") }},
 	{names: []string{"usage", "billing"}, run: func(m *model, _ string) tea.Cmd { return m.jumpOrgTab("Usage") }},
@@ -53,7 +55,14 @@ var paletteCmds = []paletteCmd{
 		return push(newLicenseByKey(m.c, k))
 	}},
 	{names: []string{"users"}, arg: "[STATUS|EMAIL]", app: true, run: tabCmd("Users")},
+	{names: []string{"user"}, arg: "EMAIL", app: true, run: tabCmd("Users")},
 	{names: []string{"devices"}, arg: "[STATUS|fp:FP]", app: true, run: tabCmd("Devices")},
+	{names: []string{"device"}, arg: "FP", app: true, run: func(m *model, arg string) tea.Cmd {
+		if arg != "" && !strings.HasPrefix(arg, "fp:") {
+			arg = "fp:" + arg
+		}
+		return m.jumpTab("Devices", arg)
+	}},
 	{names: []string{"audit"}, arg: "[event:EVENT] [since:24h]", app: true, run: tabCmd("Audit")},
 	{names: []string{"activity"}, app: true, run: tabCmd("Activity")},
 	{names: []string{"webhooks"}, app: true, run: tabCmd("Webhooks")},
@@ -64,10 +73,11 @@ var paletteCmds = []paletteCmd{
 		if m.c.readOnly {
 			return status(m.c.g.fail+" read-only session", true)
 		}
-		if cmd := m.jumpTab("Licenses", ""); cmd != nil {
-			return cmd
+		cmd := m.jumpTab("Licenses", "")
+		if l, ok := focused(m.top()).(*list); ok && l.spec == licensesSpec {
+			return tea.Batch(cmd, openGenerate(m.c, l))
 		}
-		return nil
+		return cmd
 	}},
 	{names: []string{"mouse"}, run: func(m *model, _ string) tea.Cmd {
 		m.c.mouse = !m.c.mouse
@@ -216,9 +226,7 @@ func (m *model) jumpTab(tab, filter string) tea.Cmd {
 		m.stack = m.stack[:i+1]
 		cmd := t.tab(m.c, tab)
 		if l, ok := t.cur().(*list); ok && filter != "" {
-			l.q = l.spec.parse(m.c, filter)
-			l.pages, l.lru = map[int][]any{}, nil
-			return l.fetch(m.c, 1, placement{})
+			return tea.Batch(cmd, l.filter(m.c, filter))
 		}
 		return cmd
 	}

@@ -100,13 +100,14 @@ var devicesSpec = &listSpec{
 		{title: "NAME", priority: 3, min: 4, max: 20},
 		{title: "PLATFORM", priority: 4, min: 8, max: 12},
 		{title: "STATUS", min: 7, max: 7},
+		{title: "USER", priority: 3, min: 12, max: 12},
 		{title: "LICENSES", priority: 2, min: 8, max: 8},
 		{title: "LAST SEEN", priority: 2, min: 9, max: 16},
 		{title: "ID", priority: 5, min: 12, max: 12},
 	},
 	cells: func(c *ctx, it any) []string {
 		d := it.(*store.Device)
-		return []string{d.Fingerprint, d.Name, d.Platform, d.Status, fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
+		return []string{d.Fingerprint, d.Name, d.Platform, d.Status, deviceUser(c, d), fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
 	},
 	id:      func(it any) string { return it.(*store.Device).ID },
 	primary: func(it any) string { return it.(*store.Device).Fingerprint },
@@ -126,10 +127,7 @@ var devicesSpec = &listSpec{
 	open: func(c *ctx, it any) screen { return newDeviceDetail(c, it.(*store.Device)) },
 	preview: func(c *ctx, it any) []string {
 		d := it.(*store.Device)
-		user := c.g.dash
-		if d.UserID != "" {
-			user = tail(d.UserID)
-		}
+		user := deviceUser(c, d)
 		return []string{" " + store.Printable(d.Fingerprint), " status    " + d.Status, " name      " + store.Printable(d.Name),
 			" platform  " + store.Printable(d.Platform), " user      " + user, fmt.Sprintf(" licenses  %d bound", len(d.LicenseIDs)),
 			" last seen " + c.when(d.LastSeenAt), " id        " + tail(d.ID), "", " enter: its licenses and live sessions"}
@@ -185,4 +183,13 @@ var removeRoleAction = &action{
 		}
 		return openOverlay(f)
 	},
+}
+
+// deviceUser names a device's end-user by the tail of the id (the device
+// record does not carry the e-mail), or a dash.
+func deviceUser(c *ctx, d *store.Device) string {
+	if d.UserID == "" {
+		return c.g.dash
+	}
+	return tail(d.UserID)
 }

@@ -97,6 +97,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if wait := m.c.backoff(msg.err); wait != "" {
 			m.setStatus(m.c.g.fail+" "+wait, false)
 		}
+		if msg.err == nil {
+			m.c.refreshedAt = m.c.now()
+		}
+		if msg.screen == jumpScreen {
+			return m, m.landed(msg)
+		}
 		return m, m.route(msg.screen, msg)
 	case actionMsg:
 		m.c.busy--

@@ -88,31 +88,27 @@ func (t *tabs) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 }
 
 func (t *tabs) view(c *ctx, w, h int) string {
-	bar := t.bar(false)
+	bar, spans := t.bar(false)
 	if width(bar) > w {
-		bar = t.bar(true)
+		bar, spans = t.bar(true)
 	}
-	t.spans = t.spans[:0]
-	if width(bar) <= w {
-		x := 0
-		for _, part := range strings.Split(bar, " ") {
-			if part != "" && part[0] >= '0' && part[0] <= '9' || strings.HasPrefix(part, "[") {
-				t.spans = append(t.spans, x)
-			}
-			x += width(part) + 1
-		}
-	}
+	t.spans = spans
 	if width(bar) > w {
-		// Narrow: only the active tab and its neighbours' numbers.
+		// Narrow: only the active tab and its neighbours' numbers; no
+		// label to click.
+		t.spans = nil
 		bar = fmt.Sprintf("[%d %s]  (%d tabs: 1%s0, tab)", (t.active+1)%10, t.cur().title(), len(t.tabs), c.g.ellipsis)
 	}
 	return truncate(bar, w) + "\n" + t.cur().view(c, w, h-1)
 }
 
-// bar is the tab bar; short uses the palette's short names of long titles
-// so that all ten app tabs fit in 100 columns.
-func (t *tabs) bar(short bool) string {
+// bar is the tab bar and the column where each tab's label starts; short
+// uses the palette's short names of long titles so that all ten app tabs
+// fit in 100 columns.
+func (t *tabs) bar(short bool) (string, []int) {
 	parts := make([]string, 0, len(t.tabs))
+	starts := make([]int, 0, len(t.tabs))
+	x := 0
 	for i, s := range t.tabs {
 		title := s.title()
 		if short && shortTitles[title] != "" {
@@ -123,8 +119,10 @@ func (t *tabs) bar(short bool) string {
 			label = "[" + label + "]"
 		}
 		parts = append(parts, label)
+		starts = append(starts, x)
+		x += width(label) + 1
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " "), starts
 }
 
 var shortTitles = map[string]string{"Entitlements": "Ents"}

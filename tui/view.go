@@ -85,6 +85,9 @@ func (m *model) header() string {
 func (m *model) statusLine() string {
 	c := m.c
 	right := "ready"
+	if !c.refreshedAt.IsZero() {
+		right += " " + c.refreshedAt.Local().Format("15:04:05")
+	}
 	if c.busy > 0 {
 		right = "loading" + c.g.ellipsis
 	}

@@ -234,7 +234,7 @@ func newAuditListCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := api.PageOf(page, auditView)
+				v := api.PageOf(page, api.AuditEntryOf)
 				return out.emit(v, func(t *table) {
 					t.row("TIME", "EVENT", "ACTOR", "TARGET")
 					for _, a := range page.Data {

@@ -100,8 +100,6 @@ func deviceView(d *store.Device) api.DeviceItem {
 	return v
 }
 
-func auditView(a *store.AuditEntry) api.AuditEntry { return api.AuditEntryOf(a) }
-
 // mapSlice maps a slice through fn, never returning nil.
 func mapSlice[S, T any](in []S, fn func(S) T) []T {
 	out := make([]T, 0, len(in))

@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"math"
 	"time"
 
 	"licensectl/store"
@@ -109,7 +110,7 @@ func (t *txn) listedIn(log, owner []byte) func(k []byte) bool {
 }
 
 // auditIndex picks the index and prefix a filter reads in one log: by
-// event, or the whole log (by target is auditTargetPage).
+// event, or the whole log (auditLogPage reads by target itself).
 func auditIndex(f store.AuditFilter, owner []byte, all, byEvent []byte) ([]byte, []byte) {
 	if f.Event != "" {
 		return byEvent, key(owner, str(f.Event))
@@ -131,12 +132,17 @@ func (t *txn) auditLogPage(f store.AuditFilter, owner, all, byEvent []byte) (*st
 }
 
 // timeKey is a sortable 8-byte form of a time.
+// Times outside what nanoseconds since 1970 hold in an int64 (before 1970,
+// after 2262) sort at the ends: UnixNano is undefined there, and a range
+// bound such as to=2999-01-01 must still mean "after everything".
 func timeKey(ts time.Time) []byte {
-	n := ts.UnixNano()
-	if n < 0 {
-		n = 0
+	switch {
+	case ts.Before(time.Unix(0, 0)):
+		return u64(0)
+	case ts.After(time.Unix(0, math.MaxInt64)):
+		return u64(math.MaxInt64)
 	}
-	return u64(uint64(n))
+	return u64(uint64(ts.UnixNano()))
 }
 
 // appEnvIDs lists an application's environments; application-level events

@@ -186,3 +186,19 @@ func TestPruneAuditDropsTargetIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAuditRangeBeyondNanoseconds: bounds outside what UnixNano holds
+// (before 1970, after 2262) mean "before" and "after everything".
+func TestAuditRangeBeyondNanoseconds(t *testing.T) {
+	e := newEnv(t)
+	e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID, Quantity: 2})
+	all, err := e.db.ListAudit(e.ctx, e.scope, store.AuditFilter{})
+	if err != nil || all.Total == 0 {
+		t.Fatalf("ListAudit = %+v, %v", all, err)
+	}
+	from, to := time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)
+	p, err := e.db.ListAudit(e.ctx, e.scope, store.AuditFilter{From: &from, To: &to})
+	if err != nil || p.Total != all.Total {
+		t.Fatalf("ListAudit(1900 to 2999) = %d entries, %v; want %d", p.Total, err, all.Total)
+	}
+}

@@ -42,9 +42,9 @@ var licensesInUseByPlan = []byte("licenses_in_use_by_plan")
 func migrateV4(tx *bolt.Tx) error {
 	t := &txn{tx: tx, ctx: context.Background()}
 	c := tx.Bucket(bAudit).Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+	for k, v := c.First(); k != nil; k, v = c.Next() {
 		e := new(store.AuditEntry)
-		if err := t.mustGet(bAudit, ids(k), "audit entry", e); err != nil {
+		if err := decode(bAudit, k, v, e); err != nil {
 			return err
 		}
 		if err := t.indexAuditTarget(e); err != nil {
@@ -54,12 +54,13 @@ func migrateV4(tx *bolt.Tx) error {
 	if err := packLicenseKeys(tx); err != nil {
 		return err
 	}
-	if tx.Bucket(licensesInUseByPlan) != nil {
-		if err := tx.DeleteBucket(licensesInUseByPlan); err != nil {
-			return err
-		}
+	if tx.Bucket(licensesInUseByPlan) == nil {
+		return nil
 	}
-	return t.dropCounts(licensesInUseByPlan)
+	if err := t.dropAll(licensesInUseByPlan, nil); err != nil { // its keys and its counts
+		return err
+	}
+	return tx.DeleteBucket(licensesInUseByPlan)
 }
 
 // packLicenseKeys rewrites licenses_by_key from key text to licKeyIndex.
@@ -85,18 +86,6 @@ func packLicenseKeys(tx *bolt.Tx) error {
 			return err
 		}
 		if err := b.Put(packed, e.v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// dropCounts removes every kept count of an index.
-func (t *txn) dropCounts(index []byte) error {
-	prefix := countKey(index, nil)
-	c := t.tx.Bucket(bCounts).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
-		if err := c.Delete(); err != nil {
 			return err
 		}
 	}

@@ -112,8 +112,6 @@ func (t *txn) dropAudit(e *store.AuditEntry) error {
 			return err
 		}
 	}
-	// An entry of one environment is looked for in both; the miss costs a
-	// key read, and the entry does not say which one listed it.
 	if err := t.unindexAuditTarget(e); err != nil {
 		return err
 	}

@@ -110,10 +110,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		}
 		userID, roles = v.user.ID, v.user.Roles
 	}
-	id := ""
-	if licKey != "" {
-		id = t.licenseByKey(licKey)
-	}
+	id := t.licenseByKey(licKey)
 	if id == "" {
 		return nil, store.NotFound("license")
 	}
@@ -249,10 +246,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		id := ""
-		if licKey != "" {
-			id = t.licenseByKey(licKey)
-		}
+		id := t.licenseByKey(licKey)
 		l := new(store.License)
 		if ok, err := t.get(bLicenses, id, l); err != nil {
 			return err

@@ -114,10 +114,9 @@ var (
 	bAuditOrgEvent   = []byte("audit_by_org_event")           // org|event 0x00|entry (organization-level events)
 )
 
-// Audit by target (schema version 4): env|target 0x00|time|entry for the
-// entries of an environment's log, org|target 0x00|time|entry for
-// organization-level ones (ids are UUIDs, so an org never shares a prefix
-// with an env). Entries without a target id are not listed.
+// Audit by target (schema version 4): target|time|entry, one key per entry
+// whichever logs list it (auditTargetKey). Entries without a target id are
+// not listed.
 var bAuditTarget = []byte("audit_by_target")
 
 // allBuckets is created at open.

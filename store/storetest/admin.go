@@ -172,15 +172,8 @@ func testCatalog(t *testing.T, open Opener) {
 
 func testLicenses(t *testing.T, open Opener) {
 	f := newFixture(t, open)
-	plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Pro")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan, gen := f.licenses(t, store.PlanInput{Name: ptr("Pro")}, 5)
 	sc := f.scope(store.EnvProduction)
-	gen, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 5})
-	if err != nil || len(gen) != 5 {
-		t.Fatalf("GenerateLicenses = %d, %v", len(gen), err)
-	}
 	t.Run("OKListAndPages", func(t *testing.T) {
 		p, err := f.db.ListLicenses(f.ctx, sc, store.LicenseFilter{PageRequest: store.PageRequest{Page: 2, PerPage: 2}})
 		if err != nil || p.Total != 5 || len(p.Data) != 2 || p.Page != 2 {

@@ -19,14 +19,7 @@ func testBilling(t *testing.T, open Opener) {
 	if err != nil || sub.Plan.Key != "free" {
 		t.Fatalf("BillingSubscription = %+v, %v", sub, err)
 	}
-	plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("P")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("P")}, 3)
 	if _, err := f.db.SetLicenseStatus(f.ctx, f.scope(store.EnvProduction), gen[0].ID, store.LicenseRevoked); err != nil {
 		t.Fatal(err)
 	}

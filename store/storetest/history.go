@@ -12,14 +12,7 @@ import (
 func testAuditByTarget(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	sc := f.scope(store.EnvProduction)
-	plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("History")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("History")}, 2)
 	a, b := gen[0].ID, gen[1].ID
 	for _, id := range []string{a, b} {
 		if _, err := f.db.SetLicenseStatus(f.ctx, sc, id, store.LicenseSuspended); err != nil {
@@ -71,14 +64,7 @@ func testAuditByTarget(t *testing.T, open Opener) {
 func testSessionCounts(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	sc := f.scope(store.EnvProduction)
-	plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Sessions")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Sessions")}, 1)
 	lic := gen[0].ID
 	want := func(what string, n int) {
 		t.Helper()

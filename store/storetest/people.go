@@ -88,14 +88,7 @@ func testEndUsers(t *testing.T, open Opener) {
 func testDevices(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	sc := f.scope(store.EnvProduction)
-	plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Seats"), MaxDevices: ptr(2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Seats"), MaxDevices: ptr(2)}, 1)
 	dev := f.activate(t, gen[0].Key, "conformance-device-1")
 	t.Run("OKListAndFind", func(t *testing.T) {
 		if dev.Status != store.DeviceActive || !slices.Contains(dev.LicenseIDs, gen[0].ID) {

@@ -73,6 +73,20 @@ func newFixtureWith(t *testing.T, open Opener, billing store.BillingPolicy) *fix
 	return f
 }
 
+// licenses creates a plan and generates n of its licenses in production.
+func (f *fixture) licenses(t *testing.T, plan store.PlanInput, n int) (*store.Plan, []*store.LicenseItem) {
+	t.Helper()
+	p, err := f.db.CreatePlan(f.ctx, f.ref(), plan)
+	if err != nil {
+		t.Fatalf("CreatePlan: %v", err)
+	}
+	gen, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: p.ID, Quantity: n})
+	if err != nil || len(gen) != n {
+		t.Fatalf("GenerateLicenses = %d, %v; want %d", len(gen), err, n)
+	}
+	return p, gen
+}
+
 // seedOrg creates an organization with an owner and one application.
 func seedOrg(t *testing.T, db store.Admin, ctx context.Context) (*store.Organization, *store.Application) {
 	t.Helper()

@@ -35,13 +35,7 @@ func testWebhooks(t *testing.T, open Opener) {
 		wantCode(t, "RetryDelivery(unknown)", f.db.RetryDelivery(f.ctx, f.ref(), hook.ID, store.NewID()), store.ECodeNotFound)
 	})
 	t.Run("OKDeliveries", func(t *testing.T) {
-		plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Hooked")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 2}); err != nil {
-			t.Fatal(err)
-		}
+		f.licenses(t, store.PlanInput{Name: ptr("Hooked")}, 2)
 		p, err := f.db.ListDeliveries(f.ctx, f.ref(), hook.ID, store.DeliveryFilter{})
 		if err != nil || p.Total != 2 || p.Data[0].Event != store.EventLicenseCreated || p.Data[0].WebhookID != hook.ID {
 			t.Fatalf("ListDeliveries = %+v, %v; want the two license.created", p, err)
