@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"licensectl/server/api"
 	"net/http"
+	"slices"
 
 	"github.com/gorilla/mux"
 
@@ -106,6 +107,23 @@ func (b rawBody) field(name, typ string, nullable bool, dst any) (bool, error) {
 	return true, nil
 }
 
+// only refuses a field that is not among names (design.md §7: an unknown
+// field is validation_failed naming it), the first in sorted order so the
+// answer does not depend on map iteration.
+func (b rawBody) only(names ...string) error {
+	var unknown []string
+	for k := range b {
+		if !slices.Contains(names, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return store.Invalid(unknown[0], "unknown field %s", unknown[0])
+}
+
 // planInput reads the fields of a plan body that are present.
 func planInput(r *http.Request) (store.PlanInput, error) {
 	var in store.PlanInput
@@ -135,6 +153,13 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		{"device_reset_limit", "integer", false, &resets, func() { in.DeviceResetLimit = &resets }},
 		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
 		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
+	}
+	names := []string{"policies"}
+	for _, f := range fields {
+		names = append(names, f.name)
+	}
+	if err := body.only(names...); err != nil {
+		return in, err
 	}
 	for _, f := range fields {
 		ok, err := body.field(f.name, f.typ, f.nullable, f.dst)

@@ -16,10 +16,11 @@ import (
 // maxBody is the largest request body accepted (design.md §7).
 const maxBody = 1 << 20
 
-// decode reads a JSON object body into v. Unknown fields are ignored; a
-// malformed body is invalid_json; a field of the wrong type is
-// validation_failed naming the field; an empty body decodes to v's zero value
-// only when allowEmpty.
+// decode reads a JSON object body into v (design.md §7): a field v does
+// not name is validation_failed naming it, so a typo such as max_device is
+// refused instead of silently ignored; null, a non-object or malformed JSON
+// is invalid_json; a field of the wrong type is validation_failed naming the
+// field.
 func decode(r *http.Request, v any) error {
 	body, err := readBody(r)
 	if err != nil {
@@ -43,10 +44,27 @@ func readBody(r *http.Request) ([]byte, error) {
 
 // decodeBytes is decode of a body already read.
 func decodeBytes(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
 		return store.Errorf(store.ECodeInvalidJSON, "a JSON object body is required")
 	}
-	if err := json.Unmarshal(body, v); err != nil {
+	// json.Unmarshal takes null as "leave v alone" and would let an empty
+	// change through; the body must be an object.
+	if body[0] != '{' {
+		return store.Errorf(store.ECodeInvalidJSON, "the body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("invalid character after top-level value")
+	}
+	if err == nil {
+		if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
+			err = errors.New("invalid character after top-level value")
+		}
+	}
+	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			field := te.Field
@@ -59,9 +77,26 @@ func decodeBytes(body []byte, v any) error {
 		if errors.As(err, &tpe) {
 			return store.Errorf(store.ECodeValidation, "a timestamp is not RFC 3339")
 		}
+		if field, ok := unknownField(err); ok {
+			return store.Invalid(field, "unknown field %s", field)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return store.Errorf(store.ECodeInvalidJSON, "malformed JSON: unexpected end of JSON input")
+		}
 		return store.Errorf(store.ECodeInvalidJSON, "malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
+}
+
+// unknownField names the field of encoding/json's DisallowUnknownFields
+// error, which has no type of its own: `json: unknown field "name"`.
+func unknownField(err error) (string, bool) {
+	rest, ok := strings.CutPrefix(err.Error(), `json: unknown field "`)
+	if !ok {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(rest, `"`)
+	return name, ok
 }
 
 func jsonType(goType string) string {

@@ -114,7 +114,8 @@ func TestRuntimeValidate(t *testing.T) {
 	t.Run("ErrValidationFailed", func(t *testing.T) {
 		f.do(t, "POST", "/sessions/validate", `{"access_token": 5}`).WantError(t, http.StatusBadRequest, "validation_failed")
 		f.do(t, "POST", "/sessions/validate", `{"access_token"`).WantError(t, http.StatusBadRequest, "invalid_json")
-		m := f.do(t, "POST", "/sessions/validate", ` { "extra": 1, "access_token" : "x\u0041" } `).Want(t, http.StatusOK).Map(t)
+		f.do(t, "POST", "/sessions/validate", `{"extra": 1, "access_token": "x"}`).WantError(t, http.StatusBadRequest, "validation_failed")
+		m := f.do(t, "POST", "/sessions/validate", ` { "access_token" : "x\u0041" } `).Want(t, http.StatusOK).Map(t)
 		if m["reason"] != "token_invalid" {
 			t.Fatalf("validate = %v", m)
 		}
