@@ -18,8 +18,9 @@ func (s *Server) routes() *mux.Router {
 		return store.Errorf(store.ECodeNotFound, "no such endpoint")
 	})
 	notFound := s.observe(noEndpoint) // unmatched requests skip r.Use
-	notAllowed := s.observe(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return store.Errorf(store.ECodeMethod, "method %s is not allowed here", r.Method)
+	notAllowed := s.observe(s.wrap(func(w http.ResponseWriter, req *http.Request) error {
+		w.Header().Set("Allow", strings.Join(allowedMethods(r, req), ", "))
+		return store.Errorf(store.ECodeMethod, "method %s is not allowed here", req.Method)
 	}))
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
 	// The API never redirects: mux would answer a path with "." or ".."
@@ -82,6 +83,21 @@ type group struct {
 // Handle registers h for prefix+path.
 func (g group) Handle(path string, h http.Handler) *mux.Route {
 	return g.r.Handle(g.prefix+path, h)
+}
+
+// allowedMethods lists the methods router serves at req's path, for the
+// Allow header a 405 answer carries (RFC 9110 §15.5.6, design.md §7).
+func allowedMethods(router *mux.Router, req *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := req.Clone(req.Context())
+		probe.Method = m
+		var match mux.RouteMatch
+		if router.Match(probe, &match) && match.MatchErr == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // hasDotSegment reports a "." or ".." segment in a (decoded) path.

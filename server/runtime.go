@@ -125,6 +125,14 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 			err = fn(w, r.WithContext(ctx), c)
 		}
 		code := store.ErrorCode(err)
+		if badBody(code) {
+			// The credential comes before the body: a client without a
+			// valid one learns that first. Asked only on this error path,
+			// so the hot endpoints pay nothing for it.
+			if _, rerr := s.rt.store.ResolveApp(ctx, c); store.ErrorCode(rerr) == store.ECodeInvalidApp {
+				err, code = rerr, store.ECodeInvalidApp
+			}
+		}
 		if code == store.ECodeInvalidApp {
 			s.rt.usage.release(counted)
 			s.rt.usage.forget(c)
@@ -135,6 +143,11 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 		s.metrics.runtime.WithLabelValues(endpoint, outcome).Inc()
 		return err
 	})
+}
+
+// badBody reports the codes of a body refused before the store acted on it.
+func badBody(code string) bool {
+	return code == store.ECodeInvalidJSON || code == store.ECodeValidation || code == store.ECodeBodyTooLarge
 }
 
 // runtimeClient reads the application identification headers: x-api-key

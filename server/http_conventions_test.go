@@ -108,3 +108,33 @@ func TestBodyMustBeAnObject(t *testing.T) {
 		t.Fatalf("application name = %q", app.Name)
 	}
 }
+
+// TestMethodNotAllowedCarriesAllow: a 405 names the methods the path serves.
+func TestMethodNotAllowedCarriesAllow(t *testing.T) {
+	f := newRT(t)
+	lic := f.license(t, planOpts{})
+	cases := []struct{ method, path, allow string }{
+		{"PUT", "/v1/mgmt/applications", "GET, POST"},
+		{"DELETE", "/v1/mgmt/applications/" + f.appID + "/licenses/" + f.ids[lic], "GET, PATCH"},
+		{"GET", "/v1/runtime/applications/init", "POST"},
+		{"GET", "/v1/mgmt/auth/signup", "POST"},
+	}
+	for _, c := range cases {
+		res := f.s.As(t, f.org.APIKey, c.method, c.path, nil, "x-api-key", f.pub)
+		res.WantError(t, http.StatusMethodNotAllowed, "method_not_allowed")
+		if got := res.Header.Get("Allow"); got != c.allow {
+			t.Errorf("%s %s: Allow = %q, want %q", c.method, c.path, got, c.allow)
+		}
+	}
+}
+
+// TestRuntimeCredentialBeforeBody: without an application credential the
+// runtime answers invalid_application whatever the body holds.
+func TestRuntimeCredentialBeforeBody(t *testing.T) {
+	f := newRT(t)
+	for _, path := range []string{"/licenses/activate", "/auth/login", "/auth/register", "/sessions/validate", "/sessions/refresh", "/devices/reset", "/auth/logout"} {
+		for _, body := range []string{`{"zz": 1}`, `null`, `{`} {
+			f.s.Do(t, "POST", "/v1/runtime"+path, body).WantError(t, http.StatusUnauthorized, "invalid_application")
+		}
+	}
+}
