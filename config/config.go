@@ -34,6 +34,9 @@ type Server struct {
 	// callback defaults to it. Empty means http://<listen address>.
 	PublicURL       string        `mapstructure:"public_url"`
 	ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+	// MaxQueueWait bounds how long a write waits for the store's writer;
+	// past it the request is answered 503 overloaded and changes nothing.
+	MaxQueueWait time.Duration `mapstructure:"max_queue_wait"`
 	// TrustedProxies are CIDRs whose X-Forwarded-For is believed for the client IP.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
 	// GCPercent is the Go garbage collector's target (GOGC) for `serve`; 0
@@ -235,6 +238,7 @@ func Default() Config {
 		Server: Server{
 			Listen:          "127.0.0.1:8080",
 			ShutdownTimeout: 10 * time.Second,
+			MaxQueueWait:    2 * time.Second,
 			GCPercent:       400,
 		},
 		DataDir: "./data",

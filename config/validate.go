@@ -23,6 +23,7 @@ func (c Config) Validate() error {
 			"server.public_url", "must be an absolute http or https URL, got %q", c.Server.PublicURL)
 	}
 	v.positive("server.shutdown_timeout", c.Server.ShutdownTimeout)
+	v.positive("server.max_queue_wait", c.Server.MaxQueueWait)
 	v.check(c.Server.GCPercent >= 0, "server.gc_percent", "must be 0 (the runtime's default) or more")
 	for _, p := range c.Server.TrustedProxies {
 		_, perr := netip.ParsePrefix(p)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/viper"
 )
@@ -23,6 +24,7 @@ func TestValidate(t *testing.T) {
 		{name: "ErrEmptyDataDir", change: func(c *Config) { c.DataDir = " " }, want: "data_dir: must not be empty"},
 		{name: "ErrPublicURL", change: func(c *Config) { c.Server.PublicURL = "example.com" }, want: "server.public_url"},
 		{name: "ErrTrustedProxy", change: func(c *Config) { c.Server.TrustedProxies = []string{"10.0.0.0/33"} }, want: "server.trusted_proxies"},
+		{name: "ErrMaxQueueWait", change: func(c *Config) { c.Server.MaxQueueWait = -time.Second }, want: "server.max_queue_wait: must be a positive duration"},
 		{name: "ErrShutdownTimeout", change: func(c *Config) { c.Server.ShutdownTimeout = 0 }, want: "server.shutdown_timeout: must be a positive duration"},
 		{name: "ErrGCPercent", change: func(c *Config) { c.Server.GCPercent = -1 }, want: "server.gc_percent: must be 0 (the runtime's default) or more"},
 		{name: "ErrMailDriver", change: func(c *Config) { c.Mail.Driver = "pigeon" }, want: "mail.driver: must be one of file, smtp, log"},

@@ -55,6 +55,7 @@ var statusOf = map[string]int{
 	store.ECodeMonthlyQuota:      http.StatusTooManyRequests,
 	store.ECodeInternal:          http.StatusInternalServerError,
 	store.ECodeUnavailable:       http.StatusServiceUnavailable,
+	store.ECodeOverloaded:        http.StatusServiceUnavailable,
 }
 
 // StatusOf returns the HTTP status of an error code.
@@ -110,6 +111,7 @@ var errorText = map[string][2]string{
 	store.ECodeMonthlyQuota:      {"Monthly quota exceeded", "Upgrade the billing plan or wait for the next period."},
 	store.ECodeInternal:          {"Internal error", "Retry later; contact the operator if it persists."},
 	store.ECodeUnavailable:       {"Unavailable", "Retry later."},
+	store.ECodeOverloaded:        {"Overloaded", "Nothing was changed: retry after retry_after_seconds."},
 }
 
 // runtimeAdvice says, for each code the runtime API answers, what a desktop
@@ -143,6 +145,7 @@ var runtimeAdvice = map[string]string{
 	store.ECodeMonthlyQuota:   "The vendor's monthly quota is used up: keep working offline on the verified token; retry after Retry-After seconds.",
 	store.ECodeInternal:       "A server fault: retry with backoff; keep working offline on the verified token meanwhile.",
 	store.ECodeUnavailable:    "The server cannot serve now: retry with backoff; keep working offline on the verified token meanwhile.",
+	store.ECodeOverloaded:     "The server shed the call under load and changed nothing: retry after Retry-After seconds, with jitter.",
 }
 
 // writeError writes err in the body shape of the API the request addressed.

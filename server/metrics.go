@@ -22,6 +22,7 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	runtime  *prometheus.CounterVec
+	shed     *prometheus.CounterVec
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -32,8 +33,10 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"method", "route"}),
 		runtime: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "licensectl_runtime_calls_total",
 			Help: "Runtime API calls by endpoint and outcome: ok, valid, the reason of an invalid session, or the error code."}, []string{"endpoint", "outcome"}),
+		shed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "licensectl_requests_shed_total",
+			Help: "Requests answered 503 overloaded, unchanged, because their write waited past server.max_queue_wait."}, []string{"route"}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.runtime, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(m.requests, m.latency, m.runtime, m.shed, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

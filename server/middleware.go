@@ -92,6 +92,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			method := methodLabel(r.Method)
 			s.metrics.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.latency.WithLabelValues(method, route).Observe(d.Seconds())
+			if rec.code == store.ECodeOverloaded {
+				s.metrics.shed.WithLabelValues(route).Inc()
+			}
 			// Probes and scrapes come every few seconds and say nothing:
 			// they log at debug. The level is checked first so that a
 			// disabled one costs nothing: the attributes would otherwise be

@@ -50,6 +50,9 @@ const (
 	ECodeMonthlyQuota      = "monthly_quota_exceeded"
 	ECodeInternal          = "internal"
 	ECodeUnavailable       = "unavailable"
+	// ECodeOverloaded: a write waited for the writer past
+	// server.max_queue_wait and was not made (design.md §14).
+	ECodeOverloaded = "overloaded"
 )
 
 // Error is the one error type of the domain. Code is one of the ECode constants;

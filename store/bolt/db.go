@@ -37,6 +37,10 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file for reading only.
 	ReadOnly bool
+	// MaxQueueWait bounds how long a write waits for the single writer
+	// before it is refused as overloaded (design.md §14); 0 waits as long
+	// as it takes, as the CLI's one-off writes may.
+	MaxQueueWait time.Duration
 }
 
 // initialMmapSize is address space, not memory: pages are only read in as
@@ -64,6 +68,7 @@ type DB struct {
 	sessions sessionCount
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
+	writer   *writerGate   // every write after Open goes through it
 }
 
 var (
@@ -101,7 +106,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1)}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1), writer: newWriterGate(opts.MaxQueueWait)}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()
@@ -163,6 +168,10 @@ func (db *DB) MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error
 	if err != nil || out != nil {
 		return out, err
 	}
+	if err := db.writer.acquire(); err != nil {
+		return nil, err
+	}
+	defer db.writer.release()
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bMeta)
 		if v := meta.Get(key); v != nil {

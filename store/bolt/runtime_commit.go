@@ -26,9 +26,10 @@ type groupCommit struct {
 }
 
 type commitCall struct {
-	ctx  context.Context
-	fn   func(t *txn) error
-	done chan error
+	ctx    context.Context
+	fn     func(t *txn) error
+	done   chan error
+	queued time.Time // when it asked for the writer (design.md §14)
 }
 
 // maxGroup bounds one transaction, like DB.MaxBatchSize.
@@ -36,7 +37,7 @@ const maxGroup = 1000
 
 // do runs fn in a shared write transaction and returns once it committed.
 func (g *groupCommit) do(ctx context.Context, fn func(t *txn) error) error {
-	c := &commitCall{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	c := &commitCall{ctx: ctx, fn: fn, done: make(chan error, 1), queued: time.Now()}
 	g.mu.Lock()
 	g.pending = append(g.pending, c)
 	if !g.running {
@@ -65,8 +66,20 @@ func (g *groupCommit) loop() {
 }
 
 // run commits batch; a failing call is taken out and run in a transaction
-// of its own, and the others are retried together.
+// of its own, and the others are retried together. A call that waited for
+// the writer longer than the store allows is refused unrun.
 func (g *groupCommit) run(batch []*commitCall) {
+	g.db.writer.hold()
+	defer g.db.writer.release()
+	live := batch[:0]
+	for _, c := range batch {
+		if g.db.writer.expired(c.queued) {
+			c.done <- errOverloaded()
+			continue
+		}
+		live = append(live, c)
+	}
+	batch = live
 	for len(batch) > 0 {
 		failed := -1
 		start := time.Now()

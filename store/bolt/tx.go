@@ -25,6 +25,10 @@ type txn struct {
 // update runs fn in one read-write transaction: the change, its indexes,
 // counts and audit entry commit together or not at all.
 func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
+	if err := db.writer.acquire(); err != nil {
+		return err
+	}
+	defer db.writer.release()
 	return db.commitErr(db.bolt.Update(func(tx *bolt.Tx) error {
 		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
 	}))
