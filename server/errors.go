@@ -55,6 +55,8 @@ var statusOf = map[string]int{
 	store.ECodeMonthlyQuota:      http.StatusTooManyRequests,
 	store.ECodeInternal:          http.StatusInternalServerError,
 	store.ECodeUnavailable:       http.StatusServiceUnavailable,
+
+	store.ECodePartnerEmailUnverified: http.StatusForbidden,
 }
 
 // StatusOf returns the HTTP status of an error code.
@@ -110,6 +112,8 @@ var errorText = map[string][2]string{
 	store.ECodeMonthlyQuota:      {"Monthly quota exceeded", "Upgrade the billing plan or wait for the next period."},
 	store.ECodeInternal:          {"Internal error", "Retry later; contact the operator if it persists."},
 	store.ECodeUnavailable:       {"Unavailable", "Retry later."},
+
+	store.ECodePartnerEmailUnverified: {"E-mail not verified by the provider", "Verify the address at the provider and sign in again, or sign up with a password."},
 }
 
 // runtimeAdvice says, for each code the runtime API answers, what a desktop

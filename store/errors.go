@@ -50,6 +50,10 @@ const (
 	ECodeMonthlyQuota      = "monthly_quota_exceeded"
 	ECodeInternal          = "internal"
 	ECodeUnavailable       = "unavailable"
+
+	// ECodePartnerEmailUnverified refuses a new partner identity whose
+	// provider did not verify its address (design.md §8).
+	ECodePartnerEmailUnverified = "partner_email_unverified"
 )
 
 // Error is the one error type of the domain. Code is one of the ECode constants;
