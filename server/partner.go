@@ -266,9 +266,8 @@ type partnerError string
 func (e partnerError) Error() string { return string(e) }
 
 const (
-	errNoIDToken = partnerError("token response without id_token")
-	errNonce     = partnerError("ID token nonce does not match the attempt")
-
+	errNoIDToken       = partnerError("token response without id_token")
+	errNonce           = partnerError("ID token nonce does not match the attempt")
 	errUserInfoSubject = partnerError("UserInfo answered for another subject than the ID token's")
 )
 
