@@ -254,6 +254,9 @@ func TestLoadErrors(t *testing.T) {
 		{name: "ErrEnvBadTiers", env: map[string]string{"LICENSECTL_BILLING_TIERS": "free,pro"}, want: "JSON array of tiers"},
 		{name: "ErrInvalid", env: map[string]string{"LICENSECTL_MAIL_DRIVER": "pigeon"}, want: "mail.driver: must be one of file, smtp, log"},
 		{name: "ErrEmptyTiers", file: "billing:\n  tiers: []\n", want: "billing.tiers: must list at least one tier"},
+		{name: "ErrPartnerIssuerHTTP", file: "partner:\n  issuer: http://id.example.com\n  client_id: x\n", want: "partner.issuer: must be an https URL"},
+		{name: "ErrEnvPartnerIssuerHTTP", env: map[string]string{"LICENSECTL_PARTNER_ISSUER": "http://id.example.com", "LICENSECTL_PARTNER_CLIENT_ID": "x"},
+			want: "partner.issuer: must be an https URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -133,6 +133,12 @@ func (c Config) Validate() error {
 			v.check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", k.key, "must be an absolute http or https URL, got %q", k.v)
 		}
 	}
+	// Discovery, keys and the code exchange (with the client secret) all
+	// follow from the issuer: over plain http anyone on the path could sign
+	// anyone in. Loopback stays open for a provider on the same host.
+	if u, err := url.Parse(p.Issuer); err == nil && u.Scheme == "http" {
+		v.check(loopbackHost(u.Hostname()), "partner.issuer", "must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost), got %q", p.Issuer)
+	}
 
 	return v.err()
 }
@@ -163,6 +169,16 @@ func (v *validator) err() error {
 		return nil
 	}
 	return errors.New("config: invalid configuration:\n  " + strings.Join(v.problems, "\n  "))
+}
+
+// loopbackHost reports whether host names this machine's loopback
+// interface: localhost, 127.0.0.0/8 or ::1.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().IsLoopback()
 }
 
 // ascii reports whether s is printable ASCII, as the fields of a Pix BR Code

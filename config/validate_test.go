@@ -61,6 +61,15 @@ func TestValidate(t *testing.T) {
 			c.Billing.Pix = Pix{Key: "pix@example.com", MerchantName: "Licensectl", MerchantCity: "São Paulo"}
 		}, want: "billing.pix.merchant_city"},
 		{name: "ErrPartnerHalfConfigured", change: func(c *Config) { c.Partner.ClientID = "id" }, want: "partner.issuer"},
+		{name: "OKPartnerIssuerHTTPS", change: partner("https://id.example.com/realms/a")},
+		{name: "OKPartnerIssuerHTTPLoopback4", change: partner("http://127.0.0.1:5556/oidc")},
+		{name: "OKPartnerIssuerHTTPLoopback4Net", change: partner("http://127.8.9.10/oidc")},
+		{name: "OKPartnerIssuerHTTPLoopback6", change: partner("http://[::1]:5556")},
+		{name: "OKPartnerIssuerHTTPLocalhost", change: partner("http://localhost:5556")},
+		{name: "ErrPartnerIssuerHTTP", change: partner("http://id.example.com"), want: `partner.issuer: must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost), got "http://id.example.com"`},
+		{name: "ErrPartnerIssuerHTTPPrivate", change: partner("http://10.0.0.7:8080"), want: "partner.issuer: must be an https URL"},
+		{name: "ErrPartnerIssuerHTTPLocalhostLookalike", change: partner("http://localhost.example.com"), want: "partner.issuer: must be an https URL"},
+		{name: "ErrPartnerIssuerHTTPUnspecified", change: partner("http://0.0.0.0:5556"), want: "partner.issuer: must be an https URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,6 +86,11 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// partner configures partner sign-in with issuer.
+func partner(issuer string) func(*Config) {
+	return func(c *Config) { c.Partner.Issuer, c.Partner.ClientID = issuer, "licensectl" }
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {

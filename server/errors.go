@@ -56,6 +56,8 @@ var statusOf = map[string]int{
 	store.ECodeInternal:          http.StatusInternalServerError,
 	store.ECodeUnavailable:       http.StatusServiceUnavailable,
 	store.ECodeOverloaded:        http.StatusServiceUnavailable,
+
+	store.ECodePartnerEmailUnverified: http.StatusForbidden,
 }
 
 // StatusOf returns the HTTP status of an error code.
@@ -112,6 +114,8 @@ var errorText = map[string][2]string{
 	store.ECodeInternal:          {"Internal error", "Retry later; contact the operator if it persists."},
 	store.ECodeUnavailable:       {"Unavailable", "Retry later."},
 	store.ECodeOverloaded:        {"Overloaded", "Nothing was changed: retry after retry_after_seconds."},
+
+	store.ECodePartnerEmailUnverified: {"E-mail not verified by the provider", "Verify the address at the provider and sign in again, or sign up with a password."},
 }
 
 // runtimeAdvice says, for each code the runtime API answers, what a desktop

@@ -42,6 +42,7 @@ type partnerSignIn struct {
 	http *http.Client
 
 	mu       sync.Mutex
+	prov     *oidc.Provider
 	oauth    *oauth2.Config
 	verifier *oidc.IDTokenVerifier
 }
@@ -86,6 +87,7 @@ func (p *partnerSignIn) provider(ctx context.Context) (*oauth2.Config, *oidc.IDT
 	if redirect == "" {
 		redirect = p.s.publicURL() + "/account/partner/callback"
 	}
+	p.prov = prov
 	p.oauth = &oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: prov.Endpoint(), RedirectURL: redirect, Scopes: cfg.Scopes}
 	p.verifier = prov.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: p.s.now})
 	return p.oauth, p.verifier, nil
@@ -178,12 +180,9 @@ func (s *Server) partnerCallback(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.PartnerSignIn(r.Context(), *id, s.cfg.Auth.SessionTTL, verifyTokenTTL)
+	res, err := s.db.PartnerSignIn(r.Context(), *id, s.cfg.Auth.SessionTTL)
 	if err != nil {
 		return err
-	}
-	if res.VerifyToken != "" {
-		s.queueMail(res.Member.Email, s.verifyMail(res.Member.Email, res.VerifyToken))
 	}
 	tok, err := s.acct.signer.sign(res.Session)
 	if err != nil {
@@ -220,16 +219,46 @@ func (p *partnerSignIn) identity(ctx context.Context, code, state string) (*stor
 	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(p.derive("nonce", state))) != 1 {
 		return nil, failed(errNonce)
 	}
+	email, verified, err := p.address(ctx, idt, tok)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return &store.PartnerIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: email, EmailVerified: verified}, nil
+}
+
+// address is the e-mail address and whether the provider verified it: from
+// the ID token, or, when the token lacks either claim, from the UserInfo
+// endpoint (OIDC Core §5.4: a provider may return the claims of the email
+// scope only there), whose subject must be the token's (§5.3.2).
+func (p *partnerSignIn) address(ctx context.Context, idt *oidc.IDToken, tok *oauth2.Token) (string, bool, error) {
 	var claims struct {
-		Email         string          `json:"email"`
+		Email         *string         `json:"email"`
 		EmailVerified json.RawMessage `json:"email_verified"`
 	}
 	if err := idt.Claims(&claims); err != nil {
-		return nil, failed(err)
+		return "", false, err
+	}
+	p.mu.Lock()
+	prov := p.prov
+	p.mu.Unlock()
+	absent := len(claims.EmailVerified) == 0 || string(claims.EmailVerified) == "null"
+	if (claims.Email == nil || absent) && prov.UserInfoEndpoint() != "" {
+		info, err := prov.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err != nil {
+			return "", false, err
+		}
+		if info.Subject != idt.Subject {
+			return "", false, errUserInfoSubject
+		}
+		return info.Email, info.EmailVerified, nil
+	}
+	email := ""
+	if claims.Email != nil {
+		email = *claims.Email
 	}
 	// Some providers send the flag as a string.
-	verified := string(claims.EmailVerified) == "true" || string(claims.EmailVerified) == `"true"`
-	return &store.PartnerIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: verified}, nil
+	v := string(claims.EmailVerified)
+	return email, v == "true" || v == `"true"`, nil
 }
 
 type partnerError string
@@ -237,8 +266,9 @@ type partnerError string
 func (e partnerError) Error() string { return string(e) }
 
 const (
-	errNoIDToken = partnerError("token response without id_token")
-	errNonce     = partnerError("ID token nonce does not match the attempt")
+	errNoIDToken       = partnerError("token response without id_token")
+	errNonce           = partnerError("ID token nonce does not match the attempt")
+	errUserInfoSubject = partnerError("UserInfo answered for another subject than the ID token's")
 )
 
 // completeProfile creates the organization of an account made by partner

@@ -25,7 +25,8 @@ import (
 // corrupts the signature of the next ID token it issues.
 type provider struct {
 	*mockoidc.MockOIDC
-	tamper atomic.Bool
+	tamper   atomic.Bool
+	userinfo atomic.Int64 // calls to the UserInfo endpoint
 }
 
 func newProvider(t *testing.T) *provider {
@@ -52,6 +53,9 @@ func newProvider(t *testing.T) *provider {
 // corrupt flips one character in the middle of the ID token's signature.
 func (p *provider) corrupt(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == mockoidc.UserinfoEndpoint {
+			p.userinfo.Add(1)
+		}
 		if r.URL.Path != mockoidc.TokenEndpoint || !p.tamper.CompareAndSwap(true, false) {
 			next.ServeHTTP(w, r)
 			return
@@ -81,6 +85,40 @@ type audienceUser struct{ *mockoidc.MockUser }
 func (u audienceUser) Claims(scope []string, c *mockoidc.IDTokenClaims) (jwt.Claims, error) {
 	c.Audience = jwt.ClaimStrings{"someone-else"}
 	return u.MockUser.Claims(scope, c)
+}
+
+// claimsUser is a provider account whose ID-token claims beyond the
+// registered ones and whose UserInfo answer are given as they are, so a
+// test can leave claims out or send them in any form.
+type claimsUser struct {
+	sub      string
+	idClaims map[string]any
+	userInfo map[string]any
+}
+
+func (u *claimsUser) ID() string { return u.sub }
+
+func (u *claimsUser) Userinfo([]string) ([]byte, error) { return json.Marshal(u.userInfo) }
+
+func (u *claimsUser) Claims(_ []string, c *mockoidc.IDTokenClaims) (jwt.Claims, error) {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var m jwt.MapClaims
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range u.idClaims {
+		m[k] = v
+	}
+	return m, nil
+}
+
+// idTokenUser states email and email_verified in the ID token, the flag
+// even when false (mockoidc's own user leaves a false flag out).
+func idTokenUser(sub, email string, verified bool) *claimsUser {
+	return &claimsUser{sub: sub, idClaims: map[string]any{"email": email, "email_verified": verified}}
 }
 
 // partnerServer runs licensectl with partner sign-in against p.
@@ -265,19 +303,19 @@ func TestPartnerSignIn(t *testing.T) {
 		s.As(t, again, "GET", "/v1/mgmt/organizations/me", nil).WantError(t, http.StatusUnauthorized, "unauthenticated")
 	})
 
-	t.Run("OKUnverifiedAddress", func(t *testing.T) {
+	t.Run("ErrPartnerEmailUnverified", func(t *testing.T) {
 		email := newAddress("unverified")
-		tok := wantSignedIn(t, newBrowser(t, s).signIn(t, p, partnerUser(email, false)), false, false)
-		mails := s.MailsTo(t, email)
-		if len(mails) != 1 {
-			t.Fatalf("%d mails to %s, want one verification mail", len(mails), email)
+		user := idTokenUser("sub-"+email, email, false)
+		newBrowser(t, s).signIn(t, p, user).WantError(t, http.StatusForbidden, "partner_email_unverified")
+		// Not linked: a known identity would sign in whatever the provider
+		// says of its address now.
+		newBrowser(t, s).signIn(t, p, user).WantError(t, http.StatusForbidden, "partner_email_unverified")
+		// Not created: the address is free, so signup mails a verification
+		// link, not the already-registered notice.
+		s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
+		if mails := s.MailsTo(t, email); len(mails) != 1 || !strings.Contains(mails[0].Body, "/verify-email?token=") {
+			t.Fatalf("mails to %s after signup = %+v, want one verification mail", email, mails)
 		}
-		s.As(t, tok, "POST", "/v1/mgmt/auth/logout", nil).Want(t, http.StatusOK)
-
-		tok = wantSignedIn(t, newBrowser(t, s).signIn(t, p, &mockoidc.MockUser{Subject: "lone-" + email, Email: newAddress("other"), EmailVerified: false}), false, false)
-		s.As(t, tok, "POST", "/v1/mgmt/auth/partner/complete-profile", profileBody).Want(t, http.StatusOK)
-		s.As(t, tok, "GET", "/v1/mgmt/organizations/me", nil).Want(t, http.StatusOK)
-		s.As(t, tok, "POST", "/v1/mgmt/applications", map[string]any{"name": "Unverified"}).WantError(t, http.StatusForbidden, "email_not_verified")
 	})
 
 	t.Run("OKLinkOnVerifiedEmail", func(t *testing.T) {
@@ -291,9 +329,16 @@ func TestPartnerSignIn(t *testing.T) {
 		s.Login(t, org.OwnerEmail, org.OwnerPassword)
 	})
 
-	t.Run("ErrEmailTaken", func(t *testing.T) {
+	t.Run("ErrPartnerEmailUnverifiedExisting", func(t *testing.T) {
 		org := s.NewOrg(t)
-		newBrowser(t, s).signIn(t, p, partnerUser(org.OwnerEmail, false)).WantError(t, http.StatusConflict, "email_taken")
+		user := idTokenUser("sub-"+org.OwnerEmail, org.OwnerEmail, false)
+		newBrowser(t, s).signIn(t, p, user).WantError(t, http.StatusForbidden, "partner_email_unverified")
+		newBrowser(t, s).signIn(t, p, user).WantError(t, http.StatusForbidden, "partner_email_unverified")
+		// The account is as it was: its password signs in to its organization.
+		got := s.As(t, s.Login(t, org.OwnerEmail, org.OwnerPassword), "GET", "/v1/mgmt/organizations/me", nil).Want(t, http.StatusOK).Map(t)
+		if got["id"] != org.ID {
+			t.Fatalf("password login reached organization %v, want %v", got["id"], org.ID)
+		}
 	})
 
 	t.Run("ErrInvalidStateReused", func(t *testing.T) {
@@ -411,5 +456,117 @@ func TestPartnerProviderDown(t *testing.T) {
 	s := servertest.New(t, func(c *config.Config) { c.Partner.Issuer, c.Partner.ClientID = "http://"+addr, "client" })
 	t.Run("ErrUnavailable", func(t *testing.T) {
 		s.Do(t, "GET", "/v1/mgmt/auth/partner", nil).WantError(t, http.StatusServiceUnavailable, "unavailable")
+	})
+}
+
+// resetByMail has the owner of email reset its password through the mailed
+// link.
+func resetByMail(t *testing.T, s *servertest.Server, email, newPassword string) {
+	t.Helper()
+	s.Do(t, "POST", "/v1/mgmt/auth/forgot-password", map[string]any{"email": email}).Want(t, http.StatusOK)
+	mails := s.MailsTo(t, email)
+	if len(mails) == 0 {
+		t.Fatalf("no reset mail to %s", email)
+	}
+	tok := servertest.LinkToken(t, mails[len(mails)-1].Body, "/reset-password")
+	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/reset-password", map[string]any{"token": tok, "new_password": newPassword}))
+}
+
+// TestPartnerPreHijack: a partner identity linked to an account before its
+// address was verified loses the account when the holder of the address
+// resets the password; one linked to a verified account keeps it.
+func TestPartnerPreHijack(t *testing.T) {
+	p := newProvider(t)
+	s := partnerServer(t, p)
+	const newPassword = "a brand new passphrase for 2027"
+
+	t.Run("OKLinkMadeWhileUnverifiedDropped", func(t *testing.T) {
+		email := newAddress("prehijack")
+		s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
+		// The provider vouches for the address: the identity links to the
+		// unverified account, which the link verifies.
+		sub := "sub-" + email
+		tok := wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser(sub, email, true)), true, true)
+		org := s.As(t, tok, "GET", "/v1/mgmt/organizations/me", nil).Want(t, http.StatusOK).Map(t)
+		// Linked, it signs in whatever the provider says of the address now.
+		wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser(sub, email, false)), true, true)
+
+		resetByMail(t, s, email, newPassword)
+		s.As(t, tok, "GET", "/v1/mgmt/organizations/me", nil).WantError(t, http.StatusUnauthorized, "unauthenticated")
+		// The link is gone: the identity is new again and needs a verified
+		// address to get anywhere.
+		newBrowser(t, s).signIn(t, p, idTokenUser(sub, email, false)).WantError(t, http.StatusForbidden, "partner_email_unverified")
+		own := s.As(t, s.Login(t, email, newPassword), "GET", "/v1/mgmt/organizations/me", nil).Want(t, http.StatusOK).Map(t)
+		if own["id"] != org["id"] {
+			t.Fatalf("the owner reached organization %v, want %v", own["id"], org["id"])
+		}
+	})
+
+	t.Run("OKLinkMadeWhileVerifiedKept", func(t *testing.T) {
+		org := s.NewOrg(t)
+		sub := "sub-" + org.OwnerEmail
+		wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser(sub, org.OwnerEmail, true)), true, true)
+		resetByMail(t, s, org.OwnerEmail, newPassword)
+		tok := wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser(sub, org.OwnerEmail, false)), true, true)
+		got := s.As(t, tok, "GET", "/v1/mgmt/organizations/me", nil).Want(t, http.StatusOK).Map(t)
+		if got["id"] != org.ID {
+			t.Fatalf("partner sign-in reached organization %v, want %v", got["id"], org.ID)
+		}
+	})
+
+	t.Run("OKAccountMadeByPartnerKept", func(t *testing.T) {
+		email := newAddress("partner-made")
+		sub := "sub-" + email
+		wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser(sub, email, true)), true, false)
+		resetByMail(t, s, email, newPassword)
+		wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser(sub, email, false)), true, false)
+	})
+}
+
+// TestPartnerUserInfo: an ID token without the e-mail claims sends the
+// server to the provider's UserInfo endpoint (OIDC Core §5.4).
+func TestPartnerUserInfo(t *testing.T) {
+	p := newProvider(t)
+	s := partnerServer(t, p)
+	bare := func(sub string, info map[string]any) *claimsUser {
+		return &claimsUser{sub: sub, userInfo: info}
+	}
+
+	t.Run("OK", func(t *testing.T) {
+		email := newAddress("userinfo")
+		before := p.userinfo.Load()
+		tok := wantSignedIn(t, newBrowser(t, s).signIn(t, p, bare("ui-ok", map[string]any{"sub": "ui-ok", "email": email, "email_verified": true})), true, false)
+		if n := p.userinfo.Load() - before; n != 1 {
+			t.Fatalf("UserInfo called %d times, want once", n)
+		}
+		s.As(t, tok, "POST", "/v1/mgmt/auth/partner/complete-profile", profileBody).Want(t, http.StatusOK)
+		// The flag as a string, as some providers send it.
+		wantSignedIn(t, newBrowser(t, s).signIn(t, p, bare("ui-str", map[string]any{"sub": "ui-str", "email": newAddress("userinfo"), "email_verified": "true"})), true, false)
+	})
+
+	t.Run("OKIDTokenClaimsSuffice", func(t *testing.T) {
+		before := p.userinfo.Load()
+		wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser("ui-idt", newAddress("userinfo"), true)), true, false)
+		if n := p.userinfo.Load() - before; n != 0 {
+			t.Fatalf("UserInfo called %d times with the claims in the ID token", n)
+		}
+	})
+
+	t.Run("ErrPartnerEmailUnverified", func(t *testing.T) {
+		newBrowser(t, s).signIn(t, p, bare("ui-unv", map[string]any{"sub": "ui-unv", "email": newAddress("userinfo"), "email_verified": false})).
+			WantError(t, http.StatusForbidden, "partner_email_unverified")
+		// Only the e-mail in the ID token: the flag is read from UserInfo.
+		u := bare("ui-half", map[string]any{"sub": "ui-half", "email": newAddress("userinfo")})
+		u.idClaims = map[string]any{"email": newAddress("userinfo")}
+		newBrowser(t, s).signIn(t, p, u).WantError(t, http.StatusForbidden, "partner_email_unverified")
+	})
+
+	t.Run("ErrPartnerFailedOtherSubject", func(t *testing.T) {
+		newBrowser(t, s).signIn(t, p, bare("ui-sub", map[string]any{"sub": "someone-else", "email": newAddress("userinfo"), "email_verified": true})).
+			WantError(t, http.StatusUnauthorized, "partner_failed")
+	})
+
+	t.Run("ErrPartnerFailedNoAddress", func(t *testing.T) {
+		newBrowser(t, s).signIn(t, p, bare("ui-none", map[string]any{"sub": "ui-none"})).WantError(t, http.StatusUnauthorized, "partner_failed")
 	})
 }

@@ -72,7 +72,10 @@ type Accounts interface {
 	// sessionTTL. Returns invalid_token (unknown, expired or used).
 	VerifyEmail(ctx context.Context, token string, sessionTTL time.Duration) (*LoginResult, error)
 	// ResetPassword spends a reset token, sets the new password and revokes
-	// every dashboard session of the account. Returns invalid_token,
+	// every dashboard session of the account. The partner identities linked
+	// while the account's address was unverified are unlinked: whoever linked
+	// them had not shown they hold the address the reset mail reached.
+	// Returns invalid_token,
 	// validation_failed (password policy; the token is not spent).
 	ResetPassword(ctx context.Context, token, newPassword string) (*Member, error)
 	// Login checks the password and opens a dashboard session lasting

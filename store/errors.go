@@ -53,6 +53,10 @@ const (
 	// ECodeOverloaded: a write waited for the writer past
 	// server.max_queue_wait and was not made (design.md §14).
 	ECodeOverloaded = "overloaded"
+
+	// ECodePartnerEmailUnverified refuses a new partner identity whose
+	// provider did not verify its address (design.md §8).
+	ECodePartnerEmailUnverified = "partner_email_unverified"
 )
 
 // Error is the one error type of the domain. Code is one of the ECode constants;

@@ -24,9 +24,6 @@ type PartnerSignInResult struct {
 	Linked bool
 	// Created is true when a new account without organization was made.
 	Created bool
-	// VerifyToken is the plaintext verification token of a new account whose
-	// address the provider did not vouch for; "" otherwise.
-	VerifyToken string
 }
 
 // ProfileInput finishes an account made by partner sign-in: the fields of
@@ -50,13 +47,13 @@ type Partners interface {
 	// when it is unknown, expired or already spent.
 	SpendPartnerAttempt(ctx context.Context, state string) error
 	// PartnerSignIn signs in the account of a provider identity and opens a
-	// dashboard session lasting sessionTTL. A new identity is linked to the
-	// account of its address only when the provider verified the address
-	// (else email_taken); with no such account, an account without
-	// organization is created, verified when the provider says so, else with
-	// a verification token lasting verifyTTL. Returns partner_failed when the
-	// provider gave no usable address.
-	PartnerSignIn(ctx context.Context, id PartnerIdentity, sessionTTL, verifyTTL time.Duration) (*PartnerSignInResult, error)
+	// dashboard session lasting sessionTTL. A known identity signs in to its
+	// account. A new one needs the provider to have verified its address
+	// (else partner_email_unverified, and nothing is created or linked): it
+	// is linked to the account of that address, or to a new, verified
+	// account without organization. Returns partner_failed when the provider
+	// gave no usable address.
+	PartnerSignIn(ctx context.Context, id PartnerIdentity, sessionTTL time.Duration) (*PartnerSignInResult, error)
 	// CompleteProfile creates the organization of an account without one,
 	// with the account as owner. Returns validation_failed, conflict when the
 	// account already has an organization.

@@ -253,9 +253,20 @@ func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*st
 		if err != nil {
 			return err
 		}
+		meta := map[string]any{"sessions_revoked": n}
+		// The reset mail reached the holder of the address; a partner
+		// identity linked before anyone had shown that may be whoever
+		// prepared the account for them.
+		dropped, err := t.dropUnverifiedLinks(cur.ID)
+		if err != nil {
+			return err
+		}
+		if dropped > 0 {
+			meta["partner_links_dropped"] = dropped
+		}
 		m = cur
 		return t.as(cur).audit(auditEvent{Event: store.EventMemberPasswordReset, OrgID: cur.OrgID, Target: store.Target{Type: "member", ID: cur.ID},
-			Metadata: map[string]any{"sessions_revoked": n}})
+			Metadata: meta})
 	})
 	if err != nil {
 		return nil, err

@@ -131,7 +131,8 @@ func TestMigrateAuditByTarget(t *testing.T) {
 
 	e.db = open()
 	defer e.db.Close()
-	if got := e.db.Migrated(); !slices.Equal(got, []string{"4 audit by target, packed key index"}) {
+	// Version 4 first; the later ones follow.
+	if got := e.db.Migrated(); len(got) != int(SchemaVersion-3) || got[0] != "4 audit by target, packed key index" {
 		t.Fatalf("Migrated() = %q", got)
 	}
 	if v, err := e.db.StoredSchemaVersion(); err != nil || v != SchemaVersion {

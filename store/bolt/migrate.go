@@ -27,6 +27,24 @@ var migrations = []migration{
 	{Version: 2, Name: "compact records", Apply: migrateCompactRecords},
 	{Version: 3, Name: "organization audit by event", Apply: migrateOrgAuditByEvent},
 	{Version: 4, Name: "audit by target, packed key index", Apply: migrateV4},
+	{Version: 5, Name: "partner identities by account", Apply: migratePartnerByMember},
+}
+
+// migratePartnerByMember fills partner_identities_by_member from the links
+// written before it existed. Their records predate the flag that says the
+// account was verified when linked, so a password reset drops them.
+func migratePartnerByMember(tx *bolt.Tx) error {
+	idx := tx.Bucket(bPartnerIdentitiesMember)
+	return tx.Bucket(bPartnerIdentities).ForEach(func(k, v []byte) error {
+		var rec partnerIdentity
+		if err := decode(bPartnerIdentities, k, v, &rec); err != nil {
+			return err
+		}
+		if idb(rec.MemberID) == nil {
+			return fmt.Errorf("%s/%x: member id %q", bPartnerIdentities, k, rec.MemberID)
+		}
+		return idx.Put(memberIdentityKey(rec.MemberID, k), []byte{})
+	})
 }
 
 // licensesInUseByPlan is the index version 4 dropped: plan|license of the

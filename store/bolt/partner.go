@@ -1,7 +1,9 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"licensectl/store"
@@ -19,12 +21,66 @@ type partnerAttempt struct {
 type partnerIdentity struct {
 	MemberID string    `json:"m"`
 	LinkedAt time.Time `json:"at"`
+	// AccountVerified says the account's address was verified before the
+	// link was made. A password reset drops the links without it; a record
+	// written before the field existed reads as false, so it is dropped too
+	// (docs/decisions.md).
+	AccountVerified bool `json:"v,omitempty"`
 }
 
 // identityKey is the key of an identity: the subject is unique only within
 // its issuer.
 func identityKey(issuer, subject string) []byte {
 	return key([]byte(issuer), []byte{0}, []byte(subject))
+}
+
+// memberIdentityKey is the key of an identity in partner_identities_by_member.
+func memberIdentityKey(memberID string, ik []byte) []byte {
+	return key(idb(memberID), ik)
+}
+
+// putIdentity writes a link and its entry in the by-member index.
+func (t *txn) putIdentity(ik []byte, rec *partnerIdentity) error {
+	if err := t.putAt(bPartnerIdentities, ik, rec); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bPartnerIdentitiesMember).Put(memberIdentityKey(rec.MemberID, ik), []byte{})
+}
+
+// deleteIdentity removes a link and its entry in the by-member index.
+func (t *txn) deleteIdentity(ik []byte, memberID string) error {
+	if err := t.tx.Bucket(bPartnerIdentities).Delete(ik); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bPartnerIdentitiesMember).Delete(memberIdentityKey(memberID, ik))
+}
+
+// dropUnverifiedLinks removes the identities linked to the member while its
+// address was unverified and returns how many there were.
+func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
+	prefix := idb(memberID)
+	var drop [][]byte
+	c := t.tx.Bucket(bPartnerIdentitiesMember).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		ik := k[len(prefix):]
+		var rec partnerIdentity
+		ok, err := t.getAt(bPartnerIdentities, ik, &rec)
+		if err != nil {
+			return 0, err
+		}
+		if !ok || rec.MemberID != memberID {
+			return 0, fmt.Errorf("%s/%x: no link of member %s", bPartnerIdentitiesMember, k, memberID)
+		}
+		if !rec.AccountVerified {
+			drop = append(drop, clone(ik))
+		}
+	}
+	for _, ik := range drop {
+		if err := t.deleteIdentity(ik, memberID); err != nil {
+			return 0, err
+		}
+	}
+	return len(drop), nil
 }
 
 // CreatePartnerAttempt implements store.Partners. Expired attempts are swept
@@ -61,7 +117,7 @@ func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
 }
 
 // PartnerSignIn implements store.Partners.
-func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessionTTL, verifyTTL time.Duration) (*store.PartnerSignInResult, error) {
+func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessionTTL time.Duration) (*store.PartnerSignInResult, error) {
 	if id.Issuer == "" || id.Subject == "" {
 		return nil, store.Errorf(store.ECodePartnerFailed, "the provider did not identify the user")
 	}
@@ -78,7 +134,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 			return err
 		}
 		if m == nil {
-			if m, err = t.linkIdentity(ik, id, email, verifyTTL, out); err != nil {
+			if m, err = t.linkIdentity(ik, id, email, out); err != nil {
 				return err
 			}
 		}
@@ -111,49 +167,46 @@ func (t *txn) identityMember(ik []byte) (*store.Member, error) {
 		return nil, err
 	}
 	if !found {
-		return nil, t.tx.Bucket(bPartnerIdentities).Delete(ik)
+		return nil, t.deleteIdentity(ik, rec.MemberID)
 	}
 	return m, nil
 }
 
 // linkIdentity attaches a new identity to the account of its address, or to
-// a new account without organization, and records it in out.
-func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, verifyTTL time.Duration, out *store.PartnerSignInResult) (*store.Member, error) {
+// a new account without organization, and records it in out. Only the
+// provider's word that the address is verified lets an identity in: anyone
+// can open an account at a provider with someone else's address, and an
+// account made or joined that way would be waiting for its owner.
+func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, out *store.PartnerSignInResult) (*store.Member, error) {
+	if !id.EmailVerified {
+		return nil, store.Errorf(store.ECodePartnerEmailUnverified, "the provider has not verified this e-mail address; verify it there and sign in again, or sign up with a password")
+	}
 	m := new(store.Member)
 	if mid := t.lookup(bMembersEmail, []byte(email)); mid != "" {
-		// Anyone can open an account at a provider with someone else's
-		// address; only the provider's word that the address was verified
-		// lets that account into an existing one.
-		if !id.EmailVerified {
-			return nil, store.Errorf(store.ECodeEmailTaken, "an account with this e-mail already exists; sign in with its password, or verify the address at the provider first")
-		}
 		if err := t.mustGet(bMembers, mid, "member", m); err != nil {
-			return nil, err
-		}
-		if err := t.markVerified(m); err != nil {
 			return nil, err
 		}
 	} else {
 		// No password: the account signs in through the provider, or sets
 		// one with forgot-password (Login treats it as having none).
-		m = &store.Member{ID: store.NewID(), Email: email, EmailVerified: id.EmailVerified}
+		m = &store.Member{ID: store.NewID(), Email: email, EmailVerified: true}
 		if err := t.insertMember(m); err != nil {
 			return nil, err
 		}
 		out.Created = true
-		if !id.EmailVerified {
-			out.VerifyToken = store.NewSecret("")
-			if err := t.putMailToken(out.VerifyToken, store.TokenVerifyEmail, m.ID, verifyTTL); err != nil {
-				return nil, err
-			}
-		}
 	}
-	if err := t.putAt(bPartnerIdentities, ik, &partnerIdentity{MemberID: m.ID, LinkedAt: t.now}); err != nil {
+	// Read before the link marks the account verified (the provider vouches
+	// for the address): the reset mail, not this link, settles who holds it.
+	rec := &partnerIdentity{MemberID: m.ID, LinkedAt: t.now, AccountVerified: m.EmailVerified}
+	if err := t.markVerified(m); err != nil {
+		return nil, err
+	}
+	if err := t.putIdentity(ik, rec); err != nil {
 		return nil, err
 	}
 	out.Linked = true
 	return m, t.as(m).audit(auditEvent{Event: store.EventMemberPartnerLinked, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
-		Metadata: map[string]any{"issuer": id.Issuer, "new_account": out.Created, "email_verified": id.EmailVerified}})
+		Metadata: map[string]any{"issuer": id.Issuer, "new_account": out.Created, "email_verified": id.EmailVerified, "account_verified": rec.AccountVerified}})
 }
 
 // CompleteProfile implements store.Partners.

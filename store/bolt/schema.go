@@ -2,7 +2,7 @@ package bolt
 
 // SchemaVersion is the version of the bucket layout below and of the record
 // format (codec.go); the migrations in migrate.go bring older files to it.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
 // UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
@@ -101,6 +101,10 @@ var (
 	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → partnerIdentity
 )
 
+// Partner identities by account (schema version 5): member|issuer 0x00
+// subject, so a password reset finds the account's links.
+var bPartnerIdentitiesMember = []byte("partner_identities_by_member")
+
 // Webhook buckets (outbox.go, webhooks.go).
 var (
 	bHooks           = []byte("webhooks")
@@ -139,6 +143,7 @@ var allBuckets = [][]byte{
 	bPartnerAttempts, bPartnerIdentities,
 	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
 	bAuditTarget,
+	bPartnerIdentitiesMember,
 }
 
 // Meta keys.
