@@ -41,7 +41,7 @@ func (s *Server) initRuntime() {
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
 	}
-	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
+	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now, s.acct.challenger)
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
 	s.addWorker("flush last seen", periodic{interval: 30 * time.Second, atStop: true, fn: func(ctx context.Context) {
@@ -104,11 +104,12 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		ip := clientIP(r)
 		if s.rt.ipLimit != nil {
-			if err := s.rt.ipLimit.take(w, ip, requestLimitMsg); err != nil {
+			key := addrKey(ip)
+			if err := s.rt.ipLimit.take(w, key, requestLimitMsg); err != nil {
 				return err
 			}
 			if auth {
-				if err := s.rt.auLimit.take(w, ip, requestLimitMsg); err != nil {
+				if err := s.rt.auLimit.take(w, key, requestLimitMsg); err != nil {
 					return err
 				}
 			}
@@ -235,8 +236,8 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	account, ip := ra.Env.ID+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientIP(r)
-	if err := s.rt.logins.attempt(account, ip); err != nil {
+	account, ip := ra.Env.ID+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientKey(r)
+	if err := s.rt.logins.attempt(r.Context(), account, ip, in.Altcha); err != nil {
 		return err
 	}
 	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
