@@ -171,7 +171,12 @@ func (s *Server) rtInit(w http.ResponseWriter, r *http.Request, c store.RuntimeC
 	return nil
 }
 
-func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeClient) error {
+// rtJWKS serves the public key of one environment of the application
+// (design §5): the one ?environment= names, else the one the request's
+// runtime credential names (x-api-key, or x-environment), else production.
+// One environment per document, so that a production build's offline check
+// refuses a development token.
+func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
 	ra, err := s.rt.store.ResolveApp(r.Context(), store.RuntimeClient{AppID: mux.Vars(r)["id"]})
 	if err != nil {
 		if store.ErrorCode(err) == store.ECodeInvalidApp {
@@ -179,12 +184,50 @@ func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeC
 		}
 		return err
 	}
+	name, err := s.jwksEnvironment(r, c, ra.App)
+	if err != nil {
+		return err
+	}
 	// Public keys are public: served for a disabled application too, so
 	// that clients can still verify what they hold.
-	w.Header().Set("Content-Type", "application/jwk-set+json")
-	w.Header().Set("Cache-Control", "public, max-age=300")
+	h := w.Header()
+	h.Set("Content-Type", "application/jwk-set+json")
+	h.Set("Cache-Control", "public, max-age=300")
+	// The headers pick the document: a shared cache must keep them apart.
+	h.Set("Vary", "x-api-key, x-environment")
 	w.WriteHeader(http.StatusOK)
-	return json.NewEncoder(w).Encode(rttoken.KeySet(ra.App))
+	return json.NewEncoder(w).Encode(rttoken.KeySet(ra.App.Env(name)))
+}
+
+// jwksEnvironment names the environment whose key set a JWKS request wants.
+// Returns validation_failed for an environment that is neither production
+// nor development, invalid_application for a public key that is unknown or
+// belongs to another application.
+func (s *Server) jwksEnvironment(r *http.Request, c store.RuntimeClient, app *store.Application) (string, error) {
+	if q := r.URL.Query(); q.Has("environment") {
+		name := q.Get("environment")
+		if !store.ValidEnv(name) {
+			return "", store.Invalid("environment", "environment must be production or development")
+		}
+		return name, nil
+	}
+	if c.PublicKey != "" {
+		ra, err := s.rt.store.ResolveApp(r.Context(), c)
+		if err != nil {
+			return "", err
+		}
+		if ra.App.ID != app.ID {
+			return "", store.Errorf(store.ECodeInvalidApp, "the public key belongs to another application")
+		}
+		return ra.Env.Name, nil
+	}
+	if c.Env == "" {
+		return store.EnvProduction, nil
+	}
+	if !store.ValidEnv(c.Env) {
+		return "", store.Invalid("x-environment", "x-environment must be production or development")
+	}
+	return c.Env, nil
 }
 
 func (s *Server) rtRegister(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
