@@ -123,7 +123,8 @@ type RateLimit struct {
 	// client address within Window refuse that pair (design §7).
 	LoginFailures int `mapstructure:"login_failures"`
 	// LoginFailuresGlobal bounds failed logins of one account from all
-	// addresses per hour, which only a distributed attack reaches.
+	// addresses per hour, which only a distributed attack reaches; past it
+	// the account's logins need a solved challenge.
 	LoginFailuresGlobal int `mapstructure:"login_failures_global"`
 }
 

@@ -73,7 +73,7 @@ func (s *Server) initServices() error {
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
 	}
-	a.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
+	a.logins = newLoginThrottle(s.cfg.RateLimit, s.now, a.challenger)
 	s.acct = a
 	s.mailq = newMailQueue(s.cfg.RateLimit, s.now, s.logger)
 	s.partner, err = newPartnerSignIn(s)
@@ -98,13 +98,25 @@ func (s *Server) registerAccountRoutes(r group) {
 func (s *Server) accountCall(fn handlerFunc) http.Handler {
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		if lim := s.acct.perIP; lim != nil {
-			if err := lim.take(w, clientIP(r), "too many account requests from this address; retry later"); err != nil {
+			if err := lim.take(w, clientKey(r), "too many account requests from this address; retry later"); err != nil {
 				return err
 			}
 		}
 		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: clientIP(r), UserAgent: r.UserAgent()})
 		return fn(w, r.WithContext(ctx))
 	})
+}
+
+// verifyAltcha accepts a solved challenge once; a bad one is
+// validation_failed on field altcha.
+func verifyAltcha(ctx context.Context, v challengeVerifier, payload string) error {
+	err := v.Verify(ctx, payload)
+	// The message must name the field (design.md §7); antibot's messages
+	// are written for people, so prefix the field name.
+	if e := store.AsError(err); e != nil && e.Field == "altcha" {
+		return store.Invalid("altcha", "altcha: %s", e.Message)
+	}
+	return err
 }
 
 // The answers of the calls that must not reveal whether an address has an
@@ -162,12 +174,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		if err := requireString("altcha", req.Altcha); err != nil {
 			return err
 		}
-		if err := s.acct.challenger.Verify(r.Context(), req.Altcha); err != nil {
-			// The message must name the field (design.md §7); antibot's
-			// messages are written for people, so prefix the field name.
-			if e := store.AsError(err); e != nil && e.Field == "altcha" {
-				return store.Invalid("altcha", "altcha: %s", e.Message)
-			}
+		if err := verifyAltcha(r.Context(), s.acct.challenger, req.Altcha); err != nil {
 			return err
 		}
 	}
@@ -285,8 +292,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := requireString("password", req.Password); err != nil {
 		return err
 	}
-	account, ip := strings.ToLower(strings.TrimSpace(req.Email)), clientIP(r)
-	if err := s.acct.logins.attempt(account, ip); err != nil {
+	account, ip := strings.ToLower(strings.TrimSpace(req.Email)), clientKey(r)
+	if err := s.acct.logins.attempt(r.Context(), account, ip, req.Altcha); err != nil {
 		return err
 	}
 	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)

@@ -76,7 +76,7 @@ func withPageHeaders(next http.Handler) http.Handler {
 func (s *Server) pageCall(fn func(r *http.Request) (int, string, page)) http.Handler {
 	return withPageHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if lim := s.acct.perIP; lim != nil {
-			if err := lim.take(w, clientIP(r), "too many requests"); err != nil {
+			if err := lim.take(w, clientKey(r), "too many requests"); err != nil {
 				s.renderPage(w, http.StatusTooManyRequests, "message", page{Title: "Too many attempts", Tone: "bad",
 					Message: "There were too many attempts from your address. Wait a minute, then try again."})
 				return

@@ -42,3 +42,23 @@ func TestForwardedClient(t *testing.T) {
 		t.Fatal("parseTrusted accepted a malformed entry")
 	}
 }
+
+func TestAddrKey(t *testing.T) {
+	tests := []struct{ name, ip, want string }{
+		{"IPv4", "203.0.113.9", "203.0.113.9"},
+		{"IPv6", "2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"},
+		{"IPv6SameNet", "2001:db8:1:2::1", "2001:db8:1:2::/64"},
+		{"IPv6OtherNet", "2001:db8:1:3::1", "2001:db8:1:3::/64"},
+		{"IPv4Mapped", "::ffff:198.51.100.7", "198.51.100.7"},
+		{"Zone", "fe80::1%eth0", "fe80::/64"},
+		{"Loopback6", "::1", "::/64"},
+		{"NotAnAddress", "pipe", "pipe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := addrKey(tt.ip); got != tt.want {
+				t.Fatalf("addrKey(%q) = %q, want %q", tt.ip, got, tt.want)
+			}
+		})
+	}
+}

@@ -126,11 +126,12 @@ func TestLoginThrottlePerAddress(t *testing.T) {
 		// A success resets that pair only.
 		login("wrong password 12345", "198.51.100.7").WantError(t, http.StatusUnauthorized, "invalid_credentials")
 		login(servertest.Password, "203.0.113.9").WantError(t, http.StatusTooManyRequests, "rate_limited")
-		// Many addresses reach the per-account bound (25): then everyone waits.
+		// Many addresses reach the per-account bound (25): then every login
+		// needs a solved challenge (TestLoginChallengeAfterGlobalBound).
 		for i := range 14 {
 			login("wrong password 12345", fmt.Sprintf("192.0.2.%d", i+1)).WantError(t, http.StatusUnauthorized, "invalid_credentials")
 		}
-		login(servertest.Password, "198.51.100.8").WantError(t, http.StatusTooManyRequests, "rate_limited")
+		login(servertest.Password, "198.51.100.8").WantError(t, http.StatusForbidden, "challenge_required")
 	})
 	t.Run("OKRuntime", func(t *testing.T) {
 		f := newRT(t, throttled)

@@ -62,7 +62,7 @@ func (m *metrics) watchLimiters(named map[string]*limiter) {
 			continue
 		}
 		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "licensectl_rate_limited_total", Help: "Requests refused with rate_limited, by limiter.",
+			Name: "licensectl_rate_limited_total", Help: "Requests refused by a rate limiter (rate_limited; challenge_required past the per-account login bounds), by limiter.",
 			ConstLabels: prometheus.Labels{"limiter": name},
 		}, func() float64 { return float64(l.refused.Load()) }))
 	}

@@ -31,6 +31,10 @@ func apiOps() []apiOp {
 		rt(http.MethodPost, "/v1/runtime/licenses/activate", "Activate a license key on a device (timestamp and nonce)", 200, api.Activated{}),
 		rt(http.MethodPost, "/v1/runtime/sessions/refresh", "Rotate the token pair", 200, api.RuntimeSession{}),
 		rt(http.MethodPost, "/v1/runtime/devices/reset", "Unbind this device from a license (user's reset quota)", 200, api.DeviceReset{}),
+		{method: http.MethodGet, path: "/v1/runtime/applications/{id}/jwks.json", tag: "runtime", status: 200, contentType: "application/jwk-set+json",
+			summary: "The public key of one environment (JWKS): the one ?environment= names, else the runtime credential's, else production",
+			query:   []apiParam{{name: "environment", desc: "production or development"}},
+			headers: []apiParam{{name: "x-environment", desc: "production or development, when neither ?environment= nor x-api-key names it"}}},
 
 		mg(http.MethodGet, "/v1/mgmt/applications", "List applications", 200, []api.ApplicationItem{}),
 		mg(http.MethodPost, "/v1/mgmt/applications", "Create an application", 201, map[string]string{}),

@@ -85,6 +85,17 @@ func (l *limiter) current(sh *limitShard, key string, now time.Time) *limitWindo
 	return w
 }
 
+// open returns key's live window, opening one when there is none; the
+// caller holds sh.mu.
+func (l *limiter) open(sh *limitShard, key string, now time.Time) *limitWindow {
+	w := l.current(sh, key, now)
+	if w == nil {
+		w = &limitWindow{start: now}
+		sh.m[key] = w
+	}
+	return w
+}
+
 // Allow counts one event for key and reports whether it is within the limit.
 // Refused events are not counted, so a client that waits is let in.
 func (l *limiter) Allow(key string) limitState {
@@ -92,11 +103,7 @@ func (l *limiter) Allow(key string) limitState {
 	sh := l.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	w := l.current(sh, key, now)
-	if w == nil {
-		w = &limitWindow{start: now}
-		sh.m[key] = w
-	}
+	w := l.open(sh, key, now)
 	reset := w.start.Add(l.window).Sub(now)
 	if w.n >= l.limit {
 		l.refused.Add(1)
@@ -104,6 +111,17 @@ func (l *limiter) Allow(key string) limitState {
 	}
 	w.n++
 	return limitState{ok: true, remaining: l.limit - w.n, reset: reset}
+}
+
+// Force counts one event for key even past the limit: an event let through
+// on other grounds (a solved challenge) still counts, so that taking back
+// another one later leaves the key at or over its limit.
+func (l *limiter) Force(key string) {
+	now := l.now()
+	sh := l.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	l.open(sh, key, now).n++
 }
 
 // Undo takes back one event counted by Allow that turned out not to count.

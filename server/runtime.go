@@ -41,7 +41,7 @@ func (s *Server) initRuntime() {
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
 	}
-	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now)
+	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now, s.acct.challenger)
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	s.rt = rt
 	s.addWorker("flush last seen", periodic{interval: 30 * time.Second, atStop: true, fn: func(ctx context.Context) {
@@ -104,11 +104,12 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		ip := clientIP(r)
 		if s.rt.ipLimit != nil {
-			if err := s.rt.ipLimit.take(w, ip, requestLimitMsg); err != nil {
+			key := addrKey(ip)
+			if err := s.rt.ipLimit.take(w, key, requestLimitMsg); err != nil {
 				return err
 			}
 			if auth {
-				if err := s.rt.auLimit.take(w, ip, requestLimitMsg); err != nil {
+				if err := s.rt.auLimit.take(w, key, requestLimitMsg); err != nil {
 					return err
 				}
 			}
@@ -183,7 +184,12 @@ func (s *Server) rtInit(w http.ResponseWriter, r *http.Request, c store.RuntimeC
 	return nil
 }
 
-func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeClient) error {
+// rtJWKS serves the public key of one environment of the application
+// (design §5): the one ?environment= names, else the one the request's
+// runtime credential names (x-api-key, or x-environment), else production.
+// One environment per document, so that a production build's offline check
+// refuses a development token.
+func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
 	ra, err := s.rt.store.ResolveApp(r.Context(), store.RuntimeClient{AppID: mux.Vars(r)["id"]})
 	if err != nil {
 		if store.ErrorCode(err) == store.ECodeInvalidApp {
@@ -191,12 +197,50 @@ func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, _ store.RuntimeC
 		}
 		return err
 	}
+	name, err := s.jwksEnvironment(r, c, ra.App)
+	if err != nil {
+		return err
+	}
 	// Public keys are public: served for a disabled application too, so
 	// that clients can still verify what they hold.
-	w.Header().Set("Content-Type", "application/jwk-set+json")
-	w.Header().Set("Cache-Control", "public, max-age=300")
+	h := w.Header()
+	h.Set("Content-Type", "application/jwk-set+json")
+	h.Set("Cache-Control", "public, max-age=300")
+	// The headers pick the document: a shared cache must keep them apart.
+	h.Set("Vary", "x-api-key, x-environment")
 	w.WriteHeader(http.StatusOK)
-	return json.NewEncoder(w).Encode(rttoken.KeySet(ra.App))
+	return json.NewEncoder(w).Encode(rttoken.KeySet(ra.App.Env(name)))
+}
+
+// jwksEnvironment names the environment whose key set a JWKS request wants.
+// Returns validation_failed for an environment that is neither production
+// nor development, invalid_application for a public key that is unknown or
+// belongs to another application.
+func (s *Server) jwksEnvironment(r *http.Request, c store.RuntimeClient, app *store.Application) (string, error) {
+	if q := r.URL.Query(); q.Has("environment") {
+		name := q.Get("environment")
+		if !store.ValidEnv(name) {
+			return "", store.Invalid("environment", "environment must be production or development")
+		}
+		return name, nil
+	}
+	if c.PublicKey != "" {
+		ra, err := s.rt.store.ResolveApp(r.Context(), c)
+		if err != nil {
+			return "", err
+		}
+		if ra.App.ID != app.ID {
+			return "", store.Errorf(store.ECodeInvalidApp, "the public key belongs to another application")
+		}
+		return ra.Env.Name, nil
+	}
+	if c.Env == "" {
+		return store.EnvProduction, nil
+	}
+	if !store.ValidEnv(c.Env) {
+		return "", store.Invalid("x-environment", "x-environment must be production or development")
+	}
+	return c.Env, nil
 }
 
 func (s *Server) rtRegister(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
@@ -248,8 +292,8 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	account, ip := ra.Env.ID+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientIP(r)
-	if err := s.rt.logins.attempt(account, ip); err != nil {
+	account, ip := ra.Env.ID+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientKey(r)
+	if err := s.rt.logins.attempt(r.Context(), account, ip, in.Altcha); err != nil {
 		return err
 	}
 	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})

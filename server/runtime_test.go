@@ -306,8 +306,8 @@ func TestRuntimeJWKS(t *testing.T) {
 	var ks rttoken.JWKS
 	r := f.s.Do(t, "GET", "/v1/runtime/applications/"+f.appID+"/jwks.json", nil).Want(t, http.StatusOK)
 	r.JSON(t, &ks)
-	if len(ks.Keys) != 2 {
-		t.Fatalf("keys = %+v", ks.Keys)
+	if len(ks.Keys) != 1 {
+		t.Fatalf("keys = %+v, want the production key alone", ks.Keys)
 	}
 	for _, k := range ks.Keys {
 		if k.Kty != "OKP" || k.Crv != "Ed25519" || k.Alg != "EdDSA" || k.Kid == "" || len(k.X) != 43 {

@@ -36,6 +36,7 @@ const (
 	ECodeLicenseSuspend    = "license_suspended"
 	ECodeLicenseBanned     = "license_banned"
 	ECodeLicenseExpired    = "license_expired"
+	ECodeChallenge         = "challenge_required"
 	ECodeNotFound          = "not_found"
 	ECodeMethod            = "method_not_allowed"
 	ECodeConflict          = "conflict"

@@ -7,6 +7,10 @@
 //	go run ./examples/runtime-client -server http://127.0.0.1:8080 \
 //	    -public-key app_pub_live_… -license 7KQ2M-9XW4T-HB3ZP-0D6RN-C5VYE -entitlement export.pdf
 //
+// A build is for one environment (-environment, production by default): it
+// verifies tokens with that environment's key set only and checks their env
+// claim, so a development token never passes a production build's check.
+//
 // It needs nothing but the standard library and a JWT library; a real client
 // keeps the refresh token in the operating system's credential store.
 package main
@@ -39,6 +43,7 @@ type Config struct {
 	Fingerprint string // a stable identifier of this device
 	Entitlement string // a feature to check
 	Issuer      string // the iss claim the server signs with (runtime.issuer)
+	Environment string // the environment this build is for: production or development
 }
 
 func main() {
@@ -50,6 +55,7 @@ func main() {
 	flag.StringVar(&c.Fingerprint, "fingerprint", "example-"+host, "device fingerprint")
 	flag.StringVar(&c.Entitlement, "entitlement", "export.pdf", "entitlement key to check")
 	flag.StringVar(&c.Issuer, "issuer", "licensectl", "expected token issuer")
+	flag.StringVar(&c.Environment, "environment", "production", "environment this build is for (production or development)")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -104,12 +110,17 @@ func Run(ctx context.Context, c Config, out io.Writer) error {
 
 	// 3. Offline: the access token is a JWT signed with the environment's
 	// Ed25519 key. With the key set cached, the application can start
-	// without the network until the token expires.
-	keys, err := api.keySet(ctx, app.ApplicationID)
+	// without the network until the token expires. The key set is the one
+	// of the environment this build is for, named explicitly.
+	env := c.Environment
+	if env == "" {
+		env = "production"
+	}
+	keys, err := api.keySet(ctx, app.ApplicationID, env)
 	if err != nil {
 		return fmt.Errorf("jwks: %w", err)
 	}
-	claims, err := verifyOffline(sess.AccessToken, keys, app.ApplicationID, c.Issuer)
+	claims, err := verifyOffline(sess.AccessToken, keys, app.ApplicationID, c.Issuer, env)
 	if err != nil {
 		return fmt.Errorf("offline verification: %w", err)
 	}
@@ -230,8 +241,9 @@ func (c *client) call(ctx context.Context, method, path string, body any, bearer
 	return json.Unmarshal(data, out)
 }
 
-// keySet fetches the application's public keys (JWKS, RFC 8037 OKP keys).
-func (c *client) keySet(ctx context.Context, appID string) (map[string]ed25519.PublicKey, error) {
+// keySet fetches the public key of one environment of the application
+// (JWKS, RFC 8037 OKP keys).
+func (c *client) keySet(ctx context.Context, appID, env string) (map[string]ed25519.PublicKey, error) {
 	var set struct {
 		Keys []struct {
 			Kty string `json:"kty"`
@@ -240,7 +252,7 @@ func (c *client) keySet(ctx context.Context, appID string) (map[string]ed25519.P
 			Kid string `json:"kid"`
 		} `json:"keys"`
 	}
-	if err := c.call(ctx, http.MethodGet, "/v1/runtime/applications/"+url.PathEscape(appID)+"/jwks.json", nil, "", &set); err != nil {
+	if err := c.call(ctx, http.MethodGet, "/v1/runtime/applications/"+url.PathEscape(appID)+"/jwks.json?environment="+url.QueryEscape(env), nil, "", &set); err != nil {
 		return nil, err
 	}
 	keys := map[string]ed25519.PublicKey{}
@@ -263,12 +275,15 @@ type Claims struct {
 	Entitlements []string `json:"ent"`
 	License      string   `json:"lic"`
 	Device       string   `json:"dev"`
+	Env          string   `json:"env"`
 }
 
 // verifyOffline checks the token as the server signed it: EdDSA only (never
 // "none" or HMAC), typ at+jwt, a known kid, this application as audience,
-// the server as issuer, and not expired.
-func verifyOffline(token string, keys map[string]ed25519.PublicKey, appID, issuer string) (*Claims, error) {
+// the server as issuer, not expired, and issued for env, the environment
+// this build is for (a development token must not unlock a production build
+// even if its key were in the set).
+func verifyOffline(token string, keys map[string]ed25519.PublicKey, appID, issuer, env string) (*Claims, error) {
 	c := new(Claims)
 	_, err := jwt.ParseWithClaims(token, c, func(t *jwt.Token) (any, error) {
 		if typ, _ := t.Header["typ"].(string); typ != "at+jwt" {
@@ -283,6 +298,9 @@ func verifyOffline(token string, keys map[string]ed25519.PublicKey, appID, issue
 	}, jwt.WithValidMethods([]string{"EdDSA"}), jwt.WithAudience(appID), jwt.WithIssuer(issuer), jwt.WithExpirationRequired())
 	if err != nil {
 		return nil, err
+	}
+	if c.Env != env {
+		return nil, fmt.Errorf("token of environment %q, this build is for %q", c.Env, env)
 	}
 	return c, nil
 }

@@ -51,6 +51,9 @@ type ResetPasswordRequest struct {
 type LoginRequest struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
+	// Altcha is a solved challenge (GET /auth/challenge), needed once the
+	// account's failed logins from all addresses reach their bound.
+	Altcha string `json:"altcha,omitempty"`
 }
 
 // LoggedIn answers POST /auth/login.

@@ -83,6 +83,9 @@ type RuntimeLoginRequest struct {
 	Email       string `json:"email"`
 	Password    string `json:"password"`
 	Fingerprint string `json:"device_fingerprint"`
+	// Altcha is a solved challenge (GET /v1/mgmt/auth/challenge), needed
+	// once the account's failed logins from all addresses reach their bound.
+	Altcha string `json:"altcha,omitempty"`
 	Replay
 }
 

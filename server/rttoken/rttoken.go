@@ -96,15 +96,50 @@ type JWKS struct {
 	Keys []JWK `json:"keys"`
 }
 
-// KeySet returns the public keys of both environments of an application.
-func KeySet(app *store.Application) JWKS {
+// KeySet returns the JWKS document of one environment: its public key
+// alone (none when it has no signing key). One environment per document
+// (design §5), so that a client built for production, holding the
+// production document, cannot verify a development token.
+func KeySet(env *store.Environment) JWKS {
 	out := JWKS{Keys: []JWK{}}
-	for _, e := range app.Environments {
-		if len(e.SigningKey) != ed25519.PrivateKeySize {
-			continue
-		}
-		pub := e.SigningKey.Public().(ed25519.PublicKey)
-		out.Keys = append(out.Keys, JWK{Kty: "OKP", Crv: "Ed25519", X: base64.RawURLEncoding.EncodeToString(pub), Kid: e.KeyID, Alg: "EdDSA", Use: "sig"})
+	if env == nil || len(env.SigningKey) != ed25519.PrivateKeySize {
+		return out
 	}
+	pub := env.SigningKey.Public().(ed25519.PublicKey)
+	out.Keys = append(out.Keys, JWK{Kty: "OKP", Crv: "Ed25519", X: base64.RawURLEncoding.EncodeToString(pub), Kid: env.KeyID, Alg: "EdDSA", Use: "sig"})
 	return out
+}
+
+// VerifyKeySet checks a token as a desktop client does offline: with a JWKS
+// document (the key named by kid), the pinned algorithm, typ, audience (the
+// application id), issuer and expiry, and the env claim equal to env, the
+// environment the client was built for. The env check stands on its own:
+// a document that held keys of several environments would still not let a
+// development token pass for production.
+func VerifyKeySet(tok string, ks JWKS, audience, issuer, env string) (*Claims, error) {
+	c := new(Claims)
+	_, err := jwt.ParseWithClaims(tok, c, func(t *jwt.Token) (any, error) {
+		if typ, _ := t.Header["typ"].(string); typ != TokenType {
+			return nil, fmt.Errorf("typ %q is not %s", typ, TokenType)
+		}
+		kid, _ := t.Header["kid"].(string)
+		for _, k := range ks.Keys {
+			if k.Kid != kid || k.Kty != "OKP" || k.Crv != "Ed25519" {
+				continue
+			}
+			x, err := base64.RawURLEncoding.DecodeString(k.X)
+			if err != nil || len(x) != ed25519.PublicKeySize {
+				return nil, fmt.Errorf("key %q is not an Ed25519 key", kid)
+			}
+			return ed25519.PublicKey(x), nil
+		}
+		return nil, fmt.Errorf("unknown kid %q", kid)
+	}, jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}), jwt.WithAudience(audience), jwt.WithIssuer(issuer), jwt.WithExpirationRequired())
+	if err != nil {
+		return nil, err
+	}
+	if c.Env != env {
+		return nil, fmt.Errorf("token of environment %q, want %q", c.Env, env)
+	}
+	return c, nil
 }

@@ -95,13 +95,57 @@ func TestSignVerify(t *testing.T) {
 
 func TestKeySet(t *testing.T) {
 	app := testApp(t)
-	ks := KeySet(app)
-	if len(ks.Keys) != 2 {
-		t.Fatalf("keys = %+v", ks.Keys)
-	}
-	for i, k := range ks.Keys {
-		if k.Kty != "OKP" || k.Crv != "Ed25519" || k.Alg != "EdDSA" || k.Use != "sig" || k.Kid != app.Environments[i].KeyID {
-			t.Fatalf("key = %+v", k)
+	for _, name := range []string{store.EnvProduction, store.EnvDevelopment} {
+		env := app.Env(name)
+		ks := KeySet(env)
+		if len(ks.Keys) != 1 {
+			t.Fatalf("%s: keys = %+v, want the environment's one", name, ks.Keys)
+		}
+		if k := ks.Keys[0]; k.Kty != "OKP" || k.Crv != "Ed25519" || k.Alg != "EdDSA" || k.Use != "sig" || k.Kid != env.KeyID {
+			t.Fatalf("%s: key = %+v", name, k)
 		}
 	}
+	if ks := KeySet(nil); ks.Keys == nil || len(ks.Keys) != 0 {
+		t.Fatalf("KeySet(nil) = %+v, want no keys", ks)
+	}
+}
+
+func TestVerifyKeySet(t *testing.T) {
+	app := testApp(t)
+	now := time.Now()
+	prod, dev := app.Env(store.EnvProduction), app.Env(store.EnvDevelopment)
+	prodTok, err := Sign(prod, claims(app, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := claims(app, now)
+	dc.Env = store.EnvDevelopment
+	devTok, err := Sign(dev, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("OK", func(t *testing.T) {
+		if _, err := VerifyKeySet(prodTok, KeySet(prod), app.ID, "licensectl", store.EnvProduction); err != nil {
+			t.Fatalf("production token against the production set: %v", err)
+		}
+		if _, err := VerifyKeySet(devTok, KeySet(dev), app.ID, "licensectl", store.EnvDevelopment); err != nil {
+			t.Fatalf("development token against the development set: %v", err)
+		}
+	})
+	t.Run("ErrOtherEnvironmentsKey", func(t *testing.T) {
+		if _, err := VerifyKeySet(devTok, KeySet(prod), app.ID, "licensectl", store.EnvProduction); err == nil {
+			t.Fatal("development token verified with the production set")
+		}
+	})
+	t.Run("ErrEnvClaim", func(t *testing.T) {
+		both := JWKS{Keys: append(KeySet(prod).Keys, KeySet(dev).Keys...)}
+		if _, err := VerifyKeySet(devTok, both, app.ID, "licensectl", store.EnvProduction); err == nil || !strings.Contains(err.Error(), "environment") {
+			t.Fatalf("development token for a production client: err = %v", err)
+		}
+	})
+	t.Run("ErrAudience", func(t *testing.T) {
+		if _, err := VerifyKeySet(prodTok, KeySet(prod), store.NewID(), "licensectl", store.EnvProduction); err == nil {
+			t.Fatal("token for another application verified")
+		}
+	})
 }
