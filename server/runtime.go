@@ -126,7 +126,7 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 			err = fn(w, r.WithContext(ctx), c)
 		}
 		code := store.ErrorCode(err)
-		if badBody(code) {
+		if r.Method == http.MethodPost && badBody(code) {
 			// The credential comes before the body: a client without a
 			// valid one learns that first. Asked only on this error path,
 			// so the hot endpoints pay nothing for it.
@@ -146,7 +146,8 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 	})
 }
 
-// badBody reports the codes of a body refused before the store acted on it.
+// badBody reports the codes of a body refused before the store acted on it
+// (the GET endpoints take no body: their validation_failed is a query's).
 func badBody(code string) bool {
 	return code == store.ECodeInvalidJSON || code == store.ECodeValidation || code == store.ECodeBodyTooLarge
 }
