@@ -106,6 +106,7 @@ type list struct {
 	form     fieldForm // the form whose request is running
 	rowsTop  int       // lines of the view above the first table row, for clicks
 	lookup   bool      // the filter just applied is an exact lookup
+	flush    bool      // a reload is pending: its page replaces every held one
 	c        *ctx
 }
 
@@ -126,7 +127,9 @@ func (l *list) reload(c *ctx) tea.Cmd {
 	if it := l.current(); it != nil {
 		at.id = l.spec.id(it)
 	}
-	l.pages, l.lru, l.newer = map[int][]any{}, nil, 0
+	// The held pages go when the new one arrives: a failed reload keeps
+	// showing them, marked stale (tui.md §12).
+	l.flush = true
 	return l.fetch(c, l.page, at)
 }
 
@@ -215,9 +218,12 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 				if c.retryNote() != "" {
 					return nil // the root's status says how long polling waits
 				}
-				return status(c.g.fail+" "+errText(msg.err), true)
+				return readFailed(c, l.sid, msg.err)
 			}
 			r := msg.val.(pageResult)
+			if l.flush {
+				l.pages, l.lru, l.newer, l.flush = map[int][]any{}, nil, 0, false
+			}
 			l.err, l.loaded, l.loadedAt = nil, true, c.now()
 			l.total, l.page = r.total, r.page
 			l.pages[r.page] = r.items
@@ -242,7 +248,7 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			return l.bulkStep(c, msg)
 		case "form":
 			if msg.err != nil {
-				return status(c.g.fail+" "+errText(msg.err), true)
+				return readFailed(c, l.sid, msg.err)
 			}
 			return openOverlay(msg.val.(overlay))
 		}
@@ -266,9 +272,10 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 	case editorClosed:
 		return saveEdited(c, l, msg)
 	case tickMsg:
-		if !msg.skip && c.remote && !l.loaded && l.err != nil {
-			// Nothing to show yet: try the first load again.
-			return tea.Batch(l.tick(c), l.fetch(c, l.page, placement{}))
+		if !msg.skip && c.remote && l.err != nil {
+			// The last load failed: nothing is shown yet, or what is shown
+			// is stale. Load again rather than only check.
+			return tea.Batch(l.tick(c), l.reload(c))
 		}
 		if msg.skip || !c.remote || !l.spec.paged || !l.loaded {
 			return l.tick(c)

@@ -123,7 +123,7 @@ func (o *overview) update(c *ctx, msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			o.err = msg.err
-			return status(c.g.fail+" "+errText(msg.err), true)
+			return readFailed(c, o.sid, msg.err)
 		}
 		o.p, o.err, o.loaded = msg.val.(*pulse), nil, c.now()
 	case tickMsg:
