@@ -243,12 +243,22 @@ func (f *form) view(c *ctx, w, h int) []string {
 	return box(c, f.title, lines, w)
 }
 
-// wrapWords breaks s into lines of at most w cells at spaces; a word longer
-// than w is left to the box, which cuts it.
+// wrapWords breaks s into lines of at most w cells at spaces. A word
+// longer than w breaks after a "/" or "-" in it that keeps the piece
+// within w, and is cut only when it has none.
 func wrapWords(s string, w int) []string {
+	var words []string
+	for _, word := range strings.Fields(s) {
+		for w > 0 && width(word) > w {
+			head, rest := splitWord(word, w)
+			words = append(words, head)
+			word = rest
+		}
+		words = append(words, word)
+	}
 	var out []string
 	line := ""
-	for _, word := range strings.Fields(s) {
+	for _, word := range words {
 		switch {
 		case line == "":
 			line = word
@@ -263,4 +273,18 @@ func wrapWords(s string, w int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// splitWord cuts a word longer than w into a head of at most w cells and
+// the rest, after the last "/" or "-" that fits when there is one.
+func splitWord(word string, w int) (string, string) {
+	r := []rune(word)
+	cut := min(len(r), w)
+	for i := cut; i > 0; i-- {
+		if r[i-1] == '/' || r[i-1] == '-' {
+			cut = i
+			break
+		}
+	}
+	return string(r[:cut]), string(r[cut:])
 }

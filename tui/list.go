@@ -29,11 +29,14 @@ type listSpec struct {
 	primary func(it any) string // what y copies and messages name
 	fetch   func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error)
 	parse   func(c *ctx, text string) query
-	open    func(c *ctx, it any) screen
-	create  func(c *ctx, l *list) tea.Cmd // n
-	newKey  *binding                      // how n is named; keyNewItem when nil
-	actions []*action
-	empty   string
+	// statuses are the status words of parse, which a palette argument may
+	// abbreviate (statusWords).
+	statuses []string
+	open     func(c *ctx, it any) screen
+	create   func(c *ctx, l *list) tea.Cmd // n
+	newKey   *binding                      // how n is named; keyNewItem when nil
+	actions  []*action
+	empty    string
 	// preview summarizes the selected row in a pane on wide terminals.
 	preview func(c *ctx, it any) []string
 }
@@ -372,8 +375,9 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	case c.matches(ks, keyFirstPg):
 		return true, l.goTo(c, 1, placement{})
 	case c.matches(ks, keyFilter):
+		// A new filter starts empty, as k9s's does: the one applied stays
+		// in the title's chips until enter replaces it.
 		l.editing = &input{prompt: "/"}
-		l.editing.set(l.filterText())
 	case c.matches(ks, keyMark):
 		if it := l.current(); it != nil {
 			id := l.spec.id(it)
@@ -421,15 +425,6 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	return true, nil
-}
-
-// filterText is the filter as the user typed it, for editing again.
-func (l *list) filterText() string {
-	parts := slices.Clone(l.q.chips)
-	if l.q.local != "" {
-		parts = append(parts, l.q.local)
-	}
-	return strings.Join(parts, " ")
 }
 
 func (l *list) editKey(c *ctx, k tea.KeyMsg) tea.Cmd {

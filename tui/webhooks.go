@@ -122,8 +122,9 @@ func deliveriesSpec(h *store.Webhook) *listSpec {
 			p, err := c.data.ListDeliveries(ctx, c.app(), h.ID, store.DeliveryFilter{Status: q.status, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
 			return pageItems(p, err)
 		},
+		statuses: deliveryStatuses,
 		parse: func(c *ctx, text string) query {
-			return parseQuery(text, []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryFailed}, nil)
+			return parseQuery(text, deliveryStatuses, nil)
 		},
 		actions: []*action{{b: keyRetry, verb: "Retry", ing: "Retrying", did: "queued again", now: true,
 			run: func(ctx context.Context, c *ctx, it any) error {
