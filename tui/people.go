@@ -160,7 +160,7 @@ var addRoleAction = &action{
 			r := f.get("role_id")
 			return f.run(c, l, fmt.Sprintf("Added role %s to %s", c.label(r), c.label(u.Email)), func(ctx context.Context) (any, error) {
 				return c.data.AddEndUserRole(ctx, c.orgID, u.ID, r)
-			})
+			}, nil)
 		}
 		return openOverlay(f)
 	},
