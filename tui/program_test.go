@@ -48,6 +48,13 @@ func press(tm *teatest.TestModel, keys ...string) {
 	}
 }
 
+// command runs a palette command line.
+func command(tm *teatest.TestModel, line string) {
+	press(tm, ":")
+	tm.Type(line)
+	press(tm, "enter")
+}
+
 // TestProgramFindSuspend: open the licenses, find one by its key typed in
 // the filter, suspend it with y and see the cascade's reason.
 func TestProgramFindSuspend(t *testing.T) {
@@ -102,9 +109,7 @@ func TestProgramPalette(t *testing.T) {
 	s := seed(t, 3)
 	tm := startProgram(t, s, Options{})
 	waitFor(t, tm, "Overview", "ready")
-	press(tm, ":")
-	tm.Type("plans")
-	press(tm, "enter")
+	command(tm, "plans")
 	waitFor(t, tm, "[8 Plans]", "MAX DEV")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
@@ -117,9 +122,7 @@ func TestProgramPaletteStatusPrefix(t *testing.T) {
 	s := seed(t, 3)
 	tm := startProgram(t, s, Options{})
 	waitFor(t, tm, "Overview", "ready")
-	press(tm, ":")
-	tm.Type("lic inac")
-	press(tm, "enter")
+	command(tm, "lic inac")
 	waitFor(t, tm, "[2 Licenses]", "Licenses [status:inactive]", "3 matching")
 	press(tm, "/")
 	tm.Type("active")
