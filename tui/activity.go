@@ -140,7 +140,7 @@ func (a *activity) view(c *ctx, w, h int) string {
 		if i == a.cursor {
 			cur = c.g.cursor
 		}
-		lines = append(lines, cur+mark+" "+strings.Join(auditCells(c, e), "  "))
+		lines = append(lines, cur+mark+" "+auditLine(c, e))
 		if len(lines) >= h {
 			break
 		}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,11 +24,36 @@ var auditCols = []column{
 
 func auditCells(c *ctx, it any) []string {
 	e := it.(*store.AuditEntry)
-	actor := e.Actor.Type
-	if e.Actor.ID != "" {
-		actor += " " + tail(e.Actor.ID)
+	return []string{c.at(e.CreatedAt), e.Event, who(e.Actor.Type, e.Actor.ID), who(e.Target.Type, e.Target.ID), e.IP}
+}
+
+// who names an actor or a target: its type and the tail of its id, or the
+// type alone when the id adds nothing (the operator's id is "operator"; a
+// runtime call that named no license has none).
+func who(typ, id string) string {
+	if id == "" || id == typ {
+		return typ
 	}
-	return []string{c.at(e.CreatedAt), e.Event, actor, e.Target.Type + " " + tail(e.Target.ID), e.IP}
+	return typ + " " + tail(id)
+}
+
+// auditLine is an entry on one line (Activity, the Overview's recent
+// activity): time, event, who acted and on what, and the address. A target
+// that is the actor itself (a license activating, the runtime naming a
+// license) is named once.
+func auditLine(c *ctx, e *store.AuditEntry) string {
+	a, t := e.Actor, e.Target
+	parts := []string{c.at(e.CreatedAt), e.Event}
+	switch {
+	case a.Type == t.Type && (a.ID == "" || t.ID == "" || a.ID == t.ID):
+		parts = append(parts, who(t.Type, cmp.Or(t.ID, a.ID)))
+	default:
+		parts = append(parts, who(a.Type, a.ID), who(t.Type, t.ID))
+	}
+	if e.IP != "" {
+		parts = append(parts, e.IP)
+	}
+	return strings.Join(parts, "  ")
 }
 
 // auditJSON is what y copies from an audit row: the whole entry.

@@ -138,7 +138,7 @@ var secretsSpec = &listSpec{
 	}),
 	create: func(c *ctx, l *list) tea.Cmd {
 		return openOverlay(newAsk(c, fmt.Sprintf("New application secret in %s", strings.ToUpper(c.env)), "label: ", func(label string) tea.Cmd {
-			return c.act(l.ctx, l.sid, "Created secret "+label, func(ctx context.Context) (any, error) {
+			return c.actThen(l.ctx, l.sid, "Created secret "+label, func(ctx context.Context) (any, error) {
 				a, err := c.data.FindApplication(ctx, c.app())
 				if err != nil {
 					return nil, err
@@ -152,7 +152,7 @@ var secretsSpec = &listSpec{
 					return nil, err
 				}
 				return shownOnce{title: fmt.Sprintf("New application secret %q (%s)", label, c.env), secret: plain}, nil
-			})
+			}, l.showOnce)
 		}))
 	},
 	actions: []*action{{
@@ -168,6 +168,13 @@ var secretsSpec = &listSpec{
 	empty: "No secrets yet. n creates one in the current environment (shown once).",
 }
 
-// shownOnce is the answer of a create that returns a plaintext: the root
-// shows it in the secret-once modal.
+// shownOnce is the answer of a create that returns a plaintext, for the
+// secret-once modal.
 type shownOnce struct{ title, secret string }
+
+// showOnce shows a created plaintext in the secret-once modal, over the
+// list reloaded with the new row (an actionMsg.onResult).
+func (l *list) showOnce(val any) tea.Cmd {
+	v := val.(shownOnce)
+	return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: l.c.copy}), l.reload(l.c))
+}

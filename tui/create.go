@@ -23,7 +23,7 @@ func createApp(c *ctx, l *list) tea.Cmd {
 		name := f.get("name")
 		return f.run(c, l, "Created application "+c.label(name), func(ctx context.Context) (any, error) {
 			return c.data.CreateApplication(ctx, store.CreateApplicationInput{OrgID: c.orgID, Name: name})
-		})
+		}, nil)
 	}
 	return openOverlay(f)
 }
@@ -54,7 +54,7 @@ func createMember(c *ctx, l *list) tea.Cmd {
 			FirstName: f.get("first_name"), LastName: f.get("last_name"), Password: f.field("password").raw()}
 		return f.run(c, l, "Added member "+c.label(in.Email), func(ctx context.Context) (any, error) {
 			return c.data.AddMember(ctx, in)
-		})
+		}, nil)
 	}
 	return openOverlay(f)
 }
@@ -67,7 +67,7 @@ func createPlan(c *ctx, l *list) tea.Cmd {
 		req := st.plan
 		return f.run(c, l, "Created plan "+c.label(*req.Name), func(ctx context.Context) (any, error) {
 			return c.data.CreatePlan(ctx, c.app(), req)
-		})
+		}, nil)
 	}
 	return openOverlay(st.form)
 }
@@ -81,7 +81,7 @@ func editPlan(c *ctx, l *list, it any) tea.Cmd {
 		req := st.plan
 		return f.run(c, l, "Saved plan "+c.label(*req.Name), func(ctx context.Context) (any, error) {
 			return c.data.UpdatePlan(ctx, c.app(), p.ID, req)
-		})
+		}, nil)
 	}
 	return openOverlay(st.form)
 }
@@ -157,7 +157,7 @@ func createEntitlement(c *ctx, l *list) tea.Cmd {
 		}
 		return f.run(c, l, "Created entitlement "+c.label(in.Key), func(ctx context.Context) (any, error) {
 			return c.data.CreateEntitlement(ctx, c.app(), in)
-		})
+		}, nil)
 	}
 	return openOverlay(f)
 }
@@ -227,7 +227,7 @@ func webhookForm(c *ctx, l *list, reg webhookRegistrar, names []string) *form {
 				return nil, err
 			}
 			return shownOnce{title: fmt.Sprintf("Signing secret of %s", store.Printable(w.URL)), secret: w.Secret}, nil
-		})
+		}, l.showOnce)
 	}
 	return f
 }

@@ -43,7 +43,7 @@ func (m editorClosed) screenID() uint64 { return m.screen }
 func editPolicies(c *ctx, l *list, it any) tea.Cmd {
 	p := it.(*store.Plan)
 	doc := p.Policies
-	return c.act(l.ctx, l.sid, "", func(context.Context) (any, error) {
+	return c.actThen(l.ctx, l.sid, "", func(context.Context) (any, error) {
 		var pretty bytes.Buffer
 		if len(doc) == 0 || json.Indent(&pretty, doc, "", "  ") != nil {
 			pretty.Reset()
@@ -63,7 +63,7 @@ func editPolicies(c *ctx, l *list, it any) tea.Cmd {
 			_, err := c.data.UpdatePlan(ctx, c.app(), p.ID, store.PlanInput{Policies: doc, PoliciesSet: true})
 			return err
 		}}, nil
-	})
+	}, func(val any) tea.Cmd { return runEditor(c, l.sid, val.(editJSON)) })
 }
 
 // runEditor hands the terminal to the editor on e's file.

@@ -110,7 +110,7 @@ func TestGenerateFormErrors(t *testing.T) {
 		f.genErr = store.Invalid("expires_at", "expires_at must be in the future")
 		h := fakeHarness(t, f, 100, 30, Options{})
 		h.press("2", "n", "tab", "tab", "2020-01-01", "enter")
-		if _, ok := h.m.over.(*generateForm); !ok {
+		if f, ok := h.m.over.(*form); !ok || !strings.HasPrefix(f.title, "Generate licenses") {
 			t.Fatal("the form did not come back with the server's error")
 		}
 		v := h.view()

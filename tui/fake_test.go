@@ -21,6 +21,9 @@ type fakeData struct {
 	// genErr is what GenerateLicenses returns.
 	genErr error
 	secret string
+	// audit, when set, is what ListAudit answers (one license.created
+	// entry otherwise).
+	audit []*store.AuditEntry
 }
 
 func fixedID(n int) string { return fmt.Sprintf("0190a2b3-c4d5-7e6f-8a9b-%012d", n) }
@@ -127,6 +130,9 @@ func (f *fakeData) ListDevices(ctx context.Context, s store.Scope, sf store.Stat
 }
 
 func (f *fakeData) ListAudit(ctx context.Context, s store.Scope, af store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	if f.audit != nil {
+		return &store.Page[*store.AuditEntry]{Data: f.audit, Total: len(f.audit)}, nil
+	}
 	e := &store.AuditEntry{ID: fixedID(50), Event: "license.created", Actor: store.Actor{Type: "api_key", ID: fixedID(60)},
 		Target: store.Target{Type: "license", ID: fixedID(100)}, CreatedAt: fixedNow.Add(-5 * time.Minute)}
 	return &store.Page[*store.AuditEntry]{Data: []*store.AuditEntry{e}, Total: 1}, nil

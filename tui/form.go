@@ -26,6 +26,9 @@ type field struct {
 	choice   int
 	required bool
 	hint     string // shown under the field while it has no error
+	// show draws a choice field's value when the option alone says too
+	// little (a plan with its limits); it is also called with no options.
+	show func(f *field) string
 }
 
 // textField is a field the user types into.
@@ -40,17 +43,33 @@ func passwordField(name, label string) *field {
 	return f
 }
 
-// choiceField cycles among options with ←/→ or space; the first is chosen.
+// choiceField cycles among options with ←/→ (h/l) or space; the first is
+// chosen.
 func choiceField(name, label string, options ...string) *field {
+	if options == nil {
+		options = []string{} // a choice with nothing to choose, still a choice
+	}
 	return &field{name: name, label: label, options: options}
 }
 
-// value is the typed text, trimmed, or the chosen option.
+// value is the typed text, trimmed, or the chosen option ("" when there
+// is none to choose).
 func (f *field) value() string {
 	if f.options != nil {
+		if len(f.options) == 0 {
+			return ""
+		}
 		return f.options[f.choice]
 	}
 	return f.in.text()
+}
+
+// choose moves the choice by step, round the options.
+func (f *field) choose(step int) {
+	if n := len(f.options); n > 0 {
+		f.choice = (f.choice + step + n) % n
+		f.in.err = "" // as typing clears a text field's
+	}
 }
 
 // raw is the typed text as typed: a password's spaces are part of it.
@@ -79,6 +98,13 @@ type form struct {
 	verb   string // what submitting does, for the footer ("create")
 	fields []*field
 	focus  int
+	// compact draws "label: value" lines without aligning the labels, for
+	// labels that explain their field at length; enterSends makes enter
+	// submit from any field; keysLine replaces the generated keys line.
+	// The generation form is all three: one screen of one request.
+	compact    bool
+	enterSends bool
+	keysLine   string
 	// check adds the form's own rules (two passwords agree); it sets the
 	// fields' errors and reports whether the form may be sent.
 	check func(f *form) bool
@@ -128,7 +154,7 @@ func (f *form) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		f.focus = (f.focus + len(f.fields) - 1) % len(f.fields)
 		return false, nil
 	case tea.KeyEnter:
-		if f.focus < len(f.fields)-1 {
+		if f.focus < len(f.fields)-1 && !f.enterSends {
 			f.focus++
 			return false, nil
 		}
@@ -138,10 +164,10 @@ func (f *form) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	}
 	if cur.options != nil {
 		switch k.String() {
-		case "left":
-			cur.choice = (cur.choice + len(cur.options) - 1) % len(cur.options)
-		case "right", " ":
-			cur.choice = (cur.choice + 1) % len(cur.options)
+		case "left", "h":
+			cur.choose(-1)
+		case "right", "l", " ":
+			cur.choose(1)
 		}
 		return false, nil
 	}
@@ -173,11 +199,12 @@ func (f *form) send() (bool, tea.Cmd) {
 	return true, f.submit(f)
 }
 
-// run sends the form's request through c.act on l's behalf. l keeps the
-// form so that a validation error naming a field reopens it there.
-func (f *form) run(c *ctx, l *list, done string, fn func(ctx context.Context) (any, error)) tea.Cmd {
+// run sends the form's request through c.actThen on l's behalf (onResult
+// may be nil). l keeps the form so that a validation error naming a field
+// reopens it there.
+func (f *form) run(c *ctx, l *list, done string, fn func(ctx context.Context) (any, error), onResult func(any) tea.Cmd) tea.Cmd {
 	l.form = f
-	return c.act(l.ctx, l.sid, done, fn)
+	return c.actThen(l.ctx, l.sid, done, fn, onResult)
 }
 
 // fail puts a server error under its field; it reports whether it could.
@@ -211,14 +238,20 @@ func (f *form) view(c *ctx, w, h int) []string {
 			marker = c.g.cursor + " "
 		}
 		v := fl.in.view(i == f.focus)
-		if fl.options != nil {
-			v = "< " + fl.options[fl.choice] + " >"
+		switch {
+		case fl.show != nil:
+			v = fl.show(fl)
+		case fl.options != nil:
+			v = "< " + fl.value() + " >"
 			if len(fl.options) > 1 {
 				v += "  " + strings.Join(fl.options, "/")
 			}
 		}
-		lines = append(lines, marker+padRight(fl.label+":", lw+1)+" "+v)
-		indent := strings.Repeat(" ", lw+4)
+		label, indent := padRight(fl.label+":", lw+1), strings.Repeat(" ", lw+4)
+		if f.compact {
+			label, indent = fl.label+":", "    "
+		}
+		lines = append(lines, marker+label+" "+v)
 		note := fl.hint
 		if fl.in.err != "" {
 			note = c.g.fail + " " + fl.in.err
@@ -226,6 +259,15 @@ func (f *form) view(c *ctx, w, h int) []string {
 		for _, l := range wrapWords(note, w-4-width(indent)) {
 			lines = append(lines, indent+l)
 		}
+	}
+	lines = append(lines, wrapWords(f.keys(c), w-4)...)
+	return box(c, f.title, lines, w)
+}
+
+// keys is the form's keys line: what tab, ←/→, enter and esc do here.
+func (f *form) keys(c *ctx) string {
+	if f.keysLine != "" {
+		return f.keysLine
 	}
 	keys := "tab next " + c.g.dot + " "
 	for _, fl := range f.fields {
@@ -239,16 +281,26 @@ func (f *form) view(c *ctx, w, h int) []string {
 	} else {
 		keys += "enter next " + c.g.dot + " ctrl+s " + f.verb
 	}
-	lines = append(lines, wrapWords(keys+" "+c.g.dot+" esc cancel", w-4)...)
-	return box(c, f.title, lines, w)
+	return keys + " " + c.g.dot + " esc cancel"
+
 }
 
-// wrapWords breaks s into lines of at most w cells at spaces; a word longer
-// than w is left to the box, which cuts it.
+// wrapWords breaks s into lines of at most w cells at spaces. A word
+// longer than w breaks after a "/" or "-" in it that keeps the piece
+// within w, and is cut only when it has none.
 func wrapWords(s string, w int) []string {
+	var words []string
+	for _, word := range strings.Fields(s) {
+		for w > 0 && width(word) > w {
+			head, rest := splitWord(word, w)
+			words = append(words, head)
+			word = rest
+		}
+		words = append(words, word)
+	}
 	var out []string
 	line := ""
-	for _, word := range strings.Fields(s) {
+	for _, word := range words {
 		switch {
 		case line == "":
 			line = word
@@ -263,4 +315,18 @@ func wrapWords(s string, w int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// splitWord cuts a word longer than w into a head of at most w cells and
+// the rest, after the last "/" or "-" that fits when there is one.
+func splitWord(word string, w int) (string, string) {
+	r := []rune(word)
+	cut := min(len(r), w)
+	for i := cut; i > 0; i-- {
+		if r[i-1] == '/' || r[i-1] == '-' {
+			cut = i
+			break
+		}
+	}
+	return string(r[:cut]), string(r[cut:])
 }

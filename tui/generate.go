@@ -46,98 +46,83 @@ const (
 	fieldEnts     = "entitlement_ids"
 )
 
-// generateForm is the license generation form (§8.2). Errors, the form's
-// own and the server's, appear under their field.
-type generateForm struct {
-	l       *list
-	cat     catalogMsg
-	plan    int
-	fields  []*input // quantity, expires, entitlements
-	names   []string
-	focus   int // 0 plan, then fields
-	planErr string
-}
-
-func newGenerateForm(l *list, cat catalogMsg) *generateForm {
-	f := &generateForm{l: l, cat: cat, names: []string{fieldPlan, fieldQuantity, fieldExpires, fieldEnts}}
-	q := &input{prompt: "Quantity (1-1000): "}
-	q.set("1")
-	f.fields = []*input{q, {prompt: "Expires (empty, 30d, 2027-01-01 or RFC 3339): "}, {prompt: "Extra entitlements (keys, comma-separated): "}}
-	return f
-}
-
-func (*generateForm) takesText() {}
-
-func (f *generateForm) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEsc:
-		return true, nil
-	case tea.KeyTab, tea.KeyDown:
-		f.focus = (f.focus + 1) % 4
-		return false, nil
-	case tea.KeyShiftTab, tea.KeyUp:
-		f.focus = (f.focus + 3) % 4
-		return false, nil
-	case tea.KeyEnter:
-		in, ok := f.read(c)
-		if !ok {
-			return false, nil
+// newGenerateForm is the license generation form (§8.2) on the one form
+// engine. Errors, the form's own and the server's, appear under their
+// field.
+func newGenerateForm(l *list, cat catalogMsg) *form {
+	c := l.c
+	names := make([]string, len(cat.plans))
+	for i, p := range cat.plans {
+		names[i] = p.Name
+	}
+	plan := choiceField(fieldPlan, "Plan", names...)
+	plan.show = func(fl *field) string {
+		if len(cat.plans) == 0 {
+			return "(none)"
 		}
-		l := f.l
-		l.form = f
-		plan := f.cat.plans[f.plan].Name
-		return true, c.act(l.ctx, l.sid, "", func(ctx context.Context) (any, error) {
-			items, err := c.data.GenerateLicenses(ctx, c.scope(), in)
+		p := cat.plans[fl.choice]
+		return fmt.Sprintf("< %s >  max %d devices, trial %v, duration %s", p.Name, p.MaxDevices, p.IsTrial, optInt(p.DurationDays, "forever"))
+	}
+	f := newForm("Generate licenses into "+strings.ToUpper(c.env), "generate", plan,
+		textField(fieldQuantity, "Quantity (1-1000)", false).set("1"),
+		textField(fieldExpires, "Expires (empty, 30d, 2027-01-01 or RFC 3339)", false),
+		textField(fieldEnts, "Extra entitlements (keys, comma-separated)", false))
+	f.compact, f.enterSends = true, true
+	f.keysLine = "tab next field " + c.g.dot + " ←/→ plan " + c.g.dot + " enter generate " + c.g.dot + " esc cancel"
+	var in store.GenerateLicensesInput
+	f.check = func(f *form) (ok bool) {
+		in, ok = readGenerate(c, f, cat)
+		return ok
+	}
+	f.submit = func(f *form) tea.Cmd {
+		req, planName := in, cat.plans[f.field(fieldPlan).choice].Name
+		return f.run(c, l, "", func(ctx context.Context) (any, error) {
+			items, err := c.data.GenerateLicenses(ctx, c.scope(), req)
 			if err != nil {
 				return nil, err
 			}
-			return generated{plan: plan, items: items}, nil
-		})
+			return generated{plan: planName, items: items}, nil
+		}, l.showGenerated)
 	}
-	if f.focus == 0 {
-		switch k.String() {
-		case "left", "h":
-			f.plan = (f.plan + len(f.cat.plans) - 1) % max(1, len(f.cat.plans))
-		case "right", "l", " ":
-			f.plan = (f.plan + 1) % max(1, len(f.cat.plans))
-		}
-		return false, nil
-	}
-	f.fields[f.focus-1].key(k)
-	return false, nil
+	return f
 }
 
-// read checks the form and builds the request; errors go under the fields.
-func (f *generateForm) read(c *ctx) (store.GenerateLicensesInput, bool) {
+// readGenerate checks the form and builds the request; errors go under the
+// fields.
+func readGenerate(c *ctx, f *form, cat catalogMsg) (store.GenerateLicensesInput, bool) {
 	var in store.GenerateLicensesInput
 	ok := true
-	if len(f.cat.plans) == 0 {
-		f.planErr, ok = "no plan: create one first (n on Plans, tab 8)", false
-	} else {
-		in.PlanID = f.cat.plans[f.plan].ID
+	bad := func(name, msg string) {
+		f.invalid(name, msg)
+		ok = false
 	}
-	n, err := strconv.Atoi(f.fields[0].text())
+	if len(cat.plans) == 0 {
+		bad(fieldPlan, "no plan: create one first (n on Plans, tab 8)")
+	} else {
+		in.PlanID = cat.plans[f.field(fieldPlan).choice].ID
+	}
+	n, err := strconv.Atoi(f.get(fieldQuantity))
 	if err != nil || n < 1 || n > store.MaxGenerate {
-		f.fields[0].err, ok = fmt.Sprintf("a number from 1 to %d", store.MaxGenerate), false
+		bad(fieldQuantity, fmt.Sprintf("a number from 1 to %d", store.MaxGenerate))
 	}
 	in.Quantity = n
-	if t, err := parseExpiry(f.fields[1].text(), c.now()); err != nil {
-		f.fields[1].err, ok = err.Error(), false
+	if t, err := parseExpiry(f.get(fieldExpires), c.now()); err != nil {
+		bad(fieldExpires, err.Error())
 	} else {
 		in.ExpiresAt = t
 	}
-	for _, k := range strings.Split(f.fields[2].text(), ",") {
+	for _, k := range strings.Split(f.get(fieldEnts), ",") {
 		if k = strings.TrimSpace(k); k == "" {
 			continue
 		}
 		found := false
-		for _, e := range f.cat.ents {
+		for _, e := range cat.ents {
 			if e.Key == k || e.ID == k {
 				in.EntitlementIDs, found = append(in.EntitlementIDs, e.ID), true
 			}
 		}
 		if !found {
-			f.fields[2].err, ok = fmt.Sprintf("no entitlement %q", k), false
+			bad(fieldEnts, fmt.Sprintf("no entitlement %q", k))
 		}
 	}
 	return in, ok
@@ -162,62 +147,23 @@ func parseExpiry(s string, now time.Time) (*time.Time, error) {
 	return nil, fmt.Errorf("not a duration like 30d, a date or an RFC 3339 time")
 }
 
-// fail puts a server error under its field; it reports whether it could.
-func (f *generateForm) fail(err error) bool {
-	e := store.AsError(err)
-	if e == nil || e.Field == "" {
-		return false
-	}
-	switch e.Field {
-	case fieldPlan:
-		f.planErr = e.Message
-	case fieldQuantity:
-		f.fields[0].err = e.Message
-	case fieldExpires:
-		f.fields[1].err = e.Message
-	case fieldEnts:
-		f.fields[2].err = e.Message
-	default:
-		return false
-	}
-	return true
-}
-
-func (f *generateForm) view(c *ctx, w, h int) []string {
-	marker := func(i int) string {
-		if f.focus == i {
-			return c.g.cursor + " "
-		}
-		return "  "
-	}
-	plan := "(none)"
-	if len(f.cat.plans) > 0 {
-		p := f.cat.plans[f.plan]
-		plan = fmt.Sprintf("< %s >  max %d devices, trial %v, duration %s", p.Name, p.MaxDevices, p.IsTrial, optInt(p.DurationDays, "forever"))
-	}
-	lines := []string{marker(0) + "Plan: " + plan}
-	if f.planErr != "" {
-		lines = append(lines, "    "+c.g.fail+" "+f.planErr)
-	}
-	for i, in := range f.fields {
-		lines = append(lines, marker(i+1)+in.view(f.focus == i+1))
-		if in.err != "" {
-			lines = append(lines, "    "+c.g.fail+" "+in.err)
-		}
-	}
-	lines = append(lines, "tab next field "+c.g.dot+" ←/→ plan "+c.g.dot+" enter generate "+c.g.dot+" esc cancel")
-	return box(c, "Generate licenses into "+strings.ToUpper(c.env), lines, w)
-}
-
 // generated is the answer of a generation.
 type generated struct {
 	plan  string
 	items []*store.LicenseItem
 }
 
-// newGenerated is the result screen: the new keys, to copy or open.
-func newGenerated(c *ctx, g generated) screen {
-	spec := *licensesSpec
+// showGenerated opens the result screen of a generation over the list
+// reloaded with the new rows (an actionMsg.onResult).
+func (l *list) showGenerated(val any) tea.Cmd {
+	v := val.(generated)
+	return tea.Batch(l.reload(l.c), push(newGenerated(l.c, l.spec, v)), status(fmt.Sprintf("%s Generated %d licenses", l.c.g.ok, len(v.items)), false))
+}
+
+// newGenerated is the result screen: the new keys, to copy or open, in
+// the columns of licenses, the spec of the list they were generated from.
+func newGenerated(c *ctx, licenses *listSpec, g generated) screen {
+	spec := *licenses
 	spec.name, spec.paged, spec.create, spec.actions = fmt.Sprintf("Generated %d %s licenses", len(g.items), g.plan), false, nil, nil
 	items := g.items
 	spec.fetch = whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) { return items, nil })

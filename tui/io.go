@@ -88,6 +88,11 @@ type actionMsg struct {
 	done   string
 	val    any
 	err    error
+	// onResult, when set, is what a successful answer leads to in place of
+	// the screen's reload: the request's starter says what its answer
+	// shows (a secret once, the generated keys, a ping's outcome, the
+	// editor), so the screen need not know every kind of answer.
+	onResult func(val any) tea.Cmd
 }
 
 // load is the only way screens read: the busy count goes up before the
@@ -106,6 +111,11 @@ func (c *ctx) load(parent context.Context, screen, gen uint64, kind string, fn f
 
 // act runs one change the same way; done is the status text on success.
 func (c *ctx) act(parent context.Context, screen uint64, done string, fn func(context.Context) (any, error)) tea.Cmd {
+	return c.actThen(parent, screen, done, fn, nil)
+}
+
+// actThen is act with what a successful answer leads to (actionMsg.onResult).
+func (c *ctx) actThen(parent context.Context, screen uint64, done string, fn func(context.Context) (any, error), onResult func(any) tea.Cmd) tea.Cmd {
 	c.busy++
 	c.acting++
 	timeout := c.timeout
@@ -113,7 +123,7 @@ func (c *ctx) act(parent context.Context, screen uint64, done string, fn func(co
 		cctx, cancel := context.WithTimeout(parent, timeout)
 		defer cancel()
 		v, err := fn(cctx)
-		return actionMsg{screen: screen, done: done, val: v, err: err}
+		return actionMsg{screen: screen, done: done, val: v, err: err, onResult: onResult}
 	}
 }
 

@@ -118,11 +118,18 @@ var globalKeys = []*binding{
 	keyLastPage, keyFirstPg, keyOpen, keyMark, keyMarkAll,
 }
 
-// helpLines renders the key table for help: the screen's keys first, then
-// the global groups, filtered by q.
-func helpLines(screenKeys []*binding, q string) []string {
+// helpRow is one line of help before layout: a group's name (key empty)
+// or a key and what it does.
+type helpRow struct{ key, text string }
+
+// helpKeyW is the width of help's key column.
+const helpKeyW = 10
+
+// helpRows is the key table for help: the screen's keys first, then the
+// global groups, filtered by q.
+func helpRows(screenKeys []*binding, q string) []helpRow {
 	q = strings.ToLower(q)
-	var out []string
+	var out []helpRow
 	groups := []struct {
 		name string
 		bs   []*binding
@@ -140,21 +147,39 @@ func helpLines(screenKeys []*binding, q string) []string {
 		}{g, bs})
 	}
 	for _, g := range groups {
-		var rows []string
+		var rows []helpRow
 		for _, b := range g.bs {
-			row := padRight(b.label, 10) + b.help
+			text := b.help
 			if b.final {
-				row += "  (irreversible)"
+				text += "  (irreversible)"
 			}
-			if q != "" && !strings.Contains(strings.ToLower(row), q) {
+			if q != "" && !strings.Contains(strings.ToLower(padRight(b.label, helpKeyW)+text), q) {
 				continue
 			}
-			rows = append(rows, "  "+row)
+			rows = append(rows, helpRow{key: b.label, text: text})
 		}
 		if len(rows) > 0 {
-			out = append(out, g.name)
+			out = append(out, helpRow{text: g.name})
 			out = append(out, rows...)
 		}
+	}
+	return out
+}
+
+// lines lays a help row out in w cells: the text wraps at spaces under
+// itself, so that no word is cut in two.
+func (r helpRow) lines(w int) []string {
+	if r.key == "" {
+		return []string{truncate(r.text, w)}
+	}
+	indent := strings.Repeat(" ", 2+helpKeyW)
+	wrapped := wrapWords(r.text, w-width(indent))
+	if len(wrapped) == 0 {
+		wrapped = []string{""}
+	}
+	out := []string{"  " + padRight(r.key, helpKeyW) + wrapped[0]}
+	for _, l := range wrapped[1:] {
+		out = append(out, indent+l)
 	}
 	return out
 }

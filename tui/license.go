@@ -134,7 +134,7 @@ func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			l.err = msg.err
-			return status(c.g.fail+" "+errText(msg.err), true)
+			return readFailed(c, l.sid, msg.err)
 		}
 		l.v, l.err = msg.val.(*licenseView), nil
 		l.id = l.v.d.ID

@@ -11,7 +11,13 @@ import (
 	"licensectl/store"
 )
 
-var licenseStatuses = []string{store.LicenseInactive, store.LicenseActive, store.LicenseExpired, store.LicenseSuspended, store.LicenseRevoked, store.LicenseBanned}
+// The status words of the lists' filters.
+var (
+	licenseStatuses  = []string{store.LicenseInactive, store.LicenseActive, store.LicenseExpired, store.LicenseSuspended, store.LicenseRevoked, store.LicenseBanned}
+	userStatuses     = []string{store.UserActive, store.UserBanned, store.UserDisabled}
+	deviceStatuses   = []string{store.DeviceActive, store.DeviceBlocked}
+	deliveryStatuses = []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryFailed}
+)
 
 // Bindings of the license actions.
 var (
@@ -103,6 +109,7 @@ var licensesSpec = &listSpec{
 		p, err := c.data.ListLicenses(ctx, c.scope(), f)
 		return pageItems(p, err)
 	},
+	statuses: licenseStatuses,
 	parse: func(c *ctx, text string) query {
 		q := parseQuery(text, licenseStatuses, func(q *query, tok string) bool {
 			switch {
@@ -156,7 +163,12 @@ func parseQuery(text string, statuses []string, special func(q *query, tok strin
 		toks = []string{k}
 	}
 	for _, tok := range toks {
-		st := strings.TrimPrefix(strings.ToLower(tok), "status:")
+		lower := strings.ToLower(tok)
+		st := lower
+		if word, ok := strings.CutPrefix(lower, "status:"); ok {
+			// Said to be a status: a unique prefix is enough.
+			st = statusWord(statuses, word)
+		}
 		switch {
 		case slices.Contains(statuses, st):
 			// A bare status word reads as what it does (tui.md §6's chips).
@@ -170,6 +182,41 @@ func parseQuery(text string, statuses []string, special func(q *query, tok strin
 	}
 	q.local = strings.Join(local, " ")
 	return q
+}
+
+// statusWord is the status that word names: the status itself, or the only
+// one it begins; "" when none or several do.
+func statusWord(statuses []string, word string) string {
+	found := ""
+	for _, st := range statuses {
+		switch {
+		case st == word:
+			return st
+		case word != "" && strings.HasPrefix(st, word):
+			if found != "" {
+				return ""
+			}
+			found = st
+		}
+	}
+	return found
+}
+
+// statusWords reads a palette argument (":lic susp"): its words that begin
+// exactly one of the list's statuses mean that status, as the whole word
+// does. The / filter wants "status:" before an abbreviation, since a bare
+// word there may be page-local text.
+func (s *listSpec) statusWords(text string) string {
+	if store.NormalizeLicenseKey(text) != "" {
+		return text // a key typed in groups: its groups are no words
+	}
+	toks := strings.Fields(text)
+	for i, tok := range toks {
+		if st := statusWord(s.statuses, strings.ToLower(tok)); st != "" {
+			toks[i] = "status:" + st
+		}
+	}
+	return strings.Join(toks, " ")
 }
 
 // licensePreview is the selected license at a glance, and what its own

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"licensectl/store"
 )
 
 // perPage is fixed: a resize never moves page boundaries.
@@ -29,11 +27,14 @@ type listSpec struct {
 	primary func(it any) string // what y copies and messages name
 	fetch   func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error)
 	parse   func(c *ctx, text string) query
-	open    func(c *ctx, it any) screen
-	create  func(c *ctx, l *list) tea.Cmd // n
-	newKey  *binding                      // how n is named; keyNewItem when nil
-	actions []*action
-	empty   string
+	// statuses are the status words of parse, which a palette argument may
+	// abbreviate (statusWords).
+	statuses []string
+	open     func(c *ctx, it any) screen
+	create   func(c *ctx, l *list) tea.Cmd // n
+	newKey   *binding                      // how n is named; keyNewItem when nil
+	actions  []*action
+	empty    string
 	// preview summarizes the selected row in a pane on wide terminals.
 	preview func(c *ctx, it any) []string
 }
@@ -61,8 +62,10 @@ type action struct {
 	// now runs the action at once on the row under the cursor, without
 	// asking (a retry, a test ping): nothing it does needs undoing.
 	now bool
-	// result replaces run when the answer is shown (a test ping's outcome).
-	result func(ctx context.Context, c *ctx, it any) (any, error)
+	// result replaces run when the answer is shown (a test ping's outcome),
+	// and onResult shows it.
+	result   func(ctx context.Context, c *ctx, it any) (any, error)
+	onResult func(c *ctx, l *list, val any) tea.Cmd
 	// ask replaces the confirmation: it opens a form about the row under the cursor.
 	ask func(c *ctx, l *list, it any) tea.Cmd
 }
@@ -106,6 +109,7 @@ type list struct {
 	form     fieldForm // the form whose request is running
 	rowsTop  int       // lines of the view above the first table row, for clicks
 	lookup   bool      // the filter just applied is an exact lookup
+	flush    bool      // a reload is pending: its page replaces every held one
 	c        *ctx
 }
 
@@ -126,7 +130,9 @@ func (l *list) reload(c *ctx) tea.Cmd {
 	if it := l.current(); it != nil {
 		at.id = l.spec.id(it)
 	}
-	l.pages, l.lru, l.newer = map[int][]any{}, nil, 0
+	// The held pages go when the new one arrives: a failed reload keeps
+	// showing them, marked stale (tui.md §12).
+	l.flush = true
 	return l.fetch(c, l.page, at)
 }
 
@@ -215,9 +221,12 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 				if c.retryNote() != "" {
 					return nil // the root's status says how long polling waits
 				}
-				return status(c.g.fail+" "+errText(msg.err), true)
+				return readFailed(c, l.sid, msg.err)
 			}
 			r := msg.val.(pageResult)
+			if l.flush {
+				l.pages, l.lru, l.newer, l.flush = map[int][]any{}, nil, 0, false
+			}
 			l.err, l.loaded, l.loadedAt = nil, true, c.now()
 			l.total, l.page = r.total, r.page
 			l.pages[r.page] = r.items
@@ -242,33 +251,27 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			return l.bulkStep(c, msg)
 		case "form":
 			if msg.err != nil {
-				return status(c.g.fail+" "+errText(msg.err), true)
+				return readFailed(c, l.sid, msg.err)
 			}
 			return openOverlay(msg.val.(overlay))
 		}
 	case actionMsg:
 		form := l.form
 		l.form = nil
-		switch v := msg.val.(type) {
-		case shownOnce:
-			return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: c.copy}), l.reload(c))
-		case generated:
-			return tea.Batch(l.reload(c), push(newGenerated(c, v)), status(fmt.Sprintf("%s Generated %d licenses", c.g.ok, len(v.items)), false))
-		case pinged:
-			return tea.Batch(status(v.text(c), !v.r.Success), l.reload(c))
-		case editJSON:
-			return runEditor(c, l.sid, v)
-		}
-		if form != nil && msg.err != nil && form.fail(msg.err) {
+		switch {
+		case msg.err == nil && msg.onResult != nil:
+			return msg.onResult(msg.val)
+		case msg.err != nil && form != nil && form.fail(msg.err):
 			return openOverlay(form)
 		}
 		return l.reload(c)
 	case editorClosed:
 		return saveEdited(c, l, msg)
 	case tickMsg:
-		if !msg.skip && c.remote && !l.loaded && l.err != nil {
-			// Nothing to show yet: try the first load again.
-			return tea.Batch(l.tick(c), l.fetch(c, l.page, placement{}))
+		if !msg.skip && c.remote && l.err != nil {
+			// The last load failed: nothing is shown yet, or what is shown
+			// is stale. Load again rather than only check.
+			return tea.Batch(l.tick(c), l.reload(c))
 		}
 		if msg.skip || !c.remote || !l.spec.paged || !l.loaded {
 			return l.tick(c)
@@ -365,8 +368,9 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	case c.matches(ks, keyFirstPg):
 		return true, l.goTo(c, 1, placement{})
 	case c.matches(ks, keyFilter):
+		// A new filter starts empty, as k9s's does: the one applied stays
+		// in the title's chips until enter replaces it.
 		l.editing = &input{prompt: "/"}
-		l.editing.set(l.filterText())
 	case c.matches(ks, keyMark):
 		if it := l.current(); it != nil {
 			id := l.spec.id(it)
@@ -416,15 +420,6 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
-// filterText is the filter as the user typed it, for editing again.
-func (l *list) filterText() string {
-	parts := slices.Clone(l.q.chips)
-	if l.q.local != "" {
-		parts = append(parts, l.q.local)
-	}
-	return strings.Join(parts, " ")
-}
-
 func (l *list) editKey(c *ctx, k tea.KeyMsg) tea.Cmd {
 	switch k.Type {
 	case tea.KeyEsc:
@@ -454,116 +449,9 @@ func (l *list) filter(c *ctx, text string) tea.Cmd {
 	return l.fetch(c, 1, placement{})
 }
 
-func (l *list) view(c *ctx, w, h int) string {
-	var b strings.Builder
-	titleLeft := l.spec.name
-	for _, ch := range l.q.chips {
-		titleLeft += " [" + ch + "]"
-	}
-	if l.q.note != "" {
-		titleLeft += " " + l.q.note
-	}
-	if l.err != nil && l.loaded {
-		titleLeft += fmt.Sprintf(" (stale %s)", span(c.now().Sub(l.loadedAt)))
-	}
-	rows := l.rows()
-	right := ""
-	switch {
-	case !l.loaded:
-	case l.q.local != "":
-		right = fmt.Sprintf("matching %d of %d loaded rows (page-local; use status:, plan: or a full key to search all)", len(rows), len(l.pages[l.page]))
-	case l.spec.paged:
-		pos := 0
-		if len(rows) > 0 {
-			pos = (l.page-1)*perPage + l.cursor + 1
-		}
-		right = fmt.Sprintf("%s matching %s row %s of %s %s page %d/%d", count(l.total), c.g.dot, count(pos), count(l.total), c.g.dot, l.page, l.lastPage())
-	default:
-		right = fmt.Sprintf("%s %s", count(len(rows)), c.g.dot+" row "+count(min(l.cursor+1, len(rows))))
-	}
-	if l.newer > 0 {
-		right = fmt.Sprintf("%s %d new since loaded (ctrl+r) %s %s", c.g.refresh, l.newer, c.g.dot, right)
-	}
-	if len(l.marked) > 0 {
-		titleLeft += fmt.Sprintf(" %s %d marked", c.g.dot, len(l.marked))
-	}
-	b.WriteString(c.st.title.Render(spread(titleLeft, right, w)))
-	b.WriteByte('\n')
-	bodyH := h - 1
-	l.rowsTop = 2 // the title and the table's header
-	if l.editing != nil {
-		l.rowsTop++
-		b.WriteString(l.editing.view(true) + "   (status:WORD plan:NAME, a key, an e-mail, fp:… ; enter apply · esc cancel)\n")
-		bodyH--
-	}
-	switch {
-	case !l.loaded && l.err != nil:
-		b.WriteString(c.g.fail + " " + errText(l.err) + c.retryNote() + " " + c.g.dot + " r retry now " + c.g.dot + " q quit")
-		return b.String()
-	case !l.loaded:
-		b.WriteString("  loading" + c.g.ellipsis)
-		return b.String()
-	case len(rows) == 0 && l.total == 0 && len(l.q.chips) == 0 && l.q.local == "":
-		other := store.EnvDevelopment
-		if c.env == store.EnvDevelopment {
-			other = store.EnvProduction
-		}
-		b.WriteString("  " + strings.NewReplacer("ENV", strings.ToUpper(c.env), "OTHER", other).Replace(l.spec.empty))
-		return b.String()
-	case len(rows) == 0:
-		b.WriteString("  Nothing matches. esc clears the filter.")
-		return b.String()
-	}
-	l.tbl.cols = l.spec.cols
-	l.tbl.rows = l.tbl.rows[:0]
-	l.tbl.marked = l.tbl.marked[:0]
-	for _, it := range rows {
-		l.tbl.rows = append(l.tbl.rows, l.spec.cells(c, it))
-		_, m := l.marked[l.spec.id(it)]
-		l.tbl.marked = append(l.tbl.marked, m)
-	}
-	l.tbl.cursor = l.cursor
-	l.height = bodyH - 1
-	if it := l.current(); it != nil && l.spec.preview != nil && w >= previewMinWidth {
-		// Wide terminals get the selected row's summary on the right, from
-		// the row itself: moving the cursor sends no request.
-		paneW := min(46, w/3)
-		b.WriteString(beside(l.tbl.view(c, w-paneW-1, bodyH), l.spec.preview(c, it), w-paneW-1, paneW, c.g.vbar))
-		return b.String()
-	}
-	b.WriteString(l.tbl.view(c, w, bodyH))
-	return b.String()
-}
-
-// previewMinWidth is where lists get a preview pane (tui.md §6).
-const previewMinWidth = 120
-
-// beside puts the lines of right next to those of left (cut to lw cells),
-// with a bar between them.
-func beside(left string, right []string, lw, rw int, bar string) string {
-	ls := strings.Split(left, "\n")
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		r := ""
-		if i < len(right) {
-			r = truncate(right[i], rw)
-		}
-		out[i] = padRight(l, lw) + bar + r
-	}
-	return strings.Join(out, "\n")
-}
-
 func (l *list) newKey() *binding {
 	if l.spec.newKey != nil {
 		return l.spec.newKey
 	}
 	return keyNewItem
-}
-
-// click selects the row drawn y lines below the top of the list's view.
-func (l *list) click(y int) {
-	i := l.tbl.offset + y - l.rowsTop
-	if y >= l.rowsTop && i >= 0 && i < len(l.rows()) {
-		l.cursor = i
-	}
 }

@@ -134,13 +134,13 @@ var apiKeysSpec = &listSpec{
 	}),
 	create: func(c *ctx, l *list) tea.Cmd {
 		return openOverlay(newAsk(c, "New API key", "label: ", func(label string) tea.Cmd {
-			return c.act(l.ctx, l.sid, "Created API key "+label, func(ctx context.Context) (any, error) {
+			return c.actThen(l.ctx, l.sid, "Created API key "+label, func(ctx context.Context) (any, error) {
 				_, plain, err := c.data.CreateAPIKey(ctx, c.orgID, label)
 				if err != nil {
 					return nil, err
 				}
 				return shownOnce{title: fmt.Sprintf("New API key %q", label), secret: plain}, nil
-			})
+			}, l.showOnce)
 		}))
 	},
 	actions: []*action{{

@@ -65,23 +65,44 @@ func (h *help) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 }
 
 func (h *help) view(c *ctx, w, ht int) []string {
-	lines := helpLines(c.visible(h.keys), h.filter.text())
-	lines = append([]string{h.filter.view(true)}, lines...)
-	if len(lines) > ht-2 {
-		// Two columns when the list is longer than the screen.
-		half := (len(lines) + 1) / 2
-		colW := w/2 - 2
-		var two []string
-		for i := 0; i < half; i++ {
-			l := padRight(lines[i], colW)
-			if i+half < len(lines) {
-				l += "  " + lines[i+half]
-			}
-			two = append(two, l)
-		}
-		lines = two
+	rows := helpRows(c.visible(h.keys), h.filter.text())
+	inner := w - 4
+	var lines []string
+	for _, r := range rows {
+		lines = append(lines, r.lines(inner)...)
 	}
-	return box(c, "Keys — esc closes", lines, w)
+	if len(lines)+1 > ht-2 {
+		// Two columns when the list is longer than the screen; a row stays
+		// whole in its column.
+		colW := (inner - 2) / 2
+		var laid [][]string
+		total := 0
+		for _, r := range rows {
+			l := r.lines(colW)
+			laid = append(laid, l)
+			total += len(l)
+		}
+		var left, right []string
+		for _, l := range laid {
+			if len(left) < (total+1)/2 {
+				left = append(left, l...)
+			} else {
+				right = append(right, l...)
+			}
+		}
+		lines = lines[:0]
+		for i := range max(len(left), len(right)) {
+			l := ""
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				l = padRight(l, colW) + "  " + right[i]
+			}
+			lines = append(lines, l)
+		}
+	}
+	return box(c, "Keys — esc closes", append([]string{h.filter.view(true)}, lines...), w)
 }
 
 // confirm asks before a change. Reversible changes are confirmed with y and

@@ -30,6 +30,7 @@ type overview struct {
 	p      *pulse
 	err    error
 	loaded time.Time
+	dash   *tabs // the dashboard it is a tab of: its hints name the other tabs' keys
 }
 
 func newOverview(c *ctx) *overview { return &overview{screenBase: newBase(c)} }
@@ -123,7 +124,7 @@ func (o *overview) update(c *ctx, msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			o.err = msg.err
-			return status(c.g.fail+" "+errText(msg.err), true)
+			return readFailed(c, o.sid, msg.err)
 		}
 		o.p, o.err, o.loaded = msg.val.(*pulse), nil, c.now()
 	case tickMsg:
@@ -172,13 +173,13 @@ func (o *overview) view(c *ctx, w, h int) string {
 		total += n
 	}
 	lines = append(lines,
-		check(p.plans > 0, "a plan exists", "create one: n on Plans (8)"),
-		check(total > 0, "a license is generated", "n on Licenses (2)"),
-		check(p.secrets > 0, "an application secret exists in "+c.env, "n on Secrets (9)"),
+		check(p.plans > 0, "a plan exists", "create one: "+o.newOn("Plans")),
+		check(total > 0, "a license is generated", o.newOn("Licenses")),
+		check(p.secrets > 0, "an application secret exists in "+c.env, o.newOn("Secrets")),
 		check(p.activated, "a license.activated event was seen", "activate from your application"))
 	lines = append(lines, "", "Recent activity")
 	for _, e := range p.recent {
-		lines = append(lines, "  "+strings.Join(auditCells(c, e)[:4], "  "))
+		lines = append(lines, "  "+auditLine(c, e))
 	}
 	if len(p.recent) == 0 {
 		lines = append(lines, "  none yet")
@@ -192,11 +193,24 @@ func (o *overview) view(c *ctx, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
+// newOn names where n creates what a checklist item lacks: "n on Plans (8)",
+// with the number key of that tab as the dashboard orders them.
+func (o *overview) newOn(tab string) string {
+	if o.dash != nil {
+		if k := o.dash.number(tab); k != "" {
+			return fmt.Sprintf("n on %s (%s)", tab, k)
+		}
+	}
+	return "n on " + tab
+}
+
 func newAppDashboard(c *ctx, a *store.Application) screen {
 	c.appID, c.appName = a.ID, a.Slug
+	ov := newOverview(c)
 	t := newTabs(c, a.Slug,
-		newOverview(c), newList(c, licensesSpec), newList(c, usersSpec), newList(c, devicesSpec),
+		ov, newList(c, licensesSpec), newList(c, usersSpec), newList(c, devicesSpec),
 		newActivity(c), newList(c, auditSpec), newList(c, webhooksSpec), newList(c, plansSpec), newList(c, entitlementsSpec), newList(c, secretsSpec))
 	t.app = true
+	ov.dash = t
 	return t
 }

@@ -226,7 +226,7 @@ func (m *model) jumpTab(tab, filter string) tea.Cmd {
 		m.stack = m.stack[:i+1]
 		cmd := t.tab(m.c, tab)
 		if l, ok := t.cur().(*list); ok && filter != "" {
-			return tea.Batch(cmd, l.filter(m.c, filter))
+			return tea.Batch(cmd, l.filter(m.c, l.spec.statusWords(filter)))
 		}
 		return cmd
 	}

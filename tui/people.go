@@ -50,8 +50,9 @@ var usersSpec = &listSpec{
 		p, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Status: q.status, Email: q.email, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
 		return pageItems(p, err)
 	},
+	statuses: userStatuses,
 	parse: func(c *ctx, text string) query {
-		return parseQuery(text, []string{store.UserActive, store.UserBanned, store.UserDisabled}, func(q *query, tok string) bool {
+		return parseQuery(text, userStatuses, func(q *query, tok string) bool {
 			if strings.Contains(tok, "@") {
 				q.email = tok
 				return true
@@ -115,8 +116,9 @@ var devicesSpec = &listSpec{
 		p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{Status: q.status, Fingerprint: q.fingerprint, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
 		return pageItems(p, err)
 	},
+	statuses: deviceStatuses,
 	parse: func(c *ctx, text string) query {
-		return parseQuery(text, []string{store.DeviceActive, store.DeviceBlocked}, func(q *query, tok string) bool {
+		return parseQuery(text, deviceStatuses, func(q *query, tok string) bool {
 			if fp, ok := strings.CutPrefix(tok, "fp:"); ok {
 				q.fingerprint = fp
 				return true
@@ -158,7 +160,7 @@ var addRoleAction = &action{
 			r := f.get("role_id")
 			return f.run(c, l, fmt.Sprintf("Added role %s to %s", c.label(r), c.label(u.Email)), func(ctx context.Context) (any, error) {
 				return c.data.AddEndUserRole(ctx, c.orgID, u.ID, r)
-			})
+			}, nil)
 		}
 		return openOverlay(f)
 	},

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,13 @@ func press(tm *teatest.TestModel, keys ...string) {
 	for _, k := range keys {
 		tm.Send(keyMsg(k))
 	}
+}
+
+// command runs a palette command line.
+func command(tm *teatest.TestModel, line string) {
+	press(tm, ":")
+	tm.Type(line)
+	press(tm, "enter")
 }
 
 // TestProgramFindSuspend: open the licenses, find one by its key typed in
@@ -101,10 +109,28 @@ func TestProgramPalette(t *testing.T) {
 	s := seed(t, 3)
 	tm := startProgram(t, s, Options{})
 	waitFor(t, tm, "Overview", "ready")
-	press(tm, ":")
-	tm.Type("plans")
-	press(tm, "enter")
+	command(tm, "plans")
 	waitFor(t, tm, "[8 Plans]", "MAX DEV")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// TestProgramPaletteStatusPrefix (issue 25 item 14): in the real program,
+// ":lic inac" filters the licenses by status, as ":lic inactive" does, and
+// a new / filter replaces it instead of adding to it.
+func TestProgramPaletteStatusPrefix(t *testing.T) {
+	s := seed(t, 3)
+	tm := startProgram(t, s, Options{})
+	waitFor(t, tm, "Overview", "ready")
+	command(tm, "lic inac")
+	waitFor(t, tm, "[2 Licenses]", "Licenses [status:inactive]", "3 matching")
+	press(tm, "/")
+	tm.Type("active")
+	press(tm, "enter")
+	waitFor(t, tm, "Licenses [status:active]", "0 matching")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	v := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).View()
+	if !strings.Contains(v, "Licenses [status:active]") {
+		t.Fatalf("the last filter is not status:active alone:\n%s", v)
+	}
 }

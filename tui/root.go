@@ -32,8 +32,11 @@ type model struct {
 	w, h     int
 	status   string
 	statusOK bool
-	stopped  bool     // the credential was rejected: reads stop
-	history  []string // of the palette
+	stopped  bool // the credential was rejected: reads stop
+	// readErr is the screen whose failed read the status line reports (0
+	// when it reports something else): an answer clears it (clearRead).
+	readErr uint64
+	history []string // of the palette
 }
 
 func newModel(c *ctx, first []screen) *model {
@@ -94,11 +97,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil && fatalCode(msg.err) {
 			return m, m.reject(msg.err)
 		}
+		backingOff := m.c.pollDelay > 0
 		if wait := m.c.backoff(msg.err); wait != "" {
 			m.setStatus(m.c.g.fail+" "+wait, false)
+			m.readErr = msg.screen
 		}
 		if msg.err == nil {
 			m.c.refreshedAt = m.c.now()
+			m.clearRead(msg.screen, backingOff)
 		}
 		if msg.screen == jumpScreen {
 			return m, m.landed(msg)
@@ -121,6 +127,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case statusMsg:
 		m.setStatus(msg.text, !msg.err)
+		m.readErr = msg.read
 		return m, nil
 	case pushMsg:
 		m.stack = append(m.stack, msg.s)
@@ -180,7 +187,17 @@ func closeScreen(s screen) {
 	s.base().close()
 }
 
-func (m *model) setStatus(text string, ok bool) { m.status, m.statusOK = text, ok }
+func (m *model) setStatus(text string, ok bool) { m.status, m.statusOK, m.readErr = text, ok, 0 }
+
+// clearRead empties a status line that reports a failed read once screen
+// answered: the failure was that screen's, or the server answers again
+// after a back-off (every screen failed with it). An error must not stay
+// on screen while polls succeed.
+func (m *model) clearRead(screen uint64, backedOff bool) {
+	if m.readErr != 0 && (m.readErr == screen || backedOff) {
+		m.setStatus("", true)
+	}
+}
 
 // reject stops reading after the server refused the credential.
 func (m *model) reject(err error) tea.Cmd {

@@ -83,6 +83,9 @@ type overlayMsg struct{ o overlay }
 type statusMsg struct {
 	text string
 	err  bool
+	// read is the screen whose read failed, when that is what text says:
+	// the screen's next answer clears it.
+	read uint64
 }
 
 func push(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
@@ -90,5 +93,13 @@ func push(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
 func openOverlay(o overlay) tea.Cmd { return func() tea.Msg { return overlayMsg{o} } }
 
 func status(text string, isErr bool) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text, isErr} }
+	return func() tea.Msg { return statusMsg{text: text, err: isErr} }
+}
+
+// readFailed reports in the status line that a read of screen sid failed;
+// it stays until that screen reads successfully (or the server answers
+// again after a back-off), not for the rest of the session.
+func readFailed(c *ctx, sid uint64, err error) tea.Cmd {
+	text := c.g.fail + " " + errText(err)
+	return func() tea.Msg { return statusMsg{text: text, err: true, read: sid} }
 }

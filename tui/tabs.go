@@ -29,6 +29,17 @@ func (t *tabs) title() string { return t.name }
 
 func (t *tabs) cur() screen { return t.tabs[t.active] }
 
+// number is the number key of the tab titled title ("" when there is none):
+// 1 to 9, then 0 for the tenth, as the bar shows them.
+func (t *tabs) number(title string) string {
+	for i, s := range t.tabs {
+		if s.title() == title && i < 10 {
+			return fmt.Sprint((i + 1) % 10)
+		}
+	}
+	return ""
+}
+
 func (t *tabs) init(c *ctx) tea.Cmd { return t.show(c, t.active) }
 
 func (t *tabs) show(c *ctx, i int) tea.Cmd {

@@ -45,7 +45,7 @@ func (u *usage) update(c *ctx, msg tea.Msg) tea.Cmd {
 	if msg, ok := msg.(loadedMsg); ok && msg.gen == u.gen {
 		if msg.err != nil {
 			u.err = msg.err
-			return status(c.g.fail+" "+errText(msg.err), true)
+			return readFailed(c, u.sid, msg.err)
 		}
 		u.u, u.err = msg.val.(*store.Usage), nil
 	}

@@ -14,7 +14,10 @@ func (m *model) View() string {
 		return ""
 	}
 	if m.w < minWidth || m.h < minHeight {
-		return fmt.Sprintf("Terminal too small: %d×%d. licensectl tui needs at least %d×%d.", m.w, m.h, minWidth, minHeight)
+		// Wrapped to the width: a terminal that cuts long lines would
+		// otherwise lose the very size the user needs to read.
+		lines := wrapWords(fmt.Sprintf("Terminal too small: %d×%d. licensectl tui needs at least %d×%d.", m.w, m.h, minWidth, minHeight), m.w)
+		return strings.Join(lines[:min(len(lines), max(1, m.h))], "\n")
 	}
 	bodyH := m.h - 3
 	body := strings.Split(m.top().view(c, m.w, bodyH), "\n")

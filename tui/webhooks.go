@@ -82,6 +82,10 @@ var webhooksSpec = &listSpec{
 					return nil, err
 				}
 				return pinged{r}, nil
+			},
+			onResult: func(c *ctx, l *list, val any) tea.Cmd {
+				p := val.(pinged)
+				return tea.Batch(status(p.text(c), !p.r.Success), l.reload(c))
 			}},
 		webhookStatusAction(keyDisableHook, "Disable", "Disabling", "disabled", store.WebhookDisabled,
 			"Events stop queueing for it until it is enabled again (u)."),
@@ -122,8 +126,9 @@ func deliveriesSpec(h *store.Webhook) *listSpec {
 			p, err := c.data.ListDeliveries(ctx, c.app(), h.ID, store.DeliveryFilter{Status: q.status, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
 			return pageItems(p, err)
 		},
+		statuses: deliveryStatuses,
 		parse: func(c *ctx, text string) query {
-			return parseQuery(text, []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryFailed}, nil)
+			return parseQuery(text, deliveryStatuses, nil)
 		},
 		actions: []*action{{b: keyRetry, verb: "Retry", ing: "Retrying", did: "queued again", now: true,
 			run: func(ctx context.Context, c *ctx, it any) error {
@@ -138,7 +143,8 @@ func deliveriesSpec(h *store.Webhook) *listSpec {
 func (l *list) runNow(c *ctx, a *action, it any) tea.Cmd {
 	name := c.label(l.spec.primary(it))
 	if a.result != nil {
-		return c.act(l.ctx, l.sid, "", func(ctx context.Context) (any, error) { return a.result(ctx, c, it) })
+		return c.actThen(l.ctx, l.sid, "", func(ctx context.Context) (any, error) { return a.result(ctx, c, it) },
+			func(val any) tea.Cmd { return a.onResult(c, l, val) })
 	}
 	return c.act(l.ctx, l.sid, fmt.Sprintf("%s %s", capitalize(a.did), name), func(ctx context.Context) (any, error) {
 		return nil, a.run(ctx, c, it)
