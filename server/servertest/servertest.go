@@ -25,6 +25,7 @@ import (
 	"licensectl/config"
 	"licensectl/server"
 	"licensectl/store"
+	"licensectl/store/storetest"
 )
 
 // Server is a running server and an HTTP client for it.
@@ -40,18 +41,9 @@ type Server struct {
 // Store is the server's store, for tests that seed data directly.
 func (s *Server) Store() *bolt.DB { return s.db }
 
-// Clock is a settable test clock; it starts at the wall clock and moves only
-// when told to.
-type Clock struct{ ns atomic.Int64 }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
-
-// Set moves the clock to t.
-func (c *Clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
+// Clock is a settable test clock: the suite's (storetest.Clock), so that a
+// server under the conformance suite is driven by the same clock type.
+type Clock = storetest.Clock
 
 // CheapHash are argon2id parameters that keep tests fast.
 var CheapHash = argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
@@ -83,8 +75,7 @@ func Start(tb testing.TB, cfg config.Config, opts ...server.Option) *Server {
 // StartAt is Start with the test clock (server and store) set to at.
 func StartAt(tb testing.TB, cfg config.Config, at time.Time, opts ...server.Option) *Server {
 	tb.Helper()
-	clock := &Clock{}
-	clock.Set(at.UTC().Truncate(time.Microsecond))
+	clock := storetest.NewClock(at)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		tb.Fatal(err)

@@ -8,6 +8,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -22,6 +23,9 @@ type Harness struct {
 	// seeds through it what no administrator creates, end-users and the
 	// devices desktop clients activate.
 	Backend store.Backend
+	// Clock is the time of Backend (and of the server behind Admin): the
+	// suite moves it and reads it, never the wall clock.
+	Clock *Clock
 }
 
 // Opener returns a fresh, empty implementation for one test whose store
@@ -48,11 +52,15 @@ var seq atomic.Int64
 
 // fixture is an organization with an application, for the tests below.
 type fixture struct {
-	db  store.Admin
-	be  store.Backend
-	org *store.Organization
-	app *store.Application
-	ctx context.Context
+	db    store.Admin
+	be    store.Backend
+	clock *Clock
+	org   *store.Organization
+	app   *store.Application
+	ctx   context.Context
+
+	rtOnce sync.Once
+	rt     store.RuntimeBackend // runtime, opened once
 }
 
 func (f *fixture) ref() store.AppRef { return store.AppRef{OrgID: f.org.ID, AppID: f.app.ID} }
@@ -68,7 +76,10 @@ func newFixture(t *testing.T, open Opener) *fixture {
 func newFixtureWith(t *testing.T, open Opener, billing store.BillingPolicy) *fixture {
 	t.Helper()
 	h := open(t, billing)
-	f := &fixture{db: h.Admin, be: h.Backend, ctx: context.Background()}
+	if h.Clock == nil {
+		t.Fatal("storetest: the harness has no Clock")
+	}
+	f := &fixture{db: h.Admin, be: h.Backend, clock: h.Clock, ctx: context.Background()}
 	f.org, f.app = seedOrg(t, f.db, f.ctx)
 	return f
 }
