@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"licensectl/store/bolt"
 	"licensectl/store/password"
 	"log/slog"
 	"net/http"
@@ -35,11 +34,12 @@ type Server struct {
 	Config config.Config
 	Client *http.Client
 	clock  *Clock
-	db     *bolt.DB
+	db     Store
 }
 
-// Store is the server's store, for tests that seed data directly.
-func (s *Server) Store() *bolt.DB { return s.db }
+// Store is the server's store, for tests that seed data directly (through
+// its storetest.Fixtures) or drive its maintenance.
+func (s *Server) Store() Store { return s.db }
 
 // Clock is a settable test clock: the suite's (storetest.Clock), so that a
 // server under the conformance suite is driven by the same clock type.
@@ -81,13 +81,9 @@ func StartAt(tb testing.TB, cfg config.Config, at time.Time, opts ...server.Opti
 		tb.Fatal(err)
 	}
 	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait, Params: &CheapHash})
-	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Clock: clock.Now, Hasher: hasher, Policy: password.CheckPolicy})
+	db, err := OpenStore(cfg.DataDir, StoreOptions{Clock: clock.Now, Hasher: hasher, Billing: cfg.Billing.Policy()})
 	if err != nil {
 		tb.Fatalf("open the store: %v", err)
-	}
-	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
-		db.Close()
-		tb.Fatalf("configure billing: %v", err)
 	}
 	srv, err := server.New(cfg, db, append([]server.Option{server.WithLogger(logger), server.WithClock(clock.Now)}, opts...)...)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"licensectl/store/storetest"
 )
 
+var _ storetest.Fixtures = (*Fixtures)(nil)
+
 // TestConformance runs the conformance suite on a bbolt file, with the
 // password policy the server uses and a clock only the suite moves: the
 // store.Admin parts, then those of the rest of store.Backend.
@@ -24,7 +26,7 @@ func TestConformance(t *testing.T) {
 		if err := db.ConfigureBilling(billing); err != nil {
 			t.Fatal(err)
 		}
-		return storetest.Harness{Admin: db, Backend: db, Clock: clock}
+		return storetest.Harness{Admin: db, Backend: db, Clock: clock, Fixtures: FixturesOf(db)}
 	}
 	storetest.Run(t, open)
 	storetest.RunBackend(t, open)

@@ -26,6 +26,8 @@ type Harness struct {
 	// Clock is the time of Backend (and of the server behind Admin): the
 	// suite moves it and reads it, never the wall clock.
 	Clock *Clock
+	// Fixtures are Backend's test hooks; RunBackend certifies them too.
+	Fixtures Fixtures
 }
 
 // Opener returns a fresh, empty implementation for one test whose store
@@ -55,6 +57,7 @@ type fixture struct {
 	db    store.Admin
 	be    store.Backend
 	clock *Clock
+	fx    Fixtures
 	org   *store.Organization
 	app   *store.Application
 	ctx   context.Context
@@ -79,7 +82,7 @@ func newFixtureWith(t *testing.T, open Opener, billing store.BillingPolicy) *fix
 	if h.Clock == nil {
 		t.Fatal("storetest: the harness has no Clock")
 	}
-	f := &fixture{db: h.Admin, be: h.Backend, clock: h.Clock, ctx: context.Background()}
+	f := &fixture{db: h.Admin, be: h.Backend, clock: h.Clock, fx: h.Fixtures, ctx: context.Background()}
 	f.org, f.app = seedOrg(t, f.db, f.ctx)
 	return f
 }
