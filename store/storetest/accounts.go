@@ -100,6 +100,25 @@ func testDashboardLogin(t *testing.T, open Opener) {
 	f.wantSession(t, "a session before its expiry", short.Session.ID, r.Member.ID)
 	f.clock.Advance(time.Second)
 	f.wantSession(t, "a session at its expiry", short.Session.ID, "")
+
+	// A removed member's session ends with it, and its mail tokens are unknown.
+	m, err := f.db.AddMember(f.ctx, store.AddMemberInput{OrgID: f.org.ID, Email: "leaving@accounts.test", Password: Password, Role: store.RoleDeveloper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, err := f.be.Login(f.ctx, "leaving@accounts.test", Password, sessionTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tok, err := f.be.IssueMailToken(f.ctx, "leaving@accounts.test", store.TokenResetPassword, resetTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.RemoveMember(f.ctx, f.org.ID, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.wantSession(t, "a removed member's session", ml.Session.ID, "")
+	f.wantTokenState(t, "a removed member's token", tok, store.TokenResetPassword, store.TokenStateUnknown)
 }
 
 // testMailTokens: a token sent by mail is spent once and only before it

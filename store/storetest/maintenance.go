@@ -208,15 +208,7 @@ func testExpireLicenses(t *testing.T, open Opener) {
 	sc := f.scope(store.EnvProduction)
 	_, daily := f.licenses(t, store.PlanInput{Name: ptr("Day"), DurationDays: ptr(ptr(1))}, 2)
 	f.activation(t, daily[0].Key, "expire-pc") // expires a day after activation; daily[1] never starts
-	p, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Dated")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := f.clock.Now().Add(time.Hour)
-	dated, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: p.ID, Quantity: 1, ExpiresAt: &at})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dated := f.dated(t, "Dated", f.clock.Now().Add(time.Hour))
 	expire := func(what string, want int) {
 		t.Helper()
 		if n, err := f.be.ExpireLicenses(f.ctx); err != nil || n != want {
@@ -229,7 +221,7 @@ func testExpireLicenses(t *testing.T, open Opener) {
 	f.clock.Advance(24 * time.Hour)
 	expire("the activated license lapsed", 1)
 	expire("again", 0)
-	for id, want := range map[string]string{dated[0].ID: store.LicenseExpired, daily[0].ID: store.LicenseExpired, daily[1].ID: store.LicenseInactive} {
+	for id, want := range map[string]string{dated.ID: store.LicenseExpired, daily[0].ID: store.LicenseExpired, daily[1].ID: store.LicenseInactive} {
 		l, err := f.db.FindLicense(f.ctx, sc, id)
 		if err != nil || l.Status != want {
 			t.Fatalf("FindLicense(%s) = %+v, %v; want stored %s", id, l, err, want)

@@ -194,18 +194,10 @@ func testActivation(t *testing.T, open Opener) {
 			}
 			wantCode(t, "Activate("+status+")", f.activateErr(gen[0].Key, "st-"+status), code)
 		}
-		p, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Lapsing")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		soon := f.clock.Now().Add(time.Minute)
-		gen, err := f.db.GenerateLicenses(f.ctx, sc, store.GenerateLicensesInput{PlanID: p.ID, Quantity: 1, ExpiresAt: &soon})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.activation(t, gen[0].Key, "st-lapsing")
+		lapsing := f.dated(t, "Lapsing", f.clock.Now().Add(time.Minute))
+		f.activation(t, lapsing.Key, "st-lapsing")
 		f.clock.Advance(time.Minute)
-		wantCode(t, "Activate(expired)", f.activateErr(gen[0].Key, "st-lapsing"), store.ECodeLicenseExpired)
+		wantCode(t, "Activate(expired)", f.activateErr(lapsing.Key, "st-lapsing"), store.ECodeLicenseExpired)
 	})
 	t.Run("ErrDeviceBlocked", func(t *testing.T) {
 		_, gen := f.licenses(t, store.PlanInput{Name: ptr("Blocked")}, 2)
@@ -435,6 +427,14 @@ func testRuntimeLogin(t *testing.T, open Opener) {
 		if err != nil || got.LastLoginAt == nil || !got.LastLoginAt.Equal(f.clock.Now()) {
 			t.Fatalf("FindEndUser after login = %+v, %v", got, err)
 		}
+	})
+	t.Run("ErrNonceReused", func(t *testing.T) {
+		in := store.RuntimeLoginInput{Email: "login@runtime.test", Password: Password, Fingerprint: "login-pc", Replay: f.replay()}
+		if _, err := f.runtime().Login(f.ctx, f.client(""), in); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.runtime().Login(f.ctx, f.client(""), in)
+		wantCode(t, "Login(same nonce)", err, store.ECodeNonceReused)
 	})
 	t.Run("ErrInvalidCredentials", func(t *testing.T) {
 		wantCode(t, "Login(wrong password)", login("login@runtime.test", "wrong password 12345", "login-pc"), store.ECodeInvalidCreds)

@@ -217,17 +217,9 @@ func testCascade(t *testing.T, open Opener) {
 	t.Run("OKLicenseAndUser", func(t *testing.T) {
 		g := newFixture(t, open)
 		gsc := g.scope(store.EnvProduction)
-		p, err := g.db.CreatePlan(g.ctx, g.ref(), store.PlanInput{Name: ptr("Lapsing")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := g.clock.Now().Add(accessTTL / 2)
-		lic, err := g.db.GenerateLicenses(g.ctx, gsc, store.GenerateLicensesInput{PlanID: p.ID, Quantity: 1, ExpiresAt: &at})
-		if err != nil {
-			t.Fatal(err)
-		}
+		lic := g.dated(t, "Lapsing", g.clock.Now().Add(accessTTL/2))
 		gu, gs := g.endUser(t, "lapsing@runtime.test", "lapsing-pc")
-		la, err := g.runtime().Activate(g.ctx, g.client(""), store.ActivateInput{LicenseKey: lic[0].Key, Fingerprint: "lapsing-pc", UserToken: gs.AccessToken, Replay: g.replay()})
+		la, err := g.runtime().Activate(g.ctx, g.client(""), store.ActivateInput{LicenseKey: lic.Key, Fingerprint: "lapsing-pc", UserToken: gs.AccessToken, Replay: g.replay()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"licensectl/store"
 )
@@ -99,6 +100,20 @@ func (f *fixture) licenses(t *testing.T, plan store.PlanInput, n int) (*store.Pl
 		t.Fatalf("GenerateLicenses = %d, %v; want %d", len(gen), err, n)
 	}
 	return p, gen
+}
+
+// dated creates a plan and one license of it in production that expires at.
+func (f *fixture) dated(t *testing.T, name string, at time.Time) *store.LicenseItem {
+	t.Helper()
+	p, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: &name})
+	if err != nil {
+		t.Fatalf("CreatePlan: %v", err)
+	}
+	gen, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: p.ID, Quantity: 1, ExpiresAt: &at})
+	if err != nil || len(gen) != 1 {
+		t.Fatalf("GenerateLicenses(expiring) = %d, %v", len(gen), err)
+	}
+	return gen[0]
 }
 
 // seedOrg creates an organization with an owner and one application.
