@@ -71,6 +71,11 @@ func TestSuiteCallsEveryBackendMethod(t *testing.T) {
 				t.Errorf("the suite never calls %s.%s", c.typ, name)
 			}
 		}
+		for _, name := range c.exempt {
+			if _, ok := c.typ.MethodByName(name); !ok {
+				t.Errorf("%s has no method %s: take it off the exemption list", c.typ, name)
+			}
+		}
 		t.Logf("the suite calls %d of the %d methods of %s (%d exempt)", n, c.typ.NumMethod(), c.typ, len(c.exempt))
 	}
 }
