@@ -3,7 +3,6 @@ package server_test
 import (
 	"fmt"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -263,87 +262,5 @@ func TestRuntimeDeviceReset(t *testing.T) {
 		}
 		f.activate(t, key, "reset-c")
 		reset("reset-c").WantError(t, http.StatusForbidden, "reset_limit_reached")
-	})
-}
-
-func TestRuntimeConcurrency(t *testing.T) {
-	f := newRT(t)
-	t.Run("ActivationsRespectMaxDevices", func(t *testing.T) {
-		key := f.license(t, planOpts{maxDevices: 3})
-		var wg sync.WaitGroup
-		codes := make([]int, 50)
-		for i := range codes {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				codes[i] = f.do(t, "POST", "/licenses/activate", f.activateBody(key, fmt.Sprintf("par-%d", i))).Status
-			}(i)
-		}
-		wg.Wait()
-		ok := 0
-		for _, c := range codes {
-			switch c {
-			case http.StatusOK:
-				ok++
-			case http.StatusForbidden:
-			default:
-				t.Fatalf("status %d", c)
-			}
-		}
-		if l := f.lic(t, key); ok != 3 || len(l.Devices) != 3 {
-			t.Fatalf("successes = %d, bound = %d, want 3", ok, len(l.Devices))
-		}
-	})
-	t.Run("ResetsNeverBelowZero", func(t *testing.T) {
-		key := f.license(t, planOpts{maxDevices: 20, resets: 5})
-		for i := 0; i < 20; i++ {
-			f.activate(t, key, fmt.Sprintf("rs-%d", i))
-		}
-		var wg sync.WaitGroup
-		codes := make([]int, 20)
-		for i := range codes {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				codes[i] = f.do(t, "POST", "/devices/reset", map[string]any{"license_key": key, "device_fingerprint": fmt.Sprintf("rs-%d", i)}).Status
-			}(i)
-		}
-		wg.Wait()
-		ok := 0
-		for _, c := range codes {
-			if c == http.StatusOK {
-				ok++
-			} else if c != http.StatusForbidden {
-				t.Fatalf("status %d", c)
-			}
-		}
-		if l := f.lic(t, key); ok != 5 || l.DeviceResetsRemaining != 0 || len(l.Devices) != 15 {
-			t.Fatalf("resets = %d, remaining = %d, bound = %d", ok, l.DeviceResetsRemaining, len(l.Devices))
-		}
-	})
-	t.Run("ParallelRefreshOneWins", func(t *testing.T) {
-		key := f.license(t, planOpts{})
-		s := f.activate(t, key, "refresh-par")
-		var wg sync.WaitGroup
-		codes := make([]int, 10)
-		for i := range codes {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				codes[i] = f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).Status
-			}(i)
-		}
-		wg.Wait()
-		ok := 0
-		for _, c := range codes {
-			if c == http.StatusOK {
-				ok++
-			} else if c != http.StatusConflict { // the others: refresh_token_rotated (design §5)
-				t.Fatalf("status %d", c)
-			}
-		}
-		if ok != 1 {
-			t.Fatalf("successes = %d, want 1 (%v)", ok, codes)
-		}
 	})
 }

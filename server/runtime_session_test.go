@@ -8,7 +8,6 @@ import (
 
 	"licensectl/server/servertest"
 	"licensectl/store"
-	"licensectl/store/bolt"
 )
 
 func TestRuntimeRegister(t *testing.T) {
@@ -296,7 +295,7 @@ func TestRuntimeUsageCounter(t *testing.T) {
 	}
 	s2 := servertest.Start(t, cfg)
 	db := s2.Store()
-	rt := db.Runtime(bolt.RuntimeOptions{})
+	rt := db.OpenRuntime(store.RuntimeOptions{})
 	n, err := rt.RuntimeRequests(context.Background(), f.org.ID, now)
 	if err != nil || n != 5 {
 		t.Fatalf("runtime requests = %d, %v; want 5", n, err)
@@ -308,7 +307,7 @@ func TestRuntimeNonceSweep(t *testing.T) {
 	key := f.license(t, planOpts{maxDevices: 5})
 	b := f.activateBody(key, "sweep-1")
 	f.do(t, "POST", "/licenses/activate", b).Want(t, http.StatusOK)
-	rt := f.s.Store().Runtime(bolt.RuntimeOptions{})
+	rt := f.s.Store().OpenRuntime(store.RuntimeOptions{})
 	if n, err := rt.SweepNonces(context.Background(), 100); err != nil || n != 0 {
 		t.Fatalf("sweep within the window = %d, %v", n, err)
 	}
@@ -343,7 +342,7 @@ func TestRuntimeRefreshRetiredWindow(t *testing.T) {
 func TestRuntimeSessionSweep(t *testing.T) {
 	f := newRT(t)
 	s := f.activate(t, f.license(t, planOpts{maxDevices: 2}), "sweep-pc")
-	rt := f.s.Store().Runtime(bolt.RuntimeOptions{})
+	rt := f.s.Store().OpenRuntime(store.RuntimeOptions{})
 	if n, err := rt.SweepSessions(context.Background(), 100); err != nil || n != 0 {
 		t.Fatalf("sweep of live sessions = %d, %v", n, err)
 	}

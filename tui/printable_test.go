@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"licensectl/store/bolt"
 )
 
 // TestStoredEscapesPrinted: a device fingerprint stored by a release before
@@ -13,7 +15,7 @@ import (
 func TestStoredEscapesPrinted(t *testing.T) {
 	s := seed(t, 1)
 	const fp = "old\x1b]0;owned\x07\x1b[2J\u202e"
-	if _, err := s.db.SeedLegacyDevice(context.Background(), s.scope(), fp); err != nil {
+	if _, err := bolt.FixturesOf(s.db).SeedLegacyDevice(context.Background(), s.scope(), fp); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := s.licenses(t, s.db, Options{})

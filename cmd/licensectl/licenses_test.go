@@ -13,7 +13,6 @@ import (
 
 	"licensectl/server/servertest"
 	"licensectl/store"
-	"licensectl/store/bolt"
 	"licensectl/store/password"
 )
 
@@ -53,12 +52,12 @@ func compact(raw []byte) string {
 }
 
 // seeder runs fn on the store while no CLI process holds it.
-type seeder func(fn func(db *bolt.DB))
+type seeder func(fn func(db servertest.Store))
 
-// localSeeder opens the data file of c.
+// localSeeder opens the store of c's data directory.
 func localSeeder(t *testing.T, c *cli) seeder {
-	return func(fn func(db *bolt.DB)) {
-		db, err := bolt.Open(filepath.Join(c.dir, "data", "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
+	return func(fn func(db servertest.Store)) {
+		db, err := servertest.OpenStore(filepath.Join(c.dir, "data"), servertest.StoreOptions{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +200,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	// A bound device and a user, seeded through the store.
 	lic := gen.Licenses[0]
 	var userID, deviceID string
-	seed(func(db *bolt.DB) {
+	seed(func(db servertest.Store) {
 		sc := store.Scope{OrgID: orgID, AppID: app.ID, Env: store.EnvProduction}
 		u, err := db.RegisterEndUser(ctx, sc, "holder@example.com", "a fine password 1")
 		if err != nil {
@@ -353,6 +352,6 @@ func TestLocalLicenses(t *testing.T) {
 func TestRemoteLicenses(t *testing.T) {
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
-	seed := func(fn func(db *bolt.DB)) { fn(srv.Store()) }
+	seed := func(fn func(db servertest.Store)) { fn(srv.Store()) }
 	licenseScenario(t, newRemote(t, srv.URL, org.APIKey), org.ID, seed)
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"licensectl/server/servertest"
 	"licensectl/store"
-	"licensectl/store/bolt"
 	"licensectl/store/password"
 )
 
@@ -40,13 +38,13 @@ func cmdHolder(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("LICENSE", page.Data[0].ID)
 }
 
-// openScope opens the data file of $LICENSECTL_DATA_DIR and finds the
+// openScope opens the store of $LICENSECTL_DATA_DIR and finds the
 // production scope of the application with slug; cmd names the caller in
 // the failure.
-func openScope(ts *testscript.TestScript, cmd, slug string) (*bolt.DB, store.Scope) {
+func openScope(ts *testscript.TestScript, cmd, slug string) (servertest.Store, store.Scope) {
 	ctx := context.Background()
-	db, err := bolt.Open(filepath.Join(ts.Getenv("LICENSECTL_DATA_DIR"), "licensectl.db"),
-		bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
+	db, err := servertest.OpenStore(ts.Getenv("LICENSECTL_DATA_DIR"),
+		servertest.StoreOptions{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
 	ts.Check(err)
 	orgs, err := db.ListOrganizations(ctx)
 	ts.Check(err)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"licensectl/store/bolt"
 	"licensectl/store/password"
 	"log/slog"
 	"net/http"
@@ -25,6 +24,7 @@ import (
 	"licensectl/config"
 	"licensectl/server"
 	"licensectl/store"
+	"licensectl/store/storetest"
 )
 
 // Server is a running server and an HTTP client for it.
@@ -34,24 +34,16 @@ type Server struct {
 	Config config.Config
 	Client *http.Client
 	clock  *Clock
-	db     *bolt.DB
+	db     Store
 }
 
-// Store is the server's store, for tests that seed data directly.
-func (s *Server) Store() *bolt.DB { return s.db }
+// Store is the server's store, for tests that seed data directly (through
+// its storetest.Fixtures) or drive its maintenance.
+func (s *Server) Store() Store { return s.db }
 
-// Clock is a settable test clock; it starts at the wall clock and moves only
-// when told to.
-type Clock struct{ ns atomic.Int64 }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
-
-// Set moves the clock to t.
-func (c *Clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
+// Clock is a settable test clock: the suite's (storetest.Clock), so that a
+// server under the conformance suite is driven by the same clock type.
+type Clock = storetest.Clock
 
 // CheapHash are argon2id parameters that keep tests fast.
 var CheapHash = argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
@@ -83,20 +75,15 @@ func Start(tb testing.TB, cfg config.Config, opts ...server.Option) *Server {
 // StartAt is Start with the test clock (server and store) set to at.
 func StartAt(tb testing.TB, cfg config.Config, at time.Time, opts ...server.Option) *Server {
 	tb.Helper()
-	clock := &Clock{}
-	clock.Set(at.UTC().Truncate(time.Microsecond))
+	clock := storetest.NewClock(at)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		tb.Fatal(err)
 	}
 	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait, Params: &CheapHash})
-	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Clock: clock.Now, Hasher: hasher, Policy: password.CheckPolicy, MaxQueueWait: cfg.Server.MaxQueueWait})
+	db, err := OpenStore(cfg.DataDir, StoreOptions{Clock: clock.Now, Hasher: hasher, Billing: cfg.Billing.Policy(), MaxQueueWait: cfg.Server.MaxQueueWait})
 	if err != nil {
 		tb.Fatalf("open the store: %v", err)
-	}
-	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
-		db.Close()
-		tb.Fatalf("configure billing: %v", err)
 	}
 	srv, err := server.New(cfg, db, append([]server.Option{server.WithLogger(logger), server.WithClock(clock.Now)}, opts...)...)
 	if err != nil {

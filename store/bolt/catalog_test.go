@@ -207,17 +207,17 @@ func TestStatusChangesRevokeSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d1, _ := e.db.EnsureDevice(e.ctx, e.scope, "fp1")
-	d2, _ := e.db.EnsureDevice(e.ctx, e.scope, "fp2")
+	d1, _ := FixturesOf(e.db).EnsureDevice(e.ctx, e.scope, "fp1")
+	d2, _ := FixturesOf(e.db).EnsureDevice(e.ctx, e.scope, "fp2")
 	seed := func(lic, dev, user string) string {
-		sid, err := e.db.SeedBinding(e.ctx, e.scope, lic, dev, user)
+		sid, err := FixturesOf(e.db).SeedBinding(e.ctx, e.scope, lic, dev, user)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sid
 	}
 	reason := func(sid string) string {
-		r, err := e.db.SessionRevokeReason(e.ctx, sid)
+		r, err := FixturesOf(e.db).SessionRevokeReason(e.ctx, sid)
 		if err != nil {
 			t.Fatal(err)
 		}

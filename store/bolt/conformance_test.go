@@ -3,17 +3,22 @@ package bolt
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"licensectl/store"
 	"licensectl/store/password"
 	"licensectl/store/storetest"
 )
 
-// TestConformance runs the store.Admin conformance suite on a bbolt file,
-// with the password policy the server uses.
+var _ storetest.Fixtures = (*Fixtures)(nil)
+
+// TestConformance runs the conformance suite on a bbolt file, with the
+// password policy the server uses and a clock only the suite moves: the
+// store.Admin parts, then those of the rest of store.Backend.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, billing store.BillingPolicy) storetest.Harness {
-		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}, Policy: password.CheckPolicy})
+	open := func(t *testing.T, billing store.BillingPolicy) storetest.Harness {
+		clock := storetest.NewClock(time.Now())
+		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Clock: clock.Now, Hasher: fakeHasher{}, Policy: password.CheckPolicy})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -21,6 +26,8 @@ func TestConformance(t *testing.T) {
 		if err := db.ConfigureBilling(billing); err != nil {
 			t.Fatal(err)
 		}
-		return storetest.Harness{Admin: db, Backend: db}
-	})
+		return storetest.Harness{Admin: db, Backend: db, Clock: clock, Fixtures: FixturesOf(db)}
+	}
+	storetest.Run(t, open)
+	storetest.RunBackend(t, open)
 }

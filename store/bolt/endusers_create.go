@@ -79,23 +79,3 @@ func (t *txn) findOrCreateDevice(a *store.Application, envID, fingerprint string
 	d = &store.Device{ID: store.NewID(), AppID: a.ID, EnvID: envID, Fingerprint: fingerprint, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
 	return d, true, t.saveDevice(nil, d)
 }
-
-// EnsureDevice returns the device with this fingerprint in the scope's
-// environment, creating it when new. Imports and tests use it; the runtime
-// creates devices inside activation and login instead.
-func (db *DB) EnsureDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {
-	fp, err := store.CheckFingerprint(fingerprint)
-	if err != nil {
-		return nil, err
-	}
-	var out *store.Device
-	err = db.update(ctx, func(t *txn) error {
-		a, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		out, _, err = t.findOrCreateDevice(a, env.ID, fp)
-		return err
-	})
-	return out, err
-}

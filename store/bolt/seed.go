@@ -8,14 +8,23 @@ import (
 	"licensectl/store"
 )
 
+// Fixtures are the test hooks of a DB (storetest.Fixtures): they create
+// what no interface of store creates and skip the rules those interfaces
+// apply, so they live apart from the DB, where nothing a server calls can
+// reach them by accident.
+type Fixtures struct{ db *DB }
+
+// FixturesOf returns the test hooks of db.
+func FixturesOf(db *DB) *Fixtures { return &Fixtures{db: db} }
+
 // SeedBinding binds a device to a license and opens a live runtime session
 // for it (owned by userID when not ""), skipping the runtime's checks (device
 // limit, statuses, first activation). Imports of bindings from another
 // system and end-to-end tests of the management API use it; the runtime
 // binds inside activation instead. It returns the session id.
-func (db *DB) SeedBinding(ctx context.Context, s store.Scope, licenseID, deviceID, userID string) (string, error) {
+func (f *Fixtures) SeedBinding(ctx context.Context, s store.Scope, licenseID, deviceID, userID string) (string, error) {
 	var sid string
-	err := db.update(ctx, func(t *txn) error {
+	err := f.db.update(ctx, func(t *txn) error {
 		_, env, err := t.scope(s)
 		if err != nil {
 			return err
@@ -80,9 +89,9 @@ func (db *DB) SeedBinding(ctx context.Context, s store.Scope, licenseID, deviceI
 
 // SessionRevokeReason returns why a runtime session was revoked, or "" while
 // it is live. Returns not_found.
-func (db *DB) SessionRevokeReason(ctx context.Context, id string) (string, error) {
+func (f *Fixtures) SessionRevokeReason(ctx context.Context, id string) (string, error) {
 	var reason string
-	err := db.view(ctx, func(t *txn) error {
+	err := f.db.view(ctx, func(t *txn) error {
 		rec := new(sessionRecord)
 		if err := t.mustGet(bSessions, id, "session", rec); err != nil {
 			return err
@@ -99,9 +108,9 @@ func (db *DB) SessionRevokeReason(ctx context.Context, id string) (string, error
 // given, skipping the input rules of design.md §8, as releases before those
 // rules stored it. Tests use it to show that outputs stay safe with such
 // old records; nothing else should.
-func (db *DB) SeedLegacyDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {
+func (f *Fixtures) SeedLegacyDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {
 	var out *store.Device
-	err := db.update(ctx, func(t *txn) error {
+	err := f.db.update(ctx, func(t *txn) error {
 		a, env, err := t.scope(s)
 		if err != nil {
 			return err
@@ -114,8 +123,8 @@ func (db *DB) SeedLegacyDevice(ctx context.Context, s store.Scope, fingerprint s
 
 // SeedLegacyApplicationName renames an application to name exactly as
 // given, skipping the input rules, as SeedLegacyDevice does for devices.
-func (db *DB) SeedLegacyApplicationName(ctx context.Context, ref store.AppRef, name string) error {
-	return db.update(ctx, func(t *txn) error {
+func (f *Fixtures) SeedLegacyApplicationName(ctx context.Context, ref store.AppRef, name string) error {
+	return f.db.update(ctx, func(t *txn) error {
 		a, err := t.app(ref)
 		if err != nil {
 			return err
@@ -123,4 +132,24 @@ func (db *DB) SeedLegacyApplicationName(ctx context.Context, ref store.AppRef, n
 		a.Name = name
 		return t.put(bApps, a.ID, a)
 	})
+}
+
+// EnsureDevice returns the device with this fingerprint in the scope's
+// environment, creating it when new. The runtime creates devices inside
+// activation and login instead.
+func (f *Fixtures) EnsureDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {
+	fp, err := store.CheckFingerprint(fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	var out *store.Device
+	err = f.db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		out, _, err = t.findOrCreateDevice(a, env.ID, fp)
+		return err
+	})
+	return out, err
 }

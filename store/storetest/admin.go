@@ -3,7 +3,6 @@ package storetest
 import (
 	"slices"
 	"testing"
-	"time"
 
 	"licensectl/store"
 )
@@ -209,7 +208,7 @@ func testLicenses(t *testing.T, open Opener) {
 				wantCode(t, "SetLicenseStatus("+step.to+")", err, step.code)
 				continue
 			}
-			if err != nil || l.EffectiveStatus(time.Now()) != step.want {
+			if err != nil || l.EffectiveStatus(f.clock.Now()) != step.want {
 				t.Fatalf("SetLicenseStatus(%s) = %+v, %v; want %s", step.to, l, err, step.want)
 			}
 		}

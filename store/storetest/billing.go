@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"testing"
-	"time"
 
 	"licensectl/store"
 )
@@ -23,7 +22,7 @@ func testBilling(t *testing.T, open Opener) {
 	if _, err := f.db.SetLicenseStatus(f.ctx, f.scope(store.EnvProduction), gen[0].ID, store.LicenseRevoked); err != nil {
 		t.Fatal(err)
 	}
-	u, err := f.db.BillingUsage(f.ctx, f.org.ID, time.Now())
+	u, err := f.db.BillingUsage(f.ctx, f.org.ID, f.clock.Now())
 	if err != nil || u.PlanKey != "free" || u.Applications.Current != 1 || u.LicensesActive.Current != 2 {
 		t.Fatalf("BillingUsage = %+v, %v; want 1 application and 2 licenses not revoked", u, err)
 	}

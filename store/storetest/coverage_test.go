@@ -5,33 +5,77 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 
 	"licensectl/store"
 )
 
-// TestSuiteCallsEveryAdminMethod keeps the suite whole: a method added to
-// store.Admin fails this test until the suite calls it.
-func TestSuiteCallsEveryAdminMethod(t *testing.T) {
+// outboxExemptForNow are the store.Outbox methods the suite does not call
+// yet: the outbox is being rewritten (issue 20) and its part of the suite
+// comes with the rewrite, which removes this list.
+var outboxExemptForNow = []string{"DueDeliveries", "RecordAttempt", "TestDelivery", "OutboxStats", "Enqueued"}
+
+// suiteCalls returns the methods the suite's sources call on the
+// implementation (db, be) and on its runtime (rt, runtime()).
+func suiteCalls(t *testing.T) (backend, runtime map[string]bool) {
+	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	called := map[string]bool{}
-	call := regexp.MustCompile(`\b(?:f|g)\.db\.([A-Z]\w*)\(|\bdb\.([A-Z]\w*)\(`)
+	backend, runtime = map[string]bool{}, map[string]bool{}
+	onBackend := regexp.MustCompile(`\b(?:db|be)\.([A-Z]\w*)\(`)
+	onRuntime := regexp.MustCompile(`\b(?:rt|runtime\(\))\.([A-Z]\w*)\(`)
 	for _, name := range files {
+		if name == "coverage_test.go" {
+			continue
+		}
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range call.FindAllStringSubmatch(string(src), -1) {
-			called[m[1]+m[2]] = true
+		for _, m := range onBackend.FindAllStringSubmatch(string(src), -1) {
+			backend[m[1]] = true
+		}
+		for _, m := range onRuntime.FindAllStringSubmatch(string(src), -1) {
+			runtime[m[1]] = true
 		}
 	}
-	admin := reflect.TypeFor[store.Admin]()
-	for i := range admin.NumMethod() {
-		if name := admin.Method(i).Name; !called[name] {
-			t.Errorf("the suite never calls store.Admin.%s", name)
+	return backend, runtime
+}
+
+// TestSuiteCallsEveryBackendMethod keeps the suite whole: a method added to
+// store.Backend, or to the runtime API it opens, fails this test until the
+// suite calls it. Run with -v, it reports how many it calls.
+func TestSuiteCallsEveryBackendMethod(t *testing.T) {
+	backend, runtime := suiteCalls(t)
+	for _, c := range []struct {
+		typ    reflect.Type
+		called map[string]bool
+		exempt []string
+	}{
+		{reflect.TypeFor[store.Backend](), backend, outboxExemptForNow},
+		{reflect.TypeFor[store.RuntimeBackend](), runtime, nil},
+	} {
+		n := 0
+		for i := range c.typ.NumMethod() {
+			name := c.typ.Method(i).Name
+			switch {
+			case c.called[name]:
+				n++
+				if slices.Contains(c.exempt, name) {
+					t.Errorf("the suite calls %s.%s: take it off the exemption list", c.typ, name)
+				}
+			case !slices.Contains(c.exempt, name):
+				t.Errorf("the suite never calls %s.%s", c.typ, name)
+			}
 		}
+		for _, name := range c.exempt {
+			if _, ok := c.typ.MethodByName(name); !ok {
+				t.Errorf("%s has no method %s: take it off the exemption list", c.typ, name)
+			}
+		}
+		t.Logf("the suite calls %d of the %d methods of %s (%d exempt)", n, c.typ.NumMethod(), c.typ, len(c.exempt))
 	}
 }

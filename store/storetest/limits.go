@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"testing"
-	"time"
 
 	"licensectl/store"
 )
@@ -32,7 +31,7 @@ func testLimits(t *testing.T, open Opener) {
 	}
 	_, err = f.db.AddMember(f.ctx, store.AddMemberInput{OrgID: f.org.ID, Email: "third@conformance.test", Password: Password, Role: store.RoleAdmin})
 	wantCode(t, "AddMember(over the tier)", err, store.ECodePlanLimit)
-	u, err := f.db.BillingUsage(f.ctx, f.org.ID, time.Now())
+	u, err := f.db.BillingUsage(f.ctx, f.org.ID, f.clock.Now())
 	if err != nil || u.LicensesActive.Current != 3 || u.LicensesActive.Limit != 3 {
 		t.Fatalf("BillingUsage = %+v, %v", u, err)
 	}
@@ -63,7 +62,7 @@ func testCheckout(t *testing.T, open Opener) {
 		wantCode(t, "BillingCheckout(unknown organization)", err, store.ECodeNotFound)
 		_, err = f.db.ConfirmBillingTransaction(f.ctx, store.NewID())
 		wantCode(t, "ConfirmBillingTransaction(unknown)", err, store.ECodeNotFound)
-		_, err = f.db.BillingUsage(f.ctx, store.NewID(), time.Now())
+		_, err = f.db.BillingUsage(f.ctx, store.NewID(), f.clock.Now())
 		wantCode(t, "BillingUsage(unknown)", err, store.ECodeNotFound)
 	})
 	t.Run("OK", func(t *testing.T) {

@@ -122,7 +122,7 @@ func testSecretsAndPeople(t *testing.T, open Opener) {
 	wantCode(t, "AddEndUserRole(unknown)", err, store.ECodeNotFound)
 	_, err = f.db.FindLicense(f.ctx, sc, store.NewID())
 	wantCode(t, "FindLicense(unknown)", err, store.ECodeNotFound)
-	from, to := time.Now(), time.Now().Add(-time.Hour)
+	from, to := f.clock.Now(), f.clock.Now().Add(-time.Hour)
 	_, err = f.db.ListAudit(f.ctx, sc, store.AuditFilter{From: &from, To: &to})
 	wantCode(t, "ListAudit(from after to)", err, store.ECodeValidation)
 }

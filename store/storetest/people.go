@@ -1,10 +1,8 @@
 package storetest
 
 import (
-	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"licensectl/store"
 )
@@ -14,15 +12,7 @@ import (
 // would, and returns the device as Admin lists it.
 func (f *fixture) activate(t *testing.T, key, fingerprint string) *store.Device {
 	t.Helper()
-	rt := f.be.OpenRuntime(store.RuntimeOptions{
-		Signer:    func(*store.Environment, store.AccessClaims) (string, error) { return "conformance-token", nil },
-		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Minute,
-	})
-	in := store.ActivateInput{LicenseKey: key, Fingerprint: fingerprint,
-		Replay: store.Replay{Timestamp: time.Now(), Nonce: fmt.Sprintf("conformance-nonce-%d", seq.Add(1))}}
-	if _, err := rt.Activate(f.ctx, store.RuntimeClient{AppID: f.app.ID, Env: store.EnvProduction}, in); err != nil {
-		t.Fatalf("Activate: %v", err)
-	}
+	f.activation(t, key, fingerprint)
 	p, err := f.db.ListDevices(f.ctx, f.scope(store.EnvProduction), store.StatusFilter{Fingerprint: fingerprint})
 	if err != nil || p.Total != 1 {
 		t.Fatalf("ListDevices(fingerprint) = %+v, %v", p, err)

@@ -8,8 +8,10 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"licensectl/store"
 )
@@ -22,6 +24,11 @@ type Harness struct {
 	// seeds through it what no administrator creates, end-users and the
 	// devices desktop clients activate.
 	Backend store.Backend
+	// Clock is the time of Backend (and of the server behind Admin): the
+	// suite moves it and reads it, never the wall clock.
+	Clock *Clock
+	// Fixtures are Backend's test hooks; RunBackend certifies them too.
+	Fixtures Fixtures
 }
 
 // Opener returns a fresh, empty implementation for one test whose store
@@ -48,11 +55,16 @@ var seq atomic.Int64
 
 // fixture is an organization with an application, for the tests below.
 type fixture struct {
-	db  store.Admin
-	be  store.Backend
-	org *store.Organization
-	app *store.Application
-	ctx context.Context
+	db    store.Admin
+	be    store.Backend
+	clock *Clock
+	fx    Fixtures
+	org   *store.Organization
+	app   *store.Application
+	ctx   context.Context
+
+	rtOnce sync.Once
+	rt     store.RuntimeBackend // runtime, opened once
 }
 
 func (f *fixture) ref() store.AppRef { return store.AppRef{OrgID: f.org.ID, AppID: f.app.ID} }
@@ -68,7 +80,10 @@ func newFixture(t *testing.T, open Opener) *fixture {
 func newFixtureWith(t *testing.T, open Opener, billing store.BillingPolicy) *fixture {
 	t.Helper()
 	h := open(t, billing)
-	f := &fixture{db: h.Admin, be: h.Backend, ctx: context.Background()}
+	if h.Clock == nil {
+		t.Fatal("storetest: the harness has no Clock")
+	}
+	f := &fixture{db: h.Admin, be: h.Backend, clock: h.Clock, fx: h.Fixtures, ctx: context.Background()}
 	f.org, f.app = seedOrg(t, f.db, f.ctx)
 	return f
 }
@@ -85,6 +100,20 @@ func (f *fixture) licenses(t *testing.T, plan store.PlanInput, n int) (*store.Pl
 		t.Fatalf("GenerateLicenses = %d, %v; want %d", len(gen), err, n)
 	}
 	return p, gen
+}
+
+// dated creates a plan and one license of it in production that expires at.
+func (f *fixture) dated(t *testing.T, name string, at time.Time) *store.LicenseItem {
+	t.Helper()
+	p, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: &name})
+	if err != nil {
+		t.Fatalf("CreatePlan: %v", err)
+	}
+	gen, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: p.ID, Quantity: 1, ExpiresAt: &at})
+	if err != nil || len(gen) != 1 {
+		t.Fatalf("GenerateLicenses(expiring) = %d, %v", len(gen), err)
+	}
+	return gen[0]
 }
 
 // seedOrg creates an organization with an owner and one application.
