@@ -15,6 +15,7 @@ import (
 
 // served is a `licensectl serve` process started by startServe.
 type served struct {
+	cmd    *exec.Cmd
 	url    string
 	stderr []string // lines up to the one startServe waited for
 	lines  <-chan string
@@ -45,7 +46,7 @@ func startServe(t *testing.T, dir string, env []string, until string, args ...st
 		close(lines)
 		_, _ = io.Copy(io.Discard, pipe)
 	}()
-	s := &served{lines: lines}
+	s := &served{cmd: cmd, lines: lines}
 	deadline := time.After(20 * time.Second)
 	for {
 		select {
@@ -64,6 +65,17 @@ func startServe(t *testing.T, dir string, env []string, until string, args ...st
 			t.Fatalf("no %q from serve:\n%s", until, strings.Join(s.stderr, "\n"))
 		}
 	}
+}
+
+// stop ends the server with SIGTERM and waits until it has exited.
+func (s *served) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for range s.lines { // the pipe closes when the process is gone
+	}
+	_ = s.cmd.Wait()
 }
 
 // cleanEnv is the test's environment without LICENSECTL_* variables.
