@@ -58,3 +58,29 @@ func TestVerifyRecordsAndCompact(t *testing.T) {
 		t.Fatalf("ErrGarbled: %v, want %q", err, want)
 	}
 }
+
+// What restore does with an old backup: a read-only handle cannot read its
+// records, the compacted copy migrated read-write verifies whole.
+func TestVerifyRecordsOldBackup(t *testing.T) {
+	path, _ := loadV1(t)
+	src, err := Open(path, Options{Hasher: fakeHasher{}, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := src.VerifyRecords(t.Context()); err == nil || !strings.Contains(err.Error(), "older than this binary") {
+		t.Fatalf("read-only v1: %v", err)
+	}
+	staged := filepath.Join(t.TempDir(), "staged.db")
+	if _, err := src.CompactInto(staged); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(staged, Options{Hasher: fakeHasher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.VerifyRecords(t.Context()); err != nil {
+		t.Fatalf("migrated copy: %v", err)
+	}
+}
