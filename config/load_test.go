@@ -371,3 +371,15 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		t.Errorf("server.trusted_proxies: got %q", got.Server.TrustedProxies)
 	}
 }
+
+func TestUnknownEnv(t *testing.T) {
+	environ := []string{
+		"LICENSECTL_SERVER_LISTEN=127.0.0.1:1", "LICENSECTL_WEBHOOKS_ALLOW_HTTP=true", "LICENSECTL_SERVER=http://x",
+		"LICENSECTL_WEBHOOK_ALLOW_HTTP=true", "LICENSECTL_DATADIR=/srv", "HOME=/root", "XLICENSECTL_Y=1",
+	}
+	got := UnknownEnv(environ, "LICENSECTL_SERVER")
+	want := []string{"LICENSECTL_DATADIR", "LICENSECTL_WEBHOOK_ALLOW_HTTP"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("UnknownEnv = %q, want %q", got, want)
+	}
+}

@@ -17,6 +17,9 @@ func (c Config) Validate() error {
 	var v validator
 
 	v.check(strings.TrimSpace(c.Server.Listen) != "", "server.listen", "must not be empty")
+	if l := c.Server.Listen; strings.TrimSpace(l) != "" {
+		v.check(hostPort(l), "server.listen", "must be host:port such as 127.0.0.1:8080 or :8080, got %q", l)
+	}
 	if c.Server.PublicURL != "" {
 		u, err := url.Parse(c.Server.PublicURL)
 		v.check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "",
@@ -137,7 +140,7 @@ func (c Config) Validate() error {
 	// follow from the issuer: over plain http anyone on the path could sign
 	// anyone in. Loopback stays open for a provider on the same host.
 	if u, err := url.Parse(p.Issuer); err == nil && u.Scheme == "http" {
-		v.check(loopbackHost(u.Hostname()), "partner.issuer", "must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost), got %q", p.Issuer)
+		v.check(LoopbackHost(u.Hostname()), "partner.issuer", "must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost), got %q", p.Issuer)
 	}
 
 	return v.err()
@@ -171,14 +174,26 @@ func (v *validator) err() error {
 	return errors.New("config: invalid configuration:\n  " + strings.Join(v.problems, "\n  "))
 }
 
-// loopbackHost reports whether host names this machine's loopback
+// LoopbackHost reports whether host names this machine's loopback
 // interface: localhost, 127.0.0.0/8 or ::1.
-func loopbackHost(host string) bool {
+func LoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.Unmap().IsLoopback()
+}
+
+// hostPort reports whether addr is host:port with a port net.Listen takes
+// (a number up to 65535 or a service name), so that a mistyped address is
+// refused before serve writes anything rather than when it binds.
+func hostPort(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" || strings.ContainsAny(host, " /") {
+		return false
+	}
+	_, err = net.LookupPort("tcp", port)
+	return err == nil
 }
 
 // ascii reports whether s is printable ASCII, as the fields of a Pix BR Code

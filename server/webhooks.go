@@ -11,7 +11,7 @@ import (
 )
 
 func (s *Server) registerWebhookRoutes(r group) {
-	r.Handle("/webhooks/events", s.mgmt(permRead, s.listWebhookEvents)).Methods(http.MethodGet)
+	r.Handle("/webhooks/events", s.mgmt(permRegistry, s.listWebhookEvents)).Methods(http.MethodGet)
 	r.Handle("/applications/{id}/webhooks", s.mgmt(permRead, s.listWebhooks)).Methods(http.MethodGet)
 	r.Handle("/applications/{id}/webhooks", s.mgmt(permWrite, s.createWebhook)).Methods(http.MethodPost)
 	r.Handle("/applications/{id}/webhooks/{webhookId}", s.mgmt(permWrite, s.updateWebhook)).Methods(http.MethodPatch)

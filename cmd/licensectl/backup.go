@@ -97,9 +97,6 @@ func writeAtomic(path string, fill func(f *os.File) (int64, error)) (n int64, er
 	if err = os.Rename(f.Name(), path); err != nil {
 		return n, err
 	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	syncDir(dir)
 	return n, nil
 }

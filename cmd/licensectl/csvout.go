@@ -50,12 +50,26 @@ func writeCSV(w io.Writer, v any) error {
 		item := reflect.Indirect(items.Index(i))
 		var row []string
 		flatten(elem, "", func(_ string, path []int) { row = append(row, cell(fieldAt(item, path))) })
-		if err := cw.Write(printable(row)); err != nil {
+		if err := cw.Write(csvCells(row)); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvCells readies a row for CSV: a cell a spreadsheet would take for a
+// formula (design.md §8: it begins with =, +, -, @, tab or CR) gets a
+// leading ', since fingerprints and e-mails are chosen by end-users and a
+// vendor opens the export in a spreadsheet; then every cell is escaped as
+// all text output is.
+func csvCells(cells []string) []string {
+	for i, c := range cells {
+		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+			cells[i] = "'" + c
+		}
+	}
+	return printable(cells)
 }
 
 var (

@@ -121,7 +121,7 @@ func printGenerated(out *output, list []*store.LicenseItem) error {
 			if l.ExpiresAt != nil {
 				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
 			}
-			_ = w.Write(printable([]string{l.ID, l.Key, l.EffectiveStatus(now), l.PlanID, l.PlanName, exp, l.CreatedAt.UTC().Format(time.RFC3339Nano)}))
+			_ = w.Write(csvCells([]string{l.ID, l.Key, l.EffectiveStatus(now), l.PlanID, l.PlanName, exp, l.CreatedAt.UTC().Format(time.RFC3339Nano)}))
 		}
 		w.Flush()
 		return w.Error()

@@ -55,3 +55,11 @@ func TestWriteCSV(t *testing.T) {
 		t.Fatalf("writeCSV(non-list) = %v", err)
 	}
 }
+
+func TestCSVCells(t *testing.T) {
+	got := csvCells([]string{"=SUM(A1)", "+1", "-1", "@x", "\tx", "\rx", "a=b", "", "'", "\x1b[2J"})
+	want := []string{"'=SUM(A1)", "'+1", "'-1", "'@x", `'\x09x`, `'\x0dx`, "a=b", "", "'", `\x1b[2J`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("csvCells:\n got %q\nwant %q", got, want)
+	}
+}

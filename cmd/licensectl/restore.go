@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,20 +77,31 @@ func newRestoreCmd(e *env) *cobra.Command {
 }
 
 // restoreFile checks the backup, then swaps it in for dataDir's database.
+// Nothing is replaced until a copy of the backup, migrated and with every
+// record decoded, waits next to the database (design.md §11).
 func restoreFile(from, dataDir string, newToken bool) (restoreView, error) {
 	v := restoreView{From: from, Database: filepath.Join(dataDir, "licensectl.db")}
-	ver, err := checkBackup(from)
-	if err != nil {
+	if err := regularFile(from); err != nil {
 		return v, err
 	}
-	v.SchemaVersion = ver
 	if a, b := absPath(from), absPath(v.Database); a == b {
 		return v, fmt.Errorf("%s is the database itself: nothing to restore", from)
 	}
+	src, ver, err := openRestoreSource(from)
+	if err != nil {
+		return v, err
+	}
+	defer src.Close()
+	v.SchemaVersion = ver
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return v, fmt.Errorf("create data dir: %w", err)
 	}
-	if _, err := os.Stat(v.Database); err == nil {
+	_, err = os.Stat(v.Database)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return v, err
+	}
+	if exists {
 		// Opening the current file takes its lock: a running server holds it,
 		// and restoring under it would be lost at its next commit.
 		cur, err := bolt.Open(v.Database, bolt.Options{ReadOnly: true})
@@ -99,42 +111,82 @@ func restoreFile(from, dataDir string, newToken bool) (restoreView, error) {
 		if err == nil {
 			cur.Close()
 		}
-		v.PreviousFile = v.Database + ".before-restore-" + time.Now().UTC().Format("20060102T150405Z")
-		if err := os.Rename(v.Database, v.PreviousFile); err != nil {
-			return v, err
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return v, err
 	}
-	src, err := os.Open(from)
+	staged, n, err := stageRestore(src, dataDir)
 	if err != nil {
 		return v, err
 	}
-	defer src.Close()
-	if v.Bytes, err = writeAtomic(v.Database, func(f *os.File) (int64, error) { return io.Copy(f, src) }); err != nil {
+	v.Bytes = n
+	if exists {
+		v.PreviousFile = v.Database + ".before-restore-" + time.Now().UTC().Format("20060102T150405Z")
+		if err := os.Rename(v.Database, v.PreviousFile); err != nil {
+			os.Remove(staged)
+			return v, err
+		}
+	}
+	if err := os.Rename(staged, v.Database); err != nil {
+		os.Remove(staged)
 		if v.PreviousFile != "" {
 			_ = os.Rename(v.PreviousFile, v.Database)
 		}
 		return v, err
 	}
-	if err := os.Chmod(v.Database, 0o600); err != nil {
-		return v, err
-	}
+	syncDir(dataDir)
 	v.OperatorToken, err = restoreOperatorToken(filepath.Join(dataDir, "operator.token"), newToken)
 	return v, err
 }
 
-// checkBackup opens the file read-only, walks every page, and returns its
-// schema version; a file newer than this binary is refused.
-func checkBackup(path string) (uint64, error) {
-	if _, err := os.Stat(path); err != nil {
-		return 0, err
+// regularFile refuses what is not a regular file before anything opens it
+// for reading: a named pipe would block the open, a device would stream
+// forever. The open does not block (O_NONBLOCK), and the check is on what
+// was opened, not on a name that could change in between.
+func regularFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s): restore takes a backup file", path, fileKind(fi.Mode()))
+	}
+	return nil
+}
+
+// fileKind names the type of a file that is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// openRestoreSource opens the file read-only, walks every page, and returns it
+// with its schema version; a file newer than this binary is refused.
+func openRestoreSource(path string) (*bolt.DB, uint64, error) {
 	db, err := bolt.Open(path, bolt.Options{ReadOnly: true})
 	if err != nil {
-		return 0, fmt.Errorf("%s is not a usable licensectl database: %w", path, err)
+		return nil, 0, fmt.Errorf("%s is not a usable licensectl database: %w", path, err)
 	}
-	defer db.Close()
+	ver, err := checkBackup(db, path)
+	if err != nil {
+		db.Close()
+		return nil, 0, err
+	}
+	return db, ver, nil
+}
+
+func checkBackup(db *bolt.DB, path string) (uint64, error) {
 	if err := db.Check(); err != nil {
 		return 0, fmt.Errorf("%s fails the consistency check: %w", path, err)
 	}
@@ -149,6 +201,51 @@ func checkBackup(path string) (uint64, error) {
 		return 0, fmt.Errorf("%s has schema version %d, newer than this binary's %d: restore it with a newer licensectl", path, ver, bolt.SchemaVersion)
 	}
 	return ver, nil
+}
+
+// stageRestore writes the pages src's records use into a new file in
+// dataDir, brings it to this binary's schema and decodes every record; it
+// returns the file's path and size, or removes it and says why not. An old
+// backup is thus migrated here, where a failing migration still leaves the
+// database untouched, rather than at the next start.
+func stageRestore(src *bolt.DB, dataDir string) (string, int64, error) {
+	f, err := os.CreateTemp(dataDir, ".licensectl.db.restore-*")
+	if err != nil {
+		return "", 0, err
+	}
+	path := f.Name()
+	f.Close()
+	fail := func(err error) (string, int64, error) {
+		os.Remove(path)
+		return "", 0, err
+	}
+	if _, err := src.CompactInto(path); err != nil {
+		return fail(fmt.Errorf("copy %s: %w", src.Path(), err))
+	}
+	db, err := bolt.Open(path, bolt.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	err = db.VerifyRecords(context.Background())
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(fmt.Errorf("%s holds a record this server could not read, refused: %w", src.Path(), err))
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fail(err)
+	}
+	return path, fi.Size(), nil
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 }
 
 // restoreOperatorToken keeps the token file, or writes a new token when asked.

@@ -17,10 +17,20 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) (string, bool)
+	// environ lists the environment as NAME=value entries; nil means none.
+	environList func() []string
 }
 
 func newEnv() *env {
-	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.LookupEnv}
+	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.LookupEnv, environList: os.Environ}
+}
+
+// environ is the environment as NAME=value entries.
+func (e *env) environ() []string {
+	if e.environList == nil {
+		return nil
+	}
+	return e.environList()
 }
 
 // Names of the global flags of the admin commands.

@@ -17,18 +17,41 @@ import (
 )
 
 func newServeCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var initDir, dev bool
+	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP server (management and runtime API)",
+		Long: "serve runs the HTTP server on <data-dir>/licensectl.db. The whole\n" +
+			"configuration is checked before anything is written. A missing data dir\n" +
+			"is created (0700, with a new database and operator token) only when it is\n" +
+			"the default ./data or with --init: a mistyped --data-dir is refused.\n\n" +
+			"--dev is the laptop mode: plain-http and private webhook targets allowed,\n" +
+			"signup challenge off, mail written to <data-dir>/mail/, the operator token\n" +
+			"printed. It listens on loopback only; never use it in production.",
 		Example: "  licensectl serve\n" +
-			"  licensectl serve --listen 0.0.0.0:8080 --data-dir /var/lib/licensectl",
+			"  licensectl serve --dev\n" +
+			"  licensectl serve --init --listen 0.0.0.0:8080 --data-dir /var/lib/licensectl",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd, e)
 			if err != nil {
 				return err
 			}
+			if dev {
+				if err := devMode(&cfg); err != nil {
+					return err
+				}
+			}
 			logger := newLogger(cfg.Log, e)
+			for _, name := range config.UnknownEnv(e.environ(), envServer, envAPIKey, envTUILog, envPublicKey) {
+				logger.Warn("unknown environment variable ignored: no configuration key has this name (see licensectl.yaml)", "name", name)
+			}
+			if err := checkTLSFiles(cfg.Server.TLS); err != nil {
+				return err
+			}
+			if err := prepareDataDir(cfg.DataDir, initDir); err != nil {
+				return err
+			}
 			gc := applyGCPercent(cfg.Server.GCPercent, e)
 			db, _, err := openLocal(cfg, openOpts{create: true})
 			if err != nil {
@@ -54,6 +77,9 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "gc_percent", gc)
+			if dev {
+				devBanner(e.stderr, cfg, srv.URL(), srv.OperatorToken())
+			}
 			for {
 				select {
 				case <-hup:
@@ -71,6 +97,9 @@ func newServeCmd(e *env) *cobra.Command {
 			}
 		},
 	}
+	c.Flags().BoolVar(&initDir, "init", false, "create a missing --data-dir (with a new database and operator token)")
+	c.Flags().BoolVar(&dev, "dev", false, "laptop mode: http and private webhook targets, no signup challenge, file mail, token printed; loopback only")
+	return c
 }
 
 // newLogger logs text on a terminal and JSON otherwise, unless configured.

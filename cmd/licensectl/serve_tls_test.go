@@ -19,7 +19,7 @@ func TestServeTLSReloadsOnSIGHUP(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	pool1 := servertest.WriteSelfSignedCert(t, certFile, keyFile, 1)
-	cmd := exec.Command(binary, "serve", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"))
+	cmd := exec.Command(binary, "serve", "--init", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LICENSECTL_SERVER_TLS_CERT_FILE="+certFile, "LICENSECTL_SERVER_TLS_KEY_FILE="+keyFile,
 		"LICENSECTL_LOG_FORMAT=json", "LICENSECTL_SIGNUP_CHALLENGE=off")

@@ -47,7 +47,7 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && g.AllowHTTP:
 	case u.Scheme == "http":
-		return store.Invalid("url", "url must use https (plain http is not allowed here)")
+		return store.Invalid("url", "url must use https: plain http is allowed only with webhooks.allow_http: true (or `licensectl serve --dev`, for local testing)")
 	default:
 		return store.Invalid("url", "url must be an absolute https URL")
 	}
@@ -84,7 +84,7 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 
 func (g *Guard) checkAddr(ip netip.Addr) error {
 	if err := g.guardian.SafeAddr(ip); err != nil {
-		return store.Invalid("url", "url must not point to a private, loopback or link-local address (%s)", ip)
+		return store.Invalid("url", "url must not point to a private, loopback or link-local address (%s): such targets are allowed only with webhooks.allow_private_targets: true (or `licensectl serve --dev`, for local testing)", ip)
 	}
 	return nil
 }
