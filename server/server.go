@@ -146,8 +146,6 @@ func (s *Server) Open() error {
 	}
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls)
-	} else {
-		ln = escapeListener{ln} // TLS keeps net/http's own answer: its bytes are not ours to read
 	}
 	if l := s.cfg.Metrics.Listen; s.cfg.Metrics.Enabled && l != "" {
 		if s.metricsLn, err = net.Listen("tcp", l); err != nil {
