@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"crypto/tls"
 	"crypto/x509"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"licensectl/config"
 	"licensectl/server/servertest"
@@ -85,4 +88,58 @@ func TestTLSConfigErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 19 #8, design §2: TLS 1.2 with AEAD suites only, and HTTP/2 on the
+// TLS listener.
+func TestTLSSuitesAndHTTP2(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool := servertest.WriteSelfSignedCert(t, certFile, keyFile, 1)
+	s := servertest.New(t, func(c *config.Config) {
+		c.Server.TLS = config.TLS{CertFile: certFile, KeyFile: keyFile}
+	})
+	addr := strings.TrimPrefix(s.URL, "https://")
+	handshake := func(suites ...uint16) (*tls.Conn, error) {
+		d := &net.Dialer{Timeout: 5 * time.Second}
+		return tls.DialWithDialer(d, "tcp", addr, &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS12, CipherSuites: suites})
+	}
+
+	t.Run("ErrCBCSHA1Refused", func(t *testing.T) {
+		cbc := []uint16{
+			tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+			tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+			tls.TLS_RSA_WITH_AES_128_CBC_SHA, tls.TLS_RSA_WITH_AES_256_CBC_SHA,
+		}
+		for _, suite := range cbc {
+			if c, err := handshake(suite); err == nil {
+				c.Close()
+				t.Fatalf("a TLS 1.2 client offering only %s was accepted", tls.CipherSuiteName(suite))
+			}
+		}
+	})
+
+	t.Run("TLS12AEAD", func(t *testing.T) {
+		c, err := handshake(tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)
+		if err != nil {
+			t.Fatalf("TLS 1.2 with AES-GCM: %v", err)
+		}
+		defer c.Close()
+		if st := c.ConnectionState(); st.Version != tls.VersionTLS12 || st.CipherSuite != tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 {
+			t.Fatalf("negotiated %s %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+		}
+	})
+
+	t.Run("HTTP2", func(t *testing.T) {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Get(s.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 || resp.TLS.NegotiatedProtocol != "h2" {
+			t.Fatalf("got %d over %s (ALPN %q), want 200 over HTTP/2 (h2)", resp.StatusCode, resp.Proto, resp.TLS.NegotiatedProtocol)
+		}
+	})
 }
