@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -25,29 +24,6 @@ import (
 // rewrote bodies, answered one request twice and let an attacker's bytes
 // become the head of the next request on a pooled connection.
 
-// dialRaw opens a plain TCP connection to s with a deadline that bounds the
-// whole test.
-func dialRaw(t *testing.T, s *servertest.Server) (net.Conn, *bufio.Reader) {
-	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	return conn, bufio.NewReader(conn)
-}
-
-// wantClosed fails unless the peer closes conn without sending anything more.
-func wantClosed(t *testing.T, conn net.Conn, rd *bufio.Reader) {
-	t.Helper()
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	extra, err := io.ReadAll(rd)
-	if len(extra) > 0 || err != nil {
-		t.Fatalf("after the answer: %q, %v; want the connection closed with nothing more", extra, err)
-	}
-}
-
 func TestMalformedEscapeGetsPlain400(t *testing.T) {
 	f := newFixture(t)
 	for _, line := range []string{
@@ -55,28 +31,24 @@ func TestMalformedEscapeGetsPlain400(t *testing.T) {
 		"PATCH /v1/mgmt/applications/%zz/plans/%4 HTTP/1.1",
 	} {
 		t.Run(strings.Fields(line)[1], func(t *testing.T) {
-			conn, rd := dialRaw(t, f.s)
+			c := servertest.DialRaw(t, f.s.URL)
 			body := `{"name":"x"}`
 			// A valid request follows on the same connection: it must not be
 			// read as one, since the stream is no longer trusted.
 			next := "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-			req := line + "\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body + next
-			if _, err := conn.Write([]byte(req)); err != nil {
-				t.Fatal(err)
-			}
-			res, err := http.ReadResponse(rd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			c.Send(t, line+"\r\nHost: x\r\nAuthorization: Bearer "+f.key+"\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body+next)
+			res, raw := c.MustAnswer(t)
 			if res.StatusCode != http.StatusBadRequest || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") || string(raw) != "400 Bad Request" {
 				t.Fatalf("got %d %q %q, want net/http's plain 400", res.StatusCode, res.Header.Get("Content-Type"), raw)
 			}
 			if !res.Close {
 				t.Fatal("the 400 does not close the connection")
 			}
-			wantClosed(t, conn, rd)
+			// Closed with nothing more: the next request is not answered.
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if extra, err := io.ReadAll(c.R); len(extra) > 0 || err != nil {
+				t.Fatalf("after the answer: %q, %v; want the connection closed with nothing more", extra, err)
+			}
 		})
 	}
 }
@@ -87,17 +59,9 @@ func TestMalformedQueryEscape(t *testing.T) {
 	f := newFixture(t)
 	for query, field := range map[string]string{"page=%zz": "page", "per_page=5&page=%4": "page", "%zz=1": "%zz", "page=1;per_page=2": "page"} {
 		t.Run(query, func(t *testing.T) {
-			conn, rd := dialRaw(t, f.s)
-			req := "GET /v1/mgmt/applications/" + f.app + "/plans?" + query + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n"
-			if _, err := conn.Write([]byte(req)); err != nil {
-				t.Fatal(err)
-			}
-			res, err := http.ReadResponse(rd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			c := servertest.DialRaw(t, f.s.URL)
+			c.Send(t, "GET /v1/mgmt/applications/"+f.app+"/plans?"+query+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+f.key+"\r\n\r\n")
+			res, raw := c.MustAnswer(t)
 			var e struct {
 				Error struct{ Code, Message string } `json:"error"`
 			}
@@ -119,29 +83,15 @@ func TestExpectContinueBodyStoredExactly(t *testing.T) {
 		`100% sure %4 and %% HTTP/1.0`, // several lone escapes
 	} {
 		t.Run(name, func(t *testing.T) {
-			conn, rd := dialRaw(t, f.s)
+			c := servertest.DialRaw(t, f.s.URL)
 			body := `{"name": "` + name + "\"}\n"
-			head := "POST /v1/mgmt/applications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key +
-				"\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
-			if _, err := conn.Write([]byte(head)); err != nil {
-				t.Fatal(err)
-			}
-			res, err := http.ReadResponse(rd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.StatusCode != http.StatusContinue {
+			c.Send(t, "POST /v1/mgmt/applications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+f.key+
+				"\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n")
+			if res, _ := c.MustAnswer(t); res.StatusCode != http.StatusContinue {
 				t.Fatalf("status %d, want 100 Continue", res.StatusCode)
 			}
-			if _, err := conn.Write([]byte(body)); err != nil {
-				t.Fatal(err)
-			}
-			res, err = http.ReadResponse(rd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			c.Send(t, body)
+			res, raw := c.MustAnswer(t)
 			if res.StatusCode != http.StatusCreated {
 				t.Fatalf("status %d %s, want 201", res.StatusCode, raw)
 			}
@@ -151,23 +101,15 @@ func TestExpectContinueBodyStoredExactly(t *testing.T) {
 			(&servertest.Resp{Status: res.StatusCode, Body: raw}).JSON(t, &created)
 
 			// Exactly one answer: nothing more arrives before the next request.
-			conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-			if b, err := rd.Peek(1); len(b) > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+			if b, err := c.R.Peek(1); len(b) > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
 				t.Fatalf("after the answer: %q, %v; want nothing", b, err)
 			}
-			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			c.SetDeadline(time.Now().Add(10 * time.Second))
 
 			// The same connection then reads the stored name back.
-			get := "GET /v1/mgmt/applications/" + created.ApplicationID + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n"
-			if _, err := conn.Write([]byte(get)); err != nil {
-				t.Fatal(err)
-			}
-			res, err = http.ReadResponse(rd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, _ = io.ReadAll(res.Body)
-			res.Body.Close()
+			c.Send(t, "GET /v1/mgmt/applications/"+created.ApplicationID+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+f.key+"\r\n\r\n")
+			res, raw = c.MustAnswer(t)
 			var app struct{ Name string }
 			(&servertest.Resp{Status: res.StatusCode, Body: raw}).Want(t, http.StatusOK).JSON(t, &app)
 			if app.Name != name {

@@ -30,13 +30,21 @@ func servedSerial(t *testing.T, url string, pool *x509.CertPool) int64 {
 	return resp.TLS.PeerCertificates[0].SerialNumber.Int64()
 }
 
-func TestTLSServesCertificateFilesAndReloads(t *testing.T) {
+// tlsServer starts a server on certificate files (serial 1) and returns it,
+// the files and a pool that trusts the certificate.
+func tlsServer(t *testing.T) (s *servertest.Server, certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
 	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	pool := servertest.WriteSelfSignedCert(t, certFile, keyFile, 1)
-	s := servertest.New(t, func(c *config.Config) {
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool = servertest.WriteSelfSignedCert(t, certFile, keyFile, 1)
+	s = servertest.New(t, func(c *config.Config) {
 		c.Server.TLS = config.TLS{CertFile: certFile, KeyFile: keyFile}
 	})
+	return s, certFile, keyFile, pool
+}
+
+func TestTLSServesCertificateFilesAndReloads(t *testing.T) {
+	s, certFile, keyFile, pool := tlsServer(t)
 	if !strings.HasPrefix(s.URL, "https://") {
 		t.Fatalf("URL = %s, want https", s.URL)
 	}
@@ -93,12 +101,7 @@ func TestTLSConfigErrors(t *testing.T) {
 // Issue 19 #8, design §2: TLS 1.2 with AEAD suites only, and HTTP/2 on the
 // TLS listener.
 func TestTLSSuitesAndHTTP2(t *testing.T) {
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	pool := servertest.WriteSelfSignedCert(t, certFile, keyFile, 1)
-	s := servertest.New(t, func(c *config.Config) {
-		c.Server.TLS = config.TLS{CertFile: certFile, KeyFile: keyFile}
-	})
+	s, _, _, pool := tlsServer(t)
 	addr := strings.TrimPrefix(s.URL, "https://")
 	handshake := func(suites ...uint16) (*tls.Conn, error) {
 		d := &net.Dialer{Timeout: 5 * time.Second}

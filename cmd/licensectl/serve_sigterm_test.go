@@ -3,16 +3,15 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"licensectl/server/servertest"
 )
 
 // TestServeSIGTERMAnswersPendingRequests runs the real binary, leaves
@@ -32,70 +31,35 @@ func TestServeSIGTERMAnswersPendingRequests(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
-	url := make(chan string, 1)
+	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			var m map[string]any
 			if json.Unmarshal(sc.Bytes(), &m) == nil && m["msg"] == "listening" {
 				u, _ := m["url"].(string)
-				url <- u
+				urls <- u
 			}
 		}
 		exited <- cmd.Wait()
 	}()
-	var addr string
+	var url string
 	select {
-	case u := <-url:
-		addr = strings.TrimPrefix(u, "http://")
+	case url = <-urls:
 	case <-time.After(20 * time.Second):
 		t.Fatal("no listening log line")
 	}
 
 	const n = 16
-	const req = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-	conns := make([]net.Conn, n)
-	readers := make([]*bufio.Reader, n)
-	for i := range n {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		conns[i], readers[i] = c, bufio.NewReader(c)
-		if _, err := c.Write([]byte(req)); err != nil {
-			t.Fatal(err)
-		}
-		res, err := http.ReadResponse(readers[i], nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-	}
-	for _, c := range conns {
-		if _, err := c.Write([]byte(req)); err != nil {
-			t.Fatal(err)
-		}
+	get := func(int) string { return "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" }
+	conns := servertest.IdleKeptAlive(t, url, n, get)
+	for i, c := range conns {
+		c.Send(t, get(i))
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	lost := 0
-	for i := range conns {
-		res, err := http.ReadResponse(readers[i], nil)
-		if err != nil {
-			lost++
-			continue
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			t.Errorf("connection %d: status %d", i, res.StatusCode)
-		}
-	}
-	if lost > 0 {
+	if lost := servertest.Unanswered(t, conns, http.StatusOK); lost > 0 {
 		t.Fatalf("%d of %d requests sent before SIGTERM were not answered", lost, n)
 	}
 	select {
