@@ -86,13 +86,13 @@ func (s *Server) billingCheckout(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) billingConfirm(w http.ResponseWriter, r *http.Request) error {
-	return s.confirmPayment(w, r, mux.Vars(r)["id"])
+	sub, err := s.db.ConfirmBillingTransaction(r.Context(), mux.Vars(r)["id"])
+	return s.paid(w, sub, err)
 }
 
-// confirmPayment records a payment and answers the subscription it puts in
-// force; the runtime quota of the organization is read again.
-func (s *Server) confirmPayment(w http.ResponseWriter, r *http.Request, id string) error {
-	sub, err := s.db.ConfirmBillingTransaction(r.Context(), id)
+// paid answers the subscription a confirmed payment put in force; the
+// runtime quota of the organization is read again.
+func (s *Server) paid(w http.ResponseWriter, sub *store.Subscription, err error) error {
 	if err != nil {
 		return err
 	}
@@ -126,8 +126,13 @@ func (s *Server) pixCallback(w http.ResponseWriter, r *http.Request) error {
 	if err := requireString("transaction_id", cb.TransactionID); err != nil {
 		return err
 	}
-	r = r.WithContext(store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, ID: "pix", IP: clientIP(r), UserAgent: r.UserAgent()}))
-	return s.confirmPayment(w, r, cb.TransactionID)
+	ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, ID: "pix", IP: clientIP(r), UserAgent: r.UserAgent()})
+	if cb.AmountCents == nil {
+		sub, err := s.db.ConfirmBillingTransaction(ctx, cb.TransactionID)
+		return s.paid(w, sub, err)
+	}
+	sub, err := s.db.ConfirmBillingPayment(ctx, cb.TransactionID, *cb.AmountCents)
+	return s.paid(w, sub, err)
 }
 
 // validSignature checks header, "sha256=<hex HMAC-SHA256 of body>", in

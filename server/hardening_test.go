@@ -1,13 +1,8 @@
 package server_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -264,43 +259,5 @@ func BenchmarkMailCalls(b *testing.B) {
 			}
 			s.WaitMail()
 		})
-	}
-}
-
-// Issue 9 #11: a malformed percent-escape gets the JSON error shape, with or
-// without a body, and the connection stays usable.
-func TestMalformedEscape(t *testing.T) {
-	f := newFixture(t)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(f.s.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	rd := bufio.NewReader(conn)
-	body := `{"name":"x"}`
-	for _, req := range []string{
-		"GET /v1/mgmt/applications/%zz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n",
-		"PATCH /v1/mgmt/applications/%zz/plans/%4 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
-		"GET /v1/mgmt/applications/" + f.app + "/plans?page=%zz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n",
-		"GET /v1/mgmt/applications/" + f.app + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.key + "\r\n\r\n",
-	} {
-		if _, err := conn.Write([]byte(req)); err != nil {
-			t.Fatal(err)
-		}
-		res, err := http.ReadResponse(rd, nil)
-		if err != nil {
-			t.Fatalf("%q: %v", req[:40], err)
-		}
-		raw, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		var e struct {
-			Error struct{ Code string } `json:"error"`
-		}
-		if !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
-			t.Fatalf("%q: %d %s %s", req[:40], res.StatusCode, res.Header.Get("Content-Type"), raw)
-		}
-		if res.StatusCode >= 400 && (json.Unmarshal(raw, &e) != nil || e.Error.Code == "") {
-			t.Fatalf("%q: %d %s", req[:40], res.StatusCode, raw)
-		}
 	}
 }

@@ -61,13 +61,19 @@ func (r *statusRecorder) Flush() {
 	}
 }
 
+var nosniff = []string{"nosniff"} // shared: net/http only reads header values
+
 // observe logs each request, counts it in the metrics, recovers panics into a
-// 500 without internals, and caps the request body at 1 MiB.
+// 500 without internals, caps the request body at 1 MiB and marks every
+// answer nosniff.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r.Header.Get("X-Request-Id"))
 		w.Header()["X-Request-Id"] = []string{id}
+		// No answer is to be read as anything but its declared type: a
+		// JSON error echoing input must never be sniffed into HTML.
+		w.Header()["X-Content-Type-Options"] = nosniff
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		if len(s.trusted) > 0 {
 			ctx = context.WithValue(ctx, clientIPKey{}, s.forwardedClient(r))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -30,6 +31,15 @@ func (s *Server) routes() *mux.Router {
 	// no resource at all.
 	r.SkipClean(true)
 	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return hasDotSegment(req.URL.Path) }).Handler(noEndpoint)
+	// net/http passes a query with a malformed escape (`?page=%zz`) to the
+	// handler, and url.Values drops the pair silently: the API would answer
+	// as if the parameter were absent. It names the parameter instead.
+	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+		return strings.HasPrefix(req.URL.Path, "/v1/") && badQueryParam(req.URL.RawQuery) != ""
+	}).Handler(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		name := badQueryParam(r.URL.RawQuery)
+		return store.Invalid(name, "query parameter %s is malformed (a bad %%-escape or a semicolon)", name)
+	}))
 
 	r.Handle("/healthz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -108,4 +118,24 @@ func hasDotSegment(path string) bool {
 		}
 	}
 	return false
+}
+
+// badQueryParam returns the name (as sent) of the first query parameter
+// that does not decode, or "" when the whole query does.
+func badQueryParam(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if _, err := url.ParseQuery(raw); err == nil {
+		return ""
+	}
+	for pair := range strings.SplitSeq(raw, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		_, errK := url.QueryUnescape(k)
+		_, errV := url.QueryUnescape(v)
+		if errK != nil || errV != nil || strings.Contains(pair, ";") {
+			return k
+		}
+	}
+	return raw
 }

@@ -46,7 +46,8 @@ type Server struct {
 	guard         *webhook.Guard      // webhook URL rules (webhooks.go)
 	dispatcher    *webhook.Dispatcher // works the outbox from Open to Close
 
-	ln          net.Listener
+	ln          *onceCloseListener
+	drain       *drainer
 	tls         *tls.Config // nil: plain HTTP
 	certs       *certFiles  // certificate files re-read by ReloadTLS
 	http        *http.Server
@@ -146,8 +147,6 @@ func (s *Server) Open() error {
 	}
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls)
-	} else {
-		ln = escapeListener{ln} // TLS keeps net/http's own answer: its bytes are not ours to read
 	}
 	if l := s.cfg.Metrics.Listen; s.cfg.Metrics.Enabled && l != "" {
 		if s.metricsLn, err = net.Listen("tcp", l); err != nil {
@@ -161,10 +160,12 @@ func (s *Server) Open() error {
 			}
 		}()
 	}
-	s.ln = ln
+	s.ln = &onceCloseListener{Listener: ln}
+	s.drain = newDrainer()
 	s.startWorkers()
 	s.http = &http.Server{
 		Handler:           s.router,
+		ConnState:         s.drain.connState,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      5 * time.Minute, // backups stream for a while
@@ -172,7 +173,9 @@ func (s *Server) Open() error {
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		// Close closes the listener before Shutdown: the Accept error that
+		// ends Serve then is the stop, not a failure.
+		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 			s.logger.Error("serve", "err", err)
 		}
 	}()
@@ -218,6 +221,16 @@ func (s *Server) Close() error {
 	if s.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Server.ShutdownTimeout)
 		defer cancel()
+		// Stop accepting, let requests already in the sockets of idle
+		// connections be read (drain.go), then drain what is in flight.
+		if err := s.ln.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		deadline, _ := ctx.Deadline()
+		if d := time.Now().Add(maxDrainWait); d.Before(deadline) {
+			deadline = d
+		}
+		s.drain.wait(deadline)
 		if err := s.http.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 		}

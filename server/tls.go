@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 
 	"golang.org/x/crypto/acme"
@@ -42,7 +43,7 @@ func (s *Server) tlsConfig(cfg config.Config) (*tls.Config, error) {
 		if err := s.certs.reload(); err != nil {
 			return nil, err
 		}
-		return &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: s.certs.getCertificate}, nil
+		return harden(&tls.Config{GetCertificate: s.certs.getCertificate}), nil
 	case t.ACMEHost != "":
 		dir := t.ACMECacheDir
 		if dir == "" {
@@ -57,11 +58,35 @@ func (s *Server) tlsConfig(cfg config.Config) (*tls.Config, error) {
 		if t.ACMEDirectory != "" {
 			m.Client = &acme.Client{DirectoryURL: t.ACMEDirectory}
 		}
-		c := m.TLSConfig()
-		c.MinVersion = tls.VersionTLS12
-		return c, nil
+		return harden(m.TLSConfig()), nil
 	}
 	return nil, nil
+}
+
+// aeadSuites are the TLS 1.2 suites offered (design §2: AEAD only). All
+// use ECDHE: the AEAD suites with RSA key exchange have no forward secrecy.
+// TLS 1.3 suites are all AEAD and not configurable.
+var aeadSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
+// harden sets the listener's protocol floor and suites, and offers HTTP/2
+// by ALPN: the listener is wrapped by tls.NewListener, so net/http's own
+// h2 setup (which edits http.Server.TLSConfig) never sees this config.
+func harden(c *tls.Config) *tls.Config {
+	c.MinVersion = tls.VersionTLS12
+	c.CipherSuites = aeadSuites
+	for _, p := range []string{"http/1.1", "h2"} {
+		if !slices.Contains(c.NextProtos, p) {
+			c.NextProtos = append([]string{p}, c.NextProtos...)
+		}
+	}
+	return c
 }
 
 // ReloadTLS reads the certificate and key files again (on SIGHUP). With

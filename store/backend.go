@@ -19,6 +19,7 @@ type Backend interface {
 	MailTokens
 	Onboarding
 	BillingMaintenance
+	PaymentCallbacks
 	Quotas
 	Outbox
 	AuditRetention

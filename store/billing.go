@@ -190,6 +190,17 @@ type Billing interface {
 	ConfirmBillingTransaction(ctx context.Context, id string) (*Subscription, error)
 }
 
+// PaymentCallbacks records what a payment provider reports.
+type PaymentCallbacks interface {
+	// ConfirmBillingPayment is ConfirmBillingTransaction for a provider's
+	// notice of a payment of amountCents. An amount other than the
+	// transaction's is refused and changes nothing, whatever the
+	// transaction's status: a partial payment must not buy the tier.
+	// Returns not_found, validation_failed naming amount_cents,
+	// invalid_transition (expired).
+	ConfirmBillingPayment(ctx context.Context, id string, amountCents int64) (*Subscription, error)
+}
+
 // Quotas answers the runtime API's quota check.
 type Quotas interface {
 	// MonthlyRequestLimit is the runtime requests per month the

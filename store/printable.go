@@ -51,3 +51,26 @@ func Printable(s string) string {
 func printableRune(r rune) bool {
 	return !unsafeRune(r) && (r == ' ' || unicode.IsPrint(r))
 }
+
+// Blank reports whether s would print as nothing at all: it holds only
+// spaces, fillers, format characters and other default-ignorable code
+// points (design §8). Such a name ("\u3164", "\u2800\u200b") passes every
+// rule on characters yet leaves a list row, an audit line or a member
+// picker looking empty, which lets one entry pass for another.
+func Blank(s string) bool {
+	for _, r := range s {
+		if !blankRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func blankRune(r rune) bool {
+	switch r {
+	case 0x115f, 0x1160, 0x3164, 0xffa0, // Hangul fillers
+		0x2800: // Braille pattern blank: a symbol, yet it shows no dot
+		return true
+	}
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Zs, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}

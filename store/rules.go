@@ -67,12 +67,25 @@ func CheckText(field, v string, min, max int) (string, error) {
 }
 
 // CheckName checks a required display name: a person's first or last name,
-// an organization, application, plan or entitlement name.
-func CheckName(field, v string) (string, error) { return CheckText(field, v, 1, MaxName) }
+// an organization, application, plan or entitlement name. Besides
+// CheckText's rules, a name must show something (Blank refuses it).
+func CheckName(field, v string) (string, error) { return checkName(field, v, 1) }
 
 // CheckOptionalName checks a name that may be empty (a member added by an
-// admin may have no first or last name) or a credential's label.
-func CheckOptionalName(field, v string) (string, error) { return CheckText(field, v, 0, MaxName) }
+// admin may have no first or last name) or a credential's label; one that is
+// not empty must show something, as with CheckName.
+func CheckOptionalName(field, v string) (string, error) { return checkName(field, v, 0) }
+
+func checkName(field, v string, min int) (string, error) {
+	v, err := CheckText(field, v, min, MaxName)
+	if err != nil || v == "" {
+		return v, err
+	}
+	if Blank(v) {
+		return "", Invalid(field, "%s must show something: it holds only blank, filler or format characters", field)
+	}
+	return v, nil
+}
 
 // CheckFingerprint checks a device fingerprint as the runtime sends it.
 func CheckFingerprint(v string) (string, error) {

@@ -177,3 +177,37 @@ func TestProfileInputCheck(t *testing.T) {
 		})
 	}
 }
+
+// Issue 19 #8, design §8: a name must show something.
+func TestNamesMustShowSomething(t *testing.T) {
+	blank := map[string]string{
+		"HangulFiller":      "\u3164",
+		"HangulChoseong":    "\u115f\u1160",
+		"HalfwidthFiller":   "\uffa0\uffa0",
+		"BrailleBlank":      "\u2800\u2800\u2800",
+		"ZeroWidthSpace":    "\u200b",
+		"WordJoinerAndBOM":  "\u2060\ufeff",
+		"SoftHyphen":        "\u00ad",
+		"FillersAndSpaces":  "\u3164 \u2800\u3000\u00a0",
+		"VariationSelector": "\ufe0f",
+		"TagCharacters":     "\U000e0041\U000e0042",
+	}
+	for name, v := range blank {
+		t.Run("ErrValidation/"+name, func(t *testing.T) {
+			_, err := CheckName("name", v)
+			wantInvalid(t, err, "name")
+			_, err = CheckOptionalName("label", v)
+			wantInvalid(t, err, "label")
+		})
+	}
+	for _, v := range []string{"Ada", "\u3164A", "한글", "\u2801", "⠿", "Zoë", "👍\ufe0f", "a\u200bb"} {
+		t.Run("OK/"+v, func(t *testing.T) {
+			if got, err := CheckName("name", v); err != nil || got != v {
+				t.Fatalf("CheckName(%q) = %q, %v", v, got, err)
+			}
+		})
+	}
+	if got, err := CheckOptionalName("label", "  "); err != nil || got != "" {
+		t.Fatalf("CheckOptionalName(blank spaces) = %q, %v; want empty, accepted", got, err)
+	}
+}

@@ -86,6 +86,8 @@ type Checkout struct {
 type PixCallback struct {
 	TransactionID string `json:"transaction_id"`
 	Status        string `json:"status"`
+	// AmountCents, when sent, must be the transaction's amount.
+	AmountCents *int64 `json:"amount_cents,omitempty"`
 }
 
 // BillingPlanOf is the wire form of a tier.

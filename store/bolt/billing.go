@@ -12,6 +12,7 @@ import (
 var (
 	_ store.Billing            = (*DB)(nil)
 	_ store.BillingMaintenance = (*DB)(nil)
+	_ store.PaymentCallbacks   = (*DB)(nil)
 	_ store.Quotas             = (*DB)(nil)
 )
 

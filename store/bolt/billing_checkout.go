@@ -110,12 +110,26 @@ func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*sto
 // force for 30 days from the payment, or adds 30 days to a current paid
 // period of the same tier.
 func (db *DB) ConfirmBillingTransaction(ctx context.Context, id string) (*store.Subscription, error) {
+	return db.confirmBilling(ctx, id, nil)
+}
+
+// ConfirmBillingPayment implements store.PaymentCallbacks.
+func (db *DB) ConfirmBillingPayment(ctx context.Context, id string, amountCents int64) (*store.Subscription, error) {
+	return db.confirmBilling(ctx, id, &amountCents)
+}
+
+// confirmBilling confirms the transaction; amount, when not nil, must be
+// the transaction's.
+func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*store.Subscription, error) {
 	p := db.billingPolicy()
 	var out *store.Subscription
 	err := db.update(ctx, func(t *txn) error {
 		rec := new(billingTxRecord)
 		if err := t.mustGet(bBillingTx, id, "transaction", rec); err != nil {
 			return err
+		}
+		if amount != nil && *amount != rec.Amount {
+			return store.Invalid("amount_cents", "amount_cents %d is not the transaction's amount (%d): only a full payment confirms it", *amount, rec.Amount)
 		}
 		sub, err := t.subscription(rec.OrgID)
 		if err != nil {
