@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -37,6 +38,7 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("Authenticate", func(t *testing.T) { testAuthenticate(t, open) })
 	t.Run("EndUserAccounts", func(t *testing.T) { testEndUserAccounts(t, open) })
 	t.Run("BillingPasses", func(t *testing.T) { testBillingPasses(t, open) })
+	t.Run("PaymentCallbacks", func(t *testing.T) { testPaymentCallbacks(t, open) })
 	t.Run("ExpireLicenses", func(t *testing.T) { testExpireLicenses(t, open) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
 	t.Run("Fixtures", func(t *testing.T) { testFixtures(t, open) })
@@ -148,6 +150,33 @@ func testRuntimeRequests(t *testing.T, open Opener) {
 
 // testBillingPasses: a paid period ends in past_due, the grace in the
 // default tier; a checkout left unpaid past its lifetime expires.
+// testPaymentCallbacks: a provider's notice confirms only the full amount
+// (design.md §10); any other amount changes nothing, even after payment.
+func testPaymentCallbacks(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	c, err := f.db.BillingCheckout(f.ctx, store.CheckoutInput{OrgID: f.org.ID, PlanKey: "pro", CustomerPhone: "+5511987654321", CustomerDocument: "529.982.247-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.be.ConfirmBillingPayment(f.ctx, store.NewID(), c.AmountCents)
+	wantCode(t, "ConfirmBillingPayment(unknown)", err, store.ECodeNotFound)
+	for _, amount := range []int64{0, c.AmountCents - 1, c.AmountCents + 1, -c.AmountCents} {
+		_, err := f.be.ConfirmBillingPayment(f.ctx, c.TransactionID, amount)
+		wantCode(t, fmt.Sprintf("ConfirmBillingPayment(%d of %d)", amount, c.AmountCents), err, store.ECodeValidation)
+	}
+	if s, err := f.db.BillingSubscription(f.ctx, f.org.ID); err != nil || s.Plan.Key == "pro" {
+		t.Fatalf("subscription after refused amounts = %+v, %v", s, err)
+	}
+	for range 2 {
+		s, err := f.be.ConfirmBillingPayment(f.ctx, c.TransactionID, c.AmountCents)
+		if err != nil || s.Plan.Key != "pro" || s.Status != store.SubscriptionActive {
+			t.Fatalf("ConfirmBillingPayment(full amount) = %+v, %v", s, err)
+		}
+	}
+	_, err = f.be.ConfirmBillingPayment(f.ctx, c.TransactionID, c.AmountCents-1)
+	wantCode(t, "ConfirmBillingPayment(partial, after payment)", err, store.ECodeValidation)
+}
+
 func testBillingPasses(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	in := store.CheckoutInput{OrgID: f.org.ID, PlanKey: "pro", CustomerPhone: "+5511987654321", CustomerDocument: "529.982.247-25"}
