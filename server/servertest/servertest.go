@@ -90,7 +90,8 @@ func StartAt(tb testing.TB, cfg config.Config, at time.Time, opts ...server.Opti
 		tb.Fatal(err)
 	}
 	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait, Params: &CheapHash})
-	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Clock: clock.Now, Hasher: hasher, Policy: password.CheckPolicy})
+	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Clock: clock.Now, Hasher: hasher, Policy: password.CheckPolicy,
+		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints})
 	if err != nil {
 		tb.Fatalf("open the store: %v", err)
 	}

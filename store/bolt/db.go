@@ -37,6 +37,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file for reading only.
 	ReadOnly bool
+	// MaxWebhookEndpoints bounds the endpoints of one application
+	// (webhooks.max_endpoints); 0 means store.DefaultMaxEndpoints.
+	MaxWebhookEndpoints int
 }
 
 // initialMmapSize is address space, not memory: pages are only read in as
@@ -64,6 +67,8 @@ type DB struct {
 	sessions sessionCount
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
+	leases   leaseTable    // the outbox claims in flight (outbox_lease.go)
+	maxHooks int           // webhooks.max_endpoints
 }
 
 var (
@@ -101,7 +106,8 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1)}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1),
+		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()

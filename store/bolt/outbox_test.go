@@ -32,18 +32,18 @@ func outboxFixture(t *testing.T) (*DB, *store.Application) {
 	return db, a
 }
 
-// queued is the number of due deliveries and of delivery records.
-func queued(tb testing.TB, db *DB) (due, records int) {
+// queued is the number of outbox events (their count and their records).
+func queued(tb testing.TB, db *DB) (counted, records int) {
 	tb.Helper()
 	err := db.view(context.Background(), func(t *txn) error {
-		due = t.count(bDelivDue, nil)
-		records = t.tx.Bucket(bDeliveries).Stats().KeyN
+		counted = t.count(bOutbox, nil)
+		records = t.tx.Bucket(bOutbox).Stats().KeyN
 		return nil
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return due, records
+	return counted, records
 }
 
 func planEvent(a *store.Application) auditEvent {

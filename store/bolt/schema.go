@@ -2,7 +2,7 @@ package bolt
 
 // SchemaVersion is the version of the bucket layout below and of the record
 // format (codec.go); the migrations in migrate.go bring older files to it.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
 // UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
@@ -114,6 +114,15 @@ var (
 	bAuditOrgEvent   = []byte("audit_by_org_event")           // org|event 0x00|entry (organization-level events)
 )
 
+// Outbox buckets (schema version 5, outbox_expand.go): one event per change
+// whatever the number of endpoints, and the due index by endpoint that the
+// claim's round-robin walks.
+var (
+	bOutbox       = []byte("outbox_events")                  // id → outboxEvent
+	bOutboxScope  = []byte("outbox_events_by_scope")         // org|app (16 zero bytes: organization-level)|event
+	bDelivDueHook = []byte("webhook_deliveries_due_by_hook") // webhook|next attempt unix nanos|delivery (active endpoints)
+)
+
 // Audit by target (schema version 4): target|time|entry, one key per entry
 // whichever logs list it (auditTargetKey). Entries without a target id are
 // not listed.
@@ -139,6 +148,7 @@ var allBuckets = [][]byte{
 	bPartnerAttempts, bPartnerIdentities,
 	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
 	bAuditTarget,
+	bOutbox, bOutboxScope, bDelivDueHook,
 }
 
 // Meta keys.

@@ -20,6 +20,9 @@ type txn struct {
 	ctx context.Context
 	now time.Time
 	db  *DB
+	// hooks caches the active endpoints per scope for the outbox (activeHooks);
+	// every change to an endpoint resets it.
+	hooks map[string][]*webhookRecord
 }
 
 // update runs fn in one read-write transaction: the change, its indexes,
