@@ -19,6 +19,6 @@ func TestConformance(t *testing.T) {
 		if err := s.Store().ConfigureBilling(billing); err != nil {
 			t.Fatal(err)
 		}
-		return storetest.Harness{Admin: client.New(s.URL, s.OperatorToken()), Backend: s.Store()}
+		return storetest.Harness{Admin: client.New(s.URL, s.OperatorToken()), Backend: s.Store(), Dispatched: true}
 	})
 }

@@ -3,6 +3,8 @@ package bolt
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -138,5 +140,90 @@ func waitPending(g *groupCommit, n int) {
 			return
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestMigrateDueByHook: a version-4 file, whose changes wrote one delivery
+// per endpoint straight into the due index by time, opens at version 5 and
+// its pending deliveries are claimed and delivered as before.
+func TestMigrateDueByHook(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v4.db")
+	open := func() *DB {
+		db, err := Open(path, Options{Hasher: fakeHasher{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	db := open()
+	ctx := context.Background()
+	o, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: o.ID, Name: "App"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := store.AppRef{OrgID: o.ID, AppID: a.ID}
+	var want []string
+	for _, url := range []string{"https://a.example.com/hook", "https://b.example.com/hook"} {
+		h, err := db.CreateWebhook(ctx, ref, url, []string{"plan.*"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What version 4 wrote: the delivery and its due key by time only.
+		err = db.update(ctx, func(t *txn) error {
+			w := new(webhookRecord)
+			if err := t.mustGet(bHooks, h.ID, "webhook", w); err != nil {
+				return err
+			}
+			d, err := t.newDelivery("", w, store.EventPlanCreated, []byte(`{"type":"plan.created"}`), t.now, true)
+			if err != nil {
+				return err
+			}
+			want = append(want, d.ID)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = db.bolt.Update(func(tx *bbolt.Tx) error {
+		for _, b := range [][]byte{bDelivDueHook, bOutbox, bOutboxScope} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(4))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = open()
+	defer db.Close()
+	if got := db.Migrated(); !slices.Equal(got, []string{"5 webhook outbox events, due deliveries by endpoint"}) {
+		t.Fatalf("Migrated() = %q", got)
+	}
+	jobs, err := db.ClaimDue(ctx, time.Now().Add(time.Second), store.Claim{Owner: "d", Limit: 10, PerEndpoint: 2, PerApp: 10, Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, j := range jobs {
+		got = append(got, j.Delivery.ID)
+		if err := db.RecordAttempt(ctx, j.Delivery.ID, store.Attempt{Status: 204, At: time.Now()}, store.RetryPolicy{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("claimed after migration %v, want %v", got, want)
+	}
+	if n, _, err := db.OutboxStats(ctx); err != nil || n != 0 {
+		t.Fatalf("OutboxStats after delivering = %d, %v", n, err)
 	}
 }

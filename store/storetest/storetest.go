@@ -22,6 +22,10 @@ type Harness struct {
 	// seeds through it what no administrator creates, end-users and the
 	// devices desktop clients activate.
 	Backend store.Backend
+	// Dispatched: a webhook dispatcher works Backend's outbox (a running
+	// server), so the outbox part, which drives it by hand, is left to the
+	// store's own run.
+	Dispatched bool
 }
 
 // Opener returns a fresh, empty implementation for one test whose store
@@ -48,11 +52,13 @@ var seq atomic.Int64
 
 // fixture is an organization with an application, for the tests below.
 type fixture struct {
-	db  store.Admin
-	be  store.Backend
-	org *store.Organization
-	app *store.Application
-	ctx context.Context
+	db store.Admin
+	be store.Backend
+	// dispatched is Harness.Dispatched.
+	dispatched bool
+	org        *store.Organization
+	app        *store.Application
+	ctx        context.Context
 }
 
 func (f *fixture) ref() store.AppRef { return store.AppRef{OrgID: f.org.ID, AppID: f.app.ID} }
@@ -68,7 +74,7 @@ func newFixture(t *testing.T, open Opener) *fixture {
 func newFixtureWith(t *testing.T, open Opener, billing store.BillingPolicy) *fixture {
 	t.Helper()
 	h := open(t, billing)
-	f := &fixture{db: h.Admin, be: h.Backend, ctx: context.Background()}
+	f := &fixture{db: h.Admin, be: h.Backend, dispatched: h.Dispatched, ctx: context.Background()}
 	f.org, f.app = seedOrg(t, f.db, f.ctx)
 	return f
 }
@@ -129,6 +135,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("EndUsers", func(t *testing.T) { testEndUsers(t, open) })
 	t.Run("Devices", func(t *testing.T) { testDevices(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
+	t.Run("Outbox", func(t *testing.T) { testOutbox(t, open) })
 	t.Run("OrgAudit", func(t *testing.T) { testOrgAudit(t, open) })
 	t.Run("AuditByTarget", func(t *testing.T) { testAuditByTarget(t, open) })
 	t.Run("SessionCounts", func(t *testing.T) { testSessionCounts(t, open) })
