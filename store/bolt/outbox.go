@@ -1,7 +1,9 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -35,6 +37,21 @@ type deliveryRecord struct {
 	DoneAt         *time.Time      `json:"da,omitempty"` // delivered or failed at
 	CreatedAt      time.Time       `json:"ca"`
 	Body           json.RawMessage `json:"body"` // embedded as JSON, not base64
+	// BodyOf names the outbox event whose payload, kept once in
+	// outbox_bodies, is the body: the deliveries of one event share it.
+	BodyOf string `json:"bo,omitempty"`
+}
+
+// body is d's payload, its own or the one it shares.
+func (t *txn) body(d *deliveryRecord) ([]byte, error) {
+	if d.BodyOf == "" {
+		return d.Body, nil
+	}
+	raw := t.tx.Bucket(bOutboxBodies).Get(idb(d.BodyOf))
+	if raw == nil {
+		return nil, fmt.Errorf("delivery %s: the payload of event %s is missing", d.ID, d.BodyOf)
+	}
+	return bytes.Clone(raw), nil
 }
 
 func (d *deliveryRecord) domain() *store.Delivery {
@@ -271,6 +288,16 @@ func (t *txn) dropDelivery(d *deliveryRecord) error {
 	}
 	if err := t.unindex(bDelivHook, idb(d.WebhookID), d.ID); err != nil {
 		return err
+	}
+	if d.BodyOf != "" {
+		if err := t.addCount(bOutboxBodies, idb(d.BodyOf), -1); err != nil {
+			return err
+		}
+		if t.count(bOutboxBodies, idb(d.BodyOf)) == 0 {
+			if err := t.del(bOutboxBodies, d.BodyOf); err != nil {
+				return err
+			}
+		}
 	}
 	return t.del(bDeliveries, d.ID)
 }

@@ -72,10 +72,16 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 				if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
 					return err
 				}
+				body, err := t.body(d)
+				if err != nil {
+					return err
+				}
+				job := d.domain()
+				job.Body = body
 				lt.byID[id] = lease{owner: c.Owner, hook: h.w.ID, app: h.w.AppID, until: now.Add(c.Lease)}
 				perHook[h.w.ID]++
 				perApp[h.w.AppID]++
-				out = append(out, &store.DeliveryJob{Delivery: d.domain(), URL: h.w.URL, Secret: h.w.Secret})
+				out = append(out, &store.DeliveryJob{Delivery: job, URL: h.w.URL, Secret: h.w.Secret})
 				again = append(again, h)
 				last = prefix
 			}

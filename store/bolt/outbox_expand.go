@@ -79,10 +79,25 @@ func (t *txn) expandEvent(e *outboxEvent) (int, error) {
 		if !store.MatchAny(w.Events, e.Event) {
 			continue
 		}
-		if _, err := t.newDelivery("", w, e.Event, e.Body, e.CreatedAt, true); err != nil {
+		at := e.CreatedAt
+		d := &deliveryRecord{ID: store.NewID(), OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: e.Event,
+			Status: store.DeliveryPending, NextAttemptAt: &at, CreatedAt: at, BodyOf: e.ID}
+		if err := t.saveDelivery(nil, d); err != nil {
+			return 0, err
+		}
+		if err := t.due(d); err != nil {
 			return 0, err
 		}
 		n++
+	}
+	if n > 0 {
+		// One copy of the payload for all the event's deliveries.
+		if err := t.appendBucket(bOutboxBodies).Put(idb(e.ID), e.Body); err != nil {
+			return 0, err
+		}
+		if err := t.addCount(bOutboxBodies, idb(e.ID), n); err != nil {
+			return 0, err
+		}
 	}
 	if err := t.tx.Bucket(bOutboxScope).Delete(e.scopeKey()); err != nil {
 		return 0, err

@@ -227,3 +227,49 @@ func TestMigrateDueByHook(t *testing.T) {
 		t.Fatalf("OutboxStats after delivering = %d, %v", n, err)
 	}
 }
+
+// TestOutboxSharedBody: the deliveries of one event share one copy of its
+// payload, which goes with the last of them.
+func TestOutboxSharedBody(t *testing.T) {
+	db, a := outboxFixture(t)
+	ctx := context.Background()
+	ref := store.AppRef{OrgID: a.OrgID, AppID: a.ID}
+	second, err := db.CreateWebhook(ctx, ref, "https://b.example.com/hook", []string{"plan.*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.update(ctx, func(t *txn) error { return t.audit(planEvent(a)) }); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.ExpandEvents(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("ExpandEvents = %d, %v", n, err)
+	}
+	bodies := func() int {
+		n := 0
+		_ = db.view(ctx, func(t *txn) error { n = t.tx.Bucket(bOutboxBodies).Stats().KeyN; return nil })
+		return n
+	}
+	if n := bodies(); n != 1 {
+		t.Fatalf("%d payloads kept for one event to two endpoints", n)
+	}
+	jobs, err := db.ClaimDue(ctx, time.Now().Add(time.Second), store.Claim{Owner: "d", Limit: 10, PerEndpoint: 2, PerApp: 10, Lease: time.Minute})
+	if err != nil || len(jobs) != 2 || string(jobs[0].Delivery.Body) != string(jobs[1].Delivery.Body) || len(jobs[0].Delivery.Body) == 0 {
+		t.Fatalf("ClaimDue = %d jobs, %v", len(jobs), err)
+	}
+	if err := db.DeleteWebhook(ctx, ref, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := bodies(); n != 1 {
+		t.Fatalf("the payload went with the first of its two deliveries (%d left)", n)
+	}
+	hooks, err := db.ListWebhooks(ctx, ref)
+	if err != nil || len(hooks) != 1 {
+		t.Fatalf("ListWebhooks = %v, %v", hooks, err)
+	}
+	if err := db.DeleteWebhook(ctx, ref, hooks[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := bodies(); n != 0 {
+		t.Fatalf("%d payloads left after every delivery went", n)
+	}
+}

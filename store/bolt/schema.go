@@ -121,6 +121,7 @@ var (
 	bOutbox       = []byte("outbox_events")                  // id → outboxEvent
 	bOutboxScope  = []byte("outbox_events_by_scope")         // org|app (16 zero bytes: organization-level)|event
 	bDelivDueHook = []byte("webhook_deliveries_due_by_hook") // webhook|next attempt unix nanos|delivery (active endpoints)
+	bOutboxBodies = []byte("outbox_bodies")                  // event id → the payload its deliveries share (counted per event)
 )
 
 // Audit by target (schema version 4): target|time|entry, one key per entry
@@ -148,7 +149,7 @@ var allBuckets = [][]byte{
 	bPartnerAttempts, bPartnerIdentities,
 	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
 	bAuditTarget,
-	bOutbox, bOutboxScope, bDelivDueHook,
+	bOutbox, bOutboxScope, bDelivDueHook, bOutboxBodies,
 }
 
 // Meta keys.

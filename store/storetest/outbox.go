@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -129,6 +130,12 @@ func testOutbox(t *testing.T, open Opener) {
 		per := map[string]int{}
 		for _, j := range one {
 			per[j.Delivery.WebhookID]++
+			var body struct {
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal(j.Delivery.Body, &body); err != nil || body.Type != store.EventLicenseCreated || j.URL != url || j.Secret == "" {
+				t.Fatalf("claimed job %s: body %s (%v), url %q", j.Delivery.ID, j.Delivery.Body, err, j.URL)
+			}
 		}
 		if per[hooks[0].ID] != 2 || per[hooks[1].ID] != 2 {
 			t.Fatalf("claimed per endpoint %v", per)
