@@ -112,7 +112,9 @@ func (d *Dispatcher) expand(ctx context.Context) bool {
 		d.logger.Error("webhook dispatcher: expanding outbox events", "err", err)
 		return false
 	}
-	return n == expandEvery
+	// A batch may stop short of expandEvery at the store's bound on the
+	// deliveries one transaction writes: ask again until nothing is left.
+	return n > 0
 }
 
 // take reserves up to n workers and reports how many it got.

@@ -82,7 +82,10 @@ func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
 	if err := t.addCount(bOutbox, nil, 1); err != nil {
 		return err
 	}
-	t.tx.OnCommit(t.db.wake)
+	if !t.queued {
+		t.queued = true
+		t.tx.OnCommit(t.db.wake)
+	}
 	return nil
 }
 

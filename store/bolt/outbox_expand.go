@@ -140,6 +140,12 @@ const expandBatch = 1000
 
 // ExpandEvents implements store.Outbox.
 func (db *DB) ExpandEvents(ctx context.Context, limit int) (int, error) {
+	// The dispatcher asks on every poll: an empty outbox costs a read, not
+	// a commit.
+	waiting := 0
+	if err := db.view(ctx, func(t *txn) error { waiting = t.count(bOutbox, nil); return nil }); err != nil || waiting == 0 {
+		return 0, err
+	}
 	n := 0
 	err := db.update(ctx, func(t *txn) error {
 		n = 0
