@@ -89,7 +89,14 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		// Nothing is handed out: the leases taken before the failure go too.
+		for _, j := range out {
+			delete(lt.byID, j.Delivery.ID)
+		}
+		return nil, err
+	}
+	return out, nil
 }
 
 // RecordAttempt implements store.Outbox.
