@@ -200,6 +200,8 @@ type Webhooks struct {
 	RetrySchedule []time.Duration `mapstructure:"retry_schedule"`
 	// DisableAfter disables an endpoint that failed without a break this long.
 	DisableAfter time.Duration `mapstructure:"disable_after"`
+	// MaxEndpoints bounds the endpoints of one application.
+	MaxEndpoints int `mapstructure:"max_endpoints"`
 }
 
 // DefaultRetrySchedule is design.md §9's schedule.
@@ -256,13 +258,14 @@ func Default() Config {
 			LoginFailures:       10,
 			LoginFailuresGlobal: 100,
 		},
-		Auth:     Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
-		Signup:   Signup{Challenge: "altcha"},
-		Runtime:  Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, RefreshReuseGrace: 10 * time.Second, Issuer: "licensectl"},
-		Billing:  Billing{Tiers: DefaultTiers(), GraceDays: 7},
-		Webhooks: Webhooks{Workers: 8, Timeout: 15 * time.Second, RetrySchedule: DefaultRetrySchedule(), DisableAfter: 120 * time.Hour},
-		Partner:  Partner{Scopes: []string{"openid", "email", "profile"}},
-		TUI:      TUI{Refresh: 5 * time.Second, Color: "auto", Clipboard: "auto"},
+		Auth:    Auth{SessionTTL: 12 * time.Hour, HashWait: 2 * time.Second},
+		Signup:  Signup{Challenge: "altcha"},
+		Runtime: Runtime{ReplayWindow: 300 * time.Second, AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour, RefreshAbsoluteTTL: 30 * 24 * time.Hour, RefreshReuseGrace: 10 * time.Second, Issuer: "licensectl"},
+		Billing: Billing{Tiers: DefaultTiers(), GraceDays: 7},
+		Webhooks: Webhooks{Workers: 8, Timeout: 15 * time.Second, RetrySchedule: DefaultRetrySchedule(), DisableAfter: 120 * time.Hour,
+			MaxEndpoints: 20},
+		Partner: Partner{Scopes: []string{"openid", "email", "profile"}},
+		TUI:     TUI{Refresh: 5 * time.Second, Color: "auto", Clipboard: "auto"},
 	}
 }
 

@@ -40,6 +40,7 @@ func (c Config) Validate() error {
 		v.positive("webhooks.retry_schedule", d)
 	}
 	v.positive("webhooks.disable_after", c.Webhooks.DisableAfter)
+	v.check(c.Webhooks.MaxEndpoints >= 1, "webhooks.max_endpoints", "must be 1 or more")
 	if t := c.Server.TLS; t.Enabled() {
 		v.check((t.CertFile == "") == (t.KeyFile == ""), "server.tls.key_file", "server.tls.cert_file and server.tls.key_file go together")
 		v.check(t.ACMEHost == "" || t.CertFile == "", "server.tls.acme_host", "use either certificate files or ACME, not both")

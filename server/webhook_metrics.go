@@ -33,7 +33,7 @@ func (m *metrics) watchWebhooks(out store.Outbox, now store.Clock) {
 		return n, oldest
 	}
 	m.registry.MustRegister(m.webhooks.attempts,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "licensectl_webhook_queue", Help: "Webhook deliveries pending for active endpoints."},
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "licensectl_webhook_queue", Help: "Webhook deliveries pending for active endpoints, and events not yet expanded into deliveries."},
 			func() float64 { n, _ := queue(); return float64(n) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "licensectl_webhook_oldest_due_seconds", Help: "Age of the oldest due webhook delivery (0 when none is due)."},
 			func() float64 {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -29,7 +30,9 @@ func (s *Server) initWebhooks() {
 	s.dispatcher = webhook.NewDispatcher(s.db, sender, webhook.Config{
 		Workers: c.Workers,
 		Policy:  store.RetryPolicy{Schedule: c.RetrySchedule, DisableAfter: c.DisableAfter},
-		Drain:   min(s.cfg.Server.ShutdownTimeout, c.Timeout),
+		// A send ends within the timeout; the margin covers recording it.
+		Lease: c.Timeout + 30*time.Second,
+		Drain: min(s.cfg.Server.ShutdownTimeout, c.Timeout),
 		OnAttempt: func(a store.Attempt) {
 			s.metrics.webhookAttempt(a)
 		},
@@ -97,11 +100,10 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
-	job, err := s.db.TestDelivery(r.Context(), appRef(r), mux.Vars(r)["webhookId"])
+	job, a, err := s.dispatcher.Ping(r.Context(), appRef(r), mux.Vars(r)["webhookId"])
 	if err != nil {
 		return err
 	}
-	a := s.dispatcher.Ping(r.Context(), job)
 	writeJSON(w, http.StatusOK, api.WebhookTestResultOf(job.Delivery.ID, a))
 	return nil
 }

@@ -319,9 +319,11 @@ func TestWebhookRedirectNotFollowed(t *testing.T) {
 }
 
 // TestWebhookSlowReceiver: an endpoint that does not answer holds at most
-// its own two sends; another endpoint's deliveries go through meanwhile.
+// its own two sends; another endpoint's deliveries go through meanwhile. Six
+// workers give the one application three (half), two of them the slow
+// endpoint's.
 func TestWebhookSlowReceiver(t *testing.T) {
-	f := newRT(t, local, func(c *config.Config) { c.Webhooks.Workers = 3 })
+	f := newRT(t, local, func(c *config.Config) { c.Webhooks.Workers = 6 })
 	slow, fast := newReceiver(t), newReceiver(t)
 	slow.block = make(chan struct{})
 	register(t, f, slow, "plan.created")

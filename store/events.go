@@ -137,6 +137,9 @@ func CheckEventPatterns(patterns []string) error {
 	if len(patterns) == 0 {
 		return Invalid("events", "events must list at least one event name")
 	}
+	if len(patterns) > MaxEventPatterns {
+		return Invalid("events", "events lists %d patterns; an endpoint takes at most %d", len(patterns), MaxEventPatterns)
+	}
 	for _, p := range patterns {
 		if p == EventAll || IsEvent(p) {
 			continue

@@ -50,10 +50,14 @@ type Delivery struct {
 	Status         string
 	Attempts       int
 	ResponseStatus int
-	LastAttemptAt  *time.Time
-	NextAttemptAt  *time.Time // set while pending
-	CreatedAt      time.Time
-	Body           []byte // the signed payload, the same on every attempt
+	// LastError says why the last attempt got no answer ("" when one came).
+	LastError string
+	// LastLatency is how long the last attempt took, dial to answer.
+	LastLatency   time.Duration
+	LastAttemptAt *time.Time
+	NextAttemptAt *time.Time // set while pending
+	CreatedAt     time.Time
+	Body          []byte // the signed payload, the same on every attempt
 }
 
 // DeliveryFilter selects a page of an endpoint's deliveries.
@@ -70,10 +74,40 @@ type DeliveryJob struct {
 }
 
 // Attempt is the outcome of one send: Status is the HTTP status, 0 when no
-// answer came.
+// answer came, and then Error says why.
 type Attempt struct {
-	Status int
-	At     time.Time
+	Status  int
+	At      time.Time
+	Latency time.Duration
+	Error   string
+	// TimedOut is an attempt cut by webhooks.timeout: its endpoint gets one
+	// send in flight, not two, until an attempt ends otherwise.
+	TimedOut bool
+}
+
+// MaxEventPatterns bounds the subscription patterns of one endpoint.
+const MaxEventPatterns = 50
+
+// DefaultMaxEndpoints is webhooks.max_endpoints unless configured.
+const DefaultMaxEndpoints = 20
+
+// Claim is what a dispatcher asks of the outbox. Every delivery it is handed
+// is leased to Owner until now+Lease: no other claim hands it out while the
+// lease holds, and a dispatcher that dies leaves leases that run out, after
+// which the delivery is claimed again (at least once; the webhook-id stays).
+type Claim struct {
+	// Owner names the dispatcher (one per server process).
+	Owner string
+	// Limit is how many deliveries to hand out at most (free workers).
+	Limit int
+	// PerEndpoint bounds the live leases of one endpoint, whoever holds
+	// them; an endpoint whose last attempt timed out gets 1.
+	PerEndpoint int
+	// PerApp bounds the live leases Owner holds for one application, so
+	// that one tenant cannot take more than its share of the workers.
+	PerApp int
+	// Lease is how long a claim holds: longer than a send and its record.
+	Lease time.Duration
 }
 
 // OK reports whether the attempt succeeded (2xx).
@@ -108,20 +142,34 @@ type Webhooks interface {
 	RetryDelivery(ctx context.Context, ref AppRef, webhookID, deliveryID string) error
 }
 
-// Outbox is what the dispatcher needs from the store.
+// Outbox is what the dispatcher needs from the store. A change writes one
+// outbox event per event, whatever the number of endpoints; ExpandEvents
+// turns events into one delivery per endpoint that matched when the event
+// happened, and ClaimDue leases due deliveries to a dispatcher.
 type Outbox interface {
-	// DueDeliveries returns up to limit deliveries due at now, skipping the
-	// ids in skip and endpoints that reached perEndpoint in flight (busy
-	// counts them).
-	DueDeliveries(ctx context.Context, now time.Time, limit, perEndpoint int, busy map[string]int, skip map[string]bool) ([]*DeliveryJob, error)
-	// RecordAttempt stores the outcome of an attempt: delivered on 2xx, else
-	// the next try per p or failed; 410 and a failure run longer than
-	// p.DisableAfter disable the endpoint.
+	// ExpandEvents expands up to limit outbox events, oldest first, into
+	// their deliveries, and reports how many it expanded (0: none is left).
+	ExpandEvents(ctx context.Context, limit int) (int, error)
+	// ClaimDue leases up to c.Limit deliveries due at now and returns them.
+	// It takes them round-robin over the endpoints that have due work (one
+	// per endpoint per round, oldest first within an endpoint, the rounds
+	// starting where the last claim stopped), skips deliveries under a live
+	// lease, and keeps c.PerEndpoint and c.PerApp. A database implements
+	// it with SELECT … FOR UPDATE SKIP LOCKED and a leased_until column.
+	ClaimDue(ctx context.Context, now time.Time, c Claim) ([]*DeliveryJob, error)
+	// RecordAttempt stores the outcome of an attempt and ends its lease:
+	// delivered on 2xx, else the next try per p or failed; 410 and a
+	// failure run longer than p.DisableAfter disable the endpoint.
 	RecordAttempt(ctx context.Context, deliveryID string, a Attempt, p RetryPolicy) error
 	// TestDelivery records a webhook.test delivery to the endpoint, not
-	// queued, and returns it with what sending it needs. Returns not_found.
-	TestDelivery(ctx context.Context, ref AppRef, webhookID string) (*DeliveryJob, error)
-	// OutboxStats reports the queue depth and the oldest due time (zero when none).
+	// queued, leased to c.Owner as ClaimDue would (now is the claim's
+	// time), and returns it with what sending it needs. Returns not_found,
+	// and conflict when the endpoint or the application is at the bound of
+	// c (the ping waits for a send to end).
+	TestDelivery(ctx context.Context, ref AppRef, webhookID string, now time.Time, c Claim) (*DeliveryJob, error)
+	// OutboxStats reports the queue depth (deliveries due or waiting for a
+	// retry, and events not yet expanded) and the oldest due time (zero
+	// when none).
 	OutboxStats(ctx context.Context) (pending int, oldestDue time.Time, err error)
 	// Enqueued signals after a commit that queued deliveries.
 	Enqueued() <-chan struct{}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"licensectl/config"
 	"licensectl/server/api"
@@ -29,13 +31,11 @@ func (local) WebhookEvents(context.Context) ([]string, error) { return store.Eve
 // configured timeout and URL rules, and recorded as a delivery as the server
 // records its own.
 func (l local) PingWebhook(ctx context.Context, ref store.AppRef, webhookID string) (*api.WebhookTestResult, error) {
-	job, err := l.TestDelivery(ctx, ref, webhookID)
+	c := l.cfg.Webhooks
+	sender := &webhook.Sender{Client: l.guard().Client(c.Timeout), UserAgent: "licensectl/" + version, Now: store.SystemClock}
+	d := webhook.NewDispatcher(l.DB, sender, webhook.Config{Workers: c.Workers, Lease: c.Timeout + 30*time.Second}, slog.Default())
+	job, a, err := d.Ping(ctx, ref, webhookID)
 	if err != nil {
-		return nil, err
-	}
-	sender := &webhook.Sender{Client: l.guard().Client(l.cfg.Webhooks.Timeout), UserAgent: "licensectl/" + version, Now: store.SystemClock}
-	a := sender.Send(ctx, job)
-	if err := l.RecordAttempt(ctx, job.Delivery.ID, a, store.RetryPolicy{}); err != nil {
 		return nil, err
 	}
 	r := api.WebhookTestResultOf(job.Delivery.ID, a)

@@ -19,7 +19,7 @@ import (
 // at once: every request is answered before the server exits (issue 19 #8).
 func TestServeSIGTERMAnswersPendingRequests(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(binary, "serve", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"))
+	cmd := exec.Command(binary, "serve", "--init", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LICENSECTL_LOG_FORMAT=json", "LICENSECTL_SIGNUP_CHALLENGE=off")
 	stderr, err := cmd.StderrPipe()

@@ -127,7 +127,8 @@ func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 		return nil, path, fmt.Errorf("no database at %s: pass --data-dir (or --server for a running server), or create one with `licensectl org create NAME`", path)
 	}
 	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait})
-	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout, MaxQueueWait: cfg.Server.MaxQueueWait})
+	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout,
+		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints, MaxQueueWait: cfg.Server.MaxQueueWait})
 	if errors.Is(err, bolt.ErrLocked) {
 		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
 			"Stop it, or administer it remotely: --server http://%s --api-key <token from %s>",

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 	"strings"
@@ -205,9 +207,14 @@ func newWebhookDeliveriesCmd(e *env) *cobra.Command {
 				return err
 			}
 			return out.emit(api.PageOf(page, api.DeliveryOf), func(t *table) {
-				t.row("ID", "EVENT", "STATUS", "ATTEMPTS", "HTTP", "LAST ATTEMPT", "NEXT ATTEMPT")
+				t.row("ID", "EVENT", "STATUS", "ATTEMPTS", "HTTP", "LATENCY", "LAST ATTEMPT", "NEXT ATTEMPT", "ERROR")
 				for _, d := range page.Data {
-					t.row(d.ID, d.Event, d.Status, fmt.Sprint(d.Attempts), fmt.Sprint(d.ResponseStatus), stampp(d.LastAttemptAt), stampp(d.NextAttemptAt))
+					latency := ""
+					if d.LastAttemptAt != nil {
+						latency = d.LastLatency.Round(time.Millisecond).String()
+					}
+					t.row(d.ID, d.Event, d.Status, fmt.Sprint(d.Attempts), fmt.Sprint(d.ResponseStatus), latency, stampp(d.LastAttemptAt),
+						stampp(d.NextAttemptAt), d.LastError)
 				}
 				footer(t, page)
 			})

@@ -80,6 +80,10 @@ func webhookScenario(t *testing.T, c *cli) {
 	if ping.Success || ping.Status != "failed" || ping.ResponseStatus != 0 {
 		t.Fatalf("webhook test without an answer = %+v", ping)
 	}
+	// The deliveries list says why no answer came.
+	if out := c.ok("webhook", "deliveries", "--app", "studio", dead.ID); !strings.Contains(out, "connection refused") || !strings.Contains(out, "LATENCY") {
+		t.Fatalf("deliveries of the unanswered ping:\n%s", out)
+	}
 	c.ok("webhook", "delete", "--app", "studio", dead.ID)
 
 	var upd api.Webhook

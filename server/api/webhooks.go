@@ -51,14 +51,18 @@ type WebhookTestResult struct {
 
 // Delivery is a delivery in an endpoint's list.
 type Delivery struct {
-	ID             string     `json:"id"`
-	Event          string     `json:"event"`
-	Status         string     `json:"status"`
-	Attempts       int        `json:"attempts"`
-	ResponseStatus int        `json:"response_status"`
-	LastAttemptAt  *time.Time `json:"last_attempt_at"`
-	NextAttemptAt  *time.Time `json:"next_attempt_at"`
-	CreatedAt      time.Time  `json:"created_at"`
+	ID             string `json:"id"`
+	Event          string `json:"event"`
+	Status         string `json:"status"`
+	Attempts       int    `json:"attempts"`
+	ResponseStatus int    `json:"response_status"`
+	// LastError says why the last attempt got no answer; "" when one came.
+	LastError string `json:"last_error"`
+	// LastLatencyMS is how long the last attempt took, in milliseconds.
+	LastLatencyMS int64      `json:"last_latency_ms"`
+	LastAttemptAt *time.Time `json:"last_attempt_at"`
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	CreatedAt     time.Time  `json:"created_at"`
 }
 
 // DeliveryPage is a page of deliveries.
@@ -91,12 +95,14 @@ func (w WebhookCreated) Domain() *store.Webhook {
 // DeliveryOf is the list item of a delivery.
 func DeliveryOf(d *store.Delivery) Delivery {
 	return Delivery{ID: d.ID, Event: d.Event, Status: d.Status, Attempts: d.Attempts, ResponseStatus: d.ResponseStatus,
+		LastError: d.LastError, LastLatencyMS: d.LastLatency.Milliseconds(),
 		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt}
 }
 
 // Domain is the delivery the item describes (no body).
 func (d Delivery) Domain() *store.Delivery {
 	return &store.Delivery{ID: d.ID, Event: d.Event, Status: d.Status, Attempts: d.Attempts, ResponseStatus: d.ResponseStatus,
+		LastError: d.LastError, LastLatency: time.Duration(d.LastLatencyMS) * time.Millisecond,
 		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt}
 }
 

@@ -20,6 +20,6 @@ func TestConformance(t *testing.T) {
 		if err := s.Store().ConfigureBilling(billing); err != nil {
 			t.Fatal(err)
 		}
-		return storetest.Harness{Admin: client.New(s.URL, s.OperatorToken()), Backend: s.Store(), Clock: s.Clock(), Fixtures: s.Store()}
+		return storetest.Harness{Admin: client.New(s.URL, s.OperatorToken()), Backend: s.Store(), Clock: s.Clock(), Fixtures: s.Store(), Dispatched: true}
 	})
 }

@@ -81,7 +81,7 @@ func StartAt(tb testing.TB, cfg config.Config, at time.Time, opts ...server.Opti
 		tb.Fatal(err)
 	}
 	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait, Params: &CheapHash})
-	db, err := OpenStore(cfg.DataDir, StoreOptions{Clock: clock.Now, Hasher: hasher, Billing: cfg.Billing.Policy(), MaxQueueWait: cfg.Server.MaxQueueWait})
+	db, err := OpenStore(cfg.DataDir, StoreOptions{Clock: clock.Now, Hasher: hasher, Billing: cfg.Billing.Policy(), MaxQueueWait: cfg.Server.MaxQueueWait, MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints})
 	if err != nil {
 		tb.Fatalf("open the store: %v", err)
 	}

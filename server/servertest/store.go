@@ -34,6 +34,8 @@ type StoreOptions struct {
 	Billing store.BillingPolicy
 	// MaxQueueWait bounds a write's wait for the writer (server.max_queue_wait).
 	MaxQueueWait time.Duration
+	// MaxWebhookEndpoints bounds an application's endpoints (webhooks.max_endpoints).
+	MaxWebhookEndpoints int
 }
 
 // StoreOpener opens the store kept in the data directory dir, creating it
@@ -77,7 +79,7 @@ type boltStore struct {
 // uses. Tests of what is bbolt's own (the CLI's local mode, which opens the
 // file itself) use it directly; the others go through OpenStore.
 func OpenBolt(dir string, o StoreOptions) (Store, error) {
-	opts := bolt.Options{Clock: o.Clock, Policy: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait}
+	opts := bolt.Options{Clock: o.Clock, Policy: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait, MaxWebhookEndpoints: o.MaxWebhookEndpoints}
 	if o.Hasher != nil {
 		opts.Hasher = o.Hasher
 	}

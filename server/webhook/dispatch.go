@@ -3,33 +3,44 @@ package webhook
 import (
 	"context"
 	"log/slog"
-	"maps"
 	"sync"
 	"time"
 
 	"licensectl/store"
 )
 
-// perEndpoint is how many sends one endpoint may have in flight, so one slow
-// receiver holds at most two workers and cannot starve the rest.
+// perEndpoint is how many sends one endpoint may have in flight (1 while its
+// last attempt timed out), so one slow receiver holds at most two workers.
 const perEndpoint = 2
 
 // pollEvery is how often the dispatcher looks for due work without a wake-up:
 // retries come due by the clock, and a lost wake-up must not strand a delivery.
 const pollEvery = time.Second
 
+// expandEvery is how many outbox events one expansion takes.
+const expandEvery = 200
+
+// pingWait bounds how long a test ping waits for room within the bounds.
+const pingWait = 2 * time.Second
+
 // Config configures a Dispatcher.
 type Config struct {
+	// Owner names this dispatcher's leases; unique per process.
+	Owner   string
 	Workers int
 	Policy  store.RetryPolicy
+	// Lease is how long a claim holds: longer than a send (webhooks.timeout)
+	// and its record, so a live dispatcher never loses a claim.
+	Lease time.Duration
 	// Drain bounds how long Run waits for sends in flight when stopped.
 	Drain time.Duration
 	// OnAttempt, when set, sees every recorded attempt (metrics).
 	OnAttempt func(store.Attempt)
 }
 
-// Dispatcher works the outbox: it claims due deliveries, sends them with
-// bounded concurrency and records each attempt.
+// Dispatcher works the outbox: it expands events into deliveries, claims due
+// deliveries with a lease, sends them with bounded concurrency and records
+// each attempt.
 type Dispatcher struct {
 	out    store.Outbox
 	send   *Sender
@@ -37,8 +48,7 @@ type Dispatcher struct {
 	logger *slog.Logger
 
 	mu       sync.Mutex
-	inflight map[string]bool // delivery ids being sent
-	busy     map[string]int  // endpoint id → sends in flight
+	inflight int // sends and pings in flight
 	freed    chan struct{}
 }
 
@@ -47,13 +57,20 @@ func NewDispatcher(out store.Outbox, send *Sender, cfg Config, logger *slog.Logg
 	if cfg.Workers < 1 {
 		cfg.Workers = 1
 	}
-	return &Dispatcher{out: out, send: send, cfg: cfg, logger: logger,
-		inflight: map[string]bool{}, busy: map[string]int{}, freed: make(chan struct{}, 1)}
+	if cfg.Owner == "" {
+		cfg.Owner = store.NewID()
+	}
+	return &Dispatcher{out: out, send: send, cfg: cfg, logger: logger, freed: make(chan struct{}, 1)}
+}
+
+// claim is the bounds of design.md §9 for n free workers.
+func (d *Dispatcher) claim(n int) store.Claim {
+	return store.Claim{Owner: d.cfg.Owner, Limit: n, PerEndpoint: perEndpoint, PerApp: max(1, d.cfg.Workers/2), Lease: d.cfg.Lease}
 }
 
 // Run dispatches until ctx ends, then waits up to Drain for the sends in
-// flight and cancels the rest. An interrupted send is not recorded: the
-// delivery stays due, and the next start sends it again.
+// flight and cancels the rest. An interrupted send is not recorded: its
+// lease runs out, and the delivery is sent again (here, after a restart).
 func (d *Dispatcher) Run(ctx context.Context) error {
 	sendCtx, cancelSends := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSends()
@@ -61,7 +78,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
+		more := d.expand(ctx)
 		d.fill(ctx, sendCtx, &wg)
+		if more {
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			done := make(chan struct{})
@@ -80,29 +101,68 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
+// expand turns a batch of outbox events into deliveries and reports whether
+// more wait.
+func (d *Dispatcher) expand(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	n, err := d.out.ExpandEvents(ctx, expandEvery)
+	if err != nil {
+		d.logger.Error("webhook dispatcher: expanding outbox events", "err", err)
+		return false
+	}
+	// A batch may stop short of expandEvery at the store's bound on the
+	// deliveries one transaction writes: ask again until nothing is left.
+	return n > 0
+}
+
+// take reserves up to n workers and reports how many it got.
+func (d *Dispatcher) take(n int) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n = min(n, d.cfg.Workers-d.inflight)
+	if n < 0 {
+		n = 0
+	}
+	d.inflight += n
+	return n
+}
+
+// give returns n workers.
+func (d *Dispatcher) give(n int) {
+	d.mu.Lock()
+	d.inflight -= n
+	d.mu.Unlock()
+	select {
+	case d.freed <- struct{}{}:
+	default:
+	}
+}
+
 // fill starts sends for due deliveries while workers are free.
 func (d *Dispatcher) fill(ctx, sendCtx context.Context, wg *sync.WaitGroup) {
-	d.mu.Lock()
-	free := d.cfg.Workers - len(d.inflight)
-	busy, skip := maps.Clone(d.busy), maps.Clone(d.inflight)
-	d.mu.Unlock()
-	if free <= 0 || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return
 	}
-	jobs, err := d.out.DueDeliveries(ctx, d.send.Now(), free, perEndpoint, busy, skip)
-	if err != nil {
-		d.logger.Error("webhook dispatcher: reading due deliveries", "err", err)
+	free := d.take(d.cfg.Workers)
+	if free == 0 {
 		return
+	}
+	jobs, err := d.out.ClaimDue(ctx, d.send.Now(), d.claim(free))
+	if err != nil {
+		d.logger.Error("webhook dispatcher: claiming due deliveries", "err", err)
+	}
+	if unused := free - len(jobs); unused > 0 {
+		d.mu.Lock()
+		d.inflight -= unused
+		d.mu.Unlock()
 	}
 	for _, job := range jobs {
-		d.mu.Lock()
-		d.inflight[job.Delivery.ID] = true
-		d.busy[job.Delivery.WebhookID]++
-		d.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer d.release(job)
+			defer d.give(1)
 			a := d.send.Send(sendCtx, job)
 			if sendCtx.Err() != nil {
 				return
@@ -123,22 +183,36 @@ func (d *Dispatcher) record(job *store.DeliveryJob, a store.Attempt) {
 	}
 }
 
-func (d *Dispatcher) release(job *store.DeliveryJob) {
-	d.mu.Lock()
-	delete(d.inflight, job.Delivery.ID)
-	if d.busy[job.Delivery.WebhookID]--; d.busy[job.Delivery.WebhookID] <= 0 {
-		delete(d.busy, job.Delivery.WebhookID)
+// Ping sends a test delivery to the endpoint at once, outside the queue, and
+// records it. It counts against the bounds of queued sends: it takes a
+// worker and a lease within the endpoint's and the application's bounds,
+// waiting up to pingWait for room; past that the store's conflict is the
+// answer.
+func (d *Dispatcher) Ping(ctx context.Context, ref store.AppRef, webhookID string) (*store.DeliveryJob, store.Attempt, error) {
+	wait := time.NewTimer(pingWait)
+	defer wait.Stop()
+	var busy error = store.Errorf(store.ECodeConflict, "all %d webhook workers (webhooks.workers) are busy: ping again when a send ends", d.cfg.Workers)
+	for {
+		if d.take(1) == 1 {
+			job, err := d.out.TestDelivery(ctx, ref, webhookID, d.send.Now(), d.claim(1))
+			if err == nil {
+				defer d.give(1)
+				a := d.send.Send(ctx, job)
+				d.record(job, a)
+				return job, a, nil
+			}
+			d.give(1)
+			if store.ErrorCode(err) != store.ECodeConflict {
+				return nil, store.Attempt{}, err
+			}
+			busy = err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, store.Attempt{}, ctx.Err()
+		case <-wait.C:
+			return nil, store.Attempt{}, busy
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	d.mu.Unlock()
-	select {
-	case d.freed <- struct{}{}:
-	default:
-	}
-}
-
-// Ping sends a test delivery at once, outside the queue, and records it.
-func (d *Dispatcher) Ping(ctx context.Context, job *store.DeliveryJob) store.Attempt {
-	a := d.send.Send(ctx, job)
-	d.record(job, a)
-	return a
 }

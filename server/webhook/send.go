@@ -3,8 +3,10 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -26,17 +28,23 @@ type Sender struct {
 }
 
 // Send makes one attempt of job. The outcome's status is 0 when no answer
-// came (refused dial, timeout, bad secret); it never returns an error,
-// because every failure is an outcome to record.
-func (s *Sender) Send(ctx context.Context, job *store.DeliveryJob) store.Attempt {
+// came (refused dial, timeout, bad secret), and its Error says why; it never
+// returns an error, because every failure is an outcome to record. Latency
+// is wall time whatever clock stamps the attempt.
+func (s *Sender) Send(ctx context.Context, job *store.DeliveryJob) (a store.Attempt) {
 	now := s.Now()
-	a := store.Attempt{At: now}
+	a.At = now
+	start := time.Now()
+	defer func() { a.Latency = time.Since(start) }()
 	req, err := s.request(ctx, job, now)
 	if err != nil {
+		a.Error = err.Error()
 		return a
 	}
 	resp, err := s.Client.Do(req)
 	if err != nil {
+		var ne net.Error
+		a.Error, a.TimedOut = err.Error(), errors.As(err, &ne) && ne.Timeout()
 		return a
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))

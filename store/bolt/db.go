@@ -41,6 +41,9 @@ type Options struct {
 	// before it is refused as overloaded (design.md §14); 0 waits as long
 	// as it takes, as the CLI's one-off writes may.
 	MaxQueueWait time.Duration
+	// MaxWebhookEndpoints bounds the endpoints of one application
+	// (webhooks.max_endpoints); 0 means store.DefaultMaxEndpoints.
+	MaxWebhookEndpoints int
 }
 
 // initialMmapSize is address space, not memory: pages are only read in as
@@ -69,6 +72,8 @@ type DB struct {
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 	writer   *writerGate   // every write after Open goes through it
+	leases   leaseTable    // the outbox claims in flight (outbox_lease.go)
+	maxHooks int           // webhooks.max_endpoints
 }
 
 var (
@@ -106,7 +111,8 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1), writer: newWriterGate(opts.MaxQueueWait)}
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1),
+		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait)}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()

@@ -28,6 +28,7 @@ var migrations = []migration{
 	{Version: 3, Name: "organization audit by event", Apply: migrateOrgAuditByEvent},
 	{Version: 4, Name: "audit by target, packed key index", Apply: migrateV4},
 	{Version: 5, Name: "partner identities by account", Apply: migratePartnerByMember},
+	{Version: 6, Name: "webhook outbox events, due deliveries by endpoint", Apply: migrateDueByHook},
 }
 
 // migratePartnerByMember fills partner_identities_by_member from the links
@@ -45,6 +46,28 @@ func migratePartnerByMember(tx *bolt.Tx) error {
 		}
 		return idx.Put(memberIdentityKey(rec.MemberID, k), []byte{})
 	})
+}
+
+// migrateDueByHook fills the due index by endpoint, which the claim's
+// round-robin walks, from the due index by time: the pending deliveries
+// written one per endpoint before version 6 keep being delivered. The
+// outbox events bucket it adds starts empty.
+func migrateDueByHook(tx *bolt.Tx) error {
+	t := &txn{tx: tx, ctx: context.Background()}
+	c := tx.Bucket(bDelivDue).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) != 8+16 {
+			return fmt.Errorf("webhook_deliveries_due key of %d bytes", len(k))
+		}
+		d := new(deliveryRecord)
+		if err := t.mustGet(bDeliveries, ids(k[8:]), "delivery", d); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bDelivDueHook).Put(key(idb(d.WebhookID), k), []byte{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // licensesInUseByPlan is the index version 4 dropped: plan|license of the

@@ -58,7 +58,7 @@ func TestOpenMigratesV1(t *testing.T) {
 		t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
 	}
 	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" || got[1] != "3 organization audit by event" ||
-		got[2] != "4 audit by target, packed key index" {
+		got[2] != "4 audit by target, packed key index" || got[3] != "5 partner identities by account" || got[4] != "6 webhook outbox events, due deliveries by endpoint" {
 		t.Fatalf("Migrated() = %q", got)
 	}
 	records := map[string]func() any{}

@@ -1,18 +1,24 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"time"
 
 	"licensectl/store"
 )
 
-// The outbox: t.audit enqueues one delivery per active endpoint subscribed
-// to the event, in the transaction of the change, so a change that rolls
-// back enqueues nothing and a group-commit closure that is run again
-// enqueues again only in the transaction that commits. Pending deliveries of
-// active endpoints sit in the due index (next attempt|delivery), so the
-// dispatcher's claim is a seek to the start and a walk up to now.
+// The outbox: t.audit writes one outbox event per event that some active
+// endpoint subscribes to, in the transaction of the change, so a change
+// that rolls back enqueues nothing, a group-commit closure that is run again
+// enqueues again only in the transaction that commits, and the change costs
+// the same with 1 or 20 endpoints. ExpandEvents (outbox_expand.go) turns
+// each event into one delivery per endpoint that matched it. Pending
+// deliveries of active endpoints sit in the due indexes: by time (next
+// attempt|delivery) for the queue's depth and age, and by endpoint
+// (endpoint|next attempt|delivery) for the claim's round-robin.
 
 // deliveryRecord is a delivery on disk.
 type deliveryRecord struct {
@@ -24,68 +30,80 @@ type deliveryRecord struct {
 	Status         string          `json:"st"`
 	Attempts       int             `json:"n,omitempty"`
 	ResponseStatus int             `json:"rs,omitempty"`
+	LastError      string          `json:"le,omitempty"`
+	LastLatency    time.Duration   `json:"lat,omitempty"`
 	LastAttemptAt  *time.Time      `json:"la,omitempty"`
 	NextAttemptAt  *time.Time      `json:"na,omitempty"`
 	DoneAt         *time.Time      `json:"da,omitempty"` // delivered or failed at
 	CreatedAt      time.Time       `json:"ca"`
 	Body           json.RawMessage `json:"body"` // embedded as JSON, not base64
+	// BodyOf names the outbox event whose payload, kept once in
+	// outbox_bodies, is the body: the deliveries of one event share it.
+	BodyOf string `json:"bo,omitempty"`
+}
+
+// body is d's payload, its own or the one it shares.
+func (t *txn) body(d *deliveryRecord) ([]byte, error) {
+	if d.BodyOf == "" {
+		return d.Body, nil
+	}
+	raw := t.tx.Bucket(bOutboxBodies).Get(idb(d.BodyOf))
+	if raw == nil {
+		return nil, fmt.Errorf("delivery %s: the payload of event %s is missing", d.ID, d.BodyOf)
+	}
+	return bytes.Clone(raw), nil
 }
 
 func (d *deliveryRecord) domain() *store.Delivery {
 	return &store.Delivery{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Status: d.Status,
-		Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt,
-		CreatedAt: d.CreatedAt, Body: d.Body}
+		Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
+		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, Body: d.Body}
 }
 
-// enqueue writes the deliveries of the audit entry e. With no endpoint in
-// the application (or organization) it costs one index seek.
+// enqueue writes the outbox event of the audit entry e when an active
+// endpoint subscribes to it. With no endpoint it costs one index seek per
+// transaction; with endpoints, a match in memory and one record.
 func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
-	var hooks []string
-	switch {
-	case ev.AppID != "":
-		hooks = t.all(bHooksApp, idb(ev.AppID))
-	case ev.OrgID != "":
-		hooks = t.all(bHooksOrg, idb(ev.OrgID))
+	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
+	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRecord) bool { return store.MatchAny(w.Events, ev.Event) }) {
+		return err
 	}
-	var body []byte
-	queued := false
-	for _, hid := range hooks {
-		w := new(webhookRecord)
-		if err := t.mustGet(bHooks, hid, "webhook", w); err != nil {
-			return err
-		}
-		if w.Status != store.WebhookActive || !store.MatchAny(w.Events, ev.Event) {
-			continue
-		}
-		if body == nil {
-			var err error
-			if body, err = t.payload(ev, e); err != nil {
-				return err
-			}
-		}
-		if err := t.newDelivery(w, ev.Event, body, true); err != nil {
-			return err
-		}
-		queued = true
+	body, err := t.payload(ev, e)
+	if err != nil {
+		return err
 	}
-	if queued {
+	rec := &outboxEvent{ID: store.NewID(), OrgID: ev.OrgID, AppID: ev.AppID, Event: ev.Event, CreatedAt: t.now, Body: body}
+	if err := t.put(bOutbox, rec.ID, rec); err != nil {
+		return err
+	}
+	if err := t.appendBucket(bOutboxScope).Put(rec.scopeKey(), []byte{}); err != nil {
+		return err
+	}
+	if err := t.addCount(bOutbox, nil, 1); err != nil {
+		return err
+	}
+	if !t.queued {
+		t.queued = true
 		t.tx.OnCommit(t.db.wake)
 	}
 	return nil
 }
 
-// newDelivery writes a pending delivery to w; due puts it in the due index.
-func (t *txn) newDelivery(w *webhookRecord, event string, body []byte, due bool) error {
-	now := t.now
-	d := &deliveryRecord{ID: store.NewID(), OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: event,
-		Status: store.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, Body: body}
+// newDelivery writes a pending delivery to w due at at (due: in the due
+// indexes), with the id given or a new one.
+func (t *txn) newDelivery(id string, w *webhookRecord, event string, body []byte, at time.Time, due bool) (*deliveryRecord, error) {
+	if id == "" {
+		id = store.NewID()
+	}
+	d := &deliveryRecord{ID: id, OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: event,
+		Status: store.DeliveryPending, NextAttemptAt: &at, CreatedAt: at, Body: body}
 	if err := t.saveDelivery(nil, d); err != nil {
-		return err
+		return nil, err
 	}
 	if !due {
-		return nil
+		return d, nil
 	}
-	return t.due(d)
+	return d, t.due(d)
 }
 
 // wake tells the dispatcher that deliveries were queued; it never blocks.
@@ -218,7 +236,7 @@ func (t *txn) saveDelivery(prev, d *deliveryRecord) error {
 	return nil
 }
 
-// due puts d in the due index at its next attempt time.
+// due puts d in the due indexes at its next attempt time.
 func (t *txn) due(d *deliveryRecord) error {
 	b := t.appendBucket(bDelivDue)
 	k := key(timeKey(*d.NextAttemptAt), idb(d.ID))
@@ -228,7 +246,15 @@ func (t *txn) due(d *deliveryRecord) error {
 	if err := b.Put(k, []byte{}); err != nil {
 		return err
 	}
+	if err := t.tx.Bucket(bDelivDueHook).Put(dueHookKey(d), []byte{}); err != nil {
+		return err
+	}
 	return t.addCount(bDelivDue, nil, 1)
+}
+
+// dueHookKey is d's key in the due index by endpoint.
+func dueHookKey(d *deliveryRecord) []byte {
+	return key(idb(d.WebhookID), timeKey(*d.NextAttemptAt), idb(d.ID))
 }
 
 // undue takes d out of the due index, if it is there.
@@ -242,6 +268,9 @@ func (t *txn) undue(d *deliveryRecord) error {
 		return nil
 	}
 	if err := b.Delete(k); err != nil {
+		return err
+	}
+	if err := t.tx.Bucket(bDelivDueHook).Delete(dueHookKey(d)); err != nil {
 		return err
 	}
 	return t.addCount(bDelivDue, nil, -1)
@@ -262,6 +291,16 @@ func (t *txn) dropDelivery(d *deliveryRecord) error {
 	}
 	if err := t.unindex(bDelivHook, idb(d.WebhookID), d.ID); err != nil {
 		return err
+	}
+	if d.BodyOf != "" {
+		if err := t.addCount(bOutboxBodies, idb(d.BodyOf), -1); err != nil {
+			return err
+		}
+		if t.count(bOutboxBodies, idb(d.BodyOf)) == 0 {
+			if err := t.del(bOutboxBodies, d.BodyOf); err != nil {
+				return err
+			}
+		}
 	}
 	return t.del(bDeliveries, d.ID)
 }

@@ -11,8 +11,8 @@ import (
 
 // BenchmarkActivateOutbox compares activation throughput (parallel callers,
 // group commit) with no webhook endpoint and with one subscribed to
-// license.activated: the outbox writes a delivery and renders its payload in the
-// activation's transaction, and must not halve the rate.
+// license.activated: the outbox writes one event and renders its payload in
+// the activation's transaction, and must not halve the rate.
 func BenchmarkActivateOutbox(b *testing.B) {
 	for _, endpoints := range []int{0, 1} {
 		b.Run(fmt.Sprintf("endpoints=%d", endpoints), func(b *testing.B) {
@@ -47,8 +47,59 @@ func BenchmarkActivateOutbox(b *testing.B) {
 				}
 			})
 			b.StopTimer()
-			if due, _ := queued(b, e.db); due != endpoints*b.N {
-				b.Fatalf("%d deliveries queued for %d activations", due, b.N)
+			if events, _ := queued(b, e.db); events != min(endpoints, 1)*b.N {
+				b.Fatalf("%d outbox events for %d activations", events, b.N)
+			}
+		})
+	}
+}
+
+// BenchmarkGenerateFanOut generates 1,000 licenses (one transaction, as
+// `licenses generate` does) in an application with 0, 1 and 20 endpoints
+// subscribed to license.created, and reports the pages the generation adds
+// and, apart, what expanding its outbox events into deliveries costs
+// afterwards. The generation's time is how long it holds the one writer,
+// every tenant's activations waiting behind it (docs/performance.md).
+func BenchmarkGenerateFanOut(b *testing.B) {
+	for _, endpoints := range []int{0, 1, 20} {
+		b.Run(fmt.Sprintf("endpoints=%d", endpoints), func(b *testing.B) {
+			e := newEnv(b)
+			e.clock.advance(123456 * time.Microsecond)
+			for i := range endpoints {
+				if _, err := e.db.CreateWebhook(e.ctx, e.scope.App(), fmt.Sprintf("https://h%d.example.com/hook", i), []string{"license.created"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			p := e.mustPlan(b)
+			var grown, expanded int
+			var expanding time.Duration
+			b.ResetTimer()
+			for range b.N {
+				alloc0, _ := pageBytes(b, e.db)
+				e.mustGenerate(b, store.GenerateLicensesInput{PlanID: p.ID, Quantity: store.MaxGenerate})
+				b.StopTimer()
+				alloc1, _ := pageBytes(b, e.db)
+				start := time.Now()
+				for {
+					n, err := e.db.ExpandEvents(e.ctx, 200)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if n == 0 {
+						break
+					}
+				}
+				expanding += time.Since(start)
+				alloc2, _ := pageBytes(b, e.db)
+				grown += alloc1 - alloc0
+				expanded += alloc2 - alloc1
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(grown)/float64(b.N)/(1<<20), "MiB/generation")
+			b.ReportMetric(float64(expanded)/float64(b.N)/(1<<20), "expand-MiB/generation")
+			b.ReportMetric(float64(expanding.Milliseconds())/float64(b.N), "expand-ms/generation")
+			if due, _, err := e.db.OutboxStats(e.ctx); err != nil || due != endpoints*store.MaxGenerate*b.N {
+				b.Fatalf("%d deliveries due after %d generations, %v", due, b.N, err)
 			}
 		})
 	}

@@ -12,50 +12,91 @@ import (
 
 var _ store.Outbox = (*DB)(nil)
 
-// dueScanLimit bounds the keys one claim walks, so an endpoint with a large
-// backlog and its two sends in flight cannot make claiming a scan.
-const dueScanLimit = 2000
-
-// DueDeliveries implements store.Outbox. It only reads: what is in flight
-// is the dispatcher's to know, so a restart finds every unsent delivery due.
-func (db *DB) DueDeliveries(ctx context.Context, now time.Time, limit, perEndpoint int, busy map[string]int, skip map[string]bool) ([]*store.DeliveryJob, error) {
+// ClaimDue implements store.Outbox.
+func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*store.DeliveryJob, error) {
 	var out []*store.DeliveryJob
+	lt := &db.leases
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
 	err := db.view(ctx, func(t *txn) error {
-		taken := map[string]int{}
-		hooks := map[string]*webhookRecord{}
+		out = nil
+		perHook, perApp := lt.loads(now, c.Owner)
 		end := timeKey(now)
-		c := t.tx.Bucket(bDelivDue).Cursor()
-		walked := 0
-		for k, _ := c.First(); k != nil && len(out) < limit && walked < dueScanLimit; k, _ = c.Next() {
-			walked++
-			if bytes.Compare(k[:8], end) > 0 {
-				break
-			}
-			id := ids(k[8:])
-			if skip[id] {
-				continue
-			}
-			d := new(deliveryRecord)
-			if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
+		type cand struct {
+			w    *webhookRecord
+			seek []byte // where its next due delivery is looked for
+		}
+		var round []*cand
+		for _, id := range t.hooksWithDue(now, lt.next) {
+			w := new(webhookRecord)
+			if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
 				return err
 			}
-			if busy[d.WebhookID]+taken[d.WebhookID] >= perEndpoint {
-				continue
+			round = append(round, &cand{w: w, seek: idb(id)})
+		}
+		// Rounds of one delivery per endpoint until the limit, or until no
+		// endpoint can take more.
+		dc := t.tx.Bucket(bDelivDueHook).Cursor()
+		var last []byte // the last endpoint served: the next claim starts after it
+		defer func() {
+			if last != nil {
+				lt.next = after(last)
 			}
-			w, ok := hooks[d.WebhookID]
-			if !ok {
-				w = new(webhookRecord)
-				if err := t.mustGet(bHooks, d.WebhookID, "webhook", w); err != nil {
+		}()
+		for len(out) < c.Limit && len(round) > 0 {
+			var again []*cand
+			for _, h := range round {
+				if len(out) == c.Limit {
+					break
+				}
+				if perHook[h.w.ID] >= endpointCap(h.w, c) || perApp[h.w.AppID] >= c.PerApp {
+					continue
+				}
+				prefix := idb(h.w.ID)
+				k, _ := dc.Seek(h.seek)
+				if k != nil && bytes.Equal(k, h.seek) {
+					k, _ = dc.Next()
+				}
+				var id string
+				for ; k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k[16:24], end) <= 0; k, _ = dc.Next() {
+					if l, ok := lt.byID[ids(k[24:])]; !ok || !now.Before(l.until) {
+						id = ids(k[24:])
+						break
+					}
+				}
+				if id == "" {
+					continue
+				}
+				h.seek = bytes.Clone(k)
+				d := new(deliveryRecord)
+				if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
 					return err
 				}
-				hooks[d.WebhookID] = w
+				body, err := t.body(d)
+				if err != nil {
+					return err
+				}
+				job := d.domain()
+				job.Body = body
+				lt.byID[id] = lease{owner: c.Owner, hook: h.w.ID, app: h.w.AppID, until: now.Add(c.Lease)}
+				perHook[h.w.ID]++
+				perApp[h.w.AppID]++
+				out = append(out, &store.DeliveryJob{Delivery: job, URL: h.w.URL, Secret: h.w.Secret})
+				again = append(again, h)
+				last = prefix
 			}
-			taken[d.WebhookID]++
-			out = append(out, &store.DeliveryJob{Delivery: d.domain(), URL: w.URL, Secret: w.Secret})
+			round = again
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		// Nothing is handed out: the leases taken before the failure go too.
+		for _, j := range out {
+			delete(lt.byID, j.Delivery.ID)
+		}
+		return nil, err
+	}
+	return out, nil
 }
 
 // RecordAttempt implements store.Outbox.
@@ -77,6 +118,7 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 		at := a.At
 		d.Attempts++
 		d.ResponseStatus = a.Status
+		d.LastError, d.LastLatency = a.Error, a.Latency
 		d.LastAttemptAt = &at
 		d.NextAttemptAt = nil
 		hookChanged := false
@@ -90,6 +132,9 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 				d.Status, d.DoneAt = store.DeliveryFailed, &at
 			}
 			return t.saveDelivery(&prev, d)
+		}
+		if w.TimedOut != a.TimedOut {
+			w.TimedOut, hookChanged = a.TimedOut, true
 		}
 		if a.OK() {
 			d.Status, d.DoneAt = store.DeliveryDelivered, &at
@@ -137,6 +182,9 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 		}
 		return nil
 	})
+	if err == nil {
+		db.leases.release(deliveryID)
+	}
 	return err
 }
 
@@ -149,10 +197,31 @@ func (t *txn) appEnvs(appID string) []string {
 	return appEnvIDs(a)
 }
 
-// TestDelivery implements store.Outbox.
-func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID string) (*store.DeliveryJob, error) {
+// TestDelivery implements store.Outbox. The lease is taken before the
+// delivery is written, under the bounds a claim keeps, and given back when
+// the write fails.
+func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) (*store.DeliveryJob, error) {
+	w := new(webhookRecord)
+	err := db.view(ctx, func(t *txn) error {
+		var err error
+		w, err = t.webhook(ref, webhookID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	id := store.NewID()
+	lt := &db.leases
+	lt.mu.Lock()
+	perHook, perApp := lt.loads(now, c.Owner)
+	if perHook[w.ID] >= endpointCap(w, c) || perApp[w.AppID] >= c.PerApp {
+		lt.mu.Unlock()
+		return nil, store.Errorf(store.ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", perHook[w.ID], perApp[w.AppID])
+	}
+	lt.byID[id] = lease{owner: c.Owner, hook: w.ID, app: w.AppID, until: now.Add(c.Lease)}
+	lt.mu.Unlock()
 	var out *store.DeliveryJob
-	err := db.update(ctx, func(t *txn) error {
+	err = db.update(ctx, func(t *txn) error {
 		w, err := t.webhook(ref, webhookID)
 		if err != nil {
 			return err
@@ -163,18 +232,18 @@ func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID stri
 		if err != nil {
 			return err
 		}
-		if err := t.newDelivery(w, store.EventWebhookTest, body, false); err != nil {
-			return err
-		}
-		last := t.all(bDelivHook, idb(w.ID))
-		d := new(deliveryRecord)
-		if err := t.mustGet(bDeliveries, last[0], "delivery", d); err != nil {
+		d, err := t.newDelivery(id, w, store.EventWebhookTest, body, t.now, false)
+		if err != nil {
 			return err
 		}
 		out = &store.DeliveryJob{Delivery: d.domain(), URL: w.URL, Secret: w.Secret}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		lt.release(id)
+		return nil, err
+	}
+	return out, nil
 }
 
 // OutboxStats implements store.Outbox.
@@ -182,9 +251,18 @@ func (db *DB) OutboxStats(ctx context.Context) (int, time.Time, error) {
 	var n int
 	var oldest time.Time
 	err := db.view(ctx, func(t *txn) error {
-		n = t.count(bDelivDue, nil)
+		n = t.count(bDelivDue, nil) + t.count(bOutbox, nil)
 		if k, _ := t.tx.Bucket(bDelivDue).Cursor().First(); k != nil {
 			oldest = time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))
+		}
+		if k, _ := t.tx.Bucket(bOutbox).Cursor().First(); k != nil {
+			e := new(outboxEvent)
+			if err := t.mustGet(bOutbox, ids(k), "outbox event", e); err != nil {
+				return err
+			}
+			if oldest.IsZero() || e.CreatedAt.Before(oldest) {
+				oldest = e.CreatedAt
+			}
 		}
 		return nil
 	})

@@ -3,6 +3,8 @@ package bolt
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,18 +34,18 @@ func outboxFixture(t *testing.T) (*DB, *store.Application) {
 	return db, a
 }
 
-// queued is the number of due deliveries and of delivery records.
-func queued(tb testing.TB, db *DB) (due, records int) {
+// queued is the number of outbox events (their count and their records).
+func queued(tb testing.TB, db *DB) (counted, records int) {
 	tb.Helper()
 	err := db.view(context.Background(), func(t *txn) error {
-		due = t.count(bDelivDue, nil)
-		records = t.tx.Bucket(bDeliveries).Stats().KeyN
+		counted = t.count(bOutbox, nil)
+		records = t.tx.Bucket(bOutbox).Stats().KeyN
 		return nil
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return due, records
+	return counted, records
 }
 
 func planEvent(a *store.Application) auditEvent {
@@ -138,5 +140,136 @@ func waitPending(g *groupCommit, n int) {
 			return
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestMigrateDueByHook: a version-4 file, whose changes wrote one delivery
+// per endpoint straight into the due index by time, opens at version 5 and
+// its pending deliveries are claimed and delivered as before.
+func TestMigrateDueByHook(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v4.db")
+	open := func() *DB {
+		db, err := Open(path, Options{Hasher: fakeHasher{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	db := open()
+	ctx := context.Background()
+	o, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: o.ID, Name: "App"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := store.AppRef{OrgID: o.ID, AppID: a.ID}
+	var want []string
+	for _, url := range []string{"https://a.example.com/hook", "https://b.example.com/hook"} {
+		h, err := db.CreateWebhook(ctx, ref, url, []string{"plan.*"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What version 4 wrote: the delivery and its due key by time only.
+		err = db.update(ctx, func(t *txn) error {
+			w := new(webhookRecord)
+			if err := t.mustGet(bHooks, h.ID, "webhook", w); err != nil {
+				return err
+			}
+			d, err := t.newDelivery("", w, store.EventPlanCreated, []byte(`{"type":"plan.created"}`), t.now, true)
+			if err != nil {
+				return err
+			}
+			want = append(want, d.ID)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = db.bolt.Update(func(tx *bbolt.Tx) error {
+		for _, b := range [][]byte{bDelivDueHook, bOutbox, bOutboxScope} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(4))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = open()
+	defer db.Close()
+	if got := db.Migrated(); !slices.Equal(got, []string{"5 partner identities by account", "6 webhook outbox events, due deliveries by endpoint"}) {
+		t.Fatalf("Migrated() = %q", got)
+	}
+	jobs, err := db.ClaimDue(ctx, time.Now().Add(time.Second), store.Claim{Owner: "d", Limit: 10, PerEndpoint: 2, PerApp: 10, Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, j := range jobs {
+		got = append(got, j.Delivery.ID)
+		if err := db.RecordAttempt(ctx, j.Delivery.ID, store.Attempt{Status: 204, At: time.Now()}, store.RetryPolicy{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("claimed after migration %v, want %v", got, want)
+	}
+	if n, _, err := db.OutboxStats(ctx); err != nil || n != 0 {
+		t.Fatalf("OutboxStats after delivering = %d, %v", n, err)
+	}
+}
+
+// TestOutboxSharedBody: the deliveries of one event share one copy of its
+// payload, which goes with the last of them.
+func TestOutboxSharedBody(t *testing.T) {
+	db, a := outboxFixture(t)
+	ctx := context.Background()
+	ref := store.AppRef{OrgID: a.OrgID, AppID: a.ID}
+	second, err := db.CreateWebhook(ctx, ref, "https://b.example.com/hook", []string{"plan.*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.update(ctx, func(t *txn) error { return t.audit(planEvent(a)) }); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.ExpandEvents(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("ExpandEvents = %d, %v", n, err)
+	}
+	bodies := func() int {
+		n := 0
+		_ = db.view(ctx, func(t *txn) error { n = t.tx.Bucket(bOutboxBodies).Stats().KeyN; return nil })
+		return n
+	}
+	if n := bodies(); n != 1 {
+		t.Fatalf("%d payloads kept for one event to two endpoints", n)
+	}
+	jobs, err := db.ClaimDue(ctx, time.Now().Add(time.Second), store.Claim{Owner: "d", Limit: 10, PerEndpoint: 2, PerApp: 10, Lease: time.Minute})
+	if err != nil || len(jobs) != 2 || string(jobs[0].Delivery.Body) != string(jobs[1].Delivery.Body) || len(jobs[0].Delivery.Body) == 0 {
+		t.Fatalf("ClaimDue = %d jobs, %v", len(jobs), err)
+	}
+	if err := db.DeleteWebhook(ctx, ref, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := bodies(); n != 1 {
+		t.Fatalf("the payload went with the first of its two deliveries (%d left)", n)
+	}
+	hooks, err := db.ListWebhooks(ctx, ref)
+	if err != nil || len(hooks) != 1 {
+		t.Fatalf("ListWebhooks = %v, %v", hooks, err)
+	}
+	if err := db.DeleteWebhook(ctx, ref, hooks[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := bodies(); n != 0 {
+		t.Fatalf("%d payloads left after every delivery went", n)
 	}
 }

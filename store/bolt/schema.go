@@ -2,7 +2,7 @@ package bolt
 
 // SchemaVersion is the version of the bucket layout below and of the record
 // format (codec.go); the migrations in migrate.go bring older files to it.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
 // UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
@@ -118,6 +118,16 @@ var (
 	bAuditOrgEvent   = []byte("audit_by_org_event")           // org|event 0x00|entry (organization-level events)
 )
 
+// Outbox buckets (schema version 6, outbox_expand.go): one event per change
+// whatever the number of endpoints, and the due index by endpoint that the
+// claim's round-robin walks.
+var (
+	bOutbox       = []byte("outbox_events")                  // id → outboxEvent
+	bOutboxScope  = []byte("outbox_events_by_scope")         // org|app (16 zero bytes: organization-level)|event
+	bDelivDueHook = []byte("webhook_deliveries_due_by_hook") // webhook|next attempt unix nanos|delivery (active endpoints)
+	bOutboxBodies = []byte("outbox_bodies")                  // event id → the payload its deliveries share (counted per event)
+)
+
 // Audit by target (schema version 4): target|time|entry, one key per entry
 // whichever logs list it (auditTargetKey). Entries without a target id are
 // not listed.
@@ -144,6 +154,7 @@ var allBuckets = [][]byte{
 	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
 	bAuditTarget,
 	bPartnerIdentitiesMember,
+	bOutbox, bOutboxScope, bDelivDueHook, bOutboxBodies,
 }
 
 // Meta keys.

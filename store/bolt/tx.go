@@ -20,6 +20,11 @@ type txn struct {
 	ctx context.Context
 	now time.Time
 	db  *DB
+	// hooks caches the active endpoints per scope for the outbox (activeHooks);
+	// every change to an endpoint resets it.
+	hooks map[string][]*webhookRecord
+	// queued: an outbox event was written, and the commit wakes the dispatcher.
+	queued bool
 }
 
 // update runs fn in one read-write transaction: the change, its indexes,

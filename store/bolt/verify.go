@@ -25,6 +25,7 @@ var records = append(append([]struct {
 	{bPartnerIdentities, func() any { return new(partnerIdentity) }},
 	{bHooks, func() any { return new(webhookRecord) }},
 	{bDeliveries, func() any { return new(deliveryRecord) }},
+	{bOutbox, func() any { return new(outboxEvent) }},
 }...)
 
 // VerifyRecords decodes every record of every primary bucket in one read

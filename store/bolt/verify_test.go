@@ -59,6 +59,30 @@ func TestVerifyRecordsAndCompact(t *testing.T) {
 	}
 }
 
+// An outbox event waiting for its expansion is a record restore checks too.
+func TestVerifyRecordsOutbox(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id := store.NewID()
+	if err := db.update(t.Context(), func(t *txn) error {
+		return t.put(bOutbox, id, &outboxEvent{ID: id, OrgID: store.NewID(), Event: store.EventLicenseCreated, Body: []byte(`{}`)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.VerifyRecords(t.Context()); err != nil {
+		t.Fatalf("OK: %v", err)
+	}
+	if err := db.bolt.Update(func(tx *bolt.Tx) error { return tx.Bucket(bOutbox).Put(idb(id), []byte{0xff, 0x00}) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.VerifyRecords(t.Context()); err == nil || !strings.Contains(err.Error(), "outbox_events") {
+		t.Fatalf("garbled outbox event: %v", err)
+	}
+}
+
 // What restore does with an old backup: a read-only handle cannot read its
 // records, the compacted copy migrated read-write verifies whole.
 func TestVerifyRecordsOldBackup(t *testing.T) {

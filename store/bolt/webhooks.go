@@ -19,8 +19,11 @@ type webhookRecord struct {
 	Status       string     `json:"st"`
 	Secret       string     `json:"sec"`
 	FailingSince *time.Time `json:"fail,omitempty"`
-	CreatedAt    time.Time  `json:"ca"`
-	UpdatedAt    time.Time  `json:"ua"`
+	// TimedOut: the last attempt ran into webhooks.timeout, so the endpoint
+	// gets one send in flight instead of two.
+	TimedOut  bool      `json:"to,omitempty"`
+	CreatedAt time.Time `json:"ca"`
+	UpdatedAt time.Time `json:"ua"`
 }
 
 func (r *webhookRecord) domain() *store.Webhook {
@@ -59,6 +62,12 @@ func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, e
 	err := db.update(ctx, func(t *txn) error {
 		a, err := t.app(ref)
 		if err != nil {
+			return err
+		}
+		if n, most := t.count(bHooksApp, idb(a.ID)), db.maxEndpoints(); n >= most {
+			return store.Errorf(store.ECodeConflict, "the application has %d webhook endpoints, the most webhooks.max_endpoints allows: delete one or raise the setting", n)
+		}
+		if err := t.settle(a.OrgID, a.ID); err != nil {
 			return err
 		}
 		w := &webhookRecord{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, URL: url, Events: events, Status: store.WebhookActive,
@@ -118,6 +127,9 @@ func (db *DB) UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u 
 		if err != nil {
 			return err
 		}
+		if err := t.settle(w.OrgID, w.AppID); err != nil {
+			return err
+		}
 		meta := map[string]any{}
 		if u.URL != nil && *u.URL != w.URL {
 			w.URL, meta["url"] = *u.URL, *u.URL
@@ -174,6 +186,9 @@ func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) er
 
 // purgeWebhook removes an endpoint, its indexes and all its deliveries.
 func (t *txn) purgeWebhook(w *webhookRecord) error {
+	if err := t.settle(w.OrgID, w.AppID); err != nil {
+		return err
+	}
 	for _, did := range t.all(bDelivHook, idb(w.ID)) {
 		d := new(deliveryRecord)
 		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
@@ -195,6 +210,9 @@ func (t *txn) purgeWebhook(w *webhookRecord) error {
 // disableWebhook stops deliveries to w: its due deliveries leave the due
 // index and wait, pending, until it is enabled again.
 func (t *txn) disableWebhook(w *webhookRecord) error {
+	if err := t.settle(w.OrgID, w.AppID); err != nil {
+		return err
+	}
 	w.Status = store.WebhookDisabled
 	for _, did := range t.all(bDelivHookStatus, key(idb(w.ID), str(store.DeliveryPending))) {
 		d := new(deliveryRecord)
@@ -211,7 +229,10 @@ func (t *txn) disableWebhook(w *webhookRecord) error {
 // enableWebhook resumes w: the failure clock restarts and its waiting
 // deliveries are due at once.
 func (t *txn) enableWebhook(w *webhookRecord) error {
-	w.Status, w.FailingSince = store.WebhookActive, nil
+	if err := t.settle(w.OrgID, w.AppID); err != nil {
+		return err
+	}
+	w.Status, w.FailingSince, w.TimedOut = store.WebhookActive, nil, false
 	for _, did := range t.all(bDelivHookStatus, key(idb(w.ID), str(store.DeliveryPending))) {
 		d := new(deliveryRecord)
 		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {

@@ -29,6 +29,10 @@ type Harness struct {
 	Clock *Clock
 	// Fixtures are Backend's test hooks; RunBackend certifies them too.
 	Fixtures Fixtures
+	// Dispatched: a webhook dispatcher works Backend's outbox (a running
+	// server), so the outbox part, which drives it by hand, is left to the
+	// store's own run.
+	Dispatched bool
 }
 
 // Opener returns a fresh, empty implementation for one test whose store
@@ -63,6 +67,9 @@ type fixture struct {
 	app   *store.Application
 	ctx   context.Context
 
+	// dispatched is Harness.Dispatched.
+	dispatched bool
+
 	rtOnce sync.Once
 	rt     store.RuntimeBackend // runtime, opened once
 }
@@ -83,7 +90,7 @@ func newFixtureWith(t *testing.T, open Opener, billing store.BillingPolicy) *fix
 	if h.Clock == nil {
 		t.Fatal("storetest: the harness has no Clock")
 	}
-	f := &fixture{db: h.Admin, be: h.Backend, clock: h.Clock, fx: h.Fixtures, ctx: context.Background()}
+	f := &fixture{db: h.Admin, be: h.Backend, clock: h.Clock, fx: h.Fixtures, dispatched: h.Dispatched, ctx: context.Background()}
 	f.org, f.app = seedOrg(t, f.db, f.ctx)
 	return f
 }
@@ -158,6 +165,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("EndUsers", func(t *testing.T) { testEndUsers(t, open) })
 	t.Run("Devices", func(t *testing.T) { testDevices(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
+	t.Run("Outbox", func(t *testing.T) { testOutbox(t, open) })
 	t.Run("OrgAudit", func(t *testing.T) { testOrgAudit(t, open) })
 	t.Run("AuditByTarget", func(t *testing.T) { testAuditByTarget(t, open) })
 	t.Run("SessionCounts", func(t *testing.T) { testSessionCounts(t, open) })

@@ -36,6 +36,7 @@ func testWebhooks(t *testing.T, open Opener) {
 	})
 	t.Run("OKDeliveries", func(t *testing.T) {
 		f.licenses(t, store.PlanInput{Name: ptr("Hooked")}, 2)
+		expandAll(t, f)
 		p, err := f.db.ListDeliveries(f.ctx, f.ref(), hook.ID, store.DeliveryFilter{})
 		if err != nil || p.Total != 2 || p.Data[0].Event != store.EventLicenseCreated || p.Data[0].WebhookID != hook.ID {
 			t.Fatalf("ListDeliveries = %+v, %v; want the two license.created", p, err)
@@ -62,4 +63,18 @@ func testWebhooks(t *testing.T, open Opener) {
 			t.Fatalf("ListWebhooks after delete = %+v, %v", list, err)
 		}
 	})
+}
+
+// expandAll expands every outbox event into its deliveries.
+func expandAll(t *testing.T, f *fixture) {
+	t.Helper()
+	for {
+		n, err := f.be.ExpandEvents(f.ctx, 100)
+		if err != nil {
+			t.Fatalf("ExpandEvents: %v", err)
+		}
+		if n == 0 {
+			return
+		}
+	}
 }

@@ -1,0 +1,182 @@
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"licensectl/server/webhook"
+	"licensectl/store"
+	"licensectl/store/bolt"
+)
+
+// fakeClock is a settable clock shared by the store and the dispatchers.
+type fakeClock struct{ ns atomic.Int64 }
+
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// hits is a receiver that counts each webhook-id it is sent; while hold is
+// set it keeps requests until their sender gives up.
+type hits struct {
+	mu   sync.Mutex
+	n    map[string]int
+	hold atomic.Bool
+	srv  *httptest.Server
+}
+
+func newHits(t *testing.T) *hits {
+	h := &hits{n: map[string]int{}}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		h.mu.Lock()
+		h.n[r.Header.Get("webhook-id")]++
+		h.mu.Unlock()
+		if h.hold.Load() {
+			<-r.Context().Done()
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *hits) counts() map[string]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range h.n {
+		out[k] = v
+	}
+	return out
+}
+
+// dispatcher runs a dispatcher named owner on db until the returned stop.
+func dispatcher(t *testing.T, db *bolt.DB, clock *fakeClock, owner string, lease time.Duration) (stop func()) {
+	sender := &webhook.Sender{Client: &http.Client{Timeout: 5 * time.Second}, UserAgent: "licensectl/test", Now: clock.now}
+	d := webhook.NewDispatcher(db, sender, webhook.Config{Owner: owner, Workers: 8, Lease: lease, Drain: time.Millisecond,
+		Policy: store.RetryPolicy{Schedule: []time.Duration{time.Hour}}}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = d.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// eventually polls cond for up to 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 200 {
+		if cond() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestTwoDispatchersOneStore: two dispatchers work one store. Neither sends
+// a delivery the other holds while the lease holds; when one is killed in
+// the middle of its sends, the other sends what it held once the lease has
+// run out.
+func TestTwoDispatchersOneStore(t *testing.T) {
+	clock := &fakeClock{}
+	clock.ns.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Clock: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	org, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org.ID, Name: "App"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := store.AppRef{OrgID: org.ID, AppID: app.ID}
+	rc := newHits(t)
+	for range 3 {
+		if _, err := db.CreateWebhook(ctx, ref, rc.srv.URL, []string{"plan.created"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seq := 0
+	plans := func(t *testing.T, n int) {
+		t.Helper()
+		for range n {
+			seq++
+			name := fmt.Sprintf("Plan %d", seq)
+			if _, err := db.CreatePlan(ctx, ref, store.PlanInput{Name: &name}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const lease = time.Minute
+
+	t.Run("OKNoDeliverySentTwice", func(t *testing.T) {
+		dispatcher(t, db, clock, "a", lease)
+		dispatcher(t, db, clock, "b", lease)
+		plans(t, 20) // 60 deliveries
+		eventually(t, "60 deliveries", func() bool { return len(rc.counts()) == 60 })
+		time.Sleep(200 * time.Millisecond)
+		for id, n := range rc.counts() {
+			if n != 1 {
+				t.Fatalf("delivery %s sent %d times", id, n)
+			}
+		}
+		if n, _, err := db.OutboxStats(ctx); err != nil || n != 0 {
+			t.Fatalf("OutboxStats = %d, %v; want all delivered", n, err)
+		}
+	})
+
+	t.Run("OKKilledDispatchersClaimsAfterLease", func(t *testing.T) {
+		before := rc.counts()
+		rc.hold.Store(true)
+		stopA := dispatcher(t, db, clock, "a", lease)
+		plans(t, 1) // 3 deliveries, one per endpoint
+		eventually(t, "a's three sends in flight", func() bool { return len(rc.counts()) == len(before)+3 })
+		stopA() // its sends are cut short and not recorded: the leases stay
+		rc.hold.Store(false)
+		held := map[string]bool{}
+		for id := range rc.counts() {
+			if _, ok := before[id]; !ok {
+				held[id] = true
+			}
+		}
+		dispatcher(t, db, clock, "b", lease)
+		time.Sleep(1500 * time.Millisecond) // b polls every second
+		for id := range held {
+			if n := rc.counts()[id]; n != 1 {
+				t.Fatalf("delivery %s sent %d times while a's lease held", id, n)
+			}
+		}
+		clock.advance(lease + time.Second)
+		eventually(t, "b sends what a held", func() bool {
+			c := rc.counts()
+			for id := range held {
+				if c[id] != 2 {
+					return false
+				}
+			}
+			return true
+		})
+		eventually(t, "the queue empty", func() bool {
+			n, _, err := db.OutboxStats(ctx)
+			return err == nil && n == 0
+		})
+	})
+}

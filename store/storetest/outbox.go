@@ -1,0 +1,337 @@
+package storetest
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"licensectl/store"
+)
+
+// testOutbox certifies store.Outbox: one outbox event per change whatever
+// the number of endpoints, expansion against the endpoints of the event's
+// time, a leased claim that never hands one delivery to two dispatchers
+// while the lease holds and hands it again after, round-robin over
+// endpoints, the per-endpoint and per-application bounds, pings within
+// them, and the bounds on endpoints and patterns. It drives the outbox by
+// hand, so it runs only on a store no dispatcher works (Harness.Dispatched).
+func testOutbox(t *testing.T, open Opener) {
+	const url = "http://127.0.0.1:9/conformance"
+	hook := func(t *testing.T, f *fixture, events ...string) *store.Webhook {
+		t.Helper()
+		h, err := f.db.CreateWebhook(f.ctx, f.ref(), url, events)
+		if err != nil {
+			t.Fatalf("CreateWebhook: %v", err)
+		}
+		return h
+	}
+	total := func(t *testing.T, f *fixture, h *store.Webhook) int {
+		t.Helper()
+		p, err := f.db.ListDeliveries(f.ctx, f.ref(), h.ID, store.DeliveryFilter{})
+		if err != nil {
+			t.Fatalf("ListDeliveries: %v", err)
+		}
+		return p.Total
+	}
+	pending := func(t *testing.T, f *fixture) int {
+		t.Helper()
+		n, _, err := f.be.OutboxStats(f.ctx)
+		if err != nil {
+			t.Fatalf("OutboxStats: %v", err)
+		}
+		return n
+	}
+	claim := func(owner string, limit int) store.Claim {
+		return store.Claim{Owner: owner, Limit: limit, PerEndpoint: 2, PerApp: 100, Lease: time.Minute}
+	}
+	fixture := func(t *testing.T) *fixture {
+		t.Helper()
+		f := newFixture(t, open)
+		if f.dispatched {
+			t.Skip("a dispatcher works this store's outbox; the store's own run certifies it")
+		}
+		return f
+	}
+
+	t.Run("OKOneEventPerChange", func(t *testing.T) {
+		f := fixture(t)
+		var hooks []*store.Webhook
+		for range 3 {
+			hooks = append(hooks, hook(t, f, "license.*"))
+		}
+		other := hook(t, f, "user.*")
+		off := hook(t, f, "*")
+		if _, err := f.db.UpdateWebhook(f.ctx, f.ref(), off.ID, store.WebhookUpdate{Status: ptr(store.WebhookDisabled)}); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f) // the webhook.* events of the set-up (off hears its own creation)
+		base, offBase := pending(t, f), total(t, f, off)
+		select { // what the set-up signalled
+		case <-f.be.Enqueued():
+		default:
+		}
+		f.licenses(t, store.PlanInput{Name: ptr("Fan")}, 5)
+		select {
+		case <-f.be.Enqueued():
+		default:
+			t.Fatal("Enqueued did not signal after a commit that queued events")
+		}
+		// Five license.created (the plan.created matches no active
+		// endpoint): one event each, not one per endpoint.
+		if got := pending(t, f) - base; got != 5 {
+			t.Fatalf("after 5 licenses for 3 endpoints: %d more queued, want 5 events", got)
+		}
+		expandAll(t, f)
+		for _, h := range hooks {
+			if n := total(t, f, h); n != 5 {
+				t.Fatalf("endpoint %s has %d deliveries, want 5", h.ID, n)
+			}
+		}
+		if n := total(t, f, other); n != 0 {
+			t.Fatalf("an endpoint subscribed to user.* got %d deliveries", n)
+		}
+		if n := total(t, f, off) - offBase; n != 0 {
+			t.Fatalf("a disabled endpoint got %d deliveries", n)
+		}
+		if got := pending(t, f) - base; got != 15 {
+			t.Fatalf("after expansion: %d pending, want 15 deliveries", got)
+		}
+	})
+
+	t.Run("OKEndpointsOfTheEventsTime", func(t *testing.T) {
+		f := fixture(t)
+		a := hook(t, f, "plan.*")
+		expandAll(t, f)
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Before B")}); err != nil {
+			t.Fatal(err)
+		}
+		// B comes after the event and stops hearing plans; A is disabled:
+		// neither change alters who the waiting event goes to.
+		b := hook(t, f, "plan.*")
+		if _, err := f.db.UpdateWebhook(f.ctx, f.ref(), a.ID, store.WebhookUpdate{Status: ptr(store.WebhookDisabled)}); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		if n := total(t, f, a); n != 1 {
+			t.Fatalf("A (subscribed at the event) has %d deliveries, want 1", n)
+		}
+		if n := total(t, f, b); n != 0 {
+			t.Fatalf("B (created after the event) has %d deliveries, want 0", n)
+		}
+		p, err := f.db.ListDeliveries(f.ctx, f.ref(), a.ID, store.DeliveryFilter{Status: store.DeliveryPending})
+		if err != nil || p.Total != 1 {
+			t.Fatalf("A's waiting delivery = %+v, %v", p, err)
+		}
+	})
+
+	t.Run("OKLease", func(t *testing.T) {
+		f := fixture(t)
+		hooks := []*store.Webhook{hook(t, f, "license.created"), hook(t, f, "license.created")}
+		f.licenses(t, store.PlanInput{Name: ptr("Leased")}, 4)
+		expandAll(t, f)
+		now := time.Now().Add(time.Second)
+		one, err := f.be.ClaimDue(f.ctx, now, claim("one", 10))
+		if err != nil || len(one) != 4 {
+			t.Fatalf("ClaimDue(one) = %d jobs, %v; want 2 per endpoint", len(one), err)
+		}
+		per := map[string]int{}
+		for _, j := range one {
+			per[j.Delivery.WebhookID]++
+			var body struct {
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal(j.Delivery.Body, &body); err != nil || body.Type != store.EventLicenseCreated || j.URL != url || j.Secret == "" {
+				t.Fatalf("claimed job %s: body %s (%v), url %q", j.Delivery.ID, j.Delivery.Body, err, j.URL)
+			}
+		}
+		if per[hooks[0].ID] != 2 || per[hooks[1].ID] != 2 {
+			t.Fatalf("claimed per endpoint %v", per)
+		}
+		// While the lease holds, another dispatcher gets nothing: the
+		// endpoints' bounds count the leases of every owner.
+		if two, err := f.be.ClaimDue(f.ctx, now.Add(30*time.Second), claim("two", 10)); err != nil || len(two) != 0 {
+			t.Fatalf("ClaimDue(two) under the lease = %d jobs, %v", len(two), err)
+		}
+		// One attempt is recorded: its lease ends and the endpoint has room
+		// for the next delivery, which is not one of the leased ones.
+		a := store.Attempt{Status: 200, At: now, Latency: 42 * time.Millisecond}
+		if err := f.be.RecordAttempt(f.ctx, one[0].Delivery.ID, a, store.RetryPolicy{Schedule: []time.Duration{time.Hour}}); err != nil {
+			t.Fatal(err)
+		}
+		two, err := f.be.ClaimDue(f.ctx, now.Add(30*time.Second), claim("two", 10))
+		if err != nil || len(two) != 1 || two[0].Delivery.WebhookID != one[0].Delivery.WebhookID {
+			t.Fatalf("ClaimDue(two) after one attempt = %d jobs, %v; want the endpoint's next", len(two), err)
+		}
+		for _, j := range one {
+			if j.Delivery.ID == two[0].Delivery.ID {
+				t.Fatalf("delivery %s handed out twice while its lease held", j.Delivery.ID)
+			}
+		}
+		// "one" dies: after its lease its three claims come back, to "two".
+		late, err := f.be.ClaimDue(f.ctx, now.Add(2*time.Minute), claim("two", 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want []string
+		for _, j := range late {
+			got = append(got, j.Delivery.ID)
+		}
+		for _, j := range one[1:] {
+			want = append(want, j.Delivery.ID)
+		}
+		want = append(want, two[0].Delivery.ID) // two's own lease ran out as well
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("after the lease: %v, want %v", got, want)
+		}
+	})
+
+	t.Run("OKAttemptRecorded", func(t *testing.T) {
+		f := fixture(t)
+		h := hook(t, f, "plan.created")
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Timed")}); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		now := time.Now().Add(time.Second)
+		jobs, err := f.be.ClaimDue(f.ctx, now, claim("one", 10))
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
+		}
+		a := store.Attempt{At: now, Latency: 1500 * time.Millisecond, Error: "context deadline exceeded", TimedOut: true}
+		if err := f.be.RecordAttempt(f.ctx, jobs[0].Delivery.ID, a, store.RetryPolicy{Schedule: []time.Duration{time.Second}}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.db.ListDeliveries(f.ctx, f.ref(), h.ID, store.DeliveryFilter{})
+		if err != nil || p.Total != 1 {
+			t.Fatalf("ListDeliveries = %+v, %v", p, err)
+		}
+		d := p.Data[0]
+		if d.Attempts != 1 || d.ResponseStatus != 0 || d.LastError != a.Error || d.LastLatency != a.Latency || d.Status != store.DeliveryPending {
+			t.Fatalf("delivery after a timed-out attempt = %+v", d)
+		}
+	})
+
+	t.Run("OKRoundRobin", func(t *testing.T) {
+		f := fixture(t)
+		busy := hook(t, f, "license.created")
+		plan, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Backlog")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A backlog longer than any bounded scan, all older than the
+		// other endpoint's one delivery.
+		for range 3 {
+			if _, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: plan.ID, Quantity: 700}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		quiet := hook(t, f, "plan.created")
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Quiet")}); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		now := time.Now().Add(time.Second)
+		jobs, err := f.be.ClaimDue(f.ctx, now, claim("one", 2))
+		if err != nil || len(jobs) != 2 {
+			t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
+		}
+		if jobs[0].Delivery.WebhookID == jobs[1].Delivery.WebhookID {
+			t.Fatalf("both claims went to one endpoint (%s); the other waits behind its backlog", jobs[0].Delivery.WebhookID)
+		}
+		// Successive claims of one delivery each alternate.
+		seen := map[string]int{}
+		for i := range 4 {
+			next, err := f.be.ClaimDue(f.ctx, now.Add(time.Duration(i+1)*2*time.Minute), claim("one", 1))
+			if err != nil || len(next) != 1 {
+				t.Fatalf("ClaimDue(1) = %d, %v", len(next), err)
+			}
+			seen[next[0].Delivery.WebhookID]++
+		}
+		if seen[busy.ID] != 2 || seen[quiet.ID] != 2 {
+			t.Fatalf("four claims of one went %v; want two to each endpoint", seen)
+		}
+	})
+
+	t.Run("OKBounds", func(t *testing.T) {
+		f := fixture(t)
+		a, b := hook(t, f, "license.created"), hook(t, f, "license.created")
+		f.licenses(t, store.PlanInput{Name: ptr("Bounded")}, 3)
+		expandAll(t, f)
+		now := time.Now().Add(time.Second)
+		c := claim("one", 10)
+		c.PerApp = 3
+		jobs, err := f.be.ClaimDue(f.ctx, now, c)
+		if err != nil || len(jobs) != 3 {
+			t.Fatalf("ClaimDue with PerApp 3 = %d jobs, %v", len(jobs), err)
+		}
+		// The application is at its share: a ping waits.
+		_, err = f.be.TestDelivery(f.ctx, f.ref(), a.ID, now, c)
+		wantCode(t, "TestDelivery(application at its bound)", err, store.ECodeConflict)
+		// Another owner's share is its own, but the endpoints' bound holds:
+		// the endpoint with two in flight takes no ping, the other takes one.
+		held := map[string]int{}
+		for _, j := range jobs {
+			held[j.Delivery.WebhookID]++
+		}
+		full, room := a, b
+		if held[a.ID] < 2 {
+			full, room = b, a
+		}
+		_, err = f.be.TestDelivery(f.ctx, f.ref(), full.ID, now, claim("two", 1))
+		wantCode(t, "TestDelivery(endpoint at its bound)", err, store.ECodeConflict)
+		ping, err := f.be.TestDelivery(f.ctx, f.ref(), room.ID, now, claim("two", 1))
+		if err != nil || ping.Delivery.Event != store.EventWebhookTest {
+			t.Fatalf("TestDelivery = %+v, %v", ping, err)
+		}
+		// A timed-out endpoint gets one in flight: b's attempt times out.
+		for _, j := range jobs {
+			if j.Delivery.WebhookID == b.ID {
+				a := store.Attempt{At: now, Error: "timeout", TimedOut: true}
+				if err := f.be.RecordAttempt(f.ctx, j.Delivery.ID, a, store.RetryPolicy{Schedule: []time.Duration{0}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		later := now.Add(2 * time.Minute) // every lease has run out
+		jobs, err = f.be.ClaimDue(f.ctx, later, claim("three", 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := map[string]int{}
+		for _, j := range jobs {
+			per[j.Delivery.WebhookID]++
+		}
+		if per[b.ID] != 1 || per[a.ID] != 2 {
+			t.Fatalf("claimed per endpoint after b timed out: %v; want b 1, a 2", per)
+		}
+	})
+
+	t.Run("ErrConflictMaxEndpoints", func(t *testing.T) {
+		f := newFixture(t, open)
+		for range store.DefaultMaxEndpoints {
+			hook(t, f, "plan.created")
+		}
+		_, err := f.db.CreateWebhook(f.ctx, f.ref(), url, []string{"plan.created"})
+		wantCode(t, "CreateWebhook(21st)", err, store.ECodeConflict)
+		if !strings.Contains(err.Error(), "webhooks.max_endpoints") {
+			t.Fatalf("the conflict does not name the setting: %v", err)
+		}
+	})
+
+	t.Run("ErrValidationFailedPatterns", func(t *testing.T) {
+		f := newFixture(t, open)
+		events := slices.Repeat([]string{store.EventPlanCreated}, store.MaxEventPatterns+1)
+		_, err := f.db.CreateWebhook(f.ctx, f.ref(), url, events[:store.MaxEventPatterns+1])
+		wantCode(t, "CreateWebhook(51 patterns)", err, store.ECodeValidation)
+		if !strings.Contains(err.Error(), "events") {
+			t.Fatalf("the error does not name events: %v", err)
+		}
+		if _, err := f.db.CreateWebhook(f.ctx, f.ref(), url, events[:store.MaxEventPatterns]); err != nil {
+			t.Fatalf("CreateWebhook(50 patterns): %v", err)
+		}
+	})
+}
