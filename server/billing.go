@@ -91,8 +91,8 @@ func (s *Server) billingConfirm(w http.ResponseWriter, r *http.Request) error {
 
 // confirmPayment records a payment and answers the subscription it puts in
 // force; the runtime quota of the organization is read again.
-func (s *Server) confirmPayment(w http.ResponseWriter, r *http.Request, id string, notice ...store.PaymentNotice) error {
-	sub, err := s.db.ConfirmBillingTransaction(r.Context(), id, notice...)
+func (s *Server) confirmPayment(w http.ResponseWriter, r *http.Request, id string) error {
+	sub, err := s.db.ConfirmBillingTransaction(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Server) pixCallback(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	r = r.WithContext(store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, ID: "pix", IP: clientIP(r), UserAgent: r.UserAgent()}))
-	return s.confirmPayment(w, r, cb.TransactionID, store.PaymentNotice{AmountCents: cb.AmountCents})
+	return s.confirmPayment(w, r, cb.TransactionID)
 }
 
 // validSignature checks header, "sha256=<hex HMAC-SHA256 of body>", in

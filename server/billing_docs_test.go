@@ -94,30 +94,3 @@ func TestPixCallbackDocExample(t *testing.T) {
 		t.Fatalf("subscription = %+v, want starter paid by pix", b.Subscription)
 	}
 }
-
-// TestPixCallbackAmount: a notice stating another amount than the
-// transaction's changes nothing, before or after the payment; the full
-// amount pays.
-func TestPixCallbackAmount(t *testing.T) {
-	s := servertest.New(t, withPix)
-	org := s.NewOrg(t)
-	c := checkout(t, s, org.APIKey, "pro")
-	callback := func(amount int64) *servertest.Resp {
-		b, _ := json.Marshal(map[string]any{"transaction_id": c.TransactionID, "status": "paid", "amount_cents": amount})
-		return s.Do(t, "POST", "/v1/billing/pix/callback", b, "x-signature", sign("cb-secret", b))
-	}
-	t.Run("ErrValidationFailed", func(t *testing.T) {
-		wantFieldError(t, callback(c.AmountCents-1), "amount_cents")
-		if sub := subscription(t, s, org.APIKey); sub.Plan.Key != "free" {
-			t.Fatalf("a partial payment changed the subscription: %+v", sub)
-		}
-	})
-	t.Run("OK", func(t *testing.T) {
-		var b api.SubscriptionBody
-		callback(c.AmountCents).Want(t, http.StatusOK).JSON(t, &b)
-		if b.Subscription.Plan.Key != "pro" {
-			t.Fatalf("subscription = %+v", b.Subscription)
-		}
-		wantFieldError(t, callback(c.AmountCents*2), "amount_cents")
-	})
-}

@@ -157,14 +157,6 @@ type Checkout struct {
 	AmountCents   int64
 }
 
-// PaymentNotice is what a payment provider states about a payment besides
-// the transaction it names.
-type PaymentNotice struct {
-	// AmountCents is the amount paid; nil when the provider does not say.
-	// Only a full payment confirms: any other amount is refused.
-	AmountCents *int64
-}
-
 // BillingTransaction is one checkout and its payment state.
 type BillingTransaction struct {
 	ID          string
@@ -197,11 +189,8 @@ type Billing interface {
 	BillingCheckout(ctx context.Context, in CheckoutInput) (*Checkout, error)
 	// ConfirmBillingTransaction records the payment of a transaction and
 	// puts its tier in force; confirming a paid one again changes nothing.
-	// A notice (the provider's callback) may state the amount paid; one
-	// that differs from the transaction's changes nothing. Returns
-	// not_found, invalid_transition (expired), validation_failed naming
-	// amount_cents.
-	ConfirmBillingTransaction(ctx context.Context, id string, notice ...PaymentNotice) (*Subscription, error)
+	// Returns not_found, invalid_transition (expired).
+	ConfirmBillingTransaction(ctx context.Context, id string) (*Subscription, error)
 }
 
 // Quotas answers the runtime API's quota check.

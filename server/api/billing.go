@@ -89,8 +89,6 @@ type Checkout struct {
 type PixCallback struct {
 	TransactionID string `json:"transaction_id"`
 	Status        string `json:"status"`
-	// AmountCents, when the provider sends it, must be the transaction's.
-	AmountCents *int64 `json:"amount_cents,omitempty"`
 }
 
 // BillingPlanOf is the wire form of a tier.

@@ -51,15 +51,8 @@ func (c *Client) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*
 	return &store.Checkout{TransactionID: out.TransactionID, QRCode: out.QRCode, CopyPaste: out.CopyPaste, AmountCents: out.AmountCents}, nil
 }
 
-// ConfirmBillingTransaction implements store.Billing (operator token). The
-// operator's confirmation states no amount; a notice stating one is the
-// provider's callback's, which a client cannot sign for.
-func (c *Client) ConfirmBillingTransaction(ctx context.Context, id string, notice ...store.PaymentNotice) (*store.Subscription, error) {
-	for _, n := range notice {
-		if n.AmountCents != nil {
-			return nil, store.Invalid("amount_cents", "the operator's confirmation takes no amount_cents")
-		}
-	}
+// ConfirmBillingTransaction implements store.Billing (operator token).
+func (c *Client) ConfirmBillingTransaction(ctx context.Context, id string) (*store.Subscription, error) {
 	var b api.SubscriptionBody
 	if err := c.do(ctx, call{method: http.MethodPost, path: p("/v1/admin/billing/transactions", id, "confirm")}, &b); err != nil {
 		return nil, err

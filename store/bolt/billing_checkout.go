@@ -109,20 +109,13 @@ func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*sto
 // ConfirmBillingTransaction implements store.Billing. Paying puts the tier in
 // force for 30 days from the payment, or adds 30 days to a current paid
 // period of the same tier.
-func (db *DB) ConfirmBillingTransaction(ctx context.Context, id string, notice ...store.PaymentNotice) (*store.Subscription, error) {
+func (db *DB) ConfirmBillingTransaction(ctx context.Context, id string) (*store.Subscription, error) {
 	p := db.billingPolicy()
 	var out *store.Subscription
 	err := db.update(ctx, func(t *txn) error {
 		rec := new(billingTxRecord)
 		if err := t.mustGet(bBillingTx, id, "transaction", rec); err != nil {
 			return err
-		}
-		// Checked before the paid shortcut: a notice of a partial payment
-		// is an error even when the transaction was confirmed otherwise.
-		for _, n := range notice {
-			if n.AmountCents != nil && *n.AmountCents != rec.Amount {
-				return store.Invalid("amount_cents", "amount_cents %d differs from the transaction's %d: only a full payment confirms it", *n.AmountCents, rec.Amount)
-			}
 		}
 		sub, err := t.subscription(rec.OrgID)
 		if err != nil {
