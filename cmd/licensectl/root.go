@@ -69,6 +69,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root.AddCommand(
 		newServeCmd(e),
 		newVersionCmd(e),
+		newHealthCmd(e),
 		newTUICmd(e),
 		newConfigCmd(e),
 		newBackupCmd(e),
