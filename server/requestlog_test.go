@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -192,5 +193,18 @@ func TestLogRequests(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReloadTLSWithoutTLSLogs: SIGHUP (ReloadTLS) on a plain-HTTP server
+// reloads nothing and says so in the log, instead of nothing at all.
+func TestReloadTLSWithoutTLSLogs(t *testing.T) {
+	s, logs := startLogged(t, slog.LevelInfo)
+	if err := s.ReloadTLS(); err != nil {
+		t.Fatal(err)
+	}
+	l := findLog(logs.lines(t), "SIGHUP: nothing to reload", "level", "INFO")
+	if l == nil || !strings.Contains(fmt.Sprint(l["reason"]), "plain HTTP") {
+		t.Fatalf("no info line saying SIGHUP had nothing to reload: %v", logs.lines(t))
 	}
 }
