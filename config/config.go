@@ -70,6 +70,10 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" || t.AC
 type Log struct {
 	Level  string `mapstructure:"level"`  // debug, info, warn, error
 	Format string `mapstructure:"format"` // auto, text, json
+	// Requests chooses which request lines are logged at info: all, writes
+	// (changes and failed answers), errors (failed answers) or none. The
+	// others are logged at debug, so log.level debug still shows every one.
+	Requests string `mapstructure:"requests"`
 }
 
 // Admin configures operator access.
@@ -245,7 +249,7 @@ func Default() Config {
 			GCPercent:       400,
 		},
 		DataDir: "./data",
-		Log:     Log{Level: "info", Format: "auto"},
+		Log:     Log{Level: "info", Format: "auto", Requests: "writes"},
 		Mail:    Mail{Driver: "file", From: "licensectl <no-reply@localhost>", SMTP: SMTP{Port: 587, TLS: "starttls"}},
 		Metrics: Metrics{Enabled: true},
 		RateLimit: RateLimit{

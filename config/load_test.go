@@ -154,8 +154,10 @@ billing:
 				"LICENSECTL_TUI_CLIPBOARD":                  "osc52-tmux",
 				"LICENSECTL_TUI_READ_ONLY":                  "true",
 				"LICENSECTL_TUI_REFRESH":                    "2s",
+				"LICENSECTL_LOG_REQUESTS":                   "none",
 			},
 			want: func(c *Config) {
+				c.Log.Requests = "none"
 				c.TUI.Clipboard = "osc52-tmux"
 				c.TUI.ReadOnly = true
 				c.TUI.Refresh = 2 * time.Second

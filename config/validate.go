@@ -58,6 +58,7 @@ func (c Config) Validate() error {
 
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	v.oneOf("log.format", c.Log.Format, "auto", "text", "json")
+	v.oneOf("log.requests", c.Log.Requests, "all", "writes", "errors", "none")
 
 	v.oneOf("mail.driver", c.Mail.Driver, "file", "smtp", "log")
 	if c.Mail.Driver == "smtp" {

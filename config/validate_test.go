@@ -39,6 +39,7 @@ func TestValidate(t *testing.T) {
 		{name: "ErrTUIClipboard", change: func(c *Config) { c.TUI.Clipboard = "carrier-pigeon" }, want: "tui.clipboard: must be one of auto, osc52, osc52-tmux, native, off"},
 		{name: "ErrTUIRefresh", change: func(c *Config) { c.TUI.Refresh = 0 }, want: "tui.refresh: must be a positive duration"},
 		{name: "ErrLogFormat", change: func(c *Config) { c.Log.Format = "xml" }, want: "log.format: must be one of auto, text, json"},
+		{name: "ErrLogRequests", change: func(c *Config) { c.Log.Requests = "reads" }, want: "log.requests: must be one of all, writes, errors, none"},
 		{name: "ErrLogLevel", change: func(c *Config) { c.Log.Level = "verbose" }, want: "log.level: must be one of debug, info, warn, error"},
 		{name: "ErrSessionTTL", change: func(c *Config) { c.Auth.SessionTTL = 0 }, want: "auth.session_ttl"},
 		{name: "ErrHashWait", change: func(c *Config) { c.Auth.HashWait = -1 }, want: "auth.hash_wait"},

@@ -49,15 +49,27 @@ type page struct {
 	Next       string
 	Token      string
 	TOSVersion string
+	// Home links the account index, where the next steps are.
+	Home bool
+	// Action and Button are a mail form's (forgot-password,
+	// resend-verification).
+	Action, Button string
+	// Partner is set when partner sign-in is configured.
+	Partner bool
 }
 
 func (s *Server) registerAccountPages(r *mux.Router) {
 	static, _ := fs.Sub(pagesStatic, "pages/static")
 	files := http.StripPrefix("/account/static/", http.FileServer(http.FS(static)))
 	r.PathPrefix("/account/static/").Handler(withPageHeaders(files)).Methods(http.MethodGet)
+	// The index: where a person who opens /account/ learns what they can
+	// do here; without the slash too, since the API never redirects.
+	r.Handle("/account/", s.pageCall(s.accountIndexPage)).Methods(http.MethodGet)
+	r.Handle("/account", s.pageCall(s.accountIndexPage)).Methods(http.MethodGet)
 	r.Handle("/account/verify-email", s.pageCall(s.verifyEmailPage)).Methods(http.MethodGet, http.MethodPost)
 	r.Handle("/account/reset-password", s.pageCall(s.resetPasswordPage)).Methods(http.MethodGet, http.MethodPost)
 	r.Handle("/account/forgot-password", s.pageCall(s.forgotPasswordPage)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle("/account/resend-verification", s.pageCall(s.resendVerificationPage)).Methods(http.MethodGet, http.MethodPost)
 	r.Handle("/account/partner/callback", s.pageCall(s.partnerPage)).Methods(http.MethodGet)
 }
 
@@ -125,7 +137,7 @@ func tokenOf(r *http.Request) string {
 // refusedLink explains in plain words why a link of kind k does not work.
 func (s *Server) refusedLink(r *http.Request, token string, k linkKind) (int, string, page) {
 	refused := func(status int, msg string) (int, string, page) {
-		return status, "message", page{Title: k.title, Tone: "bad", Message: msg, Next: k.again}
+		return status, "message", page{Title: k.title, Tone: "bad", Message: msg, Next: k.again, Home: true}
 	}
 	if token == "" {
 		return refused(http.StatusBadRequest, "This link is incomplete. Open the link from the mail again, or copy all of it into the address bar.")

@@ -3,7 +3,10 @@ package server
 import (
 	"net/http"
 	"strings"
+	"time"
 
+	"licensectl/server/api"
+	"licensectl/server/mail"
 	"licensectl/store"
 )
 
@@ -12,8 +15,8 @@ type linkKind struct{ purpose, title, again string }
 
 var (
 	verifyLink = linkKind{store.TokenVerifyEmail, "Verify your e-mail address",
-		"If your address is not verified yet, sign in and ask for a new verification mail."}
-	resetLink = linkKind{store.TokenResetPassword, "Choose a new password", "Ask for a new link on the forgot-password page."}
+		"If your address is not verified yet, ask for a new verification mail from the account page."}
+	resetLink = linkKind{store.TokenResetPassword, "Choose a new password", "Ask for a new link from the account page."}
 )
 
 // linkForm shows the form named form for a live token, and otherwise why
@@ -44,7 +47,7 @@ func (s *Server) verifyEmailPage(r *http.Request) (int, string, page) {
 	switch store.ErrorCode(err) {
 	case "":
 		return http.StatusOK, "message", page{Title: "E-mail address verified", Tone: "ok",
-			Message: "Done: your e-mail address is verified.", Next: "You can close this page and sign in."}
+			Message: "Done: your e-mail address is verified.", Next: "You can close this page. The account page says where to sign in.", Home: true}
 	case store.ECodeInvalidToken:
 		return s.refusedLink(r, tok, verifyLink)
 	}
@@ -67,7 +70,8 @@ func (s *Server) resetPasswordPage(r *http.Request) (int, string, page) {
 	switch store.ErrorCode(err) {
 	case "":
 		return http.StatusOK, "message", page{Title: "Password changed", Tone: "ok",
-			Message: "Done: your password was changed and every session of the account was signed out.", Next: "Sign in with the new password."}
+			Message: "Done: your password was changed and every session of the account was signed out.",
+			Next:    "Sign in again with the new password: the account page says where.", Home: true}
 	case store.ECodeValidation:
 		msg := store.ErrorMessage(err)
 		if rest, ok := strings.CutPrefix(msg, "new_password"); ok {
@@ -80,21 +84,51 @@ func (s *Server) resetPasswordPage(r *http.Request) (int, string, page) {
 	return s.failed(r, err)
 }
 
-// forgotPasswordPage asks for an address and mails it a reset link, with the
-// API's answer whatever the address.
-func (s *Server) forgotPasswordPage(r *http.Request) (int, string, page) {
-	const title = "Forgot your password?"
+// accountIndexPage is /account/: what these pages are for and the next
+// steps that exist on this server. There is no sign-in page here (members
+// sign in through the API, a vendor's dashboard or partner sign-in), so the
+// page says so rather than pointing at one.
+func (s *Server) accountIndexPage(r *http.Request) (int, string, page) {
+	return http.StatusOK, "index", page{Title: "Your account", Partner: s.partner != nil}
+}
+
+// mailForm is a page that asks for an address and mails it a link, with
+// the API's answer whatever the address.
+type mailForm struct {
+	title, intro, button, action string
+	purpose                      string
+	ttl                          time.Duration
+	build                        func(to, token string) mail.Message
+	answer                       api.AccountMessage
+}
+
+func (s *Server) mailFormPage(r *http.Request, f mailForm) (int, string, page) {
 	if r.Method == http.MethodGet {
-		return http.StatusOK, "forgot", page{Title: title}
+		return http.StatusOK, "mailform", page{Title: f.title, Message: f.intro, Action: f.action, Button: f.button, Home: true}
 	}
-	err := s.issueMailToken(r, r.PostFormValue("email"), store.TokenResetPassword, resetTokenTTL, s.resetMail)
+	err := s.issueMailToken(r, r.PostFormValue("email"), f.purpose, f.ttl, f.build)
 	if e := store.AsError(err); e != nil && e.Code == store.ECodeValidation {
-		return http.StatusBadRequest, "message", page{Title: title, Tone: "bad", Message: "That is not a valid e-mail address. Go back and check it."}
+		return http.StatusBadRequest, "message", page{Title: f.title, Tone: "bad", Message: "That is not a valid e-mail address. Go back and check it."}
 	}
 	if err != nil {
 		return s.failed(r, err)
 	}
-	return http.StatusOK, "message", page{Title: title, Tone: "ok", Message: forgotAnswer.Message}
+	return http.StatusOK, "message", page{Title: f.title, Tone: "ok", Message: f.answer.Message, Home: true}
+}
+
+// forgotPasswordPage mails a password-reset link.
+func (s *Server) forgotPasswordPage(r *http.Request) (int, string, page) {
+	return s.mailFormPage(r, mailForm{title: "Forgot your password?", action: "/account/forgot-password", button: "Send the link",
+		intro:   "Enter the address of your account. If it has one, we send it a link to choose a new password.",
+		purpose: store.TokenResetPassword, ttl: resetTokenTTL, build: s.resetMail, answer: forgotAnswer})
+}
+
+// resendVerificationPage mails a new verification link, for an address
+// whose link expired or was lost.
+func (s *Server) resendVerificationPage(r *http.Request) (int, string, page) {
+	return s.mailFormPage(r, mailForm{title: "Verify your e-mail address", action: "/account/resend-verification", button: "Send a new link",
+		intro:   "Enter the address you signed up with. If it is awaiting verification, we send it a new link.",
+		purpose: store.TokenVerifyEmail, ttl: verifyTokenTTL, build: s.verifyMail, answer: resendAnswer})
 }
 
 // partnerPage is where the provider sends the browser back; its script

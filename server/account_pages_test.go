@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -226,4 +227,59 @@ func TestMailLinkBase(t *testing.T) {
 		tok := servertest.LinkToken(t, body, "/verify-email")
 		s.Do(t, "POST", "/v1/mgmt/auth/verify-email", map[string]any{"token": tok}).Want(t, http.StatusOK)
 	})
+}
+
+// TestAccountIndexPage: /account/ is a page for people, not the API's JSON
+// 404, and every next step a page offers exists on this server.
+func TestAccountIndexPage(t *testing.T) {
+	s, _ := pageServer(t)
+	for _, path := range []string{"/account/", "/account"} {
+		r := pageGet(t, s, path)
+		wantPage(t, r, http.StatusOK, "Your account", "no sign-in page of its own", "POST /v1/mgmt/auth/login",
+			`href="/account/forgot-password"`, `href="/account/resend-verification"`)
+		if strings.Contains(string(r.Body), `href="/v1/mgmt/auth/partner"`) {
+			t.Fatalf("%s offers partner sign-in, which is not configured", path)
+		}
+		// Every link of the page answers a page.
+		for _, m := range regexp.MustCompile(`href="(/account/[^"]*)"`).FindAllStringSubmatch(string(r.Body), -1) {
+			if got := pageGet(t, s, m[1]).Status; got != http.StatusOK {
+				t.Errorf("%s links %s, which answers %d", path, m[1], got)
+			}
+		}
+	}
+
+	t.Run("OKPartner", func(t *testing.T) {
+		ps := partnerServer(t, newProvider(t))
+		wantPage(t, pageGet(t, ps, "/account/"), http.StatusOK, `href="/v1/mgmt/auth/partner"`)
+	})
+
+	t.Run("OKResendVerification", func(t *testing.T) {
+		email := newAddress("resend")
+		s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
+		wantPage(t, pageGet(t, s, "/account/resend-verification"), http.StatusOK, `action="/account/resend-verification"`, "Send a new link")
+		wantPage(t, pagePost(t, s, "/account/resend-verification", url.Values{"email": {email}}), http.StatusOK, "we sent it a new verification link")
+		var mails []servertest.Mail
+		eventually(t, "the second verification mail", func() bool { mails = s.MailsTo(t, email); return len(mails) == 2 })
+		tok := servertest.LinkToken(t, mails[1].Body, "/verify-email")
+		wantPage(t, pagePost(t, s, "/account/verify-email", url.Values{"token": {tok}}), http.StatusOK, "Done: your e-mail address is verified.")
+		wantPage(t, pagePost(t, s, "/account/resend-verification", url.Values{"email": {"not an address"}}), http.StatusBadRequest, "not a valid e-mail address")
+	})
+}
+
+// TestAccountPagesNextSteps: the outcome pages no longer send people to a
+// sign-in page that does not exist; they link the index, which says where.
+func TestAccountPagesNextSteps(t *testing.T) {
+	s, _ := pageServer(t)
+	email := newAddress("next")
+	s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
+	tok := verifyToken(t, s, email)
+	done := pagePost(t, s, "/account/verify-email", url.Values{"token": {tok}})
+	wantPage(t, done, http.StatusOK, "Done: your e-mail address is verified.", `href="/account/"`)
+	used := pageGet(t, s, "/account/verify-email?token="+url.QueryEscape(tok))
+	wantPage(t, used, http.StatusGone, "already used", `href="/account/"`)
+	for _, r := range []*servertest.Resp{done, used} {
+		if b := string(r.Body); strings.Contains(b, "and sign in.") || strings.Contains(b, "sign in and ask") {
+			t.Fatalf("a page points at a sign-in page:\n%s", b)
+		}
+	}
 }

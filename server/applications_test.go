@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"licensectl/server/api"
 	"licensectl/server/servertest"
 	"licensectl/store"
 )
@@ -79,6 +80,28 @@ func TestApplications(t *testing.T) {
 		d := s.As(t, key, "GET", "/v1/mgmt/applications/"+id, nil).Want(t, http.StatusOK).Map(t)
 		if d["slug"] != "sound-studio-3" {
 			t.Fatalf("slug = %v", d["slug"])
+		}
+	})
+
+	t.Run("SlugFromAwkwardNames", func(t *testing.T) {
+		for name, want := range map[string]string{"Éditeur Photo": "editeur-photo", "Go": "app-go", "X2": "app-x2"} {
+			r := s.As(t, key, "GET", "/v1/mgmt/applications/"+newApp(t, s, key, name), nil).Want(t, http.StatusOK).Map(t)
+			if r["slug"] != want {
+				t.Errorf("name %q: slug = %v, want %s", name, r["slug"], want)
+			}
+		}
+		var e api.ErrorBody
+		s.As(t, key, "POST", "/v1/mgmt/applications", map[string]any{"name": "日本語アプリ"}).Want(t, http.StatusBadRequest).JSON(t, &e)
+		if e.Error.Code != "validation_failed" || !strings.Contains(e.Error.Message, "pass slug") {
+			t.Fatalf("error = %+v, want validation_failed telling to pass slug", e.Error)
+		}
+		var c struct {
+			ApplicationID string `json:"application_id"`
+		}
+		s.As(t, key, "POST", "/v1/mgmt/applications", map[string]any{"name": "日本語アプリ", "slug": "nihongo"}).Want(t, http.StatusCreated).JSON(t, &c)
+		r := s.As(t, key, "GET", "/v1/mgmt/applications/"+c.ApplicationID, nil).Want(t, http.StatusOK).Map(t)
+		if r["name"] != "日本語アプリ" || r["slug"] != "nihongo" {
+			t.Fatalf("created = %v", r)
 		}
 	})
 

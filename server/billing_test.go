@@ -119,7 +119,10 @@ func TestBillingUsage(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		var raw map[string]any
 		s.As(t, key, "GET", "/v1/mgmt/billing/usage", nil).Want(t, http.StatusOK).JSON(t, &raw)
-		servertest.WantKeys(t, raw, "period_start", "plan", "usage")
+		servertest.WantKeys(t, raw, "period_start", "plan", "usage", "enforced")
+		if raw["enforced"] != false {
+			t.Errorf("enforced = %v, want false (billing.enforce defaults off)", raw["enforced"])
+		}
 		servertest.WantKeys(t, raw["plan"].(map[string]any), "key", "name", "status")
 		servertest.WantKeys(t, raw["usage"].(map[string]any), "applications", "licenses_active", "runtime_requests")
 
@@ -224,8 +227,8 @@ func TestBillingEnforcement(t *testing.T) {
 		}
 		// A generation that would cross the limit creates none.
 		gen(2).WantError(t, http.StatusForbidden, "plan_limit_reached")
-		if got := usage(t, f.s, f.org.APIKey).Usage.LicensesActive.Current; got != 99 {
-			t.Fatalf("licenses_active = %d after a refused generation", got)
+		if u := usage(t, f.s, f.org.APIKey); u.Usage.LicensesActive.Current != 99 || !u.Enforced {
+			t.Fatalf("usage = %+v after a refused generation, want 99 licenses and enforced", u)
 		}
 		// Two parallel generations at the last free slot: exactly one passes.
 		var wg sync.WaitGroup

@@ -79,7 +79,7 @@ func TestAccountPagesInBrowser(t *testing.T) {
 
 	t.Run("OKVerifyEmail", func(t *testing.T) {
 		link := mailLink(t, s.MailsTo(t, email)[0].Body, "/account/verify-email?token=")
-		var outcome string
+		var outcome, signIn string
 		err := chromedp.Run(ctx,
 			chromedp.Navigate(link),
 			chromedp.WaitVisible("#verify", chromedp.ByID),
@@ -87,12 +87,19 @@ func TestAccountPagesInBrowser(t *testing.T) {
 			chromedp.Click("#verify", chromedp.ByID),
 			chromedp.WaitVisible("#outcome", chromedp.ByID),
 			chromedp.Text("#outcome", &outcome, chromedp.ByID),
+			// The next step the page offers leads to a page that exists.
+			chromedp.Click("#home", chromedp.ByID),
+			chromedp.WaitVisible("#sign-in", chromedp.ByID),
+			chromedp.Text("#sign-in", &signIn, chromedp.ByID),
 		)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(outcome, "Done: your e-mail address is verified") {
 			t.Fatalf("outcome = %q", outcome)
+		}
+		if !strings.Contains(signIn, "POST /v1/mgmt/auth/login") {
+			t.Fatalf("the account page's sign-in text = %q", signIn)
 		}
 	})
 

@@ -101,14 +101,10 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if rec.code == store.ECodeOverloaded {
 				s.metrics.shed.WithLabelValues(route).Inc()
 			}
-			// Probes and scrapes come every few seconds and say nothing:
-			// they log at debug. The level is checked first so that a
-			// disabled one costs nothing: the attributes would otherwise be
-			// built (and escape) per request.
-			level := slog.LevelInfo
-			if route == "/healthz" || route == "/readyz" || route == "/metrics" {
-				level = slog.LevelDebug
-			}
+			// The level is checked first so that a disabled one costs
+			// nothing: the attributes would otherwise be built (and escape)
+			// per request.
+			level := requestLevel(s.cfg.Log.Requests, r.Method, route, rec.status)
 			if s.logger.Enabled(r.Context(), level) {
 				s.logger.LogAttrs(r.Context(), level, "request", slog.String("request_id", id), slog.String("method", r.Method),
 					slog.String("route", route), slog.Int("status", rec.status), slog.String("code", rec.code), slog.Int("bytes", rec.bytes),
@@ -117,6 +113,33 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// requestLevel is the level of a request's log line under log.requests:
+// the requests the setting selects log at info, the rest at debug. Probes
+// and scrapes come every few seconds and say nothing: always debug. A TUI
+// refreshing every few seconds only reads, so the default (writes) keeps it
+// out of the log while every change and every failure stays in.
+func requestLevel(mode, method, route string, status int) slog.Level {
+	if route == "/healthz" || route == "/readyz" || route == "/metrics" {
+		return slog.LevelDebug
+	}
+	failed := status >= 400
+	var selected bool
+	switch mode {
+	case "all":
+		selected = true
+	case "errors":
+		selected = failed
+	case "none":
+		selected = false
+	default: // writes
+		selected = failed || (method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions)
+	}
+	if selected {
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
 }
 
 type clientIPKey struct{}

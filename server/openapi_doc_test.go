@@ -26,8 +26,10 @@ func TestOpenAPIDocument(t *testing.T) {
 		if perr != nil || merr != nil {
 			return nil
 		}
-		if strings.HasSuffix(path, "/") && path != "/" {
-			path += "{file}" // a prefix route: the static files
+		// A prefix route (the static files) matches below its path; an
+		// exact route ending in / (the account index) only itself.
+		if re, err := r.GetPathRegexp(); err == nil && !strings.HasSuffix(re, "$") {
+			path += "{file}"
 		}
 		for _, m := range methods {
 			routes = append(routes, m+" "+path)

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -139,4 +140,71 @@ func TestRequestIDAndLogLine(t *testing.T) {
 			t.Fatalf("a health probe was logged at info: %v", l)
 		}
 	})
+}
+
+// TestLogRequests drives log.requests through a real listener: each request
+// gets its line, at info when the setting selects it and at debug otherwise,
+// so a TUI that only reads does not fill the log by default.
+func TestLogRequests(t *testing.T) {
+	// name → the requests logged at info, of: read (GET 200), write (POST
+	// 201), denied (GET 401).
+	cases := []struct {
+		mode string
+		info []string
+	}{
+		{"all", []string{"read", "write", "denied"}},
+		{"writes", []string{"write", "denied"}},
+		{"errors", []string{"denied"}},
+		{"none", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			buf := &syncBuffer{}
+			cfg := config.Default()
+			cfg.DataDir = t.TempDir()
+			cfg.Server.Listen = "127.0.0.1:0"
+			cfg.RateLimit.Enabled = false
+			cfg.Log.Requests = tc.mode
+			logger := slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			s := servertest.Start(t, cfg, server.WithLogger(logger))
+			org := s.NewOrg(t)
+			ids := map[string]string{
+				"read":   s.As(t, org.APIKey, http.MethodGet, "/v1/mgmt/applications", nil).Want(t, 200).Header.Get("X-Request-Id"),
+				"write":  s.As(t, org.APIKey, http.MethodPost, "/v1/mgmt/applications", map[string]any{"name": "Logged"}).Want(t, 201).Header.Get("X-Request-Id"),
+				"denied": s.Do(t, http.MethodGet, "/v1/mgmt/applications", nil).Want(t, 401).Header.Get("X-Request-Id"),
+				"probe":  s.Do(t, http.MethodGet, "/healthz", nil).Want(t, 200).Header.Get("X-Request-Id"),
+			}
+			for name, id := range ids {
+				var l map[string]any
+				for deadline := time.Now().Add(5 * time.Second); l == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					l = findLog(buf.lines(t), "request", "request_id", id)
+				}
+				if l == nil {
+					t.Fatalf("%s: no request line with request_id %s", name, id)
+				}
+				want := "DEBUG"
+				for _, n := range tc.info {
+					if n == name {
+						want = "INFO"
+					}
+				}
+				if l["level"] != want {
+					t.Errorf("%s: logged at %v, want %s", name, l["level"], want)
+				}
+			}
+		})
+	}
+}
+
+// TestReloadTLSWithoutTLSLogs: SIGHUP (ReloadTLS) on a plain-HTTP server
+// reloads nothing and says so in the log, instead of nothing at all.
+func TestReloadTLSWithoutTLSLogs(t *testing.T) {
+	s, logs := startLogged(t, slog.LevelInfo)
+	if err := s.ReloadTLS(); err != nil {
+		t.Fatal(err)
+	}
+	l := findLog(logs.lines(t), "SIGHUP: nothing to reload", "level", "INFO")
+	if l == nil || !strings.Contains(fmt.Sprint(l["reason"]), "plain HTTP") {
+		t.Fatalf("no info line saying SIGHUP had nothing to reload: %v", logs.lines(t))
+	}
 }

@@ -90,9 +90,15 @@ func harden(c *tls.Config) *tls.Config {
 }
 
 // ReloadTLS reads the certificate and key files again (on SIGHUP). With
-// ACME or plain HTTP there is nothing to reload.
+// ACME or plain HTTP there is nothing to reload, and the log says so: an
+// operator who sent the signal must not be left guessing.
 func (s *Server) ReloadTLS() error {
 	if s.certs == nil {
+		why := "plain HTTP: no certificate files are configured (server.tls.cert_file)"
+		if s.cfg.Server.TLS.ACMEHost != "" {
+			why = "ACME renews its certificates by itself"
+		}
+		s.logger.Info("SIGHUP: nothing to reload", "reason", why)
 		return nil
 	}
 	return s.certs.reload()

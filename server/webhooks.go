@@ -27,14 +27,16 @@ func (s *Server) initWebhooks() {
 	c := s.cfg.Webhooks
 	s.guard = webhook.NewGuard(c.AllowHTTP, c.AllowPrivateTargets)
 	sender := &webhook.Sender{Client: s.guard.Client(c.Timeout), UserAgent: "licensectl/" + s.version, Now: s.now}
+	failures := newWebhookFailureLog(s.logger, s.now)
 	s.dispatcher = webhook.NewDispatcher(s.db, sender, webhook.Config{
 		Workers: c.Workers,
 		Policy:  store.RetryPolicy{Schedule: c.RetrySchedule, DisableAfter: c.DisableAfter},
 		// A send ends within the timeout; the margin covers recording it.
 		Lease: c.Timeout + 30*time.Second,
 		Drain: min(s.cfg.Server.ShutdownTimeout, c.Timeout),
-		OnAttempt: func(a store.Attempt) {
+		OnAttempt: func(job *store.DeliveryJob, a store.Attempt) {
 			s.metrics.webhookAttempt(a)
+			failures.attempt(job, a)
 		},
 	}, s.logger)
 }

@@ -129,6 +129,9 @@ type Usage struct {
 	Applications    UsageCount
 	LicensesActive  UsageCount
 	RuntimeRequests UsageCount
+	// Enforced says whether the limits refuse what would cross them
+	// (billing.enforce); when false they are only counted.
+	Enforced bool
 }
 
 // MonthStart is the first instant of t's UTC month.

@@ -7,9 +7,12 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
 )
 
 // NewID returns a new UUIDv7 string; ids are time-ordered so that newest-first
@@ -45,14 +48,59 @@ func ValidSlug(s string) bool { return slugRE.MatchString(s) && !strings.Contain
 func ValidKey(s string) bool { return entKeyRE.MatchString(s) }
 
 // Slugify derives a slug from a name; the result may still be invalid (too
-// short), which callers report as a validation error on the name.
+// short, or empty for a name without Latin letters or digits).
 func Slugify(name string) string {
-	s := strings.Trim(nonSlugCharRE.ReplaceAllString(strings.ToLower(name), "-"), "-")
-	s = strings.TrimLeft(s, "0123456789-")
+	s := strings.TrimLeft(slugWords(name), "0123456789-")
 	if len(s) > 63 {
 		s = strings.TrimRight(s[:63], "-")
 	}
 	return s
+}
+
+// ApplicationSlug derives an application's slug from its name when the
+// caller gives none. A name too short for a slug ("Go", "X2") gets the
+// prefix app-, as organizations get org-; a name that leaves nothing
+// (only non-Latin script, "日本語アプリ") is refused naming slug, since a
+// generated slug would be a name nobody chose to type in --app.
+func ApplicationSlug(name string) (string, error) {
+	if s := Slugify(name); ValidSlug(s) {
+		return s, nil
+	}
+	if w := slugWords(name); w != "" {
+		if len(w) > 59 {
+			w = strings.TrimRight(w[:59], "-")
+		}
+		if s := "app-" + w; ValidSlug(s) {
+			return s, nil
+		}
+	}
+	return "", Invalid("slug", "name %q gives no slug (it needs Latin letters or digits): pass slug (app create --slug), e.g. \"my-app\"", name)
+}
+
+// slugWords is name lower-cased and transliterated to ASCII (accents
+// dropped: "Éditeur" → "editeur"), every other run of characters one dash.
+func slugWords(name string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(strings.ToLower(name)) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			// A combining mark NFD split off its letter.
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		default:
+			if t, ok := latinLetters[r]; ok {
+				b.WriteString(t)
+			} else {
+				b.WriteByte('-')
+			}
+		}
+	}
+	return strings.Trim(nonSlugCharRE.ReplaceAllString(b.String(), "-"), "-")
+}
+
+// latinLetters are the lower-case Latin letters NFD does not decompose.
+var latinLetters = map[rune]string{
+	'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'ł': "l", 'đ': "d", 'ð': "d", 'þ': "th", 'ı': "i", 'ħ': "h",
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -98,8 +98,15 @@ func newBillingUsageCmd(e *env) *cobra.Command {
 				t.field("Plan", u.PlanKey+" ("+u.PlanName+"), "+u.Status)
 				t.field("Period start", day(u.PeriodStart))
 				t.field("Applications", of(u.Applications))
-				t.field("Licenses active", of(u.LicensesActive))
-				t.field("Runtime requests", of(u.RuntimeRequests))
+				t.field("Licenses active", of(u.LicensesActive)+" (every license not revoked or banned, never-activated ones included)")
+				t.field("Runtime requests", of(u.RuntimeRequests)+" (runtime calls this month with a valid application key)")
+				// "508 of 100" reads as an error unless the reader learns
+				// that the server only counts (a self-hosted default).
+				if u.Enforced {
+					t.field("Limits", "enforced: what would cross a limit is refused")
+				} else {
+					t.field("Limits", "not enforced (billing.enforce is off): counted only, nothing is refused")
+				}
 			})
 		}),
 	}

@@ -15,6 +15,19 @@ import (
 // annCSV marks a list command: it also writes -o csv.
 const annCSV = "licensectl/csv"
 
+// annKeys marks a license list command: it also writes -o keys.
+const annKeys = "licensectl/keys"
+
+// keysList marks c as a list of licenses whose keys -o keys writes one a
+// line.
+func keysList(c *cobra.Command) *cobra.Command {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[annKeys] = "true"
+	return c
+}
+
 // csvList marks c as a list command whose items -o csv writes one per row.
 func csvList(c *cobra.Command) *cobra.Command {
 	if c.Annotations == nil {

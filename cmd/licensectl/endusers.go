@@ -169,7 +169,15 @@ func newSetStatusCmd(e *env, noun, use, short, example string, ref refResolver,
 				return err
 			}
 			v := api.StatusChanged{ID: id, Status: status}
-			return out.emit(v, func(t *table) { t.row(fmt.Sprintf("%s %s is %s", noun, v.ID, v.Status)) })
+			return out.emit(v, func(t *table) {
+				// A license never activated goes back to inactive when
+				// reinstated; "is inactive" alone reads as a failure.
+				if args[1] == store.LicenseActive && status == store.LicenseInactive {
+					t.row(fmt.Sprintf("%s %s is reinstated: usable, and inactive until a device activates it", noun, v.ID))
+					return
+				}
+				t.row(fmt.Sprintf("%s %s is %s", noun, v.ID, v.Status))
+			})
 		}),
 	}
 	bindApp(c, &app)
@@ -238,7 +246,7 @@ func newAuditListCmd(e *env) *cobra.Command {
 				return out.emit(v, func(t *table) {
 					t.row("TIME", "EVENT", "ACTOR", "TARGET")
 					for _, a := range page.Data {
-						t.row(a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), a.Event, a.Actor.Type, a.Target.Type)
+						t.row(a.CreatedAt.UTC().Format("2006-01-02 15:04:05"), a.Event, a.Actor.Type, strings.TrimSpace(a.Target.Type+" "+a.Target.ID))
 					}
 					footer(t, page)
 				})

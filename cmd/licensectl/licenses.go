@@ -181,8 +181,12 @@ func newLicenseListCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List licenses, newest first",
+		Long: "Lists licenses, newest first: key, status, plan, end-user, devices bound and\n" +
+			"expiry (- when none yet: a plan's duration starts at first activation).\n" +
+			"The ids are in -o json and -o csv; -o keys prints one key a line.",
 		Example: "  licensectl license list --app studio\n" +
 			"  licensectl license list --app studio --status active --plan Pro --all -o json\n" +
+			"  licensectl license list --app studio --status inactive --all -o keys\n" +
 			"  licensectl license list --app studio --user bob@example.com",
 		Args: exactArgs(),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
@@ -206,12 +210,25 @@ func newLicenseListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if out.format == fmtKeys {
+				return printGenerated(out, page.Data)
+			}
 			now := time.Now()
 			v := api.PageOf(page, func(l *store.LicenseItem) api.LicenseItem { return licenseView(l, now) })
 			return out.emit(v, func(t *table) {
-				t.row("ID", "KEY", "STATUS")
+				// No id column: the key names a license to every command,
+				// and with it the rows would not fit 80 columns.
+				t.row("KEY", "STATUS", "PLAN", "USER", "DEVICES", "EXPIRES")
 				for _, l := range v.Data {
-					t.row(l.ID, l.Key, l.Status)
+					user := "-"
+					if l.User != nil {
+						user = l.User.Email
+					}
+					expires := "-"
+					if l.ExpiresAt != nil {
+						expires = day(*l.ExpiresAt)
+					}
+					t.row(l.Key, l.Status, t.text(l.Plan.Name, 16), user, fmt.Sprint(l.DevicesCount), expires)
 				}
 				footer(t, page)
 			})
@@ -223,7 +240,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&key, "key", "", "only the license with this key (any case, dashes optional)")
 	c.Flags().StringVar(&user, "user", "", "only licenses of this end-user (id or e-mail)")
 	pf.bind(c)
-	return csvList(c)
+	return keysList(csvList(c))
 }
 
 func licenseFields(t *table, v api.LicenseDetail) {

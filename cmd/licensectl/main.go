@@ -16,13 +16,23 @@ func main() {
 }
 
 // exitUsage marks errors that are the caller's misuse of the command line.
-type exitUsage struct{ error }
+// brief ones say all there is to say: the usage would bury them.
+type exitUsage struct {
+	error
+	brief bool
+}
 
 func (u exitUsage) Unwrap() error { return u.error }
 
-// usageErrorf returns a usage error (exit code 2).
+// usageErrorf returns a usage error (exit code 2), printed with the usage.
 func usageErrorf(format string, args ...any) error {
-	return exitUsage{fmt.Errorf(format, args...)}
+	return exitUsage{error: fmt.Errorf(format, args...)}
+}
+
+// flagNeededf returns a usage error (exit code 2) that names the flag to
+// add and how; the command's usage is not printed after it.
+func flagNeededf(format string, args ...any) error {
+	return exitUsage{error: fmt.Errorf(format, args...), brief: true}
 }
 
 // run executes the command line and returns the process exit code: 0 ok,
@@ -45,7 +55,9 @@ func run(e *env, args []string) int {
 		if cmd == nil {
 			cmd = root
 		}
-		fmt.Fprint(root.ErrOrStderr(), "\n"+cmd.UsageString())
+		if u := (exitUsage{}); !errors.As(err, &u) || !u.brief {
+			fmt.Fprint(root.ErrOrStderr(), "\n"+cmd.UsageString())
+		}
 		return 2
 	}
 	return 1

@@ -40,6 +40,9 @@ func outputFor(cmd *cobra.Command, allowed ...string) (*output, error) {
 	if cmd.Annotations[annCSV] != "" && !slices.Contains(allowed, fmtCSV) {
 		allowed = append(slices.Clip(allowed), fmtCSV)
 	}
+	if cmd.Annotations[annKeys] != "" && !slices.Contains(allowed, fmtKeys) {
+		allowed = append(slices.Clip(allowed), fmtKeys)
+	}
 	if !slices.Contains(allowed, f) {
 		return nil, usageErrorf("invalid output format %q for %s: use %s", f, cmd.CommandPath(), strings.Join(allowed, ", "))
 	}

@@ -66,7 +66,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitUsage{err}
+		return exitUsage{error: err}
 	})
 	pf := root.PersistentFlags()
 	config.BindFlags(pf)
@@ -74,11 +74,12 @@ func newRootCmd(e *env) *cobra.Command {
 	pf.String(flagAPIKey, "", "developer API key or operator token for remote mode (env "+envAPIKey+")")
 	pf.String(flagOrg, "", "organization id or slug (local: needed when there are several; remote: with the operator token)")
 	pf.String(flagEnv, "production", "application environment: production or development")
-	pf.StringP(flagOutput, "o", "table", "output format: table or json; lists also csv; license generate also csv and keys")
+	pf.StringP(flagOutput, "o", "table", "output format: table or json; lists also csv; license generate and license list also keys")
 
 	root.AddCommand(
 		newServeCmd(e),
 		newVersionCmd(e),
+		newHealthCmd(e),
 		newTUICmd(e),
 		newConfigCmd(e),
 		newBackupCmd(e),

@@ -40,12 +40,24 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":  cmdExits,
-			"scrub":  cmdScrub,
-			"holder": cmdHolder,
-			"legacy": cmdLegacy,
+			"exits":   cmdExits,
+			"scrub":   cmdScrub,
+			"holder":  cmdHolder,
+			"legacy":  cmdLegacy,
+			"capture": cmdCapture,
 		},
 	})
+}
+
+// cmdCapture sets $VAR to the last command's stdout without its final line
+// break, so a later command can name what an earlier one created.
+//
+//	capture VAR
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: capture VAR")
+	}
+	ts.Setenv(args[0], strings.TrimRight(ts.ReadFile("stdout"), "\n"))
 }
 
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {

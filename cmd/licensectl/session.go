@@ -197,7 +197,7 @@ func (s *session) org(ctx context.Context) (string, error) {
 	case 1:
 		return list[0].ID, nil
 	}
-	return "", usageErrorf("%s has %d organizations: choose one with --org (id or slug; see `licensectl org list`)", s.where, len(list))
+	return "", flagNeededf("%s has %d organizations: choose one with --org (id or slug; see `licensectl org list`)", s.where, len(list))
 }
 
 // app resolves an application named by id, slug, or name in any letter case.

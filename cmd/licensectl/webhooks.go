@@ -196,7 +196,12 @@ func newWebhookDeliveriesCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "deliveries ID",
 		Short: "List an endpoint's deliveries, newest first",
+		Long: "Lists an endpoint's deliveries, newest first. A delivery that fails stays\n" +
+			"pending while retries remain: ATTEMPTS counts its failures, HTTP is the last\n" +
+			"answer (0: none) and NEXT ATTEMPT when it goes again. It is failed only after\n" +
+			"its last retry (webhooks.retry_schedule).",
 		Example: "  licensectl webhook deliveries --app studio 0190c0de-…\n" +
+			"  licensectl webhook deliveries --app studio 0190c0de-… --status pending   # failing ones being retried too\n" +
 			"  licensectl webhook deliveries --app studio 0190c0de-… --status failed -o json",
 		Args: exactArgs("ID"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
@@ -221,7 +226,7 @@ func newWebhookDeliveriesCmd(e *env) *cobra.Command {
 		}),
 	}
 	bindApp(c, &app)
-	c.Flags().StringVar(&status, "status", "", "only pending, delivered or failed")
+	c.Flags().StringVar(&status, "status", "", "only pending (waiting, failing ones being retried included), delivered or failed (no retry left)")
 	pf.bind(c)
 	return c
 }

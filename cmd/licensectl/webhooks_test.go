@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"licensectl/config"
 	"licensectl/server/api"
@@ -181,4 +183,45 @@ func TestLocalRegisterWebhookChecksTheURL(t *testing.T) {
 	if err != nil || w.Secret == "" {
 		t.Fatalf("RegisterWebhook with the rules relaxed = %+v, %v", w, err)
 	}
+}
+
+// TestRemoteFailingDeliveries: while an endpoint fails and retries remain,
+// its delivery is pending with its attempts and last answer, which is what
+// the README tells to look for; failed lists it only after the last retry.
+func TestRemoteFailingDeliveries(t *testing.T) {
+	srv := servertest.New(t, func(c *config.Config) {
+		c.Webhooks.AllowHTTP = true
+		c.Webhooks.AllowPrivateTargets = true
+		c.Webhooks.RetrySchedule = []time.Duration{time.Hour}
+	})
+	var hits atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	t.Cleanup(rc.Close)
+	c := newRemote(t, srv.URL, srv.NewOrg(t).APIKey)
+	c.ok("app", "create", "Studio", "--slug", "studio")
+	var hook api.WebhookCreated
+	c.json(&hook, "webhook", "create", "--app", "studio", "--url", rc.URL+"/in", "--events", "plan.created")
+	c.ok("plan", "create", "--app", "studio", "Pro")
+	pending := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if pending = c.ok("webhook", "deliveries", "--app", "studio", hook.ID, "--status", "pending"); regexp.MustCompile(`plan\.created +pending +1 +500 `).MatchString(pending) {
+			break
+		}
+	}
+	if !regexp.MustCompile(`plan\.created +pending +1 +500 `).MatchString(pending) {
+		t.Fatalf("a failing delivery is not listed as pending with 1 attempt and HTTP 500 (hits %d):\n%s", hits.Load(), pending)
+	}
+	if out := c.ok("webhook", "deliveries", "--app", "studio", hook.ID, "--status", "failed"); strings.Contains(out, "plan.created") {
+		t.Fatalf("failed lists a delivery that still has a retry:\n%s", out)
+	}
+	srv.Clock().Advance(time.Hour)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if out := c.ok("webhook", "deliveries", "--app", "studio", hook.ID, "--status", "failed"); regexp.MustCompile(`plan\.created +failed +2 +500 `).MatchString(out) {
+			return
+		}
+	}
+	t.Fatalf("the delivery is not failed after its last retry (hits %d)", hits.Load())
 }

@@ -65,6 +65,9 @@ type Usage struct {
 	PeriodStart time.Time   `json:"period_start"`
 	Plan        UsagePlan   `json:"plan"`
 	Usage       UsageCounts `json:"usage"`
+	// Enforced is billing.enforce: false means the limits are counted and
+	// reported but nothing is refused for crossing them.
+	Enforced bool `json:"enforced"`
 }
 
 // CheckoutRequest is the body of POST /billing/checkout.
@@ -124,12 +127,12 @@ func UsageOf(u *store.Usage) Usage {
 			Applications:    UsageCount(u.Applications),
 			LicensesActive:  UsageCount(u.LicensesActive),
 			RuntimeRequests: UsageCount(u.RuntimeRequests),
-		}}
+		}, Enforced: u.Enforced}
 }
 
 // Domain is the domain form of a wire usage read.
 func (u Usage) Domain() *store.Usage {
 	return &store.Usage{PeriodStart: u.PeriodStart, PlanKey: u.Plan.Key, PlanName: u.Plan.Name, Status: u.Plan.Status,
 		Applications: store.UsageCount(u.Usage.Applications), LicensesActive: store.UsageCount(u.Usage.LicensesActive),
-		RuntimeRequests: store.UsageCount(u.Usage.RuntimeRequests)}
+		RuntimeRequests: store.UsageCount(u.Usage.RuntimeRequests), Enforced: u.Enforced}
 }

@@ -34,8 +34,9 @@ type Config struct {
 	Lease time.Duration
 	// Drain bounds how long Run waits for sends in flight when stopped.
 	Drain time.Duration
-	// OnAttempt, when set, sees every recorded attempt (metrics).
-	OnAttempt func(store.Attempt)
+	// OnAttempt, when set, sees every recorded attempt and its delivery
+	// (metrics, the log of failures).
+	OnAttempt func(*store.DeliveryJob, store.Attempt)
 }
 
 // Dispatcher works the outbox: it expands events into deliveries, claims due
@@ -179,7 +180,7 @@ func (d *Dispatcher) record(job *store.DeliveryJob, a store.Attempt) {
 		return
 	}
 	if d.cfg.OnAttempt != nil {
-		d.cfg.OnAttempt(a)
+		d.cfg.OnAttempt(job, a)
 	}
 }
 

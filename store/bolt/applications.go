@@ -92,11 +92,11 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 		return nil, err
 	}
 	in.Name = name
-	slugField := "slug"
 	if in.Slug == "" {
-		in.Slug, slugField = store.Slugify(in.Name), "name"
-	}
-	if err := store.CheckSlug(slugField, in.Slug); err != nil {
+		if in.Slug, err = store.ApplicationSlug(in.Name); err != nil {
+			return nil, err
+		}
+	} else if err := store.CheckSlug("slug", in.Slug); err != nil {
 		return nil, err
 	}
 	// Keys are generated outside the transaction: it holds the write lock.

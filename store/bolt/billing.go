@@ -163,8 +163,9 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 		if err != nil {
 			return err
 		}
-		tier := rec.tier(db.billingPolicy())
-		out = &store.Usage{PeriodStart: store.MonthStart(at), PlanKey: tier.Key, PlanName: tier.Name, Status: rec.Status,
+		p := db.billingPolicy()
+		tier := rec.tier(p)
+		out = &store.Usage{PeriodStart: store.MonthStart(at), PlanKey: tier.Key, PlanName: tier.Name, Status: rec.Status, Enforced: p.Enforce,
 			Applications:    store.UsageCount{Current: t.orgCount(orgID, resApplications), Limit: tier.MaxApplications},
 			LicensesActive:  store.UsageCount{Current: t.orgCount(orgID, resLicenses), Limit: tier.MaxLicenses},
 			RuntimeRequests: store.UsageCount{Current: t.runtimeRequests(orgID, at), Limit: tier.MaxRequestsPerMonth},
