@@ -67,7 +67,7 @@ func userRef(id, email string) *api.UserRef {
 // licenseView is a license as listed and generated, with its effective status at now.
 func licenseView(l *store.LicenseItem, now time.Time) api.LicenseItem {
 	return api.LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(now), Plan: api.PlanRef{ID: l.PlanID, Name: l.PlanName},
-		User: userRef(l.UserID, l.UserEmail), DevicesCount: len(l.DeviceIDs), ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
+		User: userRef(l.UserID, l.UserEmail), DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 }
 
