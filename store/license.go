@@ -18,14 +18,14 @@ const (
 
 // License is a key generated for a plan and activated on devices.
 type License struct {
-	ID                    string
-	AppID                 string
-	EnvID                 string
-	Key                   string
-	PlanID                string
-	Status                string // stored status; use EffectiveStatus to read
-	UserID                string // "" when unassigned
-	EntitlementIDs        []string
+	ID             string
+	AppID          string
+	EnvID          string
+	Key            string
+	PlanID         string
+	Status         string // stored status; use EffectiveStatus to read
+	UserID         string // "" when unassigned
+	EntitlementIDs []string
 	// DevicesCount is how many devices are bound. The bound devices are an
 	// index of the store beside the license, never a list inside it, so that
 	// a license with 100,000 devices reads and writes like one with ten;

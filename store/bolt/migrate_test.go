@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,14 +59,14 @@ func TestOpenMigratesV1(t *testing.T) {
 		t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
 	}
 	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" || got[1] != "3 organization audit by event" ||
-		got[2] != "4 audit by target, packed key index" {
+		got[2] != "4 audit by target, packed key index" || !slices.Contains(got, "6 license devices index") {
 		t.Fatalf("Migrated() = %q", got)
 	}
 	records := map[string]func() any{}
 	for _, r := range v1Records {
 		records[string(r.bucket)] = r.new
 	}
-	n := 0
+	n, bindings := 0, 0
 	err = db.bolt.View(func(tx *bbolt.Tx) error {
 		for name, pairs := range d.Buckets {
 			b := tx.Bucket([]byte(name))
@@ -117,6 +118,12 @@ func TestOpenMigratesV1(t *testing.T) {
 				if err := decodeV1(v1, want); err != nil {
 					t.Fatalf("%s/%s: fixture does not decode: %v", name, p.K, err)
 				}
+				if old, ok := want.(*licenseV5); ok {
+					// Version 6 moved its devices to license_devices
+					// (checkV1Bindings).
+					want, back = old.license(), new(store.License)
+					bindings += len(old.DeviceIDs)
+				}
 				if err := decode([]byte(name), k, got, back); err != nil {
 					t.Fatal(err)
 				}
@@ -137,6 +144,10 @@ func TestOpenMigratesV1(t *testing.T) {
 	if n < 50 {
 		t.Fatalf("only %d records compared", n)
 	}
+	if bindings == 0 {
+		t.Fatal("the fixture binds no device: migration 6 is not exercised")
+	}
+	checkV1Bindings(t, db, d)
 	checkV1Reads(t, db)
 }
 
