@@ -94,7 +94,7 @@ func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
 	}
 	item := s.licenseItem(&d.LicenseItem)
 	writeJSON(w, http.StatusOK, api.LicenseDetail{ID: item.ID, Key: item.Key, Status: item.Status, Plan: item.Plan, User: item.User,
-		Devices:      mapList(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }), DevicesCount: d.DevicesCount,
+		Devices: mapList(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }), DevicesCount: d.DevicesCount,
 		Entitlements: entitlementRefs(d.Entitlements), ActivatedAt: item.ActivatedAt, ExpiresAt: item.ExpiresAt,
 		DeviceResetsRemaining: d.DeviceResetsRemaining, CreatedAt: item.CreatedAt, UpdatedAt: item.UpdatedAt})
 	return nil
