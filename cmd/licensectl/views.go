@@ -74,6 +74,7 @@ func licenseView(l *store.LicenseItem, now time.Time) api.LicenseItem {
 func licenseDetailView(d *store.LicenseDetail, now time.Time) api.LicenseDetail {
 	return api.LicenseDetail{ID: d.ID, Key: d.Key, Status: d.EffectiveStatus(now), Plan: api.PlanRef{ID: d.PlanID, Name: d.PlanName},
 		User: userRef(d.UserID, d.UserEmail), Devices: mapSlice(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }),
+		DevicesCount: d.DevicesCount,
 		Entitlements: refViews(d.Entitlements), ActivatedAt: d.ActivatedAt, ExpiresAt: d.ExpiresAt, DeviceResetsRemaining: d.DeviceResetsRemaining,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
