@@ -343,19 +343,28 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	c.fails(2, args("audit", "list", "--app", "studio", "--from", "yesterday"), "--from")
 }
 
-func TestLocalLicenses(t *testing.T) {
+// cliScenario runs through a CLI acting in organization orgID, seeding
+// through seed.
+type cliScenario func(t *testing.T, c *cli, orgID string, seed seeder)
+
+// runLocal runs scenario on a new local data directory.
+func runLocal(t *testing.T, scenario cliScenario) {
 	c := newLocal(t)
 	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
-	licenseScenario(t, c, org.ID, localSeeder(t, c))
+	scenario(t, c, org.ID, localSeeder(t, c))
 }
 
-func TestRemoteLicenses(t *testing.T) {
+// runRemote runs scenario through a new server.
+func runRemote(t *testing.T, scenario cliScenario) {
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 	seed := func(fn func(db servertest.Store)) { fn(srv.Store()) }
-	licenseScenario(t, newRemote(t, srv.URL, org.APIKey), org.ID, seed)
+	scenario(t, newRemote(t, srv.URL, org.APIKey), org.ID, seed)
 }
+
+func TestLocalLicenses(t *testing.T)  { runLocal(t, licenseScenario) }
+func TestRemoteLicenses(t *testing.T) { runRemote(t, licenseScenario) }
 
 // licenseDevicesScenario: a license with more devices than its detail
 // carries shows their count, the newest page and where the rest is;
@@ -402,15 +411,5 @@ func licenseDevicesScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	c.fails(1, args("device", "list", "--app", "site", "--license", wide.ID, "--fingerprint", "fp-site-01"), "Error: validation_failed: ")
 }
 
-func TestLocalLicenseDevices(t *testing.T) {
-	c := newLocal(t)
-	var org api.AdminOrganization
-	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
-	licenseDevicesScenario(t, c, org.ID, localSeeder(t, c))
-}
-
-func TestRemoteLicenseDevices(t *testing.T) {
-	srv := servertest.New(t)
-	org := srv.NewOrg(t)
-	licenseDevicesScenario(t, newRemote(t, srv.URL, org.APIKey), org.ID, func(fn func(db servertest.Store)) { fn(srv.Store()) })
-}
+func TestLocalLicenseDevices(t *testing.T)  { runLocal(t, licenseDevicesScenario) }
+func TestRemoteLicenseDevices(t *testing.T) { runRemote(t, licenseDevicesScenario) }

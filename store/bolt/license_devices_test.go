@@ -238,3 +238,37 @@ func TestLicenseDeviceIndexCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLicenseRecordSizeIndependentOfDevices: binding devices leaves the
+// license record as large as it was, so reading and writing it (every
+// activation, reset and validation does) costs the same at any device count.
+func TestLicenseRecordSizeIndependentOfDevices(t *testing.T) {
+	e := newEnv(t)
+	p := e.mustPlan(t)
+	lic := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: p.ID})[0]
+	size := func() int {
+		n := 0
+		_ = e.db.view(e.ctx, func(tx *txn) error {
+			n = len(tx.tx.Bucket(bLicenses).Get(idb(lic.ID)))
+			return nil
+		})
+		return n
+	}
+	before := size()
+	for i := range 40 {
+		d, err := FixturesOf(e.db).EnsureDevice(e.ctx, e.scope, "grow-"+string(rune('A'+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := FixturesOf(e.db).SeedBinding(e.ctx, e.scope, lic.ID, d.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := size(); after != before {
+		t.Fatalf("license record of %d bytes after 40 bindings, %d before", after, before)
+	}
+	det, err := e.db.FindLicense(e.ctx, e.scope, lic.ID)
+	if err != nil || det.DevicesCount != 40 || len(det.Devices) != store.LicenseDetailDevices {
+		t.Fatalf("detail: %d of %d devices, %v", len(det.Devices), det.DevicesCount, err)
+	}
+}
