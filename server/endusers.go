@@ -39,11 +39,13 @@ func deviceItem(d *store.Device) api.DeviceItem {
 		LicenseIDs: nonNil(d.LicenseIDs), LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
 }
 
-// statusFilter reads the status, page and per_page query parameters.
+// statusFilter reads the filters of the end-user and device lists, page and
+// per_page.
 func statusFilter(r *http.Request) (store.StatusFilter, error) {
 	p, err := pageRequest(r)
 	q := r.URL.Query()
-	return store.StatusFilter{Status: q.Get("status"), Email: q.Get("email"), Fingerprint: q.Get("fingerprint"), PageRequest: p}, err
+	return store.StatusFilter{Status: q.Get("status"), Email: q.Get("email"), Fingerprint: q.Get("fingerprint"), LicenseID: q.Get("license_id"),
+		PageRequest: p}, err
 }
 
 // statusSetter sets the status of the record id in scope and returns its id

@@ -260,3 +260,71 @@ func TestEndUserRoles(t *testing.T) {
 		f.s.Do(t, "POST", path(u.ID), map[string]any{"role_id": "x"}).WantError(t, http.StatusUnauthorized, "unauthenticated")
 	})
 }
+
+// TestLicenseDevicesPaged: the license detail carries devices_count and the
+// first page of its devices only; GET …/devices?license_id= pages them all
+// (design.md §7, issue 23).
+func TestLicenseDevicesPaged(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	lic := generate(t, f, map[string]any{"plan_id": f.newPlan(t, map[string]any{"name": "Site", "max_devices": 1000})})[0]["id"].(string)
+	const n = 23
+	var devs []string // newest first
+	for i := range n {
+		d := seedDevice(t, f, "production", fmt.Sprintf("site-%02d", i))
+		if _, err := f.s.Store().SeedBinding(ctx, f.scope("production"), lic, d.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+		devs = append([]string{d.ID}, devs...)
+	}
+	ids := func(data []map[string]any) (out []string) {
+		for _, d := range data {
+			out = append(out, d["id"].(string))
+		}
+		return out
+	}
+
+	t.Run("OKDetail", func(t *testing.T) {
+		var d struct {
+			Count   int              `json:"devices_count"`
+			Devices []map[string]any `json:"devices"`
+		}
+		f.do(t, "GET", "/licenses/"+lic, nil).Want(t, http.StatusOK).JSON(t, &d)
+		if d.Count != n || fmt.Sprint(ids(d.Devices)) != fmt.Sprint(devs[:20]) {
+			t.Fatalf("detail: devices_count %d, devices %v; want %d, the newest 20", d.Count, ids(d.Devices), n)
+		}
+		item := getPage(t, f, "/licenses").Data[0]
+		if item["devices_count"] != float64(n) {
+			t.Fatalf("list item devices_count = %v", item["devices_count"])
+		}
+	})
+	t.Run("OKListByLicense", func(t *testing.T) {
+		p1 := getPage(t, f, "/devices?license_id="+lic+"&per_page=20")
+		p2 := getPage(t, f, "/devices?license_id="+lic+"&per_page=20&page=2")
+		if p1.Total != n || p2.Total != n || p2.Page != 2 || fmt.Sprint(append(ids(p1.Data), ids(p2.Data)...)) != fmt.Sprint(devs) {
+			t.Fatalf("pages: %d+%d devices of %d/%d", len(p1.Data), len(p2.Data), p1.Total, p2.Total)
+		}
+		for _, d := range p2.Data {
+			if fmt.Sprint(d["license_ids"]) != "["+lic+"]" {
+				t.Fatalf("device %v", d)
+			}
+		}
+	})
+	t.Run("OKResetUnbinds", func(t *testing.T) {
+		f.do(t, "POST", "/licenses/"+lic+"/reset-device", map[string]any{"device_id": devs[0]}).Want(t, http.StatusOK)
+		p := getPage(t, f, "/devices?license_id="+lic)
+		if p.Total != n-1 || p.Data[0]["id"] != devs[1] {
+			t.Fatalf("after the reset: total %d, first %v", p.Total, p.Data[0]["id"])
+		}
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		for _, q := range []string{"license_id=nope", "license_id=" + lic + "&status=active", "license_id=" + lic + "&fingerprint=site-01"} {
+			f.do(t, "GET", "/devices?"+q, nil).WantError(t, http.StatusBadRequest, "validation_failed")
+		}
+		f.do(t, "GET", "/users?license_id="+lic, nil).WantError(t, http.StatusBadRequest, "validation_failed")
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		f.do(t, "GET", "/devices?license_id="+store.NewID(), nil).WantError(t, http.StatusNotFound, "not_found")
+		f.do(t, "GET", "/devices?license_id="+lic, nil, "x-environment", "development").WantError(t, http.StatusNotFound, "not_found")
+	})
+}

@@ -28,7 +28,7 @@ func userRef(id, email string) *api.UserRef {
 
 func (s *Server) licenseItem(l *store.LicenseItem) api.LicenseItem {
 	return api.LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(s.now()), Plan: api.PlanRef{ID: l.PlanID, Name: l.PlanName},
-		User: userRef(l.UserID, l.UserEmail), DevicesCount: len(l.DeviceIDs), ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
+		User: userRef(l.UserID, l.UserEmail), DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 }
 
@@ -94,7 +94,7 @@ func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
 	}
 	item := s.licenseItem(&d.LicenseItem)
 	writeJSON(w, http.StatusOK, api.LicenseDetail{ID: item.ID, Key: item.Key, Status: item.Status, Plan: item.Plan, User: item.User,
-		Devices:      mapList(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }),
+		Devices: mapList(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }), DevicesCount: d.DevicesCount,
 		Entitlements: entitlementRefs(d.Entitlements), ActivatedAt: item.ActivatedAt, ExpiresAt: item.ExpiresAt,
 		DeviceResetsRemaining: d.DeviceResetsRemaining, CreatedAt: item.CreatedAt, UpdatedAt: item.UpdatedAt})
 	return nil

@@ -46,11 +46,13 @@ type Device struct {
 
 // StatusFilter selects a page of end-users or devices. Email (end-users only)
 // and Fingerprint (devices only) look one record up exactly, so the page holds
-// at most one item.
+// at most one item. LicenseID (devices only, alone) pages the devices bound
+// to one license, newest first.
 type StatusFilter struct {
 	Status      string
 	Email       string
 	Fingerprint string
+	LicenseID   string
 	PageRequest
 }
 

@@ -18,16 +18,19 @@ const (
 
 // License is a key generated for a plan and activated on devices.
 type License struct {
-	ID                    string
-	AppID                 string
-	EnvID                 string
-	Key                   string
-	PlanID                string
-	Status                string // stored status; use EffectiveStatus to read
-	UserID                string // "" when unassigned
-	EntitlementIDs        []string
-	DeviceIDs             []string             // bound devices
-	DeviceBoundAt         map[string]time.Time // device id → when it was bound; set by activation, cleared by resets
+	ID             string
+	AppID          string
+	EnvID          string
+	Key            string
+	PlanID         string
+	Status         string // stored status; use EffectiveStatus to read
+	UserID         string // "" when unassigned
+	EntitlementIDs []string
+	// DevicesCount is how many devices are bound. The bound devices are an
+	// index of the store beside the license, never a list inside it, so that
+	// a license with 100,000 devices reads and writes like one with ten;
+	// page them with ListDevices (StatusFilter.LicenseID).
+	DevicesCount          int
 	ActivatedAt           *time.Time
 	ExpiresAt             *time.Time
 	DeviceResetsRemaining int
@@ -60,9 +63,15 @@ type LicenseDevice struct {
 	LastSeenAt  *time.Time
 }
 
+// LicenseDetailDevices is how many bound devices a license detail carries:
+// the first page of ListDevices by license at the default page size.
+const LicenseDetailDevices = DefaultPerPage
+
 // LicenseDetail is the full read of one license.
 type LicenseDetail struct {
 	LicenseItem
+	// Devices is the first LicenseDetailDevices bound devices, newest first;
+	// DevicesCount says how many there are in all.
 	Devices      []LicenseDevice
 	Entitlements []EntitlementRef
 }

@@ -73,7 +73,7 @@ type LicenseSnapshot struct {
 // SnapshotLicense takes a license's snapshot at now (its effective status).
 func SnapshotLicense(l *LicenseItem, now time.Time) LicenseSnapshot {
 	s := LicenseSnapshot{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(now), Plan: PlanRefSnapshot{ID: l.PlanID, Name: l.PlanName},
-		DevicesCount: len(l.DeviceIDs), ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+		DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 	if l.UserID != "" {
 		s.User = &UserRefSnapshot{ID: l.UserID, Email: l.UserEmail}
 	}

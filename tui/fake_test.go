@@ -45,7 +45,7 @@ func newFake() *fakeData {
 			Status: statuses[i%len(statuses)], ExpiresAt: &exp, CreatedAt: created.Add(time.Duration(-i) * time.Hour)}, PlanName: "Pro"}
 		if i%3 == 0 {
 			l.UserEmail = fmt.Sprintf("user%d@example.com", i)
-			l.DeviceIDs = []string{fixedID(900 + i)}
+			l.DevicesCount = 1
 		}
 		f.licenses = append(f.licenses, l)
 	}
@@ -139,11 +139,11 @@ func (f *fakeData) ListAudit(ctx context.Context, s store.Scope, af store.AuditF
 }
 
 func (f *fakeData) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
-	for _, l := range f.licenses {
+	for n, l := range f.licenses {
 		if l.ID == id {
 			d := &store.LicenseDetail{LicenseItem: *l, Entitlements: []store.EntitlementRef{{Key: "export.pdf"}}}
-			for _, dev := range l.DeviceIDs {
-				d.Devices = append(d.Devices, store.LicenseDevice{ID: dev, Fingerprint: "fp-laptop-1", Status: store.DeviceActive, BoundAt: fixedNow.Add(-time.Hour)})
+			for i := range l.DevicesCount {
+				d.Devices = append(d.Devices, store.LicenseDevice{ID: fixedID(900 + n + i), Fingerprint: "fp-laptop-1", Status: store.DeviceActive, BoundAt: fixedNow.Add(-time.Hour)})
 			}
 			return d, nil
 		}
@@ -155,7 +155,7 @@ func (f *fakeData) FindLicense(ctx context.Context, s store.Scope, id string) (*
 func (f *fakeData) CountLicenseSessions(ctx context.Context, s store.Scope, id string) (int, error) {
 	for _, l := range f.licenses {
 		if l.ID == id {
-			return len(l.DeviceIDs), nil
+			return l.DevicesCount, nil
 		}
 	}
 	return 0, store.Errorf(store.ECodeNotFound, "license not found")

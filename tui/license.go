@@ -13,6 +13,9 @@ import (
 
 var keyResetDevice = mutating(bind(groupScreen, "D", "reset device", "D"))
 
+// cascadeDevices is how many devices the cascade names one by one.
+const cascadeDevices = 3
+
 // licenseView is what the license detail reads.
 type licenseView struct {
 	d        *store.LicenseDetail
@@ -21,7 +24,19 @@ type licenseView struct {
 	plan     *store.Plan // nil when it could not be read
 	history  []*store.AuditEntry
 	sessions int // live sessions of the license
+	// more is the bound devices past the detail's first page, read a page
+	// at a time as the cursor reaches the end (pages counts the detail's).
+	more  []store.LicenseDevice
+	pages int
 }
+
+// devices is every bound device read so far, newest first.
+func (v *licenseView) devices() []store.LicenseDevice {
+	return append(slices.Clip(v.d.Devices), v.more...)
+}
+
+// unread reports whether bound devices remain past those read.
+func (v *licenseView) unread() bool { return len(v.d.Devices)+len(v.more) < v.d.DevicesCount }
 
 // license is the license detail: its state, the validation cascade as the
 // server runs it, its devices and its history.
@@ -30,14 +45,18 @@ type license struct {
 	id, lookupKey string // id, or a key to look up
 	v             *licenseView
 	err           error
-	cursor        int // device row
+	cursor        int  // device row
+	pages         int  // device pages to read: 1 is the detail's own
+	advance       bool // move down once the next page is read
 }
 
-func newLicense(c *ctx, id string) *license { return &license{screenBase: newBase(c), id: id} }
+func newLicense(c *ctx, id string) *license {
+	return &license{screenBase: newBase(c), id: id, pages: 1}
+}
 
 // newLicenseByKey opens the license with this (normalised) key.
 func newLicenseByKey(c *ctx, key string) *license {
-	return &license{screenBase: newBase(c), lookupKey: key}
+	return &license{screenBase: newBase(c), lookupKey: key, pages: 1}
 }
 
 func (l *license) title() string {
@@ -78,7 +97,7 @@ func (l *license) keys(c *ctx) []*binding {
 
 func (l *license) reload(c *ctx) tea.Cmd {
 	cx, gen := l.next()
-	id, key := l.id, l.lookupKey
+	id, key, pages := l.id, l.lookupKey, l.pages
 	return c.load(cx, l.sid, gen, "license", func(ctx context.Context) (any, error) {
 		if id == "" {
 			p, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{Key: key, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
@@ -90,15 +109,31 @@ func (l *license) reload(c *ctx) tea.Cmd {
 			}
 			id = p.Data[0].ID
 		}
-		return readLicense(ctx, c, id)
+		return readLicense(ctx, c, id, pages)
 	})
 }
 
-func readLicense(ctx context.Context, c *ctx, id string) (*licenseView, error) {
-	v := &licenseView{}
+// readLicense reads the license and its first pages of bound devices (the
+// detail carries the first): a refresh keeps the devices already paged in.
+func readLicense(ctx context.Context, c *ctx, id string, pages int) (*licenseView, error) {
+	v := &licenseView{pages: 1}
 	var err error
 	if v.d, err = c.data.FindLicense(ctx, c.scope(), id); err != nil {
 		return nil, err
+	}
+	for ; v.pages < pages && v.unread(); v.pages++ {
+		p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{LicenseID: id,
+			PageRequest: store.PageRequest{Page: v.pages + 1, PerPage: store.LicenseDetailDevices}})
+		if err != nil {
+			return nil, err
+		}
+		if len(p.Data) == 0 {
+			break
+		}
+		for _, d := range p.Data {
+			// The device list has no binding time: BOUND stays blank.
+			v.more = append(v.more, store.LicenseDevice{ID: d.ID, Fingerprint: d.Fingerprint, Status: d.Status, LastSeenAt: d.LastSeenAt})
+		}
 	}
 	if v.app, err = c.data.FindApplication(ctx, c.app()); err != nil {
 		return nil, err
@@ -133,13 +168,17 @@ func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.err != nil {
-			l.err = msg.err
+			l.err, l.advance = msg.err, false
 			return readFailed(c, l.sid, msg.err)
 		}
 		l.v, l.err = msg.val.(*licenseView), nil
 		l.id = l.v.d.ID
 		c.sessions[l.id] = l.v.sessions
-		l.cursor = min(l.cursor, max(0, len(l.v.d.Devices)-1))
+		l.pages = l.v.pages
+		if l.advance {
+			l.cursor, l.advance = l.cursor+1, false
+		}
+		l.cursor = min(l.cursor, max(0, len(l.v.devices())-1))
 	case actionMsg:
 		return l.reload(c)
 	case tickMsg:
@@ -165,9 +204,14 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 			return true, confirmAction(c, &l.screenBase, a, "license", it.Key, it)
 		}
 	}
-	devs := l.v.d.Devices
+	devs := l.v.devices()
 	switch {
 	case c.matches(ks, keyDown):
+		if l.cursor == len(devs)-1 && l.v.unread() && l.pages == l.v.pages {
+			// At the last device read: read the next page, then move on.
+			l.pages, l.advance = l.pages+1, true
+			return true, l.reload(c)
+		}
 		l.cursor = min(l.cursor+1, max(0, len(devs)-1))
 	case c.matches(ks, keyUp):
 		l.cursor = max(0, l.cursor-1)
@@ -209,7 +253,7 @@ func (l *license) view(c *ctx, w, h int) string {
 	if d.UserEmail != "" {
 		user = d.UserEmail
 	}
-	plan, bound, resets := store.Printable(d.PlanName), fmt.Sprint(len(d.Devices)), fmt.Sprint(d.DeviceResetsRemaining)
+	plan, bound, resets := store.Printable(d.PlanName), fmt.Sprint(d.DevicesCount), fmt.Sprint(d.DeviceResetsRemaining)
 	var fromPlan []string
 	if p := l.v.plan; p != nil {
 		plan += fmt.Sprintf(" (max %d devices, %d resets)", p.MaxDevices, p.DeviceResetLimit)
@@ -235,15 +279,26 @@ func (l *license) view(c *ctx, w, h int) string {
 	lines = append(lines, l.cascade(c)...)
 	lines = append(lines, "", fmt.Sprintf("Devices (%s bound)  %s  live sessions %d", bound, c.g.dot, l.v.sessions))
 	t := table{cols: []column{{title: "FINGERPRINT", min: 11, max: 32}, {title: "STATUS", min: 7, max: 7}, {title: "BOUND", priority: 1, min: 7, max: 16}, {title: "LAST SEEN", priority: 1, min: 9, max: 16}, {title: "ID", priority: 2, min: 12, max: 12}}, cursor: l.cursor}
-	for _, dv := range d.Devices {
-		t.rows = append(t.rows, []string{dv.Fingerprint, dv.Status, c.at(dv.BoundAt), c.when(dv.LastSeenAt), tail(dv.ID)})
-	}
-	if len(d.Devices) > 0 {
-		lines = append(lines, strings.Split(t.view(c, w, len(d.Devices)+1), "\n")...)
+	devs := l.v.devices()
+	for _, dv := range devs {
+		bound := c.g.dash
+		if !dv.BoundAt.IsZero() {
+			bound = c.at(dv.BoundAt)
+		}
+		t.rows = append(t.rows, []string{dv.Fingerprint, dv.Status, bound, c.when(dv.LastSeenAt), tail(dv.ID)})
 	}
 	var hist []string
 	for _, e := range l.v.history {
 		hist = append(hist, e.Event+" "+c.at(e.CreatedAt))
+	}
+	if len(devs) > 0 {
+		// The table scrolls inside what the screen has left, keeping a
+		// line for the history and one for the devices not read yet.
+		room := h - len(lines) - 2
+		lines = append(lines, strings.Split(t.view(c, w, max(2, min(len(devs)+1, room))), "\n")...)
+	}
+	if l.v.unread() {
+		lines = append(lines, fmt.Sprintf("  %s %d of %d devices read; down at the last one reads the next %d", c.g.ellipsis, len(devs), d.DevicesCount, store.LicenseDetailDevices))
 	}
 	if len(hist) > 0 {
 		lines = append(lines, "History  "+strings.Join(hist, " "+c.g.dot+" "))
@@ -280,13 +335,31 @@ func (l *license) cascade(c *ctx) []string {
 		}
 		lines = append(lines, "  "+mark+" "+line)
 	}
-	for _, dv := range v.d.Devices {
+	// A few devices by name; past them one line per verdict, so that a site
+	// license's devices leave room for their table.
+	var rest []string
+	restN := map[string]int{}
+	for i, dv := range v.d.Devices {
 		dev := &store.Device{ID: dv.ID, Fingerprint: dv.Fingerprint, Status: dv.Status}
 		r, _ := store.ExplainSession(v.app, &v.d.License, v.user, dev, now)
 		if r == "" {
 			r = "valid"
 		}
-		lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, store.Printable(dv.Fingerprint), dv.Status, c.g.to, r))
+		if i < cascadeDevices {
+			lines = append(lines, fmt.Sprintf("  %s device %s (%s): sessions on it %s %s", c.g.dot, store.Printable(dv.Fingerprint), dv.Status, c.g.to, r))
+			continue
+		}
+		if restN[r] == 0 {
+			rest = append(rest, r)
+		}
+		restN[r]++
+	}
+	if n := len(v.d.Devices) - cascadeDevices; n > 0 {
+		parts := make([]string, 0, len(rest))
+		for _, r := range rest {
+			parts = append(parts, fmt.Sprintf("%d %s", restN[r], r))
+		}
+		lines = append(lines, fmt.Sprintf("  %s %d more of the newest devices: sessions on them %s %s", c.g.dot, n, c.g.to, strings.Join(parts, ", ")))
 	}
 	if v.d.Status == store.LicenseSuspended {
 		lines = append(lines, "  Reinstating (u) makes new activations work; sessions revoked by the suspension stay revoked.")

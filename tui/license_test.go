@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -80,4 +81,48 @@ func TestAuditTimeFilter(t *testing.T) {
 	h.contains("Nothing matches")
 	h.press("esc", "/", "from:2000-01-01T00:00:00Z to:2999-01-01T00:00:00Z", "enter")
 	h.contains("4 matching")
+}
+
+// TestLicenseDetailPagesDevices: a license with more bound devices than its
+// detail carries shows their count and the newest page; moving down past
+// the last one read reads the next page, which a refresh keeps.
+func TestLicenseDetailPagesDevices(t *testing.T) {
+	s := seed(t, 1)
+	ctx := context.Background()
+	p, err := s.db.ListLicenses(ctx, s.scope(), store.LicenseFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lic := p.Data[0]
+	const n = store.LicenseDetailDevices + 5
+	for i := range n {
+		d, err := bolt.FixturesOf(s.db).EnsureDevice(ctx, s.scope(), fmt.Sprintf("site-%02d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bolt.FixturesOf(s.db).SeedBinding(ctx, s.scope(), lic.ID, d.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 40)
+	h.press(":", "license "+lic.Key, "enter")
+	h.contains(fmt.Sprintf("Devices (%d/2 bound)", n))
+	h.contains(fmt.Sprintf("20 of %d devices read", n))
+	h.contains("17 more of the newest devices: sessions on them → 17 valid") // 20 minus the 3 named
+	if v := h.view(); strings.Contains(v, "site-04") {
+		t.Fatalf("the first view holds a device past the first page:\n%s", v)
+	}
+	for range store.LicenseDetailDevices {
+		h.press("down")
+	}
+	h.contains("site-04")
+	if v := h.view(); strings.Contains(v, "devices read") {
+		t.Fatalf("every device is read, yet the detail says otherwise:\n%s", v)
+	}
+	for range 4 {
+		h.press("down")
+	}
+	h.contains("site-00")
+	h.press("ctrl+r")
+	h.contains("site-00")
 }

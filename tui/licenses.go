@@ -85,7 +85,7 @@ var licensesSpec = &listSpec{
 			user = c.g.dash
 		}
 		return []string{l.Key, l.EffectiveStatus(c.now()), l.PlanName, user,
-			fmt.Sprintf("%d", len(l.DeviceIDs)), c.when(l.ExpiresAt), c.at(l.CreatedAt), tail(l.ID)}
+			fmt.Sprintf("%d", l.DevicesCount), c.when(l.ExpiresAt), c.at(l.CreatedAt), tail(l.ID)}
 	},
 	id:      func(it any) string { return it.(*store.LicenseItem).ID },
 	primary: func(it any) string { return it.(*store.LicenseItem).Key },
@@ -237,7 +237,7 @@ func licensePreview(c *ctx, it any) []string {
 		" status    " + l.EffectiveStatus(c.now()),
 		" plan      " + store.Printable(l.PlanName),
 		" user      " + user,
-		fmt.Sprintf(" devices   %d bound", len(l.DeviceIDs)),
+		fmt.Sprintf(" devices   %d bound", l.DevicesCount),
 		" expires   " + c.when(l.ExpiresAt),
 		" activated " + c.when(l.ActivatedAt),
 		" created   " + c.at(l.CreatedAt),

@@ -127,6 +127,10 @@ func (b *bench) endpoints() map[string]endpoint {
 			body := `{"license_key":"` + lic + `","device_fingerprint":"dev-` + w.runID + "-" + strconv.Itoa(w.id) + "-" + strconv.Itoa(w.iter) + `",` + replayFields(w, w.runID) + `}`
 			return &request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)}
 		}, check: want200},
+		"activate-one": {name: "POST licenses/activate (one license)", next: func(w *worker) *request {
+			body := `{"license_key":"` + b.sf.GrowthKey + `","device_fingerprint":"one-` + w.runID + "-" + strconv.Itoa(w.id) + "-" + strconv.Itoa(w.iter) + `",` + replayFields(w, w.runID) + `}`
+			return &request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)}
+		}, check: want200},
 		"login": {name: "POST auth/login (argon2id)", next: func(w *worker) *request {
 			body := `{"email":"` + b.users[w.id] + `","password":"` + benchPassword + `","device_fingerprint":"login-` + strconv.Itoa(w.id) + `",` + replayFields(w, w.runID) + `}`
 			return &request{method: "POST", path: "/v1/runtime/auth/login", headers: []string{key}, body: []byte(body)}
@@ -313,6 +317,14 @@ func (b *bench) runAll(names []string) error {
 		if !ok {
 			return fmt.Errorf("unknown endpoint %q", name)
 		}
+		if name == "activate-one" {
+			rs, err := b.growth(ep)
+			if err != nil {
+				return err
+			}
+			results = append(results, rs...)
+			continue
+		}
 		// A one-second warm-up, not measured, so that no endpoint's figure
 		// includes cold caches or the previous endpoint's tail.
 		if _, err := b.run(ep, time.Second); err != nil {
@@ -325,10 +337,7 @@ func (b *bench) runAll(names []string) error {
 		if name == "healthz" {
 			healthz = r.rps
 		}
-		fmt.Fprintf(os.Stderr, "%-38s %9.0f req/s  p50 %-8s p99 %-8s errors %d\n", r.name, r.rps, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.errs)
-		if r.errs > 0 {
-			fmt.Fprintf(os.Stderr, "  first failure: %.200s\n", r.sample)
-		}
+		b.report(r)
 		results = append(results, r)
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
@@ -341,6 +350,58 @@ func (b *bench) runAll(names []string) error {
 		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%d\t\n", r.name, r.rps, fmtDur(r.p50), fmtDur(r.p99), ratio, r.errs)
 	}
 	return tw.Flush()
+}
+
+// growthWindows is how many windows the one-license growth case measures.
+const growthWindows = 4
+
+// growth is the one-license growth case: activations of new devices on one
+// license, in growthWindows windows of the run's duration back to back and
+// without warm-up, since what it measures is whether the rate falls as the
+// license gathers devices. It then reads the license detail and reports its
+// size and devices_count.
+func (b *bench) growth(ep endpoint) ([]result, error) {
+	if b.sf.GrowthKey == "" {
+		return nil, fmt.Errorf("activate-one: the seed file has no growth license; seed again")
+	}
+	var out []result
+	for i := range growthWindows {
+		r, err := b.run(ep, b.dur)
+		if err != nil {
+			return nil, err
+		}
+		r.name = fmt.Sprintf("%s, window %d", ep.name, i+1)
+		b.report(r)
+		out = append(out, r)
+	}
+	c, err := dial(b.addr)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	status, body, err := c.do(&request{method: "GET", path: "/v1/mgmt/applications/" + b.sf.AppID + "/licenses/" + b.sf.GrowthID,
+		headers: []string{"x-api-key: " + b.sf.APIKey}})
+	if err != nil {
+		return nil, err
+	}
+	var d struct {
+		Count   int               `json:"devices_count"`
+		Devices []json.RawMessage `json:"devices"`
+	}
+	if status != 200 || json.Unmarshal(body, &d) != nil {
+		return nil, fmt.Errorf("license detail: %d %.200s", status, body)
+	}
+	fmt.Fprintf(os.Stderr, "one license: window 4 / window 1 = %.2f; detail %d bytes, devices_count %d, %d devices inlined\n",
+		out[growthWindows-1].rps/out[0].rps, len(body), d.Count, len(d.Devices))
+	return out, nil
+}
+
+// report prints one result as it comes.
+func (b *bench) report(r result) {
+	fmt.Fprintf(os.Stderr, "%-38s %9.0f req/s  p50 %-8s p99 %-8s errors %d\n", r.name, r.rps, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.errs)
+	if r.errs > 0 {
+		fmt.Fprintf(os.Stderr, "  first failure: %.200s\n", r.sample)
+	}
 }
 
 func fmtDur(d time.Duration) string {

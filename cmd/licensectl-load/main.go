@@ -29,6 +29,11 @@ type seedFile struct {
 	AppID     string   `json:"app_id"`
 	PublicKey string   `json:"public_key"`
 	Licenses  []string `json:"licenses"`
+	// The one-license growth case (activate-one) activates GrowthKey, a
+	// license of its own, and reads its detail with APIKey.
+	GrowthKey string `json:"growth_key"`
+	GrowthID  string `json:"growth_id"`
+	APIKey    string `json:"api_key"`
 }
 
 func main() {
@@ -106,6 +111,14 @@ func seedCmd(args []string) error {
 			sf.Licenses = append(sf.Licenses, l.Key)
 		}
 		done += batch
+	}
+	growth, err := db.GenerateLicenses(ctx, scope, store.GenerateLicensesInput{PlanID: plan.ID})
+	if err != nil {
+		return err
+	}
+	sf.GrowthKey, sf.GrowthID = growth[0].Key, growth[0].ID
+	if _, sf.APIKey, err = db.CreateAPIKey(ctx, org.ID, "bench"); err != nil {
+		return err
 	}
 	raw, err := json.Marshal(sf)
 	if err != nil {

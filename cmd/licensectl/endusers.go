@@ -103,16 +103,28 @@ func newDeviceCmd(e *env) *cobra.Command {
 }
 
 func newDeviceListCmd(e *env) *cobra.Command {
-	var app, status, fingerprint string
+	var app, status, fingerprint, license string
 	var pf pageFlags
 	c := &cobra.Command{
-		Use:     "list",
-		Short:   "List devices of the --env environment, newest first",
-		Example: "  licensectl device list --app studio\n  licensectl device list --app studio --status blocked -o json",
-		Args:    exactArgs(),
+		Use:   "list",
+		Short: "List devices of the --env environment, newest first",
+		Long: "--license lists the devices bound to one license (its id, key or user e-mail),\n" +
+			"page by page; it takes no other filter.",
+		Example: "  licensectl device list --app studio\n  licensectl device list --app studio --status blocked -o json\n" +
+			"  licensectl device list --app studio --license 7KQ2M-4XB9D-T3ZHC-8WFJN-R6PEA --page 2",
+		Args: exactArgs(),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			f := store.StatusFilter{Status: status, Fingerprint: fingerprint}
+			if license != "" {
+				id, err := s.licenseRef(ctx, sc, license)
+				if err != nil {
+					return err
+				}
+				f.LicenseID = id
+			}
 			page, err := collect(pf, func(pr store.PageRequest) (*store.Page[*store.Device], error) {
-				return s.svc.ListDevices(ctx, sc, store.StatusFilter{Status: status, Fingerprint: fingerprint, PageRequest: pr})
+				f.PageRequest = pr
+				return s.svc.ListDevices(ctx, sc, f)
 			})
 			if err != nil {
 				return err
@@ -130,6 +142,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only this status: active, blocked")
 	c.Flags().StringVar(&fingerprint, "fingerprint", "", "only the device with this fingerprint")
+	c.Flags().StringVar(&license, "license", "", "only the devices bound to this license (id, key or user e-mail)")
 	pf.bind(c)
 	return csvList(c)
 }

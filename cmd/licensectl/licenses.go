@@ -261,9 +261,13 @@ func licenseFields(t *table, v api.LicenseDetail) {
 		keys = append(keys, e.Key)
 	}
 	t.field("Entitlements", orDash(strings.Join(keys, ", ")))
-	t.field("Devices", fmt.Sprint(len(v.Devices)))
+	t.field("Devices", fmt.Sprint(v.DevicesCount))
 	for _, d := range v.Devices {
 		t.field("  "+d.ID, d.Fingerprint+" "+d.Status)
+	}
+	// The detail carries the newest page only; the rest is a device list.
+	if more := v.DevicesCount - len(v.Devices); more > 0 {
+		t.field("  …", fmt.Sprintf("%d more: licensectl device list --app APP --license %s --page 2", more, v.ID))
 	}
 	t.field("Created", stamp(v.CreatedAt))
 }
@@ -274,7 +278,9 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 		Use:   "show ID|KEY|EMAIL",
 		Short: "Show a license with its devices and entitlements",
 		Long: "Name the license by its id, by its key as the customer reads it out (any case,\n" +
-			"dashes optional) or by its user's e-mail when that user holds one license.",
+			"dashes optional) or by its user's e-mail when that user holds one license.\n" +
+			"It shows how many devices are bound and the newest " + fmt.Sprint(store.LicenseDetailDevices) + "; `device list --license`\n" +
+			"pages them all.",
 		Example: "  licensectl license show --app studio 7KQ2M-4XB9D-T3ZHC-8WFJN-R6PEA\n" +
 			"  licensectl license show --app studio bob@example.com -o json",
 		Args: exactArgs("ID|KEY|EMAIL"),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"licensectl/server/api"
 	"path/filepath"
 	"regexp"
@@ -342,16 +343,73 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	c.fails(2, args("audit", "list", "--app", "studio", "--from", "yesterday"), "--from")
 }
 
-func TestLocalLicenses(t *testing.T) {
+// cliScenario runs through a CLI acting in organization orgID, seeding
+// through seed.
+type cliScenario func(t *testing.T, c *cli, orgID string, seed seeder)
+
+// runLocal runs scenario on a new local data directory.
+func runLocal(t *testing.T, scenario cliScenario) {
 	c := newLocal(t)
 	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
-	licenseScenario(t, c, org.ID, localSeeder(t, c))
+	scenario(t, c, org.ID, localSeeder(t, c))
 }
 
-func TestRemoteLicenses(t *testing.T) {
+// runRemote runs scenario through a new server.
+func runRemote(t *testing.T, scenario cliScenario) {
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 	seed := func(fn func(db servertest.Store)) { fn(srv.Store()) }
-	licenseScenario(t, newRemote(t, srv.URL, org.APIKey), org.ID, seed)
+	scenario(t, newRemote(t, srv.URL, org.APIKey), org.ID, seed)
 }
+
+func TestLocalLicenses(t *testing.T)  { runLocal(t, licenseScenario) }
+func TestRemoteLicenses(t *testing.T) { runRemote(t, licenseScenario) }
+
+// licenseDevicesScenario: a license with more devices than its detail
+// carries shows their count, the newest page and where the rest is;
+// `device list --license` pages them all.
+func licenseDevicesScenario(t *testing.T, c *cli, orgID string, seed seeder) {
+	ctx := context.Background()
+	var app api.ApplicationDetail
+	c.json(&app, "app", "create", "Site", "--slug", "site")
+	c.ok("plan", "create", "--app", "site", "Site", "--max-devices", "1000")
+	var gen api.LicensesGenerated
+	c.json(&gen, "license", "generate", "--app", "site", "--plan", "Site", "-o", "json")
+	wide := gen.Licenses[0]
+	const n = store.LicenseDetailDevices + 2
+	seed(func(db servertest.Store) {
+		sc := store.Scope{OrgID: orgID, AppID: app.ID, Env: store.EnvProduction}
+		for i := range n {
+			d, err := db.EnsureDevice(ctx, sc, fmt.Sprintf("fp-site-%02d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.SeedBinding(ctx, sc, wide.ID, d.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	var d api.LicenseDetail
+	c.json(&d, "license", "show", "--app", "site", wide.Key)
+	if d.DevicesCount != n || len(d.Devices) != store.LicenseDetailDevices || d.Devices[0].Fingerprint != fmt.Sprintf("fp-site-%02d", n-1) {
+		t.Fatalf("license show: devices_count %d, %d devices", d.DevicesCount, len(d.Devices))
+	}
+	out := c.ok("license", "show", "--app", "site", wide.Key)
+	if !strings.Contains(out, "Devices:") || !strings.Contains(out, "2 more: licensectl device list --app APP --license "+wide.ID+" --page 2") {
+		t.Fatalf("license show table:\n%s", out)
+	}
+	var page api.Page[api.DeviceItem]
+	c.json(&page, "device", "list", "--app", "site", "--license", wide.Key, "--page", "2")
+	if page.Total != n || len(page.Data) != 2 || page.Data[1].Fingerprint != "fp-site-00" {
+		t.Fatalf("device list --license --page 2 = %+v", page)
+	}
+	c.json(&page, "device", "list", "--app", "site", "--license", wide.ID, "--all")
+	if len(page.Data) != n {
+		t.Fatalf("device list --license --all: %d devices, want %d", len(page.Data), n)
+	}
+	c.fails(1, args("device", "list", "--app", "site", "--license", wide.ID, "--fingerprint", "fp-site-01"), "Error: validation_failed: ")
+}
+
+func TestLocalLicenseDevices(t *testing.T)  { runLocal(t, licenseDevicesScenario) }
+func TestRemoteLicenseDevices(t *testing.T) { runRemote(t, licenseDevicesScenario) }

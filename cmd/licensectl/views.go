@@ -67,13 +67,14 @@ func userRef(id, email string) *api.UserRef {
 // licenseView is a license as listed and generated, with its effective status at now.
 func licenseView(l *store.LicenseItem, now time.Time) api.LicenseItem {
 	return api.LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(now), Plan: api.PlanRef{ID: l.PlanID, Name: l.PlanName},
-		User: userRef(l.UserID, l.UserEmail), DevicesCount: len(l.DeviceIDs), ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
+		User: userRef(l.UserID, l.UserEmail), DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 }
 
 func licenseDetailView(d *store.LicenseDetail, now time.Time) api.LicenseDetail {
 	return api.LicenseDetail{ID: d.ID, Key: d.Key, Status: d.EffectiveStatus(now), Plan: api.PlanRef{ID: d.PlanID, Name: d.PlanName},
 		User: userRef(d.UserID, d.UserEmail), Devices: mapSlice(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }),
+		DevicesCount: d.DevicesCount,
 		Entitlements: refViews(d.Entitlements), ActivatedAt: d.ActivatedAt, ExpiresAt: d.ExpiresAt, DeviceResetsRemaining: d.DeviceResetsRemaining,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }

@@ -20,7 +20,8 @@ type LicenseDetail struct {
 	Status                string           `json:"status"`
 	Plan                  PlanRef          `json:"plan"`
 	User                  *UserRef         `json:"user"`
-	Devices               []LicenseDevice  `json:"devices"`
+	Devices               []LicenseDevice  `json:"devices"` // the first page, newest first; the rest: GET …/devices?license_id=
+	DevicesCount          int              `json:"devices_count"`
 	Entitlements          []EntitlementRef `json:"entitlements"`
 	ActivatedAt           *time.Time       `json:"activated_at"`
 	ExpiresAt             *time.Time       `json:"expires_at"`

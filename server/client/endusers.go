@@ -15,6 +15,7 @@ func statusQuery(f store.StatusFilter) url.Values {
 	setIf(q, "status", f.Status)
 	setIf(q, "email", f.Email)
 	setIf(q, "fingerprint", f.Fingerprint)
+	setIf(q, "license_id", f.LicenseID)
 	return pageQuery(q, f.PageRequest)
 }
 

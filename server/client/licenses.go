@@ -10,16 +10,12 @@ import (
 	"licensectl/store"
 )
 
-// license maps the list shape; devices_count becomes as many placeholder
-// DeviceIDs, so len(DeviceIDs) is the bound device count.
+// license maps the list shape.
 func license(appID string, x api.LicenseItem) *store.LicenseItem {
 	li := &store.LicenseItem{License: store.License{ID: x.ID, AppID: appID, Key: x.Key, PlanID: x.Plan.ID, Status: x.Status,
-		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}, PlanName: x.Plan.Name}
+		DevicesCount: x.DevicesCount, ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}, PlanName: x.Plan.Name}
 	if x.User != nil {
 		li.UserID, li.UserEmail = x.User.ID, x.User.Email
-	}
-	if x.DevicesCount > 0 {
-		li.DeviceIDs = make([]string, x.DevicesCount)
 	}
 	return li
 }
@@ -63,13 +59,13 @@ func (c *Client) FindLicense(ctx context.Context, s store.Scope, id string) (*st
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env}, &x); err != nil {
 		return nil, err
 	}
-	item := license(s.AppID, api.LicenseItem{ID: x.ID, Key: x.Key, Status: x.Status, Plan: x.Plan, User: x.User,
+	item := license(s.AppID, api.LicenseItem{ID: x.ID, Key: x.Key, Status: x.Status, Plan: x.Plan, User: x.User, DevicesCount: x.DevicesCount,
 		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt})
 	d := &store.LicenseDetail{LicenseItem: *item, Entitlements: refsFrom(x.Entitlements)}
 	d.DeviceResetsRemaining = x.DeviceResetsRemaining
+	d.Devices = make([]store.LicenseDevice, 0, len(x.Devices))
 	for _, dv := range x.Devices {
 		d.Devices = append(d.Devices, store.LicenseDevice(dv))
-		d.DeviceIDs = append(d.DeviceIDs, dv.ID)
 	}
 	return d, nil
 }

@@ -102,6 +102,8 @@ func encodeRecord(v any) ([]byte, error) {
 		w.time(r.UpdatedAt)
 	case *store.License:
 		putLicense(w, r)
+	case *licenseV5:
+		putLicenseV5(w, r)
 	case *store.EndUser:
 		w.id(r.AppID)
 		w.id(r.EnvID)
@@ -136,8 +138,27 @@ func encodeRecord(v any) ([]byte, error) {
 	return w.b, nil
 }
 
-// putLicense writes a license.
+// putLicense writes a license. Its bound devices are not in it
+// (license_devices), nor is their count.
 func putLicense(w *wbuf, r *store.License) {
+	w.id(r.AppID)
+	w.id(r.EnvID)
+	w.str(r.Key)
+	w.id(r.PlanID)
+	w.sym(r.Status)
+	w.id(r.UserID)
+	w.ids(r.EntitlementIDs)
+	w.ptime(r.ActivatedAt)
+	w.ptime(r.ExpiresAt)
+	w.int(r.DeviceResetsRemaining)
+	w.time(r.CreatedAt)
+	w.time(r.UpdatedAt)
+}
+
+// putLicenseV5 writes a license as schema versions 2 to 5 did, with its
+// bound devices inside; only migration 2 still writes one, for migration 7
+// to read.
+func putLicenseV5(w *wbuf, r *licenseV5) {
 	w.id(r.AppID)
 	w.id(r.EnvID)
 	w.str(r.Key)
@@ -242,6 +263,10 @@ func decodeRecord(k, raw []byte, v any) error {
 			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time()}
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
+			EntitlementIDs: r.ids(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
+			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time()}
+	case *licenseV5:
+		*x = licenseV5{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), DeviceIDs: r.ids(), DeviceBoundAt: r.idTimes(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
 			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time()}
 	case *store.EndUser:

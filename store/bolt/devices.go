@@ -9,13 +9,32 @@ import (
 var _ store.Devices = (*DB)(nil)
 
 // ListDevices implements store.Devices. A page costs offset+per_page index
-// keys; total is a kept count. A fingerprint filter is one index get.
+// keys; total is a kept count. A fingerprint filter is one index get; a
+// license filter walks the license's bindings (license_devices).
 func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
 	if err := store.DeviceStatus.CheckFilter(f.Status); err != nil {
 		return nil, err
 	}
 	if f.Email != "" {
 		return nil, store.Invalid("email", "email filters users, not devices")
+	}
+	if err := checkDeviceLicenseFilter(f); err != nil {
+		return nil, err
+	}
+	if f.LicenseID != "" {
+		if err := f.Normalize(); err != nil {
+			return nil, err
+		}
+		var out *store.Page[*store.Device]
+		err := db.view(ctx, func(t *txn) error {
+			_, env, err := t.scope(s)
+			if err != nil {
+				return err
+			}
+			out, err = t.licenseDevicesPage(env.ID, f)
+			return err
+		})
+		return out, err
 	}
 	if len(f.Fingerprint) > store.MaxFingerprint {
 		return nil, store.Invalid("fingerprint", "fingerprint must be at most %d bytes", store.MaxFingerprint)

@@ -18,6 +18,9 @@ func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFil
 	if f.Fingerprint != "" {
 		return nil, store.Invalid("fingerprint", "fingerprint filters devices, not users")
 	}
+	if f.LicenseID != "" {
+		return nil, store.Invalid("license_id", "license_id filters devices, not users")
+	}
 	if len(f.Email) > 254 {
 		return nil, store.Invalid("email", "email must be at most 254 characters")
 	}

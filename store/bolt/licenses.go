@@ -66,7 +66,7 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 				return err
 			}
 			l := &store.License{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Key: k, PlanID: p.ID, Status: store.LicenseInactive,
-				EntitlementIDs: slices.Clone(extra), DeviceIDs: []string{}, ExpiresAt: expires,
+				EntitlementIDs: slices.Clone(extra), ExpiresAt: expires,
 				DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: t.now, UpdatedAt: t.now}
 			if err := t.saveLicense(nil, l); err != nil {
 				return err
@@ -160,10 +160,11 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 	return out, err
 }
 
-// licenseItem resolves the plan name and user e-mail of l. planNames caches
-// names across one page. A deleted plan's name reads as "".
+// licenseItem resolves the plan name, user e-mail and device count of l.
+// planNames caches names across one page. A deleted plan's name reads as "".
 func (t *txn) licenseItem(l *store.License, planNames map[string]string) (*store.LicenseItem, error) {
 	item := &store.LicenseItem{License: *l}
+	item.DevicesCount = t.devicesCount(l.ID)
 	name, ok := planNames[l.PlanID]
 	if !ok {
 		p := new(store.Plan)
@@ -191,7 +192,8 @@ func (t *txn) licenseItem(l *store.License, planNames map[string]string) (*store
 }
 
 // FindLicense implements store.Licenses. Entitlements are the plan's and the
-// license's own, resolved now.
+// license's own, resolved now; devices are the first page of its bindings,
+// so the detail weighs the same at ten devices and at a million.
 func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
 	var out *store.LicenseDetail
 	err := db.view(ctx, func(t *txn) error {
@@ -207,19 +209,9 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 		if err != nil {
 			return err
 		}
-		d := &store.LicenseDetail{LicenseItem: *item, Devices: []store.LicenseDevice{}}
-		for _, did := range l.DeviceIDs {
-			dev, err := t.device(env.ID, did)
-			if err != nil {
-				return err
-			}
-			bound, ok := l.DeviceBoundAt[did]
-			if !ok {
-				// Bindings made before DeviceBoundAt existed: the device's
-				// first sighting is the closest known time.
-				bound = dev.CreatedAt
-			}
-			d.Devices = append(d.Devices, store.LicenseDevice{ID: dev.ID, Fingerprint: dev.Fingerprint, Status: dev.Status, BoundAt: bound, LastSeenAt: dev.LastSeenAt})
+		d := &store.LicenseDetail{LicenseItem: *item}
+		if d.Devices, err = t.boundDevices(env.ID, l.ID, 0, store.LicenseDetailDevices); err != nil {
+			return err
 		}
 		var planEnts []string
 		p := new(store.Plan)
@@ -295,24 +287,18 @@ func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, 
 		if err != nil {
 			return err
 		}
-		rest, bound := without(prevL.DeviceIDs, deviceID)
-		if !bound {
+		if !t.isBound(prevL.ID, deviceID) {
 			return store.Errorf(store.ECodeNotFound, "the device is not bound to this license")
 		}
 		prevD, err := t.device(env.ID, deviceID)
 		if err != nil {
 			return err
 		}
-		l := *prevL
-		l.DeviceIDs, l.UpdatedAt = rest, t.now
-		if len(prevL.DeviceBoundAt) > 0 {
-			l.DeviceBoundAt = make(map[string]time.Time, len(prevL.DeviceBoundAt))
-			for k, v := range prevL.DeviceBoundAt {
-				if k != deviceID {
-					l.DeviceBoundAt[k] = v
-				}
-			}
+		if _, err := t.unbindDevice(prevL.ID, deviceID); err != nil {
+			return err
 		}
+		l := *prevL
+		l.UpdatedAt = t.now
 		d := *prevD
 		d.LicenseIDs, _ = without(prevD.LicenseIDs, licenseID)
 		if err := t.saveLicense(prevL, &l); err != nil {

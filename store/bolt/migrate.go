@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -29,6 +30,63 @@ var migrations = []migration{
 	{Version: 4, Name: "audit by target, packed key index", Apply: migrateV4},
 	{Version: 5, Name: "partner identities by account", Apply: migratePartnerByMember},
 	{Version: 6, Name: "webhook outbox events, due deliveries by endpoint", Apply: migrateDueByHook},
+	{Version: 7, Name: "license devices index", Apply: migrateLicenseDevices},
+}
+
+// licenseV5 is a license record of schema versions 1 to 5, which kept its
+// bound devices inside: the list, and since version 2 when each was bound.
+// Migrations 2 and 7 read it (version 1's JSON names these Go fields).
+type licenseV5 struct {
+	ID                    string
+	AppID                 string
+	EnvID                 string
+	Key                   string
+	PlanID                string
+	Status                string
+	UserID                string
+	EntitlementIDs        []string
+	DeviceIDs             []string
+	DeviceBoundAt         map[string]time.Time
+	ActivatedAt           *time.Time
+	ExpiresAt             *time.Time
+	DeviceResetsRemaining int
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+}
+
+// license is the record without its devices.
+func (l *licenseV5) license() *store.License {
+	return &store.License{ID: l.ID, AppID: l.AppID, EnvID: l.EnvID, Key: l.Key, PlanID: l.PlanID, Status: l.Status, UserID: l.UserID,
+		EntitlementIDs: l.EntitlementIDs, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, DeviceResetsRemaining: l.DeviceResetsRemaining,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+}
+
+// migrateLicenseDevices moves every license's bound devices from its record
+// into license_devices (with their count) and rewrites the record without
+// them. A binding older than DeviceBoundAt gets its device's first sighting,
+// the time the license detail showed for it before.
+func migrateLicenseDevices(tx *bolt.Tx) error {
+	t := &txn{tx: tx, ctx: context.Background()}
+	return rewriteBucket(tx.Bucket(bLicenses), func(k, v []byte) ([]byte, error) {
+		old := new(licenseV5)
+		if err := decode(bLicenses, k, v, old); err != nil {
+			return nil, err
+		}
+		for _, did := range old.DeviceIDs {
+			at, ok := old.DeviceBoundAt[did]
+			if !ok {
+				dev := new(store.Device)
+				if err := t.mustGet(bDevices, did, "device", dev); err != nil {
+					return nil, err
+				}
+				at = dev.CreatedAt
+			}
+			if err := t.bindDevice(old.ID, did, at); err != nil {
+				return nil, err
+			}
+		}
+		return encodeRecord(old.license())
+	})
 }
 
 // migratePartnerByMember fills partner_identities_by_member from the links
@@ -205,15 +263,18 @@ func (db *DB) migrate() error {
 	})
 }
 
+// recordKind is a primary bucket and a new value of its record type.
+type recordKind struct {
+	bucket []byte
+	new    func() any
+}
+
 // v1Records lists the primary buckets of version 1 and a new value of each
 // one's record type. Version 1 stored records as the JSON of the domain
 // types, so a record reads with the domain type's own JSON decoding;
 // unknown fields are refused, so a Go field renamed since fails loudly here
 // instead of losing its value.
-var v1Records = []struct {
-	bucket []byte
-	new    func() any
-}{
+var v1Records = []recordKind{
 	{bOrgs, func() any { return new(store.Organization) }},
 	{bMembers, func() any { return new(store.Member) }},
 	{bDashSessions, func() any { return new(store.DashboardSession) }},
@@ -223,7 +284,7 @@ var v1Records = []struct {
 	{bSecrets, func() any { return new(store.AppSecret) }},
 	{bEnts, func() any { return new(store.Entitlement) }},
 	{bPlans, func() any { return new(store.Plan) }},
-	{bLicenses, func() any { return new(store.License) }},
+	{bLicenses, func() any { return new(licenseV5) }},
 	{bEndUsers, func() any { return new(store.EndUser) }},
 	{bDevices, func() any { return new(store.Device) }},
 	{bSessions, func() any { return new(sessionRecord) }},

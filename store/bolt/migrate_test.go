@@ -58,14 +58,14 @@ func TestOpenMigratesV1(t *testing.T) {
 		t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
 	}
 	if got := db.Migrated(); len(got) != len(migrations) || got[0] != "2 compact records" || got[1] != "3 organization audit by event" ||
-		got[2] != "4 audit by target, packed key index" || got[3] != "5 partner identities by account" || got[4] != "6 webhook outbox events, due deliveries by endpoint" {
+		got[2] != "4 audit by target, packed key index" || got[3] != "5 partner identities by account" || got[4] != "6 webhook outbox events, due deliveries by endpoint" || got[5] != "7 license devices index" {
 		t.Fatalf("Migrated() = %q", got)
 	}
 	records := map[string]func() any{}
 	for _, r := range v1Records {
 		records[string(r.bucket)] = r.new
 	}
-	n := 0
+	n, bindings := 0, 0
 	err = db.bolt.View(func(tx *bbolt.Tx) error {
 		for name, pairs := range d.Buckets {
 			b := tx.Bucket([]byte(name))
@@ -117,6 +117,12 @@ func TestOpenMigratesV1(t *testing.T) {
 				if err := decodeV1(v1, want); err != nil {
 					t.Fatalf("%s/%s: fixture does not decode: %v", name, p.K, err)
 				}
+				if old, ok := want.(*licenseV5); ok {
+					// Version 7 moved its devices to license_devices
+					// (checkV1Bindings).
+					want, back = old.license(), new(store.License)
+					bindings += len(old.DeviceIDs)
+				}
 				if err := decode([]byte(name), k, got, back); err != nil {
 					t.Fatal(err)
 				}
@@ -137,6 +143,10 @@ func TestOpenMigratesV1(t *testing.T) {
 	if n < 50 {
 		t.Fatalf("only %d records compared", n)
 	}
+	if bindings == 0 {
+		t.Fatal("the fixture binds no device: migration 7 is not exercised")
+	}
+	checkV1Bindings(t, db, d)
 	checkV1Reads(t, db)
 }
 

@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	"slices"
-	"time"
 
 	"licensectl/store"
 )
@@ -154,9 +153,9 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
 		}
 	}
-	bound := dev != nil && slices.Contains(l.DeviceIDs, dev.ID)
+	bound := dev != nil && t.isBound(l.ID, dev.ID)
 	if !bound {
-		if len(l.DeviceIDs) >= plan.MaxDevices {
+		if t.devicesCount(l.ID) >= plan.MaxDevices {
 			return nil, store.Errorf(store.ECodeDeviceLimit, "the license is bound to its maximum of %d devices", plan.MaxDevices)
 		}
 		if plan.IsTrial && dev != nil && dev.TrialLicenseID != "" && dev.TrialLicenseID != l.ID {
@@ -188,13 +187,9 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		if err := t.saveDevice(prevDev, dev); err != nil {
 			return nil, err
 		}
-		l.DeviceIDs = append(slices.Clone(l.DeviceIDs), dev.ID)
-		bound := make(map[string]time.Time, len(l.DeviceBoundAt)+1)
-		for k, v := range l.DeviceBoundAt {
-			bound[k] = v
+		if err := t.bindDevice(l.ID, dev.ID, t.now); err != nil {
+			return nil, err
 		}
-		bound[dev.ID] = t.now
-		l.DeviceBoundAt = bound
 	}
 	changed := !bound
 	if l.Status == store.LicenseInactive {
@@ -254,7 +249,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 			return store.NotFound("license")
 		}
 		devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp)))
-		if devID == "" || !slices.Contains(l.DeviceIDs, devID) {
+		if devID == "" || !t.isBound(l.ID, devID) {
 			return store.NotFound("device")
 		}
 		dev, err := t.device(ra.Env.ID, devID)
@@ -266,14 +261,8 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		}
 		t.asActor(store.ActorLicense, l.ID)
 		prevLic, prevDev := *l, *dev
-		l.DeviceIDs = slices.DeleteFunc(slices.Clone(l.DeviceIDs), func(id string) bool { return id == dev.ID })
-		if len(prevLic.DeviceBoundAt) > 0 {
-			l.DeviceBoundAt = make(map[string]time.Time, len(prevLic.DeviceBoundAt))
-			for k, v := range prevLic.DeviceBoundAt {
-				if k != dev.ID {
-					l.DeviceBoundAt[k] = v
-				}
-			}
+		if _, err := t.unbindDevice(l.ID, dev.ID); err != nil {
+			return err
 		}
 		l.DeviceResetsRemaining--
 		l.UpdatedAt = t.now

@@ -38,13 +38,8 @@ func (f *Fixtures) SeedBinding(ctx context.Context, s store.Scope, licenseID, de
 			return err
 		}
 		l, d := *prevL, *prevD
-		if !slices.Contains(l.DeviceIDs, deviceID) {
-			l.DeviceIDs = append(slices.Clone(l.DeviceIDs), deviceID)
-			l.DeviceBoundAt = map[string]time.Time{}
-			for k, v := range prevL.DeviceBoundAt {
-				l.DeviceBoundAt[k] = v
-			}
-			l.DeviceBoundAt[deviceID] = t.now
+		if err := t.bindDevice(l.ID, deviceID, t.now); err != nil {
+			return err
 		}
 		if !slices.Contains(d.LicenseIDs, licenseID) {
 			d.LicenseIDs = append(slices.Clone(d.LicenseIDs), licenseID)

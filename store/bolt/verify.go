@@ -1,32 +1,40 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 
 	bolt "go.etcd.io/bbolt"
+
+	"licensectl/store"
 )
 
 // records lists every primary bucket of the current schema and a new value
 // of its record type: what VerifyRecords decodes. Index buckets hold ids
-// and counts that no read decodes as a record, and are left out.
-var records = append(append([]struct {
-	bucket []byte
-	new    func() any
-}{}, v1Records...), []struct {
-	bucket []byte
-	new    func() any
-}{
-	{bSubscriptions, func() any { return new(subscriptionRecord) }},
-	{bBillingTx, func() any { return new(billingTxRecord) }},
-	{bOnboarding, func() any { return new(onboardingRecord) }},
-	{bPartnerAttempts, func() any { return new(partnerAttempt) }},
-	{bPartnerIdentities, func() any { return new(partnerIdentity) }},
-	{bHooks, func() any { return new(webhookRecord) }},
-	{bDeliveries, func() any { return new(deliveryRecord) }},
-	{bOutbox, func() any { return new(outboxEvent) }},
-}...)
+// and counts that no read decodes as a record, and are left out. Version 1's
+// buckets are all still primary, and all but licenses (whose devices
+// version 7 moved to an index) keep their record type.
+var records = func() []recordKind {
+	out := make([]recordKind, 0, len(v1Records)+8)
+	for _, r := range v1Records {
+		if bytes.Equal(r.bucket, bLicenses) {
+			r.new = func() any { return new(store.License) }
+		}
+		out = append(out, r)
+	}
+	return append(out, []recordKind{
+		{bSubscriptions, func() any { return new(subscriptionRecord) }},
+		{bBillingTx, func() any { return new(billingTxRecord) }},
+		{bOnboarding, func() any { return new(onboardingRecord) }},
+		{bPartnerAttempts, func() any { return new(partnerAttempt) }},
+		{bPartnerIdentities, func() any { return new(partnerIdentity) }},
+		{bHooks, func() any { return new(webhookRecord) }},
+		{bDeliveries, func() any { return new(deliveryRecord) }},
+		{bOutbox, func() any { return new(outboxEvent) }},
+	}...)
+}()
 
 // VerifyRecords decodes every record of every primary bucket in one read
 // transaction. A record that does not decode would fail every request that
