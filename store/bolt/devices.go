@@ -11,14 +11,8 @@ var _ store.Devices = (*DB)(nil)
 // ListDevices implements store.Devices. A page costs offset+per_page index
 // keys; total is a kept count. A fingerprint filter is one index get.
 func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if err := store.DeviceStatus.CheckFilter(f.Status); err != nil {
+	if err := f.CheckDevices(); err != nil {
 		return nil, err
-	}
-	if f.Email != "" {
-		return nil, store.Invalid("email", "email filters users, not devices")
-	}
-	if len(f.Fingerprint) > store.MaxFingerprint {
-		return nil, store.Invalid("fingerprint", "fingerprint must be at most %d bytes", store.MaxFingerprint)
 	}
 	var byFingerprint func(*txn, string) string
 	if f.Fingerprint != "" {

@@ -8,25 +8,6 @@ import (
 	"licensectl/store"
 )
 
-// CheckReplayFields validates the anti-replay fields of a request before any
-// transaction: a nonce of 16–128 printable ASCII characters and a timestamp.
-// Returns validation_failed.
-func CheckReplayFields(rp store.Replay) error {
-	if rp.Timestamp.IsZero() {
-		return store.Invalid("timestamp", "timestamp is required (RFC 3339)")
-	}
-	n := len(rp.Nonce)
-	if n < store.MinNonce || n > store.MaxNonce {
-		return store.Invalid("nonce", "nonce must be %d to %d printable characters", store.MinNonce, store.MaxNonce)
-	}
-	for i := 0; i < n; i++ {
-		if c := rp.Nonce[i]; c < 0x21 || c > 0x7e {
-			return store.Invalid("nonce", "nonce must be %d to %d printable characters", store.MinNonce, store.MaxNonce)
-		}
-	}
-	return nil
-}
-
 func nonceKey(envID, nonce string) []byte { return key(idb(envID), []byte(nonce)) }
 
 // replayed reports, without writing, why the request would be refused as a

@@ -160,12 +160,9 @@ func (r *Runtime) resolve(t *txn, c store.RuntimeClient) (*store.RuntimeApp, err
 	if envID != nil {
 		env = a.EnvByID(ids(envID))
 	} else {
-		name := c.Env
-		if name == "" {
-			name = store.EnvProduction
-		}
-		if !store.ValidEnv(name) {
-			return nil, store.Invalid("x-environment", "x-environment must be production or development")
+		name, err := c.EnvName()
+		if err != nil {
+			return nil, err
 		}
 		env = a.Env(name)
 	}

@@ -10,17 +10,11 @@ import (
 
 // Activate implements store.Runtime.
 func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.ActivateInput) (*store.Activation, error) {
-	if _, err := store.CheckLicenseKey("license_key", in.LicenseKey); err != nil {
-		return nil, err
-	}
-	fp, err := store.CheckFingerprint(in.Fingerprint)
+	in, err := in.Check()
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckReplayFields(in.Replay); err != nil {
-		return nil, err
-	}
-	licKey := store.NormalizeLicenseKey(in.LicenseKey)
+	licKey, fp := in.LicenseKey, in.Fingerprint
 	userHash := ""
 	if in.UserToken != "" {
 		userHash = store.HashSecret(in.UserToken)

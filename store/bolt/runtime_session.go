@@ -26,20 +26,11 @@ func (r *Runtime) dummy(ctx context.Context) string {
 // write transaction: argon2id takes tens of milliseconds and must not hold
 // the single writer. The transaction re-reads the user and decides.
 func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (*store.RuntimeSession, error) {
-	email, err := store.NormalizeEmail("email", in.Email)
+	in, err := in.Check()
 	if err != nil {
 		return nil, err
 	}
-	if in.Password == "" {
-		return nil, store.Invalid("password", "password is required")
-	}
-	fp, err := store.CheckFingerprint(in.Fingerprint)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckReplayFields(in.Replay); err != nil {
-		return nil, err
-	}
+	email, fp := in.Email, in.Fingerprint
 	if r.db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
