@@ -291,3 +291,46 @@ func TestListFilterChecks(t *testing.T) {
 		}
 	})
 }
+
+// payments is a PaymentProvider that accepts one payer and records what it
+// was asked.
+type payments struct{ phone, doc string }
+
+func (p *payments) CheckPayer(phone, document string) (Payer, error) {
+	p.phone, p.doc = phone, document
+	if phone != "+5581987654321" {
+		return Payer{}, Invalid("customer_phone", "customer_phone must be an E.164 number such as +5511987654321")
+	}
+	return Payer{Phone: phone, Document: document, DocumentKind: "cpf"}, nil
+}
+
+func (p *payments) Request(string, int64) (string, string, error) { return "code", "qr", nil }
+
+func TestCheckCheckout(t *testing.T) {
+	pay := &payments{}
+	p := &BillingPolicy{Payments: pay, Tiers: []Tier{{Key: "free"}, {Key: "pro", PriceCents: 4900}, {Key: "team", PriceCents: 9900}}}
+	in := CheckoutInput{PlanKey: " pro ", CustomerPhone: "+5581987654321", CustomerDocument: "11144477735"}
+	t.Run("OK", func(t *testing.T) {
+		tier, payer, err := p.CheckCheckout(in)
+		if err != nil || tier.Key != "pro" || payer.DocumentKind != "cpf" || pay.doc != in.CustomerDocument {
+			t.Fatalf("got %+v, %+v, %v", tier, payer, err)
+		}
+	})
+	with := func(mut func(*CheckoutInput)) func() error {
+		return func() error { c := in; mut(&c); _, _, err := p.CheckCheckout(c); return err }
+	}
+	paidMsg := "billing_plan_key must be a paid plan: pro, team"
+	runRuleCases(t, []ruleCase{
+		{"ErrValidation/PlanRequired", with(func(c *CheckoutInput) { c.PlanKey = "  " }), "billing_plan_key", "billing_plan_key is required"},
+		{"ErrValidation/PlanUnknown", with(func(c *CheckoutInput) { c.PlanKey = "gold" }), "billing_plan_key", paidMsg},
+		{"ErrValidation/PlanFree", with(func(c *CheckoutInput) { c.PlanKey = "free" }), "billing_plan_key", paidMsg},
+		{"ErrValidation/PayerFromProvider", with(func(c *CheckoutInput) { c.CustomerPhone = "081" }), "customer_phone", "customer_phone must be an E.164 number such as +5511987654321"},
+	})
+	t.Run("ErrUnavailable", func(t *testing.T) {
+		// The setting is checked first: an operator's fix, whatever the fields.
+		_, _, err := (&BillingPolicy{Tiers: p.Tiers}).CheckCheckout(CheckoutInput{})
+		if e := AsError(err); e == nil || e.Code != ECodeUnavailable || e.Message != "Pix checkout is not configured: the operator must set billing.pix.key" {
+			t.Fatalf("got %v", err)
+		}
+	})
+}

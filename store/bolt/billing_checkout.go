@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"licensectl/pix"
 	"licensectl/store"
 )
 
@@ -27,60 +25,16 @@ type billingTxRecord struct {
 	PaidAt    *time.Time `json:"p,omitempty"`
 }
 
-// pixTxID is the BR Code txid of a transaction: the last 25 characters of its
-// id without dashes, upper-cased (design.md §10).
-func pixTxID(id string) string {
-	s := strings.ToUpper(strings.ReplaceAll(id, "-", ""))
-	return s[len(s)-pix.MaxTxID:]
-}
-
-// checkCheckout validates a checkout request against the policy, in the
-// order a caller fixes them: the setting, then the fields.
-func checkCheckout(p *store.BillingPolicy, in *store.CheckoutInput) (*store.Tier, string, error) {
-	if p.Pix.Key == "" {
-		return nil, "", store.Errorf(store.ECodeUnavailable, "Pix checkout is not configured: the operator must set billing.pix.key")
-	}
-	in.PlanKey = strings.TrimSpace(in.PlanKey)
-	if in.PlanKey == "" {
-		return nil, "", store.Invalid("billing_plan_key", "billing_plan_key is required")
-	}
-	tier := p.Tier(in.PlanKey)
-	if tier == nil || tier.PriceCents <= 0 {
-		var paid []string
-		for _, t := range p.Tiers {
-			if t.PriceCents > 0 {
-				paid = append(paid, t.Key)
-			}
-		}
-		return nil, "", store.Invalid("billing_plan_key", "billing_plan_key must be a paid plan: %s", strings.Join(paid, ", "))
-	}
-	in.CustomerPhone = strings.TrimSpace(in.CustomerPhone)
-	if !pix.ValidE164(in.CustomerPhone) {
-		return nil, "", store.Invalid("customer_phone", "customer_phone must be an E.164 number such as +5511987654321")
-	}
-	doc, kind, err := pix.ParseDocument(in.CustomerDocument)
-	if err != nil {
-		return nil, "", store.Invalid("customer_document", "customer_document %s", err)
-	}
-	in.CustomerDocument = doc
-	return tier, kind, nil
-}
-
-// BillingCheckout implements store.Billing. The BR Code and its QR image are
-// built before the transaction, which holds the write lock.
+// BillingCheckout implements store.Billing. The payment request and its QR
+// image are built before the transaction, which holds the write lock.
 func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*store.Checkout, error) {
 	p := db.billingPolicy()
-	tier, kind, err := checkCheckout(p, &in)
+	tier, payer, err := p.CheckCheckout(in)
 	if err != nil {
 		return nil, err
 	}
 	id := store.NewID()
-	code, err := pix.Payment{Key: p.Pix.Key, MerchantName: p.Pix.MerchantName, MerchantCity: p.Pix.MerchantCity,
-		AmountCents: tier.PriceCents, TxID: pixTxID(id)}.BRCode()
-	if err != nil {
-		return nil, err
-	}
-	qr, err := pix.QRDataURI(code)
+	code, qr, err := p.Payments.Request(id, tier.PriceCents)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +43,7 @@ func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*sto
 			return err
 		}
 		rec := &billingTxRecord{ID: id, OrgID: in.OrgID, Plan: tier.Key, Amount: tier.PriceCents, Status: store.TransactionPending,
-			DocKind: kind, Document: in.CustomerDocument, Phone: in.CustomerPhone, CopyPaste: code,
+			DocKind: payer.DocumentKind, Document: payer.Document, Phone: payer.Phone, CopyPaste: code,
 			CreatedAt: t.now, ExpiresAt: t.now.Add(store.CheckoutLifetime)}
 		if err := t.put(bBillingTx, id, rec); err != nil {
 			return err
