@@ -6,6 +6,7 @@ import (
 	"licensectl/store/password"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -34,6 +35,44 @@ func TestNewStartsNoGoroutines(t *testing.T) {
 	}
 	if len(s.workers) < 6 {
 		t.Fatalf("only %d workers listed", len(s.workers))
+	}
+}
+
+// Registering routes builds nothing and lists nothing: the constructor made
+// the runtime state and listed every worker in one place (issue 20), so a
+// second router (or a route added later) cannot duplicate a worker.
+func TestRoutesHaveNoSideEffects(t *testing.T) {
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.Server.Listen = "127.0.0.1:0"
+	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	names := func() []string {
+		var out []string
+		for _, w := range s.workers {
+			out = append(out, w.name)
+		}
+		return out
+	}
+	want := []string{"flush last seen", "flush runtime usage", "sweep sessions and nonces", "billing sweeper",
+		"license expiry", "account mail", "webhook dispatcher", "audit retention"}
+	if got := names(); !slices.Equal(got, want) {
+		t.Fatalf("workers = %q, want %q", got, want)
+	}
+	rt := s.rt
+	s.routes()
+	if got := names(); !slices.Equal(got, want) {
+		t.Fatalf("after routes(): workers = %q, want %q", got, want)
+	}
+	if s.rt != rt {
+		t.Fatal("routes() rebuilt the runtime state")
 	}
 }
 
