@@ -46,7 +46,9 @@ func (db *DB) billingPolicy() *store.BillingPolicy {
 }
 
 // subscriptionRecord is an organization's stored subscription. Absent, the
-// organization is on the default tier since its creation.
+// organization is on the default tier since its creation. Its fields are
+// those of store.SubscriptionState, whose transitions move it: the two
+// types convert into each other.
 type subscriptionRecord struct {
 	Status      string     `json:"st"`
 	Provider    string     `json:"pv"`
@@ -68,7 +70,8 @@ func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
 	if err := t.mustGet(bOrgs, orgID, "organization", org); err != nil {
 		return nil, err
 	}
-	return &subscriptionRecord{Status: store.SubscriptionActive, Provider: store.ProviderNone, PeriodStart: org.CreatedAt}, nil
+	def := subscriptionRecord(store.DefaultSubscription(org.CreatedAt))
+	return &def, nil
 }
 
 // tier is the tier in force for rec: its plan, or the default tier when the

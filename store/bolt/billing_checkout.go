@@ -75,12 +75,11 @@ func (db *DB) ConfirmBillingTransaction(ctx context.Context, id string) (*store.
 		if err != nil {
 			return err
 		}
-		switch {
-		case rec.Status == store.TransactionPaid:
+		if paid, err := store.CheckPayable(rec.Status, rec.ExpiresAt, t.now); err != nil {
+			return err
+		} else if paid {
 			out = sub.subscription(rec.OrgID, p)
 			return nil
-		case rec.Status == store.TransactionExpired || !t.now.Before(rec.ExpiresAt):
-			return store.Errorf(store.ECodeTransition, "the transaction expired at %s: start a new checkout", rec.ExpiresAt.Format(time.RFC3339))
 		}
 		now := t.now
 		rec.Status, rec.PaidAt = store.TransactionPaid, &now
@@ -90,14 +89,8 @@ func (db *DB) ConfirmBillingTransaction(ctx context.Context, id string) (*store.
 		if err := t.tx.Bucket(bBillingPending).Delete(key(timeKey(rec.ExpiresAt), idb(id))); err != nil {
 			return err
 		}
-		if sub.Status == store.SubscriptionActive && sub.Provider == store.ProviderPix && sub.Plan == rec.Plan &&
-			sub.PeriodEnd != nil && sub.PeriodEnd.After(now) {
-			end := sub.PeriodEnd.Add(store.PaidPeriod)
-			sub.PeriodEnd = &end
-		} else {
-			end := now.Add(store.PaidPeriod)
-			sub = &subscriptionRecord{Status: store.SubscriptionActive, Provider: store.ProviderPix, Plan: rec.Plan, PeriodStart: now, PeriodEnd: &end}
-		}
+		paid := subscriptionRecord(store.SubscriptionState(*sub).Paid(rec.Plan, now))
+		sub = &paid
 		if err := t.put(bSubscriptions, rec.OrgID, sub); err != nil {
 			return err
 		}
@@ -124,16 +117,8 @@ func (db *DB) SweepBilling(ctx context.Context) ([]string, error) {
 			if _, err := t.get(bSubscriptions, org, rec); err != nil {
 				return err
 			}
-			if rec.PeriodEnd == nil {
-				return nil
-			}
-			end := *rec.PeriodEnd
-			if rec.Status == store.SubscriptionActive && !t.now.Before(end) {
-				rec.Status = store.SubscriptionPastDue
-				next[org] = rec
-			}
-			if rec.Status == store.SubscriptionPastDue && !t.now.Before(end.Add(grace)) {
-				next[org] = &subscriptionRecord{Status: store.SubscriptionActive, Provider: store.ProviderNone, PeriodStart: t.now}
+			if aged, changed := store.SubscriptionState(*rec).Aged(t.now, grace); changed {
+				next[org] = (*subscriptionRecord)(&aged)
 			}
 			return nil
 		})
