@@ -111,6 +111,35 @@ func (rp Replay) Check() error {
 	return nil
 }
 
+// CheckWindow refuses a request whose timestamp is more than window away
+// from now, either way. Returns stale_timestamp.
+func (rp Replay) CheckWindow(now time.Time, window time.Duration) error {
+	if d := now.Sub(rp.Timestamp); d > window || d < -window {
+		return Errorf(ECodeStaleTimestamp, "timestamp is outside the accepted window of ±%s", window)
+	}
+	return nil
+}
+
+// UsedUntil is how long the request's nonce stays used once accepted: for as
+// long as a request carrying its timestamp could still be accepted, so a
+// restart or a later retry within the window is refused too.
+func (rp Replay) UsedUntil(now time.Time, window time.Duration) time.Time {
+	until := rp.Timestamp
+	if now.After(until) {
+		until = now
+	}
+	return until.Add(window)
+}
+
+// CheckNonceUnused refuses a nonce recorded as used until usedUntil (zero:
+// never recorded) when now is before then. Returns nonce_reused.
+func CheckNonceUnused(usedUntil, now time.Time) error {
+	if usedUntil.After(now) {
+		return Errorf(ECodeNonceReused, "this nonce was already used")
+	}
+	return nil
+}
+
 // Check validates a runtime login and returns it with the e-mail normalized
 // and the fingerprint trimmed. Returns validation_failed.
 func (in RuntimeLoginInput) Check() (RuntimeLoginInput, error) {

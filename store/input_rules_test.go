@@ -334,3 +334,50 @@ func TestCheckCheckout(t *testing.T) {
 		}
 	})
 }
+
+func TestReplayWindowAndNonce(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	window := 5 * time.Minute
+	stale := "timestamp is outside the accepted window of ±5m0s"
+	for _, tt := range []struct {
+		name string
+		ts   time.Time
+		code string
+	}{
+		{"OK/Now", now, ""},
+		{"OK/EdgePast", now.Add(-window), ""},
+		{"OK/EdgeFuture", now.Add(window), ""},
+		{"ErrStaleTimestamp/Past", now.Add(-window - time.Nanosecond), ECodeStaleTimestamp},
+		{"ErrStaleTimestamp/Future", now.Add(window + time.Nanosecond), ECodeStaleTimestamp},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Replay{Timestamp: tt.ts}.CheckWindow(now, window)
+			if ErrorCode(err) != tt.code || (err != nil && ErrorMessage(err) != stale) {
+				t.Fatalf("got %v, want %q", err, tt.code)
+			}
+		})
+	}
+	t.Run("OK/UsedUntilFromTheLaterOfTimestampAndNow", func(t *testing.T) {
+		if got := (Replay{Timestamp: now.Add(time.Minute)}).UsedUntil(now, window); !got.Equal(now.Add(time.Minute + window)) {
+			t.Fatalf("future timestamp: used until %v", got)
+		}
+		if got := (Replay{Timestamp: now.Add(-time.Minute)}).UsedUntil(now, window); !got.Equal(now.Add(window)) {
+			t.Fatalf("past timestamp: used until %v", got)
+		}
+	})
+	for _, tt := range []struct {
+		name  string
+		until time.Time
+		code  string
+	}{
+		{"OK/NeverUsed", time.Time{}, ""},
+		{"OK/UseExpired", now, ""},
+		{"ErrNonceReused/StillUsed", now.Add(time.Nanosecond), ECodeNonceReused},
+	} {
+		t.Run("Nonce/"+tt.name, func(t *testing.T) {
+			if err := CheckNonceUnused(tt.until, now); ErrorCode(err) != tt.code {
+				t.Fatalf("got %v, want %q", err, tt.code)
+			}
+		})
+	}
+}
