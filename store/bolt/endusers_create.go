@@ -31,8 +31,8 @@ func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw stri
 		if err != nil {
 			return err
 		}
-		if a.Status != store.AppActive {
-			return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+		if err := a.CheckActive(); err != nil {
+			return err
 		}
 		if t.lookup(bEndUsersEmail, key(idb(env.ID), []byte(email))) != "" {
 			return store.Errorf(store.ECodeEmailTaken, "a user with this e-mail already exists")

@@ -129,10 +129,6 @@ func (r *Runtime) ResolveApp(ctx context.Context, c store.RuntimeClient) (*store
 	return out, err
 }
 
-func errAppDisabled() error {
-	return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
-}
-
 func errInvalidApp() error {
 	return store.Errorf(store.ECodeInvalidApp, "unknown application")
 }
@@ -178,8 +174,8 @@ func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, e
 	if err != nil {
 		return nil, err
 	}
-	if ra.App.Status != store.AppActive {
-		return nil, errAppDisabled()
+	if err := ra.App.CheckActive(); err != nil {
+		return nil, err
 	}
 	return ra, nil
 }

@@ -130,8 +130,8 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if plan == nil {
 		return nil, store.NotFound("plan")
 	}
-	if userID != "" && l.UserID != "" && l.UserID != userID {
-		return nil, store.Errorf(store.ECodeLicenseOwned, "the license belongs to another user")
+	if err := l.CheckOwner(userID); err != nil {
+		return nil, err
 	}
 	var dev *store.Device
 	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
@@ -144,18 +144,10 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		}
 		dc := *cd
 		dev = &dc
-		if dev.Status == store.DeviceBlocked {
-			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
-		}
 	}
-	bound := dev != nil && slices.Contains(l.DeviceIDs, dev.ID)
-	if !bound {
-		if len(l.DeviceIDs) >= plan.MaxDevices {
-			return nil, store.Errorf(store.ECodeDeviceLimit, "the license is bound to its maximum of %d devices", plan.MaxDevices)
-		}
-		if plan.IsTrial && dev != nil && dev.TrialLicenseID != "" && dev.TrialLicenseID != l.ID {
-			return nil, store.Errorf(store.ECodeTrialUsed, "this device already used a trial of this application")
-		}
+	bound, err := store.CheckBind(l, plan, dev)
+	if err != nil {
+		return nil, err
 	}
 
 	// Writes start here. A new device is written once, already bound.
@@ -255,8 +247,8 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		if l.DeviceResetsRemaining <= 0 {
-			return store.Errorf(store.ECodeResetLimit, "the license has no device resets left")
+		if err := l.CheckResetLeft(); err != nil {
+			return err
 		}
 		t.asActor(store.ActorLicense, l.ID)
 		prevLic, prevDev := *l, *dev

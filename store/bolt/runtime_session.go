@@ -126,8 +126,8 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 		if dev, err = t.device(ra.Env.ID, devID); err != nil {
 			return nil, err
 		}
-		if dev.Status == store.DeviceBlocked {
-			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
+		if err := dev.CheckUsable(); err != nil {
+			return nil, err
 		}
 	}
 	now := t.now
@@ -265,8 +265,8 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		}
 		sc := *cs
 		s := &sc
-		if ra.App.Status != store.AppActive {
-			return errAppDisabled()
+		if err := ra.App.CheckActive(); err != nil {
+			return err
 		}
 		if s.RefreshHash != hash && r.rotatedJustNow(t, s, hash) {
 			return store.Errorf(store.ECodeRefreshRotated, "this refresh token was rotated a moment ago by another refresh of this session; use the pair it returned")
