@@ -138,6 +138,32 @@ func (p *BillingPolicy) CheckCheckout(in CheckoutInput) (*Tier, Payer, error) {
 	return tier, payer, nil
 }
 
+// Resource is what a tier limits per organization.
+type Resource int
+
+// The resources a tier limits.
+const (
+	ResApplications Resource = iota // applications, disabled or not
+	ResLicenses                     // licenses neither revoked nor banned
+	ResMembers                      // dashboard members of every role
+)
+
+// CheckRoom refuses adding n of res to an organization on tier t that has
+// cur of them, when that would pass t's limit. Returns plan_limit_reached.
+func (t *Tier) CheckRoom(res Resource, cur int64, n int) error {
+	limit, what := t.MaxApplications, "applications"
+	switch res {
+	case ResLicenses:
+		limit, what = t.MaxLicenses, "active licenses"
+	case ResMembers:
+		limit, what = t.MaxDashboardMembers, "dashboard members"
+	}
+	if !Within(cur+int64(n), limit) {
+		return Errorf(ECodePlanLimit, "the %s plan allows %d %s and the organization has %d", t.Name, limit, what, cur)
+	}
+	return nil
+}
+
 // DefaultTier is the tier organizations start on: "free" when configured,
 // else the first listed.
 func (p *BillingPolicy) DefaultTier() *Tier {

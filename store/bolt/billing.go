@@ -88,13 +88,13 @@ func (rec *subscriptionRecord) subscription(orgID string, p *store.BillingPolicy
 		Plan: *rec.tier(p), TrialEndsAt: rec.TrialEndsAt, CurrentPeriodStart: rec.PeriodStart, CurrentPeriodEnd: rec.PeriodEnd}
 }
 
-// limited resources of a tier.
-type resource int
+// resource is what a tier limits (store.Resource).
+type resource = store.Resource
 
 const (
-	resApplications resource = iota
-	resLicenses
-	resMembers
+	resApplications = store.ResApplications
+	resLicenses     = store.ResLicenses
+	resMembers      = store.ResMembers
 )
 
 // orgCount is the number of the organization's res counted against its tier:
@@ -124,18 +124,7 @@ func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
 	if err != nil {
 		return err
 	}
-	tier := rec.tier(p)
-	limit, what := tier.MaxApplications, "applications"
-	switch res {
-	case resLicenses:
-		limit, what = tier.MaxLicenses, "active licenses"
-	case resMembers:
-		limit, what = tier.MaxDashboardMembers, "dashboard members"
-	}
-	if cur := t.orgCount(orgID, res); !store.Within(cur+int64(n), limit) {
-		return store.Errorf(store.ECodePlanLimit, "the %s plan allows %d %s and the organization has %d", tier.Name, limit, what, cur)
-	}
-	return nil
+	return rec.tier(p).CheckRoom(res, t.orgCount(orgID, res), n)
 }
 
 // BillingPlans implements store.Billing.

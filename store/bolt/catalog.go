@@ -323,8 +323,8 @@ func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 		if err != nil {
 			return err
 		}
-		if n := t.planInUse(a, p.ID); n > 0 {
-			return store.Errorf(store.ECodePlanInUse, "%d inactive, active or suspended licenses use this plan", n)
+		if err := store.CheckPlanUnused(t.planInUse(a, p.ID)); err != nil {
+			return err
 		}
 		if err := t.del(bPlans, p.ID); err != nil {
 			return err

@@ -143,8 +143,8 @@ func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
 			if err != nil {
 				return err
 			}
-			if owners <= 1 {
-				return store.Errorf(store.ECodeLastOwner, "an organization must keep at least one owner")
+			if err := store.CheckOwnersLeft(owners); err != nil {
+				return err
 			}
 		}
 		if err := t.del(bMembers, m.ID); err != nil {
