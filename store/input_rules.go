@@ -173,6 +173,20 @@ func (in ActivateInput) Check() (ActivateInput, error) {
 	return in, nil
 }
 
+// Check validates a self-service device reset and returns it with the
+// fingerprint trimmed and the key normalized. Returns validation_failed.
+func (in DeviceResetInput) Check() (DeviceResetInput, error) {
+	if _, err := CheckLicenseKey("license_key", in.LicenseKey); err != nil {
+		return in, err
+	}
+	var err error
+	if in.Fingerprint, err = CheckFingerprint(in.Fingerprint); err != nil {
+		return in, err
+	}
+	in.LicenseKey = NormalizeLicenseKey(in.LicenseKey)
+	return in, nil
+}
+
 // EnvName returns the environment name the client asks for, production when
 // it names none. Returns validation_failed for any other name.
 func (c RuntimeClient) EnvName() (string, error) {

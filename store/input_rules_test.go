@@ -134,6 +134,12 @@ func TestRuntimeInputChecks(t *testing.T) {
 			t.Fatalf("got %+v, %v", got, err)
 		}
 	})
+	t.Run("OK/DeviceReset", func(t *testing.T) {
+		got, err := DeviceResetInput{LicenseKey: "abcde-fghjk", Fingerprint: " fp "}.Check()
+		if err != nil || got.LicenseKey != NormalizeLicenseKey("abcde-fghjk") || got.Fingerprint != "fp" {
+			t.Fatalf("got %+v, %v", got, err)
+		}
+	})
 	withLogin := func(mut func(*RuntimeLoginInput)) func() error {
 		return func() error { in := login; mut(&in); _, err := in.Check(); return err }
 	}
@@ -148,6 +154,9 @@ func TestRuntimeInputChecks(t *testing.T) {
 		{"ErrValidation/ActivateKey", withAct(func(in *ActivateInput) { in.LicenseKey = "" }), "license_key", "license_key is required"},
 		{"ErrValidation/ActivateFingerprint", withAct(func(in *ActivateInput) { in.Fingerprint = "a\x1bb" }), "device_fingerprint", "device_fingerprint must not contain control characters or bidirectional overrides (found U+001B)"},
 		{"ErrValidation/ActivateReplay", withAct(func(in *ActivateInput) { in.Timestamp = time.Time{} }), "timestamp", "timestamp is required (RFC 3339)"},
+		{"ErrValidation/ResetKey", func() error { _, err := DeviceResetInput{LicenseKey: "k\x00", Fingerprint: "fp"}.Check(); return err },
+			"license_key", "license_key must not contain control characters or bidirectional overrides (found U+0000)"},
+		{"ErrValidation/ResetFingerprint", func() error { _, err := DeviceResetInput{LicenseKey: "k"}.Check(); return err }, "device_fingerprint", "device_fingerprint is required"},
 		{"OK/EnvDefault", func() error { n, err := RuntimeClient{}.EnvName(); return errIf(n != EnvProduction, err) }, "", ""},
 		{"OK/EnvDevelopment", func() error {
 			n, err := RuntimeClient{Env: EnvDevelopment}.EnvName()

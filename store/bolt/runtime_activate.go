@@ -218,14 +218,11 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 
 // ResetDevice implements store.Runtime.
 func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in store.DeviceResetInput) (int, error) {
-	if _, err := store.CheckLicenseKey("license_key", in.LicenseKey); err != nil {
-		return 0, err
-	}
-	fp, err := store.CheckFingerprint(in.Fingerprint)
+	in, err := in.Check()
 	if err != nil {
 		return 0, err
 	}
-	licKey := store.NormalizeLicenseKey(in.LicenseKey)
+	licKey, fp := in.LicenseKey, in.Fingerprint
 	remaining := 0
 	err = r.softBatch(ctx, func(t *txn) error {
 		ra, err := r.activeApp(t, c)
