@@ -92,10 +92,15 @@ func (b *backupWriter) SetBackupSize(n int64) {
 // Write streams the copy into the response.
 func (b *backupWriter) Write(p []byte) (int, error) { return b.w.Write(p) }
 
-// backup streams a consistent copy of the database from one read transaction.
+// backup streams a consistent copy of the database from one read
+// transaction, when the store is a file it can copy.
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
+	fb, ok := s.db.(store.FileBackup)
+	if !ok {
+		return store.Errorf(store.ECodeBackupUnsupported, "this store is not one file the server can stream: back it up with its database's own tools")
+	}
 	bw := &backupWriter{w: w}
-	n, err := s.db.Backup(r.Context(), bw)
+	n, err := fb.Backup(r.Context(), bw)
 	if err != nil {
 		if !bw.started {
 			return err

@@ -3,12 +3,17 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"licensectl/config"
+	"licensectl/server"
 	"licensectl/server/servertest"
 	"licensectl/store"
 	"licensectl/store/bolt"
@@ -87,12 +92,60 @@ func TestAdminBackup(t *testing.T) {
 	}
 }
 
+// fileless is a store that is not one file: it lacks store.FileBackup, as a
+// store on a database server does.
+type fileless struct{ store.Backend }
+
+// A store that cannot stream a file says so with its own code, before any
+// byte of a body (issue 20: Backup is optional).
+func TestAdminBackupUnsupported(t *testing.T) {
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.Server.Listen = "127.0.0.1:0"
+	cfg.Admin.OperatorToken = "op_backup_unsupported"
+	db, err := servertest.OpenStore(cfg.DataDir, servertest.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(cfg, fileless{db}, server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if err := srv.Open(); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/v1/admin/backup", nil)
+	req.Header.Set("Authorization", "Bearer "+cfg.Admin.OperatorToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusNotImplemented || body.Error.Code != store.ECodeBackupUnsupported {
+		t.Fatalf("got %d %+v, want 501 %s", resp.StatusCode, body.Error, store.ECodeBackupUnsupported)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct == "application/octet-stream" {
+		t.Fatalf("Content-Type %q: the answer claims a file", ct)
+	}
+}
+
 func TestBackupCancelled(t *testing.T) {
 	s := servertest.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	fb, ok := s.Store().(store.FileBackup)
+	if !ok {
+		t.Skip("the store is not one file: it streams no backup to cancel")
+	}
 	var buf bytes.Buffer
-	if _, err := s.Store().Backup(ctx, &buf); err == nil {
+	if _, err := fb.Backup(ctx, &buf); err == nil {
 		t.Fatal("Backup with a cancelled context succeeded")
 	}
 }

@@ -39,8 +39,3 @@ func (b *billingSweeper) sweep(ctx context.Context) {
 		b.changed(org)
 	}
 }
-
-// addBillingSweeper lists the billing sweeper among the workers.
-func (s *Server) addBillingSweeper() {
-	s.addWorker("billing sweeper", &billingSweeper{store: s.db, interval: billingSweepInterval, logger: s.logger, changed: s.rt.usage.planChanged})
-}

@@ -59,6 +59,7 @@ var statusOf = map[string]int{
 	store.ECodeOverloaded:        http.StatusServiceUnavailable,
 
 	store.ECodePartnerEmailUnverified: http.StatusForbidden,
+	store.ECodeBackupUnsupported:      http.StatusNotImplemented,
 }
 
 // StatusOf returns the HTTP status of an error code.
@@ -118,6 +119,7 @@ var errorText = map[string][2]string{
 	store.ECodeOverloaded:        {"Overloaded", "Nothing was changed: retry after retry_after_seconds."},
 
 	store.ECodePartnerEmailUnverified: {"E-mail not verified by the provider", "Verify the address at the provider and sign in again, or sign up with a password."},
+	store.ECodeBackupUnsupported:      {"Backup not supported", "This store is not one file: back it up with its database's own tools (docs/deploy.md)."},
 }
 
 // runtimeAdvice says, for each code the runtime API answers, what a desktop

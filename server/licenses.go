@@ -63,8 +63,8 @@ func (s *Server) generateLicenses(w http.ResponseWriter, r *http.Request) error 
 	in := store.GenerateLicensesInput{PlanID: req.PlanID, Quantity: 1, EntitlementIDs: req.EntitlementIDs}
 	if req.Quantity != nil {
 		// The store reads 0 as "the default"; an explicit 0 is out of range.
-		if *req.Quantity < 1 || *req.Quantity > store.MaxGenerate {
-			return store.Invalid("quantity", "quantity must be between 1 and %d", store.MaxGenerate)
+		if err := store.CheckQuantity(*req.Quantity); err != nil {
+			return err
 		}
 		in.Quantity = *req.Quantity
 	}

@@ -78,7 +78,6 @@ func (s *Server) routes() *mux.Router {
 	s.registerAdminRoutes(group{r, "/v1/admin"})
 	s.registerBillingRoutes(m, group{r, "/v1/admin"}, group{r, "/v1/billing"})
 	s.registerOnboardingRoutes(m)
-	s.addBillingSweeper()
 	s.registerAccountPages(r)
 	return r
 }

@@ -27,10 +27,10 @@ type runtimeAPI struct {
 	usage  *usageCounter
 }
 
-// initRuntime builds the runtime API and lists its background workers: the
-// last-seen flusher, the usage counter flusher and the sweeper of sessions
-// past their absolute lifetime and of nonces past their window.
-func (s *Server) initRuntime() {
+// newRuntime builds the runtime API's state: the store's runtime with the
+// token signer, the rate limiters, the login throttle and the usage counter.
+// Its workers are listed with the others (workers.go).
+func (s *Server) newRuntime() *runtimeAPI {
 	c := s.cfg.Runtime
 	rt := &runtimeAPI{store: s.db.OpenRuntime(store.RuntimeOptions{
 		Signer: rttoken.Sign, Issuer: c.Issuer, AccessTTL: c.AccessTTL, RefreshIdleTTL: c.RefreshIdleTTL,
@@ -43,41 +43,47 @@ func (s *Server) initRuntime() {
 	}
 	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now, s.acct.challenger)
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
-	s.rt = rt
-	s.addWorker("flush last seen", periodic{interval: 30 * time.Second, atStop: true, fn: func(ctx context.Context) {
-		if _, err := rt.store.FlushSeen(ctx); err != nil {
-			s.logger.Error("flush last seen", "err", err)
+	return rt
+}
+
+// flushSeen writes the devices' last-seen times held in memory.
+func (s *Server) flushSeen(ctx context.Context) {
+	if _, err := s.rt.store.FlushSeen(ctx); err != nil {
+		s.logger.Error("flush last seen", "err", err)
+	}
+}
+
+// flushUsage writes the runtime request counts held in memory.
+func (s *Server) flushUsage(ctx context.Context) {
+	if err := s.rt.usage.flush(ctx); err != nil {
+		s.logger.Error("flush runtime usage", "err", err)
+	}
+}
+
+// sweepSessions removes sessions past their absolute lifetime and nonces
+// past their window, in bounded batches.
+func (s *Server) sweepSessions(ctx context.Context) {
+	for {
+		n, err := s.rt.store.SweepSessions(ctx, 1000)
+		if err != nil {
+			s.logger.Error("sweep sessions", "err", err)
 		}
-	}})
-	s.addWorker("flush runtime usage", periodic{interval: 10 * time.Second, atStop: true, fn: func(ctx context.Context) {
-		if err := rt.usage.flush(ctx); err != nil {
-			s.logger.Error("flush runtime usage", "err", err)
+		if err != nil || n < 1000 {
+			break
 		}
-	}})
-	s.addWorker("sweep sessions and nonces", periodic{interval: time.Minute, fn: func(ctx context.Context) {
-		for {
-			n, err := rt.store.SweepSessions(ctx, 1000)
-			if err != nil {
-				s.logger.Error("sweep sessions", "err", err)
-			}
-			if err != nil || n < 1000 {
-				break
-			}
+	}
+	for {
+		n, err := s.rt.store.SweepNonces(ctx, 10000)
+		if err != nil {
+			s.logger.Error("sweep nonces", "err", err)
 		}
-		for {
-			n, err := rt.store.SweepNonces(ctx, 10000)
-			if err != nil {
-				s.logger.Error("sweep nonces", "err", err)
-			}
-			if err != nil || n < 10000 {
-				return
-			}
+		if err != nil || n < 10000 {
+			return
 		}
-	}})
+	}
 }
 
 func (s *Server) registerRuntimeRoutes(r group) {
-	s.initRuntime()
 	post := func(path, endpoint string, auth bool, fn runtimeFunc) {
 		r.Handle(path, s.runtime(endpoint, auth, fn)).Methods(http.MethodPost)
 	}

@@ -98,11 +98,9 @@ func New(cfg config.Config, db store.Backend, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.initWebhooks()
+	s.rt = s.newRuntime()
 	s.router = s.routes()
-	s.addWorker("license expiry", periodic{interval: sweepEvery, atStart: true, fn: s.expireLicenses})
-	s.addWorker("account mail", s.mailq)
-	s.addWorker("webhook dispatcher", s.dispatcher)
-	s.addWorker("audit retention", periodic{interval: retentionEvery, atStart: true, fn: s.pruneAudit})
+	s.workers = s.listWorkers()
 	s.metrics.watchLimiters(s.limiters())
 	s.metrics.registry.MustRegister(newBackendCollector(s.db))
 	s.metrics.watchWebhooks(s.db, s.now)

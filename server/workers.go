@@ -50,9 +50,20 @@ func (p periodic) Run(ctx context.Context) error {
 	}
 }
 
-// addWorker lists w to be run between Open and Close.
-func (s *Server) addWorker(name string, w worker) {
-	s.workers = append(s.workers, namedWorker{name, w})
+// listWorkers is every worker of the server, in the order Open starts them
+// (Close stops them in reverse): the runtime's flushers first, so they
+// stop last, after everything that could still count.
+func (s *Server) listWorkers() []namedWorker {
+	return []namedWorker{
+		{"flush last seen", periodic{interval: 30 * time.Second, atStop: true, fn: s.flushSeen}},
+		{"flush runtime usage", periodic{interval: 10 * time.Second, atStop: true, fn: s.flushUsage}},
+		{"sweep sessions and nonces", periodic{interval: time.Minute, fn: s.sweepSessions}},
+		{"billing sweeper", &billingSweeper{store: s.db, interval: billingSweepInterval, logger: s.logger, changed: s.rt.usage.planChanged}},
+		{"license expiry", periodic{interval: sweepEvery, atStart: true, fn: s.expireLicenses}},
+		{"account mail", s.mailq},
+		{"webhook dispatcher", s.dispatcher},
+		{"audit retention", periodic{interval: retentionEvery, atStart: true, fn: s.pruneAudit}},
+	}
 }
 
 // startWorkers starts every listed worker; each one's stop goes to s.bg.

@@ -6,6 +6,7 @@ import (
 	"licensectl/store/password"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,27 +14,69 @@ import (
 	"licensectl/config"
 )
 
-// Building a server lists its background work and starts none of it: only
-// Open does (issue 8: router construction started goroutines).
-func TestNewStartsNoGoroutines(t *testing.T) {
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.Server.Listen = "127.0.0.1:0"
-	db, err := bolt.Open(filepath.Join(cfg.DataDir, "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{})})
+// openBolt opens a bbolt store in a fresh directory.
+func openBolt(t *testing.T) *bolt.DB {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := runtime.NumGoroutine()
+	return db
+}
+
+// mustNew builds, without opening, a server on db listening on a free
+// loopback port; it is closed when the test ends.
+func mustNew(t *testing.T, db *bolt.DB) *Server {
+	t.Helper()
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.Server.Listen = "127.0.0.1:0"
 	s, err := New(cfg, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Building a server lists its background work and starts none of it: only
+// Open does (issue 8: router construction started goroutines).
+func TestNewStartsNoGoroutines(t *testing.T) {
+	db := openBolt(t)
+	before := runtime.NumGoroutine()
+	s := mustNew(t, db)
 	if after := runtime.NumGoroutine(); after > before {
 		t.Fatalf("New started %d goroutines", after-before)
 	}
 	if len(s.workers) < 6 {
 		t.Fatalf("only %d workers listed", len(s.workers))
+	}
+}
+
+// Registering routes builds nothing and lists nothing: the constructor made
+// the runtime state and listed every worker in one place (issue 20), so a
+// second router (or a route added later) cannot duplicate a worker.
+func TestRoutesHaveNoSideEffects(t *testing.T) {
+	s := mustNew(t, openBolt(t))
+	names := func() []string {
+		var out []string
+		for _, w := range s.workers {
+			out = append(out, w.name)
+		}
+		return out
+	}
+	want := []string{"flush last seen", "flush runtime usage", "sweep sessions and nonces", "billing sweeper",
+		"license expiry", "account mail", "webhook dispatcher", "audit retention"}
+	if got := names(); !slices.Equal(got, want) {
+		t.Fatalf("workers = %q, want %q", got, want)
+	}
+	rt := s.rt
+	s.routes()
+	if got := names(); !slices.Equal(got, want) {
+		t.Fatalf("after routes(): workers = %q, want %q", got, want)
+	}
+	if s.rt != rt {
+		t.Fatal("routes() rebuilt the runtime state")
 	}
 }
 

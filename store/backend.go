@@ -35,8 +35,6 @@ type Maintenance interface {
 	// Ping reports whether the store can serve reads and, after a write
 	// failed for want of space, writes.
 	Ping(ctx context.Context) error
-	// Backup writes a consistent copy of the whole store to w.
-	Backup(ctx context.Context, w io.Writer) (int64, error)
 	// ExpireLicenses stores the expiry of lapsed licenses and returns how
 	// many it moved.
 	ExpireLicenses(ctx context.Context) (int, error)
@@ -45,6 +43,16 @@ type Maintenance interface {
 	MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error)
 	// Close releases the store.
 	Close() error
+}
+
+// FileBackup is what a store kept in one file offers besides Backend: a
+// consistent copy of that file, streamed while it serves. It is optional: a
+// store on a database server (PostgreSQL) is backed up with that database's
+// own tools, and the server answers backup_unsupported for it.
+type FileBackup interface {
+	// Backup writes a consistent copy of the whole store to w and returns
+	// how many bytes it wrote.
+	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
 // EndUserAccounts creates and finds end-users outside the runtime API

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,22 +66,37 @@ func SubscriptionID(orgID string) string {
 // Within reports whether n is within limit (Unlimited always is).
 func Within(n, limit int64) bool { return limit == Unlimited || n <= limit }
 
-// PixAccount is who receives checkout payments; an empty Key turns checkout off.
-type PixAccount struct {
-	Key          string
-	MerchantName string
-	MerchantCity string
+// PaymentProvider is how a checkout is paid: it checks what the payer gives
+// and renders the payment request. The store keeps the transaction and the
+// subscription it pays for; the provider keeps nothing. It is injected into
+// the store with the billing policy, as the token signer is with the runtime
+// options, so no store implements a payment scheme (pix.Checkout is Pix's).
+type PaymentProvider interface {
+	// CheckPayer checks and normalizes the payer's phone and tax document.
+	// Returns validation_failed naming customer_phone or customer_document.
+	CheckPayer(phone, document string) (Payer, error)
+	// Request renders the payment of amountCents for the transaction with
+	// id: the code a payer copies and pastes, and its QR code as a PNG data
+	// URI.
+	Request(id string, amountCents int64) (code, qr string, err error)
+}
+
+// Payer is who pays a checkout, as the provider normalized it.
+type Payer struct {
+	Phone        string
+	Document     string
+	DocumentKind string // "cpf" or "cnpj"
 }
 
 // BillingPolicy is the billing configuration the store applies: the tiers
 // (the first is the one organizations start on and return to), whether their
-// limits are enforced, the grace period after a paid period, and the Pix
-// account checkouts pay into.
+// limits are enforced, the grace period after a paid period, and the payment
+// provider checkouts pay through (nil turns checkout off).
 type BillingPolicy struct {
 	Tiers     []Tier
 	Enforce   bool
 	GraceDays int
-	Pix       PixAccount
+	Payments  PaymentProvider
 }
 
 // Tier returns the tier with key, or nil.
@@ -89,6 +105,61 @@ func (p *BillingPolicy) Tier(key string) *Tier {
 		if p.Tiers[i].Key == key {
 			return &p.Tiers[i]
 		}
+	}
+	return nil
+}
+
+// CheckCheckout checks a checkout against the policy, in the order a caller
+// fixes them: the setting, the tier, then the payer. It returns the tier to
+// pay and the payer. Returns unavailable (no payment provider),
+// validation_failed.
+func (p *BillingPolicy) CheckCheckout(in CheckoutInput) (*Tier, Payer, error) {
+	if p.Payments == nil {
+		return nil, Payer{}, Errorf(ECodeUnavailable, "Pix checkout is not configured: the operator must set billing.pix.key")
+	}
+	key := strings.TrimSpace(in.PlanKey)
+	if key == "" {
+		return nil, Payer{}, Invalid("billing_plan_key", "billing_plan_key is required")
+	}
+	tier := p.Tier(key)
+	if tier == nil || tier.PriceCents <= 0 {
+		var paid []string
+		for _, t := range p.Tiers {
+			if t.PriceCents > 0 {
+				paid = append(paid, t.Key)
+			}
+		}
+		return nil, Payer{}, Invalid("billing_plan_key", "billing_plan_key must be a paid plan: %s", strings.Join(paid, ", "))
+	}
+	payer, err := p.Payments.CheckPayer(in.CustomerPhone, in.CustomerDocument)
+	if err != nil {
+		return nil, Payer{}, err
+	}
+	return tier, payer, nil
+}
+
+// Resource is what a tier limits per organization.
+type Resource int
+
+// The resources a tier limits.
+const (
+	ResApplications Resource = iota // applications, disabled or not
+	ResLicenses                     // licenses neither revoked nor banned
+	ResMembers                      // dashboard members of every role
+)
+
+// CheckRoom refuses adding n of res to an organization on tier t that has
+// cur of them, when that would pass t's limit. Returns plan_limit_reached.
+func (t *Tier) CheckRoom(res Resource, cur int64, n int) error {
+	limit, what := t.MaxApplications, "applications"
+	switch res {
+	case ResLicenses:
+		limit, what = t.MaxLicenses, "active licenses"
+	case ResMembers:
+		limit, what = t.MaxDashboardMembers, "dashboard members"
+	}
+	if !Within(cur+int64(n), limit) {
+		return Errorf(ECodePlanLimit, "the %s plan allows %d %s and the organization has %d", t.Name, limit, what, cur)
 	}
 	return nil
 }

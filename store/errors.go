@@ -55,6 +55,10 @@ const (
 	// server.max_queue_wait and was not made (design.md §14).
 	ECodeOverloaded = "overloaded"
 
+	// ECodeBackupUnsupported: the store is not one file the server can
+	// stream (store.FileBackup); back it up with its database's tools.
+	ECodeBackupUnsupported = "backup_unsupported"
+
 	// ECodePartnerEmailUnverified refuses a new partner identity whose
 	// provider did not verify its address (design.md §8).
 	ECodePartnerEmailUnverified = "partner_email_unverified"

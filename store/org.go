@@ -23,6 +23,15 @@ const (
 	RoleViewer    = "viewer"
 )
 
+// CheckOwnersLeft refuses taking an owner from an organization that has
+// owners of them. Returns last_owner.
+func CheckOwnersLeft(owners int) error {
+	if owners <= 1 {
+		return Errorf(ECodeLastOwner, "an organization must keep at least one owner")
+	}
+	return nil
+}
+
 // ValidRole reports whether r is a member role.
 func ValidRole(r string) bool {
 	switch r {

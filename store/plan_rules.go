@@ -96,6 +96,15 @@ func NewPlan(in PlanInput) (*Plan, error) {
 	return p, nil
 }
 
+// CheckPlanUnused refuses deleting a plan that n licenses still use
+// (inactive, active or suspended ones). Returns plan_in_use.
+func CheckPlanUnused(n int) error {
+	if n > 0 {
+		return Errorf(ECodePlanInUse, "%d inactive, active or suspended licenses use this plan", n)
+	}
+	return nil
+}
+
 // Empty reports whether in names no field at all: a PATCH that changes nothing.
 func (in PlanInput) Empty() bool {
 	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil &&

@@ -191,3 +191,30 @@ type AuditRetention interface {
 	// reports how many it removed. Callers repeat it until it removes nothing.
 	PruneAudit(ctx context.Context, batch int) (int, error)
 }
+
+// Check validates a deliveries filter: a page within bounds and a status of
+// a delivery, if any. Returns validation_failed.
+func (f *DeliveryFilter) Check() error {
+	if err := f.Normalize(); err != nil {
+		return err
+	}
+	switch f.Status {
+	case "", DeliveryPending, DeliveryDelivered, DeliveryFailed:
+		return nil
+	}
+	return Invalid("status", "status must be pending, delivered or failed")
+}
+
+// Check validates the fields of an endpoint change that are present: event
+// patterns and a status of an endpoint. Returns validation_failed.
+func (u WebhookUpdate) Check() error {
+	if u.Events != nil {
+		if err := CheckEventPatterns(u.Events); err != nil {
+			return err
+		}
+	}
+	if u.Status != nil && *u.Status != WebhookActive && *u.Status != WebhookDisabled {
+		return Invalid("status", "status must be active or disabled")
+	}
+	return nil
+}

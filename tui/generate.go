@@ -102,7 +102,7 @@ func readGenerate(c *ctx, f *form, cat catalogMsg) (store.GenerateLicensesInput,
 		in.PlanID = cat.plans[f.field(fieldPlan).choice].ID
 	}
 	n, err := strconv.Atoi(f.get(fieldQuantity))
-	if err != nil || n < 1 || n > store.MaxGenerate {
+	if err != nil || store.CheckQuantity(n) != nil {
 		bad(fieldQuantity, fmt.Sprintf("a number from 1 to %d", store.MaxGenerate))
 	}
 	in.Quantity = n

@@ -218,16 +218,8 @@ func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*st
 	if err != nil {
 		return nil, err
 	}
-	if newPassword == "" {
-		return nil, store.Invalid("new_password", "new_password is required")
-	}
-	if db.policy != nil {
-		if err := db.policy(newPassword, m.Email); err != nil {
-			if e := store.AsError(err); e != nil && e.Field == "password" {
-				return nil, store.Invalid("new_password", "new_%s", e.Message)
-			}
-			return nil, err
-		}
+	if err := store.CheckPassword("new_password", newPassword, m.Email, db.policy); err != nil {
+		return nil, err
 	}
 	if db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")

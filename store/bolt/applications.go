@@ -30,13 +30,9 @@ func (t *txn) scope(s store.Scope) (*store.Application, *store.Environment, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	name := s.Env
-	if name == "" {
-		name = store.EnvProduction
-	}
-	env := a.Env(name)
-	if env == nil {
-		return nil, nil, store.Invalid("x-environment", "environment must be production or development")
+	env, err := s.Environment(a)
+	if err != nil {
+		return nil, nil, err
 	}
 	return a, env, nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	bolt "go.etcd.io/bbolt"
+
+	"licensectl/store"
 )
 
 // BackupSizer is implemented by writers that want to know the size of a
@@ -15,6 +17,8 @@ import (
 type BackupSizer interface {
 	SetBackupSize(n int64)
 }
+
+var _ store.FileBackup = (*DB)(nil)
 
 // Backup writes a consistent copy of the whole database to w from one read
 // transaction, so writers keep working while it streams. The copy is a valid

@@ -47,7 +47,9 @@ func (db *DB) billingPolicy() *store.BillingPolicy {
 }
 
 // subscriptionRecord is an organization's stored subscription. Absent, the
-// organization is on the default tier since its creation.
+// organization is on the default tier since its creation. Its fields are
+// those of store.SubscriptionState, whose transitions move it: the two
+// types convert into each other.
 type subscriptionRecord struct {
 	Status      string     `json:"st"`
 	Provider    string     `json:"pv"`
@@ -69,7 +71,8 @@ func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
 	if err := t.mustGet(bOrgs, orgID, "organization", org); err != nil {
 		return nil, err
 	}
-	return &subscriptionRecord{Status: store.SubscriptionActive, Provider: store.ProviderNone, PeriodStart: org.CreatedAt}, nil
+	def := subscriptionRecord(store.DefaultSubscription(org.CreatedAt))
+	return &def, nil
 }
 
 // tier is the tier in force for rec: its plan, or the default tier when the
@@ -86,13 +89,13 @@ func (rec *subscriptionRecord) subscription(orgID string, p *store.BillingPolicy
 		Plan: *rec.tier(p), TrialEndsAt: rec.TrialEndsAt, CurrentPeriodStart: rec.PeriodStart, CurrentPeriodEnd: rec.PeriodEnd}
 }
 
-// limited resources of a tier.
-type resource int
+// resource is what a tier limits (store.Resource).
+type resource = store.Resource
 
 const (
-	resApplications resource = iota
-	resLicenses
-	resMembers
+	resApplications = store.ResApplications
+	resLicenses     = store.ResLicenses
+	resMembers      = store.ResMembers
 )
 
 // orgCount is the number of the organization's res counted against its tier:
@@ -122,18 +125,7 @@ func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
 	if err != nil {
 		return err
 	}
-	tier := rec.tier(p)
-	limit, what := tier.MaxApplications, "applications"
-	switch res {
-	case resLicenses:
-		limit, what = tier.MaxLicenses, "active licenses"
-	case resMembers:
-		limit, what = tier.MaxDashboardMembers, "dashboard members"
-	}
-	if cur := t.orgCount(orgID, res); !store.Within(cur+int64(n), limit) {
-		return store.Errorf(store.ECodePlanLimit, "the %s plan allows %d %s and the organization has %d", tier.Name, limit, what, cur)
-	}
-	return nil
+	return rec.tier(p).CheckRoom(res, t.orgCount(orgID, res), n)
 }
 
 // BillingPlans implements store.Billing.

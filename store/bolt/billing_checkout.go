@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"licensectl/pix"
 	"licensectl/store"
 )
 
@@ -27,60 +25,16 @@ type billingTxRecord struct {
 	PaidAt    *time.Time `json:"p,omitempty"`
 }
 
-// pixTxID is the BR Code txid of a transaction: the last 25 characters of its
-// id without dashes, upper-cased (design.md §10).
-func pixTxID(id string) string {
-	s := strings.ToUpper(strings.ReplaceAll(id, "-", ""))
-	return s[len(s)-pix.MaxTxID:]
-}
-
-// checkCheckout validates a checkout request against the policy, in the
-// order a caller fixes them: the setting, then the fields.
-func checkCheckout(p *store.BillingPolicy, in *store.CheckoutInput) (*store.Tier, string, error) {
-	if p.Pix.Key == "" {
-		return nil, "", store.Errorf(store.ECodeUnavailable, "Pix checkout is not configured: the operator must set billing.pix.key")
-	}
-	in.PlanKey = strings.TrimSpace(in.PlanKey)
-	if in.PlanKey == "" {
-		return nil, "", store.Invalid("billing_plan_key", "billing_plan_key is required")
-	}
-	tier := p.Tier(in.PlanKey)
-	if tier == nil || tier.PriceCents <= 0 {
-		var paid []string
-		for _, t := range p.Tiers {
-			if t.PriceCents > 0 {
-				paid = append(paid, t.Key)
-			}
-		}
-		return nil, "", store.Invalid("billing_plan_key", "billing_plan_key must be a paid plan: %s", strings.Join(paid, ", "))
-	}
-	in.CustomerPhone = strings.TrimSpace(in.CustomerPhone)
-	if !pix.ValidE164(in.CustomerPhone) {
-		return nil, "", store.Invalid("customer_phone", "customer_phone must be an E.164 number such as +5511987654321")
-	}
-	doc, kind, err := pix.ParseDocument(in.CustomerDocument)
-	if err != nil {
-		return nil, "", store.Invalid("customer_document", "customer_document %s", err)
-	}
-	in.CustomerDocument = doc
-	return tier, kind, nil
-}
-
-// BillingCheckout implements store.Billing. The BR Code and its QR image are
-// built before the transaction, which holds the write lock.
+// BillingCheckout implements store.Billing. The payment request and its QR
+// image are built before the transaction, which holds the write lock.
 func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*store.Checkout, error) {
 	p := db.billingPolicy()
-	tier, kind, err := checkCheckout(p, &in)
+	tier, payer, err := p.CheckCheckout(in)
 	if err != nil {
 		return nil, err
 	}
 	id := store.NewID()
-	code, err := pix.Payment{Key: p.Pix.Key, MerchantName: p.Pix.MerchantName, MerchantCity: p.Pix.MerchantCity,
-		AmountCents: tier.PriceCents, TxID: pixTxID(id)}.BRCode()
-	if err != nil {
-		return nil, err
-	}
-	qr, err := pix.QRDataURI(code)
+	code, qr, err := p.Payments.Request(id, tier.PriceCents)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +43,7 @@ func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*sto
 			return err
 		}
 		rec := &billingTxRecord{ID: id, OrgID: in.OrgID, Plan: tier.Key, Amount: tier.PriceCents, Status: store.TransactionPending,
-			DocKind: kind, Document: in.CustomerDocument, Phone: in.CustomerPhone, CopyPaste: code,
+			DocKind: payer.DocumentKind, Document: payer.Document, Phone: payer.Phone, CopyPaste: code,
 			CreatedAt: t.now, ExpiresAt: t.now.Add(store.CheckoutLifetime)}
 		if err := t.put(bBillingTx, id, rec); err != nil {
 			return err
@@ -128,19 +82,20 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 		if err := t.mustGet(bBillingTx, id, "transaction", rec); err != nil {
 			return err
 		}
-		if amount != nil && *amount != rec.Amount {
-			return store.Invalid("amount_cents", "amount_cents %d is not the transaction's amount (%d): only a full payment confirms it", *amount, rec.Amount)
+		if amount != nil {
+			if err := store.CheckPaymentAmount(*amount, rec.Amount); err != nil {
+				return err
+			}
 		}
 		sub, err := t.subscription(rec.OrgID)
 		if err != nil {
 			return err
 		}
-		switch {
-		case rec.Status == store.TransactionPaid:
+		if paid, err := store.CheckPayable(rec.Status, rec.ExpiresAt, t.now); err != nil {
+			return err
+		} else if paid {
 			out = sub.subscription(rec.OrgID, p)
 			return nil
-		case rec.Status == store.TransactionExpired || !t.now.Before(rec.ExpiresAt):
-			return store.Errorf(store.ECodeTransition, "the transaction expired at %s: start a new checkout", rec.ExpiresAt.Format(time.RFC3339))
 		}
 		now := t.now
 		rec.Status, rec.PaidAt = store.TransactionPaid, &now
@@ -150,14 +105,8 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 		if err := t.tx.Bucket(bBillingPending).Delete(key(timeKey(rec.ExpiresAt), idb(id))); err != nil {
 			return err
 		}
-		if sub.Status == store.SubscriptionActive && sub.Provider == store.ProviderPix && sub.Plan == rec.Plan &&
-			sub.PeriodEnd != nil && sub.PeriodEnd.After(now) {
-			end := sub.PeriodEnd.Add(store.PaidPeriod)
-			sub.PeriodEnd = &end
-		} else {
-			end := now.Add(store.PaidPeriod)
-			sub = &subscriptionRecord{Status: store.SubscriptionActive, Provider: store.ProviderPix, Plan: rec.Plan, PeriodStart: now, PeriodEnd: &end}
-		}
+		paid := subscriptionRecord(store.SubscriptionState(*sub).Paid(rec.Plan, now))
+		sub = &paid
 		if err := t.put(bSubscriptions, rec.OrgID, sub); err != nil {
 			return err
 		}
@@ -184,16 +133,8 @@ func (db *DB) SweepBilling(ctx context.Context) ([]string, error) {
 			if _, err := t.get(bSubscriptions, org, rec); err != nil {
 				return err
 			}
-			if rec.PeriodEnd == nil {
-				return nil
-			}
-			end := *rec.PeriodEnd
-			if rec.Status == store.SubscriptionActive && !t.now.Before(end) {
-				rec.Status = store.SubscriptionPastDue
-				next[org] = rec
-			}
-			if rec.Status == store.SubscriptionPastDue && !t.now.Before(end.Add(grace)) {
-				next[org] = &subscriptionRecord{Status: store.SubscriptionActive, Provider: store.ProviderNone, PeriodStart: t.now}
+			if aged, changed := store.SubscriptionState(*rec).Aged(t.now, grace); changed {
+				next[org] = (*subscriptionRecord)(&aged)
 			}
 			return nil
 		})

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/pix"
 	"licensectl/store"
 )
 
@@ -62,7 +63,7 @@ func TestOrgLicenseCountBackfill(t *testing.T) {
 // and a payment, and that the sweeper expires an unpaid checkout.
 func TestBillingAuditAndExpiry(t *testing.T) {
 	e := newEnv(t)
-	p := store.BillingPolicy{GraceDays: 7, Pix: store.PixAccount{Key: "pix@example.com", MerchantName: "Licensectl", MerchantCity: "RECIFE"},
+	p := store.BillingPolicy{GraceDays: 7, Payments: pix.Checkout{Key: "pix@example.com", MerchantName: "Licensectl", MerchantCity: "RECIFE"},
 		Tiers: []store.Tier{{Key: "free", Name: "Free", MaxApplications: 1}, {Key: "starter", Name: "Starter", PriceCents: 4900, MaxApplications: 3}}}
 	if err := e.db.ConfigureBilling(p); err != nil {
 		t.Fatal(err)

@@ -154,28 +154,10 @@ func without(list []string, v string) ([]string, bool) {
 // checkEntitlementIDs checks that every id names an entitlement of the
 // application and returns the ids without duplicates, in the order given.
 func (t *txn) checkEntitlementIDs(appID string, in []string) ([]string, error) {
-	if len(in) > store.MaxPlanEntitlementIDs {
-		return nil, store.Invalid("entitlement_ids", "at most %d entitlement_ids", store.MaxPlanEntitlementIDs)
-	}
-	out := make([]string, 0, len(in))
-	seen := make(map[string]bool, len(in))
-	for _, id := range in {
-		if !store.ValidID(id) {
-			return nil, store.Invalid("entitlement_ids", "entitlement id %q is not a UUID", id)
-		}
-		if seen[id] {
-			continue
-		}
-		if _, err := t.entitlement(appID, id); err != nil {
-			if store.ErrorCode(err) == store.ECodeNotFound {
-				return nil, store.Invalid("entitlement_ids", "unknown entitlement id %s", id)
-			}
-			return nil, err
-		}
-		seen[id] = true
-		out = append(out, id)
-	}
-	return out, nil
+	return store.CheckEntitlementIDs(in, func(id string) error {
+		_, err := t.entitlement(appID, id)
+		return err
+	})
 }
 
 // entitlementRefs resolves ids into short forms, skipping none: every id a
@@ -341,8 +323,8 @@ func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error
 		if err != nil {
 			return err
 		}
-		if n := t.planInUse(a, p.ID); n > 0 {
-			return store.Errorf(store.ECodePlanInUse, "%d inactive, active or suspended licenses use this plan", n)
+		if err := store.CheckPlanUnused(t.planInUse(a, p.ID)); err != nil {
+			return err
 		}
 		if err := t.del(bPlans, p.ID); err != nil {
 			return err

@@ -131,15 +131,9 @@ func (db *DB) authenticate(ctx context.Context, hashes, records []byte, plaintex
 
 // CreateAppSecret implements store.AppSecrets.
 func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.CreateSecretInput) (*store.AppSecret, string, error) {
-	label, err := store.CheckOptionalName("label", in.Label)
+	in, err := in.Check()
 	if err != nil {
 		return nil, "", err
-	}
-	if in.EnvironmentID == "" {
-		return nil, "", store.Invalid("environment_id", "environment_id is required")
-	}
-	if !store.ValidID(in.EnvironmentID) {
-		return nil, "", store.Invalid("environment_id", "environment_id must be a UUID")
 	}
 	var out *store.AppSecret
 	var plain string
@@ -148,16 +142,16 @@ func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.Cr
 		if err != nil {
 			return err
 		}
-		env := a.EnvByID(in.EnvironmentID)
-		if env == nil {
-			return store.Invalid("environment_id", "environment_id is not an environment of this application")
+		env, err := in.Environment(a)
+		if err != nil {
+			return err
 		}
 		prefix := store.PrefixSecretLive
 		if env.Name == store.EnvDevelopment {
 			prefix = store.PrefixSecretTest
 		}
 		plain = store.NewSecret(prefix)
-		s := &store.AppSecret{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, EnvironmentID: env.ID, Env: env.Name, Label: label, Hash: store.HashSecret(plain), CreatedAt: t.now}
+		s := &store.AppSecret{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, EnvironmentID: env.ID, Env: env.Name, Label: in.Label, Hash: store.HashSecret(plain), CreatedAt: t.now}
 		if err := t.put(bSecrets, s.ID, s); err != nil {
 			return err
 		}
@@ -169,7 +163,7 @@ func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.Cr
 		}
 		out = s
 		return t.audit(auditEvent{Event: store.EventSecretCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
-			Target: store.Target{Type: "secret", ID: s.ID}, Metadata: map[string]any{"label": label, "environment": env.Name}})
+			Target: store.Target{Type: "secret", ID: s.ID}, Metadata: map[string]any{"label": in.Label, "environment": env.Name}})
 	})
 	if err != nil {
 		return nil, "", err

@@ -23,7 +23,7 @@ type PasswordHasher interface {
 }
 
 // PasswordPolicy rejects weak passwords with validation_failed.
-type PasswordPolicy func(password, email string) error
+type PasswordPolicy = store.PasswordPolicy
 
 // Options configure a DB.
 type Options struct {

@@ -12,13 +12,7 @@ var _ store.Devices = (*DB)(nil)
 // keys; total is a kept count. A fingerprint filter is one index get; a
 // license filter walks the license's bindings (license_devices).
 func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if err := store.DeviceStatus.CheckFilter(f.Status); err != nil {
-		return nil, err
-	}
-	if f.Email != "" {
-		return nil, store.Invalid("email", "email filters users, not devices")
-	}
-	if err := checkDeviceLicenseFilter(f); err != nil {
+	if err := f.CheckDevices(); err != nil {
 		return nil, err
 	}
 	if f.LicenseID != "" {
@@ -35,9 +29,6 @@ func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilt
 			return err
 		})
 		return out, err
-	}
-	if len(f.Fingerprint) > store.MaxFingerprint {
-		return nil, store.Invalid("fingerprint", "fingerprint must be at most %d bytes", store.MaxFingerprint)
 	}
 	var byFingerprint func(*txn, string) string
 	if f.Fingerprint != "" {

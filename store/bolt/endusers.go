@@ -12,17 +12,8 @@ var _ store.EndUsers = (*DB)(nil)
 // ListEndUsers implements store.EndUsers. A page costs offset+per_page index
 // keys; total is a kept count. An e-mail filter is one index get.
 func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
-	if err := store.UserStatus.CheckFilter(f.Status); err != nil {
+	if err := f.CheckEndUsers(); err != nil {
 		return nil, err
-	}
-	if f.Fingerprint != "" {
-		return nil, store.Invalid("fingerprint", "fingerprint filters devices, not users")
-	}
-	if f.LicenseID != "" {
-		return nil, store.Invalid("license_id", "license_id filters devices, not users")
-	}
-	if len(f.Email) > 254 {
-		return nil, store.Invalid("email", "email must be at most 254 characters")
 	}
 	var byEmail func(*txn, string) string
 	if f.Email != "" {

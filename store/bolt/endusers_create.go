@@ -2,29 +2,10 @@ package bolt
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"licensectl/store"
 	"licensectl/store/password"
 )
-
-// checkEndUserPassword applies the end-user password rules.
-func checkEndUserPassword(pw string) error {
-	n := utf8.RuneCountInString(pw)
-	switch {
-	case pw == "":
-		return store.Invalid("password", "password is required")
-	case !utf8.ValidString(pw):
-		return store.Invalid("password", "password must be valid UTF-8")
-	case n < store.MinEndUserPassword:
-		return store.Invalid("password", "password must be at least %d characters", store.MinEndUserPassword)
-	case n > store.MaxEndUserPassword:
-		return store.Invalid("password", "password must be at most %d characters", store.MaxEndUserPassword)
-	case password.IsCommon(pw):
-		return store.Invalid("password", "password is too common")
-	}
-	return nil
-}
 
 // RegisterEndUser creates an end-user in the scope's environment. The
 // password is hashed before the transaction. Returns validation_failed,
@@ -34,7 +15,7 @@ func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw stri
 	if err != nil {
 		return nil, err
 	}
-	if err := checkEndUserPassword(pw); err != nil {
+	if err := store.CheckEndUserPassword(pw, password.IsCommon); err != nil {
 		return nil, err
 	}
 	if db.hasher == nil {
@@ -50,8 +31,8 @@ func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw stri
 		if err != nil {
 			return err
 		}
-		if a.Status != store.AppActive {
-			return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+		if err := a.CheckActive(); err != nil {
+			return err
 		}
 		if t.lookup(bEndUsersEmail, key(idb(env.ID), []byte(email))) != "" {
 			return store.Errorf(store.ECodeEmailTaken, "a user with this e-mail already exists")

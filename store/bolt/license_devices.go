@@ -88,19 +88,3 @@ func (t *txn) licenseDevicesPage(envID string, f store.StatusFilter) (*store.Pag
 	}
 	return listPage[store.Device](t, bLicDevices, idb(f.LicenseID), bDevices, f.PageRequest)
 }
-
-// checkDeviceLicenseFilter refuses a license_id that is not a UUID or that
-// is combined with another filter: the index answers one license's devices
-// in order, and narrowing them further would walk them all.
-func checkDeviceLicenseFilter(f store.StatusFilter) error {
-	if f.LicenseID == "" {
-		return nil
-	}
-	if !store.ValidID(f.LicenseID) {
-		return store.Invalid("license_id", "license_id must be a UUID")
-	}
-	if f.Status != "" || f.Fingerprint != "" {
-		return store.Invalid("license_id", "license_id cannot be combined with status or fingerprint")
-	}
-	return nil
-}

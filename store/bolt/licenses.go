@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"slices"
-	"time"
 
 	"licensectl/store"
 )
@@ -20,29 +19,19 @@ const maxKeyAttempts = 8
 // indexes and one license.created entry each commit in one transaction.
 // Quantity 0 means 1.
 func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
-	if in.Quantity == 0 {
-		in.Quantity = 1
-	}
-	if in.Quantity < 1 || in.Quantity > store.MaxGenerate {
-		return nil, store.Invalid("quantity", "quantity must be between 1 and %d", store.MaxGenerate)
-	}
-	if in.PlanID == "" {
-		return nil, store.Invalid("plan_id", "plan_id is required")
-	}
-	if !store.ValidID(in.PlanID) {
-		return nil, store.Invalid("plan_id", "plan_id must be a UUID")
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
 	}
 	var out []*store.LicenseItem
-	err := db.update(ctx, func(t *txn) error {
+	err = db.update(ctx, func(t *txn) error {
 		a, env, err := t.scope(s)
 		if err != nil {
 			return err
 		}
 		p, err := t.plan(a.ID, in.PlanID)
-		if store.ErrorCode(err) == store.ECodeNotFound {
-			return store.Invalid("plan_id", "unknown plan %s", in.PlanID)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return store.Unknown(err, "plan_id", "unknown plan %s", in.PlanID)
 		}
 		extra, err := t.checkEntitlementIDs(a.ID, in.EntitlementIDs)
 		if err != nil {
@@ -51,13 +40,9 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 		if err := db.enforceLimit(t, a.OrgID, resLicenses, in.Quantity); err != nil {
 			return err
 		}
-		var expires *time.Time
-		if in.ExpiresAt != nil {
-			e := in.ExpiresAt.UTC()
-			if !e.After(t.now) {
-				return store.Invalid("expires_at", "expires_at must be in the future")
-			}
-			expires = &e
+		expires, err := in.Expiry(t.now)
+		if err != nil {
+			return err
 		}
 		out = make([]*store.LicenseItem, 0, in.Quantity)
 		for range in.Quantity {
@@ -115,16 +100,7 @@ func licenseIndex(envID string, f store.LicenseFilter) ([]byte, []byte) {
 // keys and per_page records; total is a kept count. Status filters match the
 // stored status, which the expiry sweeper (ExpireLicenses) moves to expired.
 func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
-	if err := store.LicenseStatus.CheckFilter(f.Status); err != nil {
-		return nil, err
-	}
-	if f.PlanID != "" && !store.ValidID(f.PlanID) {
-		return nil, store.Invalid("plan_id", "plan_id must be a UUID")
-	}
-	if err := checkLicenseLookup(f); err != nil {
+	if err := f.Check(); err != nil {
 		return nil, err
 	}
 	var out *store.Page[*store.LicenseItem]
@@ -272,11 +248,8 @@ func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status st
 // ResetLicenseDevice implements store.Licenses: the device is unbound and its
 // sessions on this license revoked; device_resets_remaining is untouched.
 func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error {
-	if deviceID == "" {
-		return store.Invalid("device_id", "device_id is required")
-	}
-	if !store.ValidID(deviceID) {
-		return store.Invalid("device_id", "device_id must be a UUID")
+	if err := store.CheckID("device_id", deviceID); err != nil {
+		return err
 	}
 	return db.update(ctx, func(t *txn) error {
 		a, env, err := t.scope(s)

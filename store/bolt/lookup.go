@@ -17,20 +17,6 @@ func hasLookup(f store.LicenseFilter) bool {
 	return f.Key != "" || f.UserID != "" || f.UserEmail != ""
 }
 
-// checkLicenseLookup refuses filter values that could never be stored.
-func checkLicenseLookup(f store.LicenseFilter) error {
-	if f.UserID != "" && !store.ValidID(f.UserID) {
-		return store.Invalid("user_id", "user_id must be a UUID")
-	}
-	if len(f.Key) > 200 {
-		return store.Invalid("key", "key must be at most 200 characters")
-	}
-	if len(f.UserEmail) > 254 {
-		return store.Invalid("user_email", "user_email must be at most 254 characters")
-	}
-	return nil
-}
-
 // lookupLicenses returns, newest first, the licenses of env matching a key or
 // end-user filter and then its status and plan.
 func (t *txn) lookupLicenses(envID string, f store.LicenseFilter) ([]*store.License, error) {

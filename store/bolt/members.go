@@ -15,16 +15,11 @@ func (db *DB) newMember(ctx context.Context, in store.AddMemberInput) (*store.Me
 	if err != nil {
 		return nil, err
 	}
-	if !store.ValidRole(in.Role) {
-		return nil, store.Invalid("role", "role must be owner, admin, developer or viewer")
+	if err := store.CheckRole("role", in.Role); err != nil {
+		return nil, err
 	}
-	if in.Password == "" {
-		return nil, store.Invalid("password", "password is required")
-	}
-	if db.policy != nil {
-		if err := db.policy(in.Password, email); err != nil {
-			return nil, err
-		}
+	if err := store.CheckPassword("password", in.Password, email, db.policy); err != nil {
+		return nil, err
 	}
 	if db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
@@ -148,8 +143,8 @@ func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
 			if err != nil {
 				return err
 			}
-			if owners <= 1 {
-				return store.Errorf(store.ECodeLastOwner, "an organization must keep at least one owner")
+			if err := store.CheckOwnersLeft(owners); err != nil {
+				return err
 			}
 		}
 		if err := t.del(bMembers, m.ID); err != nil {

@@ -4,48 +4,28 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"time"
 
 	"licensectl/store"
 )
-
-// CheckReplayFields validates the anti-replay fields of a request before any
-// transaction: a nonce of 16–128 printable ASCII characters and a timestamp.
-// Returns validation_failed.
-func CheckReplayFields(rp store.Replay) error {
-	if rp.Timestamp.IsZero() {
-		return store.Invalid("timestamp", "timestamp is required (RFC 3339)")
-	}
-	n := len(rp.Nonce)
-	if n < store.MinNonce || n > store.MaxNonce {
-		return store.Invalid("nonce", "nonce must be %d to %d printable characters", store.MinNonce, store.MaxNonce)
-	}
-	for i := 0; i < n; i++ {
-		if c := rp.Nonce[i]; c < 0x21 || c > 0x7e {
-			return store.Invalid("nonce", "nonce must be %d to %d printable characters", store.MinNonce, store.MaxNonce)
-		}
-	}
-	return nil
-}
 
 func nonceKey(envID, nonce string) []byte { return key(idb(envID), []byte(nonce)) }
 
 // replayed reports, without writing, why the request would be refused as a
 // replay, or nil. It lets a login skip the password hash for a replay.
 func (r *Runtime) replayed(t *txn, envID string, rp store.Replay) error {
-	d := t.now.Sub(rp.Timestamp)
-	if d > r.o.ReplayWindow || d < -r.o.ReplayWindow {
-		return store.Errorf(store.ECodeStaleTimestamp, "timestamp is outside the accepted window of ±%s", r.o.ReplayWindow)
+	if err := rp.CheckWindow(t.now, r.o.ReplayWindow); err != nil {
+		return err
 	}
-	if v := t.tx.Bucket(bNonces).Get(nonceKey(envID, rp.Nonce)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) > t.now.UnixNano() {
-		return store.Errorf(store.ECodeNonceReused, "this nonce was already used")
+	var usedUntil time.Time
+	if v := t.tx.Bucket(bNonces).Get(nonceKey(envID, rp.Nonce)); len(v) == 8 {
+		usedUntil = time.Unix(0, int64(binary.BigEndian.Uint64(v)))
 	}
-	return nil
+	return store.CheckNonceUnused(usedUntil, t.now)
 }
 
 // consumeNonce refuses a replay, writing its audit entry, or records the
-// nonce as used. A nonce stays used for as long as a request carrying its
-// timestamp could still be accepted, so a restart or a later retry within
-// the window is refused too.
+// nonce as used until store.Replay.UsedUntil.
 func (r *Runtime) consumeNonce(t *txn, ra *store.RuntimeApp, rp store.Replay, what string) error {
 	if err := r.replayed(t, ra.Env.ID, rp); err != nil {
 		if aerr := t.audit(auditEvent{Event: store.EventRuntimeReplayRejected, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
@@ -54,11 +34,7 @@ func (r *Runtime) consumeNonce(t *txn, ra *store.RuntimeApp, rp store.Replay, wh
 		}
 		return err
 	}
-	until := rp.Timestamp
-	if t.now.After(until) {
-		until = t.now
-	}
-	exp := timeKey(until.Add(r.o.ReplayWindow))
+	exp := timeKey(rp.UsedUntil(t.now, r.o.ReplayWindow))
 	k := nonceKey(ra.Env.ID, rp.Nonce)
 	if err := t.tx.Bucket(bNonces).Put(k, exp); err != nil {
 		return err

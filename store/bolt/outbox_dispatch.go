@@ -271,13 +271,8 @@ func (db *DB) OutboxStats(ctx context.Context) (int, time.Time, error) {
 
 // ListDeliveries implements store.Webhooks.
 func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
-	if err := f.Normalize(); err != nil {
+	if err := f.Check(); err != nil {
 		return nil, err
-	}
-	switch f.Status {
-	case "", store.DeliveryPending, store.DeliveryDelivered, store.DeliveryFailed:
-	default:
-		return nil, store.Invalid("status", "status must be pending, delivered or failed")
 	}
 	var out *store.Page[*store.Delivery]
 	err := db.view(ctx, func(t *txn) error {

@@ -129,10 +129,6 @@ func (r *Runtime) ResolveApp(ctx context.Context, c store.RuntimeClient) (*store
 	return out, err
 }
 
-func errAppDisabled() error {
-	return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
-}
-
 func errInvalidApp() error {
 	return store.Errorf(store.ECodeInvalidApp, "unknown application")
 }
@@ -160,12 +156,9 @@ func (r *Runtime) resolve(t *txn, c store.RuntimeClient) (*store.RuntimeApp, err
 	if envID != nil {
 		env = a.EnvByID(ids(envID))
 	} else {
-		name := c.Env
-		if name == "" {
-			name = store.EnvProduction
-		}
-		if !store.ValidEnv(name) {
-			return nil, store.Invalid("x-environment", "x-environment must be production or development")
+		name, err := c.EnvName()
+		if err != nil {
+			return nil, err
 		}
 		env = a.Env(name)
 	}
@@ -181,8 +174,8 @@ func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, e
 	if err != nil {
 		return nil, err
 	}
-	if ra.App.Status != store.AppActive {
-		return nil, errAppDisabled()
+	if err := ra.App.CheckActive(); err != nil {
+		return nil, err
 	}
 	return ra, nil
 }

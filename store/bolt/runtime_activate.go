@@ -9,17 +9,11 @@ import (
 
 // Activate implements store.Runtime.
 func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.ActivateInput) (*store.Activation, error) {
-	if _, err := store.CheckLicenseKey("license_key", in.LicenseKey); err != nil {
-		return nil, err
-	}
-	fp, err := store.CheckFingerprint(in.Fingerprint)
+	in, err := in.Check()
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckReplayFields(in.Replay); err != nil {
-		return nil, err
-	}
-	licKey := store.NormalizeLicenseKey(in.LicenseKey)
+	licKey, fp := in.LicenseKey, in.Fingerprint
 	userHash := ""
 	if in.UserToken != "" {
 		userHash = store.HashSecret(in.UserToken)
@@ -135,8 +129,8 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if plan == nil {
 		return nil, store.NotFound("plan")
 	}
-	if userID != "" && l.UserID != "" && l.UserID != userID {
-		return nil, store.Errorf(store.ECodeLicenseOwned, "the license belongs to another user")
+	if err := l.CheckOwner(userID); err != nil {
+		return nil, err
 	}
 	var dev *store.Device
 	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
@@ -149,18 +143,10 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		}
 		dc := *cd
 		dev = &dc
-		if dev.Status == store.DeviceBlocked {
-			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
-		}
 	}
 	bound := dev != nil && t.isBound(l.ID, dev.ID)
-	if !bound {
-		if t.devicesCount(l.ID) >= plan.MaxDevices {
-			return nil, store.Errorf(store.ECodeDeviceLimit, "the license is bound to its maximum of %d devices", plan.MaxDevices)
-		}
-		if plan.IsTrial && dev != nil && dev.TrialLicenseID != "" && dev.TrialLicenseID != l.ID {
-			return nil, store.Errorf(store.ECodeTrialUsed, "this device already used a trial of this application")
-		}
+	if err := store.CheckBind(l, plan, dev, bound, t.devicesCount(l.ID)); err != nil {
+		return nil, err
 	}
 
 	// Writes start here. A new device is written once, already bound.
@@ -227,14 +213,11 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 
 // ResetDevice implements store.Runtime.
 func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in store.DeviceResetInput) (int, error) {
-	if _, err := store.CheckLicenseKey("license_key", in.LicenseKey); err != nil {
-		return 0, err
-	}
-	fp, err := store.CheckFingerprint(in.Fingerprint)
+	in, err := in.Check()
 	if err != nil {
 		return 0, err
 	}
-	licKey := store.NormalizeLicenseKey(in.LicenseKey)
+	licKey, fp := in.LicenseKey, in.Fingerprint
 	remaining := 0
 	err = r.softBatch(ctx, func(t *txn) error {
 		ra, err := r.activeApp(t, c)
@@ -256,8 +239,8 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		if l.DeviceResetsRemaining <= 0 {
-			return store.Errorf(store.ECodeResetLimit, "the license has no device resets left")
+		if err := l.CheckResetLeft(); err != nil {
+			return err
 		}
 		t.asActor(store.ActorLicense, l.ID)
 		prevLic, prevDev := *l, *dev

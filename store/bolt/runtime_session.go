@@ -26,20 +26,11 @@ func (r *Runtime) dummy(ctx context.Context) string {
 // write transaction: argon2id takes tens of milliseconds and must not hold
 // the single writer. The transaction re-reads the user and decides.
 func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (*store.RuntimeSession, error) {
-	email, err := store.NormalizeEmail("email", in.Email)
+	in, err := in.Check()
 	if err != nil {
 		return nil, err
 	}
-	if in.Password == "" {
-		return nil, store.Invalid("password", "password is required")
-	}
-	fp, err := store.CheckFingerprint(in.Fingerprint)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckReplayFields(in.Replay); err != nil {
-		return nil, err
-	}
+	email, fp := in.Email, in.Fingerprint
 	if r.db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
@@ -135,8 +126,8 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 		if dev, err = t.device(ra.Env.ID, devID); err != nil {
 			return nil, err
 		}
-		if dev.Status == store.DeviceBlocked {
-			return nil, store.Errorf(store.ECodeDeviceBlocked, "the device is blocked")
+		if err := dev.CheckUsable(); err != nil {
+			return nil, err
 		}
 	}
 	now := t.now
@@ -274,8 +265,8 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		}
 		sc := *cs
 		s := &sc
-		if ra.App.Status != store.AppActive {
-			return errAppDisabled()
+		if err := ra.App.CheckActive(); err != nil {
+			return err
 		}
 		if s.RefreshHash != hash && r.rotatedJustNow(t, s, hash) {
 			return store.Errorf(store.ECodeRefreshRotated, "this refresh token was rotated a moment ago by another refresh of this session; use the pair it returned")

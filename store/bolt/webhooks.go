@@ -109,13 +109,8 @@ func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webh
 
 // UpdateWebhook implements store.Webhooks.
 func (db *DB) UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u store.WebhookUpdate) (*store.Webhook, error) {
-	if u.Events != nil {
-		if err := store.CheckEventPatterns(u.Events); err != nil {
-			return nil, err
-		}
-	}
-	if u.Status != nil && *u.Status != store.WebhookActive && *u.Status != store.WebhookDisabled {
-		return nil, store.Invalid("status", "status must be active or disabled")
+	if err := u.Check(); err != nil {
+		return nil, err
 	}
 	var out *store.Webhook
 	err := db.update(ctx, func(t *txn) error {

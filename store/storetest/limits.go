@@ -83,7 +83,7 @@ func testCheckout(t *testing.T, open Opener) {
 	})
 	t.Run("ErrUnavailable", func(t *testing.T) {
 		p := Billing(false)
-		p.Pix = store.PixAccount{}
+		p.Payments = nil
 		g := newFixtureWith(t, open, p)
 		_, err := g.db.BillingCheckout(g.ctx, store.CheckoutInput{OrgID: g.org.ID, PlanKey: "pro", CustomerPhone: in.CustomerPhone, CustomerDocument: in.CustomerDocument})
 		wantCode(t, "BillingCheckout(no Pix key)", err, store.ECodeUnavailable)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/pix"
 	"licensectl/store"
 )
 
@@ -44,7 +45,7 @@ type Opener func(t *testing.T, billing store.BillingPolicy) Harness
 // limits are enforced only where a test says so.
 func Billing(enforce bool) store.BillingPolicy {
 	return store.BillingPolicy{Enforce: enforce, GraceDays: 3,
-		Pix: store.PixAccount{Key: "conformance@example.com", MerchantName: "Conformance", MerchantCity: "Sao Paulo"},
+		Payments: pix.Checkout{Key: "conformance@example.com", MerchantName: "Conformance", MerchantCity: "Sao Paulo"},
 		Tiers: []store.Tier{
 			{Key: "free", Name: "Free", MaxApplications: 1, MaxLicenses: 3, MaxRequestsPerMonth: 1000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
 			{Key: "pro", Name: "Pro", PriceCents: 4900, MaxApplications: store.Unlimited, MaxLicenses: store.Unlimited,

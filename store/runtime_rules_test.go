@@ -1,0 +1,45 @@
+package store
+
+import "testing"
+
+func TestRuntimeRules(t *testing.T) {
+	lic := &License{ID: NewID(), UserID: "u1", DeviceResetsRemaining: 1}
+	plan := &Plan{MaxDevices: 2}
+	trial := &Plan{MaxDevices: 2, IsTrial: true}
+	bound := &Device{ID: "d1", Status: DeviceActive}
+	free := &Device{ID: "d2", Status: DeviceActive}
+	blocked := &Device{ID: "d1", Status: DeviceBlocked}
+	usedTrial := &Device{ID: "d3", Status: DeviceActive, TrialLicenseID: NewID()}
+	for _, tt := range []struct {
+		name      string
+		check     func() error
+		code, msg string
+	}{
+		{"OK/AppActive", (&Application{Status: AppActive}).CheckActive, "", ""},
+		{"ErrApplicationDisabled", (&Application{Status: AppDisabled}).CheckActive, ECodeAppDisabled, "the application is disabled"},
+		{"OK/DeviceUsable", bound.CheckUsable, "", ""},
+		{"ErrDeviceBlocked", blocked.CheckUsable, ECodeDeviceBlocked, "the device is blocked"},
+		{"OK/OwnerSame", func() error { return lic.CheckOwner("u1") }, "", ""},
+		{"OK/OwnerAnonymous", func() error { return lic.CheckOwner("") }, "", ""},
+		{"OK/OwnerUnowned", func() error { return (&License{}).CheckOwner("u2") }, "", ""},
+		{"ErrLicenseOwnedByOtherUser", func() error { return lic.CheckOwner("u2") }, ECodeLicenseOwned, "the license belongs to another user"},
+		{"OK/ResetLeft", lic.CheckResetLeft, "", ""},
+		{"ErrResetLimitReached", (&License{}).CheckResetLeft, ECodeResetLimit, "the license has no device resets left"},
+		{"ErrDeviceBlocked/Bind", func() error { return CheckBind(lic, plan, blocked, true, 1) }, ECodeDeviceBlocked, "the device is blocked"},
+		{"ErrDeviceLimitReached", func() error { return CheckBind(lic, plan, free, false, 2) }, ECodeDeviceLimit, "the license is bound to its maximum of 2 devices"},
+		{"ErrDeviceLimitReached/NewDevice", func() error { return CheckBind(lic, plan, nil, false, 2) }, ECodeDeviceLimit, "the license is bound to its maximum of 2 devices"},
+		{"ErrTrialAlreadyUsed", func() error { return CheckBind(lic, trial, usedTrial, false, 1) }, ECodeTrialUsed, "this device already used a trial of this application"},
+		{"OK/BoundOnFullLicense", func() error { return CheckBind(lic, plan, bound, true, 2) }, "", ""},
+		{"OK/TrialOfThisLicense", func() error {
+			return CheckBind(lic, trial, &Device{ID: "d4", TrialLicenseID: lic.ID}, false, 1)
+		}, "", ""},
+		{"OK/NewDevice", func() error { return CheckBind(lic, trial, nil, false, 1) }, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.check()
+			if ErrorCode(err) != tt.code || (err != nil && ErrorMessage(err) != tt.msg) {
+				t.Fatalf("got %v, want %s: %q", err, tt.code, tt.msg)
+			}
+		})
+	}
+}
