@@ -218,3 +218,66 @@ func (u WebhookUpdate) Check() error {
 	}
 	return nil
 }
+
+// DeliveryState is what an attempt changes about a delivery.
+type DeliveryState struct {
+	Status        string
+	Attempts      int
+	NextAttemptAt *time.Time // set while pending
+	DoneAt        *time.Time // delivered or failed at
+}
+
+// EndpointHealth is what attempts change about an endpoint.
+type EndpointHealth struct {
+	// FailingSince is when the endpoint's unbroken run of failures began.
+	FailingSince *time.Time
+	// TimedOut: its last attempt ran into the timeout (one send in flight).
+	TimedOut bool
+}
+
+// Endpoint disabling reasons, as the webhook.disabled audit entry says them.
+const (
+	DisableGone    = "gone"          // the endpoint answered 410
+	DisableFailing = "failing_since" // failing for RetryPolicy.DisableAfter
+)
+
+// Attempted is the transition of one attempt a of a delivery in state d
+// to an endpoint in health h (design.md §9): delivered on 2xx; otherwise
+// pending again after the schedule's next wait, or failed once the
+// schedule is spent. It also returns why the endpoint must now be disabled
+// ("" to keep it). A test ping (probe) ends with its one attempt and says
+// nothing about the endpoint's health.
+func (p RetryPolicy) Attempted(d DeliveryState, h EndpointHealth, probe bool, a Attempt) (DeliveryState, EndpointHealth, string) {
+	at := a.At
+	d.Attempts++
+	d.NextAttemptAt = nil
+	if probe {
+		d.Status, d.DoneAt = DeliveryFailed, &at
+		if a.OK() {
+			d.Status = DeliveryDelivered
+		}
+		return d, h, ""
+	}
+	h.TimedOut = a.TimedOut
+	if a.OK() {
+		d.Status, d.DoneAt = DeliveryDelivered, &at
+		h.FailingSince = nil
+		return d, h, ""
+	}
+	if h.FailingSince == nil {
+		h.FailingSince = &at
+	}
+	if d.Attempts <= len(p.Schedule) {
+		next := at.Add(p.Schedule[d.Attempts-1])
+		d.Status, d.NextAttemptAt = DeliveryPending, &next
+	} else {
+		d.Status, d.DoneAt = DeliveryFailed, &at
+	}
+	switch {
+	case a.Status == 410:
+		return d, h, DisableGone
+	case p.DisableAfter > 0 && at.Sub(*h.FailingSince) >= p.DisableAfter:
+		return d, h, DisableFailing
+	}
+	return d, h, ""
+}

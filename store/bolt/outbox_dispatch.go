@@ -116,42 +116,12 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 			return err
 		}
 		at := a.At
-		d.Attempts++
-		d.ResponseStatus = a.Status
-		d.LastError, d.LastLatency = a.Error, a.Latency
-		d.LastAttemptAt = &at
-		d.NextAttemptAt = nil
-		hookChanged := false
-		// A test ping says nothing about the endpoint's health: it neither
-		// starts the failure clock nor disables.
-		probe := d.Event == store.EventWebhookTest
-		if probe {
-			if a.OK() {
-				d.Status, d.DoneAt = store.DeliveryDelivered, &at
-			} else {
-				d.Status, d.DoneAt = store.DeliveryFailed, &at
-			}
-			return t.saveDelivery(&prev, d)
-		}
-		if w.TimedOut != a.TimedOut {
-			w.TimedOut, hookChanged = a.TimedOut, true
-		}
-		if a.OK() {
-			d.Status, d.DoneAt = store.DeliveryDelivered, &at
-			if w.FailingSince != nil {
-				w.FailingSince, hookChanged = nil, true
-			}
-		} else {
-			if w.FailingSince == nil {
-				w.FailingSince, hookChanged = &at, true
-			}
-			if d.Attempts <= len(p.Schedule) {
-				next := at.Add(p.Schedule[d.Attempts-1])
-				d.Status, d.NextAttemptAt = store.DeliveryPending, &next
-			} else {
-				d.Status, d.DoneAt = store.DeliveryFailed, &at
-			}
-		}
+		st, h, disable := p.Attempted(store.DeliveryState{Status: d.Status, Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, DoneAt: d.DoneAt},
+			store.EndpointHealth{FailingSince: w.FailingSince, TimedOut: w.TimedOut}, d.Event == store.EventWebhookTest, a)
+		d.Status, d.Attempts, d.NextAttemptAt, d.DoneAt = st.Status, st.Attempts, st.NextAttemptAt, st.DoneAt
+		d.ResponseStatus, d.LastError, d.LastLatency, d.LastAttemptAt = a.Status, a.Error, a.Latency, &at
+		hookChanged := w.TimedOut != h.TimedOut || (w.FailingSince == nil) != (h.FailingSince == nil)
+		w.FailingSince, w.TimedOut = h.FailingSince, h.TimedOut
 		if d.Status == store.DeliveryPending && w.Status == store.WebhookActive {
 			if err := t.due(d); err != nil {
 				return err
@@ -160,13 +130,7 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 		if err := t.saveDelivery(&prev, d); err != nil {
 			return err
 		}
-		gone := a.Status == 410
-		stale := !a.OK() && p.DisableAfter > 0 && w.FailingSince != nil && at.Sub(*w.FailingSince) >= p.DisableAfter
-		if w.Status == store.WebhookActive && (gone || stale) {
-			reason := "failing_since"
-			if gone {
-				reason = "gone"
-			}
+		if w.Status == store.WebhookActive && disable != "" {
 			if err := t.disableWebhook(w); err != nil {
 				return err
 			}
@@ -175,7 +139,7 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 				return err
 			}
 			return t.audit(auditEvent{Event: store.EventWebhookDisabled, OrgID: w.OrgID, AppID: w.AppID, EnvIDs: t.appEnvs(w.AppID),
-				Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"reason": reason, "response_status": a.Status}})
+				Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"reason": disable, "response_status": a.Status}})
 		}
 		if hookChanged {
 			return t.put(bHooks, w.ID, w)
