@@ -205,3 +205,69 @@ func SnapshotWebhook(w *Webhook) WebhookSnapshot {
 type RefSnapshot struct {
 	ID string `json:"id"`
 }
+
+// SnapshotSource loads, inside the change's transaction, the records an
+// event's snapshot is made of. Each returns nil, nil when the record is gone.
+type SnapshotSource interface {
+	LicenseItem(id string) (*LicenseItem, error)
+	EndUser(id string) (*EndUser, error)
+	Device(id string) (*Device, error)
+	Plan(id string) (*Plan, error)
+	Entitlement(id string) (*Entitlement, error)
+	Application(id string) (*Application, error)
+	Webhook(id string) (*Webhook, error)
+}
+
+// Snapshot decides what an event about target carries: the kind it goes
+// under in the payload's data and the object's snapshot. An object that is
+// gone (a deletion) or of a kind without a richer snapshot is its id alone;
+// no target, nothing.
+func Snapshot(target Target, src SnapshotSource, now time.Time) (string, any, error) {
+	if target.Type == "" {
+		return "", nil, nil
+	}
+	if target.ID == "" {
+		return target.Type, nil, nil
+	}
+	obj, err := snapshotOf(target, src, now)
+	if err != nil {
+		return "", nil, err
+	}
+	if obj == nil {
+		obj = RefSnapshot{ID: target.ID}
+	}
+	return target.Type, obj, nil
+}
+
+// snapshotOf is the snapshot of target's record, nil when it is gone or
+// its kind has none.
+func snapshotOf(target Target, src SnapshotSource, now time.Time) (any, error) {
+	id := target.ID
+	switch target.Type {
+	case "license":
+		return snap(src.LicenseItem(id))(func(l *LicenseItem) any { return SnapshotLicense(l, now) })
+	case "user":
+		return snap(src.EndUser(id))(func(u *EndUser) any { return SnapshotUser(u) })
+	case "device":
+		return snap(src.Device(id))(func(d *Device) any { return SnapshotDevice(d) })
+	case "plan":
+		return snap(src.Plan(id))(func(p *Plan) any { return SnapshotPlan(p) })
+	case "entitlement":
+		return snap(src.Entitlement(id))(func(e *Entitlement) any { return SnapshotEntitlement(e) })
+	case "application":
+		return snap(src.Application(id))(func(a *Application) any { return SnapshotApplication(a) })
+	case "webhook":
+		return snap(src.Webhook(id))(func(w *Webhook) any { return SnapshotWebhook(w) })
+	}
+	return nil, nil
+}
+
+// snap turns a load's result into its snapshot by render, nil when gone.
+func snap[T any](v *T, err error) func(render func(*T) any) (any, error) {
+	return func(render func(*T) any) (any, error) {
+		if err != nil || v == nil {
+			return nil, err
+		}
+		return render(v), nil
+	}
+}

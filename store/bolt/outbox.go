@@ -138,7 +138,7 @@ func (t *txn) payload(ev auditEvent, e *store.AuditEntry) ([]byte, error) {
 			}
 		}
 	}
-	kind, obj, err := t.snapshot(ev.Target)
+	kind, obj, err := store.Snapshot(ev.Target, snapshots{t}, t.now)
 	if err != nil {
 		return nil, err
 	}
@@ -146,66 +146,52 @@ func (t *txn) payload(ev auditEvent, e *store.AuditEntry) ([]byte, error) {
 	return json.Marshal(store.EventPayload{Type: ev.Event, Timestamp: t.now.UTC(), Data: data})
 }
 
-// snapshot reads the object an event concerns. An object that is gone (a
-// deletion) or of a kind without a richer snapshot is its id alone.
-func (t *txn) snapshot(target store.Target) (string, any, error) {
-	if target.Type == "" {
-		return "", nil, nil
+// snapshots loads the records of event snapshots for store.Snapshot, in
+// the change's transaction.
+type snapshots struct{ t *txn }
+
+// load reads record id of bucket into a new T; nil when it is gone.
+func load[T any](t *txn, bucket []byte, id string) (*T, error) {
+	v := new(T)
+	found, err := t.get(bucket, id, v)
+	if err != nil || !found {
+		return nil, err
 	}
-	ref := store.RefSnapshot{ID: target.ID}
-	if target.ID == "" {
-		return target.Type, nil, nil
+	return v, nil
+}
+
+func (s snapshots) LicenseItem(id string) (*store.LicenseItem, error) {
+	l, err := load[store.License](s.t, bLicenses, id)
+	if err != nil || l == nil {
+		return nil, err
 	}
-	var found bool
-	var err error
-	var obj any
-	switch target.Type {
-	case "license":
-		l := new(store.License)
-		if found, err = t.get(bLicenses, target.ID, l); found && err == nil {
-			var item *store.LicenseItem
-			if item, err = t.licenseItem(l, map[string]string{}); err == nil {
-				obj = store.SnapshotLicense(item, t.now)
-			}
-		}
-	case "user":
-		u := new(store.EndUser)
-		if found, err = t.get(bEndUsers, target.ID, u); found {
-			obj = store.SnapshotUser(u)
-		}
-	case "device":
-		d := new(store.Device)
-		if found, err = t.get(bDevices, target.ID, d); found {
-			obj = store.SnapshotDevice(d)
-		}
-	case "plan":
-		p := new(store.Plan)
-		if found, err = t.get(bPlans, target.ID, p); found {
-			obj = store.SnapshotPlan(p)
-		}
-	case "entitlement":
-		e := new(store.Entitlement)
-		if found, err = t.get(bEnts, target.ID, e); found {
-			obj = store.SnapshotEntitlement(e)
-		}
-	case "application":
-		a := new(store.Application)
-		if found, err = t.get(bApps, target.ID, a); found {
-			obj = store.SnapshotApplication(a)
-		}
-	case "webhook":
-		w := new(webhookRecord)
-		if found, err = t.get(bHooks, target.ID, w); found {
-			obj = store.SnapshotWebhook(w.domain())
-		}
+	return s.t.licenseItem(l, map[string]string{})
+}
+
+func (s snapshots) EndUser(id string) (*store.EndUser, error) {
+	return load[store.EndUser](s.t, bEndUsers, id)
+}
+
+func (s snapshots) Device(id string) (*store.Device, error) {
+	return load[store.Device](s.t, bDevices, id)
+}
+
+func (s snapshots) Plan(id string) (*store.Plan, error) { return load[store.Plan](s.t, bPlans, id) }
+
+func (s snapshots) Entitlement(id string) (*store.Entitlement, error) {
+	return load[store.Entitlement](s.t, bEnts, id)
+}
+
+func (s snapshots) Application(id string) (*store.Application, error) {
+	return load[store.Application](s.t, bApps, id)
+}
+
+func (s snapshots) Webhook(id string) (*store.Webhook, error) {
+	w, err := load[webhookRecord](s.t, bHooks, id)
+	if err != nil || w == nil {
+		return nil, err
 	}
-	if err != nil {
-		return "", nil, err
-	}
-	if obj == nil {
-		obj = ref
-	}
-	return target.Type, obj, nil
+	return w.domain(), nil
 }
 
 // saveDelivery writes d and moves its status index entry from prev's.
