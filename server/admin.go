@@ -11,15 +11,6 @@ import (
 	"licensectl/store"
 )
 
-// registerAdminRoutes registers the operator endpoints under /v1/admin. They
-// are authorized by the operator token alone (Bearer or x-api-key).
-func (s *Server) registerAdminRoutes(r group) {
-	r.Handle("/backup", s.admin(s.backup)).Methods(http.MethodGet)
-	r.Handle("/organizations", s.admin(s.adminListOrganizations)).Methods(http.MethodGet)
-	r.Handle("/organizations", s.admin(s.adminCreateOrganization)).Methods(http.MethodPost)
-	r.Handle("/organizations/{orgId}", s.admin(s.adminGetOrganization)).Methods(http.MethodGet)
-}
-
 // admin wraps an operator handler: no credential or an unknown one is
 // unauthenticated; a valid management credential that is not the operator
 // token is forbidden.

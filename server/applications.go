@@ -7,15 +7,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerApplicationRoutes(r group) {
-	r.Handle("/applications", s.mgmt(permOrgRead, s.listApplications)).Methods(http.MethodGet)
-	r.Handle("/applications", s.mgmt(permWrite, s.createApplication)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}", s.mgmt(permRead, s.getApplication)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}", s.mgmt(permWrite, s.updateApplication)).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}", s.mgmt(permWrite, s.deleteApplication)).Methods(http.MethodDelete)
-	r.Handle("/applications/{id}/environments", s.mgmt(permRead, s.listEnvironments)).Methods(http.MethodGet)
-}
-
 func applicationItem(a *store.Application) api.ApplicationItem {
 	return api.ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
@@ -45,7 +36,7 @@ func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"application_id": a.ID})
+	writeJSON(w, http.StatusCreated, api.ApplicationCreated{ApplicationID: a.ID})
 	return nil
 }
 

@@ -12,17 +12,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerCatalogRoutes(r group) {
-	r.Handle("/applications/{id}/entitlements", s.mgmt(permRead, s.listEntitlements)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/entitlements", s.mgmt(permWrite, s.createEntitlement)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/entitlements/{entId}", s.mgmt(permWrite, s.deleteEntitlement)).Methods(http.MethodDelete)
-	r.Handle("/applications/{id}/plans", s.mgmt(permRead, s.listPlans)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/plans", s.mgmt(permWrite, s.createPlan)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permRead, s.getPlan)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permWrite, s.updatePlan)).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permWrite, s.deletePlan)).Methods(http.MethodDelete)
-}
-
 func entitlementRefs(list []store.EntitlementRef) []api.EntitlementRef {
 	return mapList(list, func(e store.EntitlementRef) api.EntitlementRef { return api.EntitlementRef(e) })
 }

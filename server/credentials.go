@@ -9,15 +9,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerCredentialRoutes(r group) {
-	r.Handle("/applications/{id}/secrets", s.mgmt(permWrite, s.createSecret)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/secrets", s.mgmt(permRead, s.listSecrets)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/secrets/{secretId}", s.mgmt(permWrite, s.revokeSecret)).Methods(http.MethodDelete)
-	r.Handle("/api-keys", s.mgmt(permAdmin, s.createAPIKey)).Methods(http.MethodPost)
-	r.Handle("/api-keys", s.mgmt(permAdmin, s.listAPIKeys)).Methods(http.MethodGet)
-	r.Handle("/api-keys/{keyId}", s.mgmt(permAdmin, s.revokeAPIKey)).Methods(http.MethodDelete)
-}
-
 func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
 	var req api.CreateSecretRequest
 	if err := decode(r, &req); err != nil {

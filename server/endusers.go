@@ -10,15 +10,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerEndUserRoutes(r group) {
-	r.Handle("/applications/{id}/users", s.mgmt(permRead, listByStatus(s.db.ListEndUsers, endUserItem))).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/users/{userId}", s.mgmt(permWrite, setStatus("userId", s.setEndUserStatus))).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/devices", s.mgmt(permRead, listByStatus(s.db.ListDevices, deviceItem))).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/devices/{deviceId}", s.mgmt(permWrite, setStatus("deviceId", s.setDeviceStatus))).Methods(http.MethodPatch)
-	r.Handle("/auth/users/{user_id}/roles", s.mgmt(permUserRoles, s.userRoles(s.addEndUserRole))).Methods(http.MethodPost)
-	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.mgmt(permUserRoles, s.userRoles(s.removeEndUserRole))).Methods(http.MethodDelete)
-}
-
 func nonNil(list []string) []string {
 	if list == nil {
 		return []string{}

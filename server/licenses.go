@@ -11,14 +11,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerLicenseRoutes(r group) {
-	r.Handle("/applications/{id}/licenses", s.mgmt(permRead, s.listLicenses)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/licenses", s.mgmt(permWrite, s.generateLicenses)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permRead, s.getLicense)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permWrite, setStatus("licenseId", s.setLicenseStatus))).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/licenses/{licenseId}/reset-device", s.mgmt(permWrite, s.resetLicenseDevice)).Methods(http.MethodPost)
-}
-
 func userRef(id, email string) *api.UserRef {
 	if id == "" {
 		return nil

@@ -9,17 +9,6 @@ import (
 	"licensectl/store"
 )
 
-// Members are organization-wide administration (design.md §4: developers
-// and viewers have no access to members), so even listing them needs an
-// owner or admin; the organization itself is readable by every member.
-func (s *Server) registerOrganizationRoutes(r group) {
-	r.Handle("/organizations/me", s.mgmt(permOrgRead, s.getOrganization)).Methods(http.MethodGet)
-	r.Handle("/organizations/me", s.mgmt(permAdmin, s.updateOrganization)).Methods(http.MethodPatch)
-	r.Handle("/organizations/members", s.mgmt(permAdmin, s.listMembers)).Methods(http.MethodGet)
-	r.Handle("/organizations/members", s.mgmt(permAdmin, s.addMember)).Methods(http.MethodPost)
-	r.Handle("/organizations/members/{memberId}", s.mgmt(permAdmin, s.removeMember)).Methods(http.MethodDelete)
-}
-
 func (s *Server) getOrganization(w http.ResponseWriter, r *http.Request) error {
 	o, err := s.db.FindOrganization(r.Context(), principalFrom(r.Context()).OrgID)
 	if err != nil {
