@@ -27,16 +27,12 @@ func (s *Server) admin(fn handlerFunc) http.Handler {
 	})
 }
 
-func adminOrganization(o *store.Organization) api.AdminOrganization {
-	return api.AdminOrganization{ID: o.ID, Name: o.Name, Slug: o.Slug, EmailVerified: o.EmailVerified, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
-}
-
 func (s *Server) adminListOrganizations(w http.ResponseWriter, r *http.Request) error {
 	list, err := s.db.ListOrganizations(r.Context())
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, adminOrganization))
+	writeJSON(w, http.StatusOK, mapList(list, api.AdminOrganizationOf))
 	return nil
 }
 
@@ -45,7 +41,7 @@ func (s *Server) adminGetOrganization(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, adminOrganization(o))
+	writeJSON(w, http.StatusOK, api.AdminOrganizationOf(o))
 	return nil
 }
 
@@ -58,7 +54,7 @@ func (s *Server) adminCreateOrganization(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, adminOrganization(o))
+	writeJSON(w, http.StatusCreated, api.AdminOrganizationOf(o))
 	return nil
 }
 

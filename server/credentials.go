@@ -27,9 +27,7 @@ func (s *Server) listSecrets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(x *store.AppSecret) api.SecretItem {
-		return api.SecretItem{ID: x.ID, Label: x.Label, EnvironmentID: x.EnvironmentID, LastUsedAt: x.LastUsedAt, RevokedAt: x.RevokedAt, CreatedAt: x.CreatedAt}
-	}))
+	writeJSON(w, http.StatusOK, mapList(list, api.SecretItemOf))
 	return nil
 }
 
@@ -59,9 +57,7 @@ func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(k *store.APIKey) api.APIKeyItem {
-		return api.APIKeyItem{ID: k.ID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
-	}))
+	writeJSON(w, http.StatusOK, mapList(list, api.APIKeyItemOf))
 	return nil
 }
 

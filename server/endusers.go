@@ -17,19 +17,6 @@ func nonNil(list []string) []string {
 	return list
 }
 
-func endUserItem(u *store.EndUser) api.EndUserItem {
-	return api.EndUserItem{ID: u.ID, Email: u.Email, Status: u.Status, Roles: nonNil(u.Roles), LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
-}
-
-func deviceItem(d *store.Device) api.DeviceItem {
-	var user *string
-	if d.UserID != "" {
-		user = &d.UserID
-	}
-	return api.DeviceItem{ID: d.ID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status, UserID: user,
-		LicenseIDs: nonNil(d.LicenseIDs), LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
-}
-
 // statusFilter reads the status, page and per_page query parameters.
 func statusFilter(r *http.Request) (store.StatusFilter, error) {
 	p, err := pageRequest(r)

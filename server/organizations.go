@@ -36,9 +36,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(ms, func(m *store.Member) api.MemberItem {
-		return api.MemberItem{ID: m.ID, Email: m.Email, Role: m.Role, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
-	}))
+	writeJSON(w, http.StatusOK, mapList(ms, api.MemberItemOf))
 	return nil
 }
 

@@ -355,14 +355,14 @@ func routeTable() []route {
 			fn: func(s *Server) handlerFunc { return countSessions("licenseId", s.db.CountLicenseSessions) }}.
 			h(envHeader).out(ok200, api.ActiveSessions{}),
 		route{method: get, path: app + "/users", summary: "List end-users", access: managed, perm: permRead,
-			fn: func(s *Server) handlerFunc { return listByStatus(s.db.ListEndUsers, endUserItem) }}.
+			fn: func(s *Server) handlerFunc { return listByStatus(s.db.ListEndUsers, api.EndUserItemOf) }}.
 			q(statusQuery, param{name: "email", desc: "only the end-user with this e-mail"}).q(pageParams...).h(envHeader).
 			out(ok200, api.Page[api.EndUserItem]{}),
 		route{method: patch, path: app + "/users/{userId}", summary: "Set an end-user's status", access: managed, perm: permWrite,
 			fn: func(s *Server) handlerFunc { return setStatus("userId", s.setEndUserStatus) }}.
 			in(api.StatusRequest{}, "status").h(envHeader).out(ok200, changed).err(conflict),
 		route{method: get, path: app + "/devices", summary: "List devices", access: managed, perm: permRead,
-			fn: func(s *Server) handlerFunc { return listByStatus(s.db.ListDevices, deviceItem) }}.
+			fn: func(s *Server) handlerFunc { return listByStatus(s.db.ListDevices, api.DeviceItemOf) }}.
 			q(statusQuery, param{name: "fingerprint", desc: "only the device with this fingerprint"}).q(pageParams...).h(envHeader).
 			out(ok200, api.Page[api.DeviceItem]{}),
 		route{method: patch, path: app + "/devices/{deviceId}", summary: "Set a device's status", access: managed, perm: permWrite,
