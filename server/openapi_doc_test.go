@@ -71,5 +71,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	if got := doc.Paths.Len(); got < 60 {
 		t.Fatalf("the document has %d paths", got)
 	}
-	s.Do(t, "GET", "/v1/openapi.json", nil).Want(t, 200)
+	// The served document is the one docs/ holds (after -update, once the
+	// binary embeds the new one).
+	if served := s.Do(t, "GET", "/v1/openapi.json", nil).Want(t, 200).Body; string(served) != string(want) && !*server.UpdateDocs {
+		t.Fatalf("GET /v1/openapi.json serves another document than docs/openapi.json (%d bytes, want %d)", len(served), len(want))
+	}
 }
