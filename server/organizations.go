@@ -14,7 +14,7 @@ func (s *Server) getOrganization(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.OrganizationDetail{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt, EmailVerified: o.EmailVerified})
+	writeJSON(w, http.StatusOK, api.OrganizationDetailOf(o))
 	return nil
 }
 

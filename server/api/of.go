@@ -223,3 +223,13 @@ func (x LicenseDetail) Domain(appID string) *store.LicenseDetail {
 	}
 	return d
 }
+
+// OrganizationDetailOf is the organization as its own members read it.
+func OrganizationDetailOf(o *store.Organization) OrganizationDetail {
+	return OrganizationDetail{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt, EmailVerified: o.EmailVerified}
+}
+
+// Domain is the organization its member reads.
+func (d OrganizationDetail) Domain() *store.Organization {
+	return &store.Organization{ID: d.ID, Name: d.Name, Slug: d.Slug, EmailVerified: d.EmailVerified, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+}

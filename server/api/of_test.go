@@ -88,6 +88,7 @@ func TestDomainRoundTrip(t *testing.T) {
 		Devices: []api.LicenseDevice{{ID: "d1", Fingerprint: "fp", Status: "active", BoundAt: at, LastSeenAt: &later}}, Entitlements: ents,
 		ActivatedAt: &at, ExpiresAt: &later, DeviceResetsRemaining: 1, CreatedAt: at, UpdatedAt: later}
 	org := api.AdminOrganization{ID: "o1", Name: "Acme", Slug: "acme", EmailVerified: true, CreatedAt: at, UpdatedAt: later}
+	own := api.OrganizationDetail{ID: "o1", Name: "Acme", Slug: "acme", EmailVerified: true, CreatedAt: at, UpdatedAt: later}
 	app := api.ApplicationDetail{ID: "a1", Name: "A", Slug: "a", Status: "active", CreatedAt: at, UpdatedAt: later,
 		Environments: []api.EnvironmentItem{{ID: "env1", Name: "production", PublicKey: "pk_live_x", CreatedAt: at}}}
 	item := api.ApplicationItem{ID: "a1", Name: "A", Slug: "a", Status: "active", CreatedAt: at, UpdatedAt: later}
@@ -104,6 +105,7 @@ func TestDomainRoundTrip(t *testing.T) {
 		wire, back any
 	}{
 		{"organization", org, api.AdminOrganizationOf(org.Domain())},
+		{"own organization", own, api.OrganizationDetailOf(own.Domain())},
 		{"application", item, api.ApplicationItemOf(item.Domain("o1"))},
 		{"application detail", app, api.ApplicationDetailOf(app.Domain("o1"))},
 		{"API key", key, api.APIKeyItemOf(key.Domain("o1"))},

@@ -60,7 +60,7 @@ func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organi
 		if id != "" && d.ID != id {
 			return nil, store.NotFound("organization")
 		}
-		return api.AdminOrganization{ID: d.ID, Name: d.Name, Slug: d.Slug, EmailVerified: d.EmailVerified, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}.Domain(), nil
+		return d.Domain(), nil
 	}
 	var o api.AdminOrganization
 	if id == "" {
