@@ -257,7 +257,7 @@ func routeTable() []route {
 			return nil
 		}).out(ok200, api.Health{}),
 		op(public, get, "/readyz", "The store can serve", (*Server).ready).out(ok200, api.Health{}),
-		op(public, get, "/v1/openapi.json", "This document", (*Server).serveOpenAPI).out(ok200, map[string]any{}),
+		op(public, get, "/v1/openapi.json", "This document", (*Server).serveOpenAPI).out(ok200, api.OpenAPIDocument{}),
 		{method: get, path: "/metrics", summary: "Prometheus metrics (when metrics.enabled and no metrics.listen)", access: served,
 			raw:    func(s *Server) http.Handler { return s.metrics.handler() },
 			when:   func(s *Server) bool { return s.cfg.Metrics.Enabled && s.cfg.Metrics.Listen == "" },
