@@ -80,18 +80,6 @@ func (s *Server) initServices() error {
 	return err
 }
 
-func (s *Server) registerAccountRoutes(r group) {
-	r.Handle("/auth/challenge", s.wrap(s.challenge)).Methods(http.MethodGet)
-	r.Handle("/auth/signup", s.accountCall(s.signup)).Methods(http.MethodPost)
-	r.Handle("/auth/verify-email", s.accountCall(s.verifyEmail)).Methods(http.MethodPost)
-	r.Handle("/auth/resend-verification", s.accountCall(s.resendVerification)).Methods(http.MethodPost)
-	r.Handle("/auth/forgot-password", s.accountCall(s.forgotPassword)).Methods(http.MethodPost)
-	r.Handle("/auth/reset-password", s.accountCall(s.resetPassword)).Methods(http.MethodPost)
-	r.Handle("/auth/login", s.accountCall(s.login)).Methods(http.MethodPost)
-	r.Handle("/auth/logout", s.mgmt(permAccount, s.logout)).Methods(http.MethodPost)
-	s.registerPartnerRoutes(r)
-}
-
 // accountCall wraps a public account handler: it applies the per-address
 // limit and puts the caller's address into the audit actor (the store names
 // the member once it is known).

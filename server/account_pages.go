@@ -3,11 +3,8 @@ package server
 import (
 	"embed"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"strings"
-
-	"github.com/gorilla/mux"
 
 	"licensectl/store"
 )
@@ -56,21 +53,6 @@ type page struct {
 	Action, Button string
 	// Partner is set when partner sign-in is configured.
 	Partner bool
-}
-
-func (s *Server) registerAccountPages(r *mux.Router) {
-	static, _ := fs.Sub(pagesStatic, "pages/static")
-	files := http.StripPrefix("/account/static/", http.FileServer(http.FS(static)))
-	r.PathPrefix("/account/static/").Handler(withPageHeaders(files)).Methods(http.MethodGet)
-	// The index: where a person who opens /account/ learns what they can
-	// do here; without the slash too, since the API never redirects.
-	r.Handle("/account/", s.pageCall(s.accountIndexPage)).Methods(http.MethodGet)
-	r.Handle("/account", s.pageCall(s.accountIndexPage)).Methods(http.MethodGet)
-	r.Handle("/account/verify-email", s.pageCall(s.verifyEmailPage)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle("/account/reset-password", s.pageCall(s.resetPasswordPage)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle("/account/forgot-password", s.pageCall(s.forgotPasswordPage)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle("/account/resend-verification", s.pageCall(s.resendVerificationPage)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle("/account/partner/callback", s.pageCall(s.partnerPage)).Methods(http.MethodGet)
 }
 
 func withPageHeaders(next http.Handler) http.Handler {

@@ -11,15 +11,6 @@ import (
 	"licensectl/store"
 )
 
-// registerAdminRoutes registers the operator endpoints under /v1/admin. They
-// are authorized by the operator token alone (Bearer or x-api-key).
-func (s *Server) registerAdminRoutes(r group) {
-	r.Handle("/backup", s.admin(s.backup)).Methods(http.MethodGet)
-	r.Handle("/organizations", s.admin(s.adminListOrganizations)).Methods(http.MethodGet)
-	r.Handle("/organizations", s.admin(s.adminCreateOrganization)).Methods(http.MethodPost)
-	r.Handle("/organizations/{orgId}", s.admin(s.adminGetOrganization)).Methods(http.MethodGet)
-}
-
 // admin wraps an operator handler: no credential or an unknown one is
 // unauthenticated; a valid management credential that is not the operator
 // token is forbidden.
@@ -36,16 +27,12 @@ func (s *Server) admin(fn handlerFunc) http.Handler {
 	})
 }
 
-func adminOrganization(o *store.Organization) api.AdminOrganization {
-	return api.AdminOrganization{ID: o.ID, Name: o.Name, Slug: o.Slug, EmailVerified: o.EmailVerified, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
-}
-
 func (s *Server) adminListOrganizations(w http.ResponseWriter, r *http.Request) error {
 	list, err := s.db.ListOrganizations(r.Context())
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, adminOrganization))
+	writeJSON(w, http.StatusOK, mapList(list, api.AdminOrganizationOf))
 	return nil
 }
 
@@ -54,7 +41,7 @@ func (s *Server) adminGetOrganization(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, adminOrganization(o))
+	writeJSON(w, http.StatusOK, api.AdminOrganizationOf(o))
 	return nil
 }
 
@@ -67,7 +54,7 @@ func (s *Server) adminCreateOrganization(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, adminOrganization(o))
+	writeJSON(w, http.StatusCreated, api.AdminOrganizationOf(o))
 	return nil
 }
 

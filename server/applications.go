@@ -7,32 +7,12 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerApplicationRoutes(r group) {
-	r.Handle("/applications", s.mgmt(permOrgRead, s.listApplications)).Methods(http.MethodGet)
-	r.Handle("/applications", s.mgmt(permWrite, s.createApplication)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}", s.mgmt(permRead, s.getApplication)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}", s.mgmt(permWrite, s.updateApplication)).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}", s.mgmt(permWrite, s.deleteApplication)).Methods(http.MethodDelete)
-	r.Handle("/applications/{id}/environments", s.mgmt(permRead, s.listEnvironments)).Methods(http.MethodGet)
-}
-
-func applicationItem(a *store.Application) api.ApplicationItem {
-	return api.ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
-}
-
-func applicationDetail(a *store.Application) api.ApplicationDetail {
-	return api.ApplicationDetail{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
-		Environments: mapList(a.Environments, func(e store.Environment) api.EnvironmentItem {
-			return api.EnvironmentItem{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt}
-		})}
-}
-
 func (s *Server) listApplications(w http.ResponseWriter, r *http.Request) error {
 	apps, err := s.db.ListApplications(r.Context(), principalFrom(r.Context()).OrgID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(apps, applicationItem))
+	writeJSON(w, http.StatusOK, mapList(apps, api.ApplicationItemOf))
 	return nil
 }
 
@@ -45,7 +25,7 @@ func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"application_id": a.ID})
+	writeJSON(w, http.StatusCreated, api.ApplicationCreated{ApplicationID: a.ID})
 	return nil
 }
 
@@ -54,7 +34,7 @@ func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, applicationDetail(a))
+	writeJSON(w, http.StatusOK, api.ApplicationDetailOf(a))
 	return nil
 }
 

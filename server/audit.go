@@ -8,11 +8,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerAuditRoutes(r group) {
-	r.Handle("/applications/{id}/audit-logs", s.mgmt(permRead, s.listAudit)).Methods(http.MethodGet)
-	r.Handle("/audit-logs", s.mgmt(permRead, s.listOrgAudit)).Methods(http.MethodGet)
-}
-
 // queryTime reads an optional RFC 3339 query parameter.
 func queryTime(r *http.Request, name string) (*time.Time, error) {
 	v := r.URL.Query().Get(name)

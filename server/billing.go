@@ -13,15 +13,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerBillingRoutes(m, admin, billing group) {
-	m.Handle("/billing/plans", s.wrap(s.anyCaller(s.billingPlans))).Methods(http.MethodGet)
-	m.Handle("/billing/subscription", s.mgmt(permOrgRead, s.billingSubscription)).Methods(http.MethodGet)
-	m.Handle("/billing/usage", s.mgmt(permOrgRead, s.billingUsage)).Methods(http.MethodGet)
-	m.Handle("/billing/checkout", s.mgmt(permAdmin, s.billingCheckout)).Methods(http.MethodPost)
-	admin.Handle("/billing/transactions/{id}/confirm", s.admin(s.billingConfirm)).Methods(http.MethodPost)
-	billing.Handle("/pix/callback", s.wrap(s.pixCallback)).Methods(http.MethodPost)
-}
-
 // anyCaller lets every valid management credential through, the operator
 // without naming an organization: the plans are the server's, not an
 // organization's.

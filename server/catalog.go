@@ -12,35 +12,12 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerCatalogRoutes(r group) {
-	r.Handle("/applications/{id}/entitlements", s.mgmt(permRead, s.listEntitlements)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/entitlements", s.mgmt(permWrite, s.createEntitlement)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/entitlements/{entId}", s.mgmt(permWrite, s.deleteEntitlement)).Methods(http.MethodDelete)
-	r.Handle("/applications/{id}/plans", s.mgmt(permRead, s.listPlans)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/plans", s.mgmt(permWrite, s.createPlan)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permRead, s.getPlan)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permWrite, s.updatePlan)).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/plans/{planId}", s.mgmt(permWrite, s.deletePlan)).Methods(http.MethodDelete)
-}
-
-func entitlementRefs(list []store.EntitlementRef) []api.EntitlementRef {
-	return mapList(list, func(e store.EntitlementRef) api.EntitlementRef { return api.EntitlementRef(e) })
-}
-
-func planItem(p *store.Plan) api.PlanItem {
-	return api.PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
-		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
-		Entitlements: entitlementRefs(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-}
-
 func (s *Server) listEntitlements(w http.ResponseWriter, r *http.Request) error {
 	list, err := s.db.ListEntitlements(r.Context(), appRef(r))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(e *store.Entitlement) api.EntitlementItem {
-		return api.EntitlementItem{ID: e.ID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
-	}))
+	writeJSON(w, http.StatusOK, mapList(list, api.EntitlementItemOf))
 	return nil
 }
 
@@ -70,7 +47,7 @@ func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, planItem))
+	writeJSON(w, http.StatusOK, mapList(list, api.PlanItemOf))
 	return nil
 }
 
@@ -79,7 +56,7 @@ func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, planItem(p))
+	writeJSON(w, http.StatusOK, api.PlanItemOf(p))
 	return nil
 }
 

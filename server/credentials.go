@@ -9,15 +9,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerCredentialRoutes(r group) {
-	r.Handle("/applications/{id}/secrets", s.mgmt(permWrite, s.createSecret)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/secrets", s.mgmt(permRead, s.listSecrets)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/secrets/{secretId}", s.mgmt(permWrite, s.revokeSecret)).Methods(http.MethodDelete)
-	r.Handle("/api-keys", s.mgmt(permAdmin, s.createAPIKey)).Methods(http.MethodPost)
-	r.Handle("/api-keys", s.mgmt(permAdmin, s.listAPIKeys)).Methods(http.MethodGet)
-	r.Handle("/api-keys/{keyId}", s.mgmt(permAdmin, s.revokeAPIKey)).Methods(http.MethodDelete)
-}
-
 func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
 	var req api.CreateSecretRequest
 	if err := decode(r, &req); err != nil {
@@ -36,9 +27,7 @@ func (s *Server) listSecrets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(x *store.AppSecret) api.SecretItem {
-		return api.SecretItem{ID: x.ID, Label: x.Label, EnvironmentID: x.EnvironmentID, LastUsedAt: x.LastUsedAt, RevokedAt: x.RevokedAt, CreatedAt: x.CreatedAt}
-	}))
+	writeJSON(w, http.StatusOK, mapList(list, api.SecretItemOf))
 	return nil
 }
 
@@ -68,9 +57,7 @@ func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, func(k *store.APIKey) api.APIKeyItem {
-		return api.APIKeyItem{ID: k.ID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
-	}))
+	writeJSON(w, http.StatusOK, mapList(list, api.APIKeyItemOf))
 	return nil
 }
 

@@ -10,33 +10,11 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerEndUserRoutes(r group) {
-	r.Handle("/applications/{id}/users", s.mgmt(permRead, listByStatus(s.db.ListEndUsers, endUserItem))).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/users/{userId}", s.mgmt(permWrite, setStatus("userId", s.setEndUserStatus))).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/devices", s.mgmt(permRead, listByStatus(s.db.ListDevices, deviceItem))).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/devices/{deviceId}", s.mgmt(permWrite, setStatus("deviceId", s.setDeviceStatus))).Methods(http.MethodPatch)
-	r.Handle("/auth/users/{user_id}/roles", s.mgmt(permUserRoles, s.userRoles(s.addEndUserRole))).Methods(http.MethodPost)
-	r.Handle("/auth/users/{user_id}/roles/{role_id}", s.mgmt(permUserRoles, s.userRoles(s.removeEndUserRole))).Methods(http.MethodDelete)
-}
-
 func nonNil(list []string) []string {
 	if list == nil {
 		return []string{}
 	}
 	return list
-}
-
-func endUserItem(u *store.EndUser) api.EndUserItem {
-	return api.EndUserItem{ID: u.ID, Email: u.Email, Status: u.Status, Roles: nonNil(u.Roles), LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
-}
-
-func deviceItem(d *store.Device) api.DeviceItem {
-	var user *string
-	if d.UserID != "" {
-		user = &d.UserID
-	}
-	return api.DeviceItem{ID: d.ID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status, UserID: user,
-		LicenseIDs: nonNil(d.LicenseIDs), LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
 }
 
 // statusFilter reads the filters of the end-user and device lists, page and

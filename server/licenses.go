@@ -11,25 +11,8 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerLicenseRoutes(r group) {
-	r.Handle("/applications/{id}/licenses", s.mgmt(permRead, s.listLicenses)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/licenses", s.mgmt(permWrite, s.generateLicenses)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permRead, s.getLicense)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permWrite, setStatus("licenseId", s.setLicenseStatus))).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/licenses/{licenseId}/reset-device", s.mgmt(permWrite, s.resetLicenseDevice)).Methods(http.MethodPost)
-}
-
-func userRef(id, email string) *api.UserRef {
-	if id == "" {
-		return nil
-	}
-	return &api.UserRef{ID: id, Email: email}
-}
-
 func (s *Server) licenseItem(l *store.LicenseItem) api.LicenseItem {
-	return api.LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(s.now()), Plan: api.PlanRef{ID: l.PlanID, Name: l.PlanName},
-		User: userRef(l.UserID, l.UserEmail), DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
-		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+	return api.LicenseItemOf(l, s.now())
 }
 
 func (s *Server) listLicenses(w http.ResponseWriter, r *http.Request) error {
@@ -92,11 +75,7 @@ func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	item := s.licenseItem(&d.LicenseItem)
-	writeJSON(w, http.StatusOK, api.LicenseDetail{ID: item.ID, Key: item.Key, Status: item.Status, Plan: item.Plan, User: item.User,
-		Devices: mapList(d.Devices, func(x store.LicenseDevice) api.LicenseDevice { return api.LicenseDevice(x) }), DevicesCount: d.DevicesCount,
-		Entitlements: entitlementRefs(d.Entitlements), ActivatedAt: item.ActivatedAt, ExpiresAt: item.ExpiresAt,
-		DeviceResetsRemaining: d.DeviceResetsRemaining, CreatedAt: item.CreatedAt, UpdatedAt: item.UpdatedAt})
+	writeJSON(w, http.StatusOK, api.LicenseDetailOf(d, s.now()))
 	return nil
 }
 

@@ -8,12 +8,14 @@ import (
 	"licensectl/server/servertest"
 )
 
-// TestMain reports how many answers the tests checked against the OpenAPI
-// document (servertest validates every answer its client receives).
+// TestMain reports how many requests and answers the tests checked against
+// the OpenAPI document (servertest validates every request its client sends
+// and every answer it receives), and how many requests the document refused
+// (each answered with an error).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if n := servertest.Validated.Load(); n > 0 { // fuzzing runs no server
-		fmt.Fprintf(os.Stderr, "OpenAPI: %d responses validated against the document\n", n)
+		fmt.Fprintf(os.Stderr, "OpenAPI: %d requests and answers validated against the document (%d requests it refuses, each refused)\n", n, servertest.Refused.Load())
 	}
 	os.Exit(code)
 }

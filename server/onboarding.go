@@ -7,14 +7,6 @@ import (
 	"licensectl/store"
 )
 
-// Onboarding progress is the signed-in member's own state: permMember
-// refuses API keys, application secrets and the operator, and lets
-// unverified members change it.
-func (s *Server) registerOnboardingRoutes(m group) {
-	m.Handle("/onboarding/progress", s.mgmt(permMember, s.getOnboarding)).Methods(http.MethodGet)
-	m.Handle("/onboarding/progress", s.mgmt(permMember, s.updateOnboarding)).Methods(http.MethodPatch)
-}
-
 func (s *Server) getOnboarding(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.db.Onboarding(r.Context(), principalFrom(r.Context()).ID)
 	if err != nil {

@@ -3,12 +3,14 @@ package server_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gorilla/mux"
 
+	"licensectl/config"
 	"licensectl/server"
 	"licensectl/server/servertest"
 )
@@ -18,7 +20,7 @@ import (
 // valid OpenAPI 3.1, that the server serves it, and that it describes exactly
 // the routes the server has.
 func TestOpenAPIDocument(t *testing.T) {
-	s := servertest.New(t)
+	s := servertest.New(t, func(c *config.Config) { c.Metrics.Enabled, c.Metrics.Listen = true, "" })
 	var routes []string
 	err := s.Handler().(*mux.Router).Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		path, perr := r.GetPathTemplate()
@@ -39,7 +41,12 @@ func TestOpenAPIDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := server.GenerateOpenAPI(routes)
+	// The router is built from the table: the same operations in the same
+	// order, none added beside it.
+	if table := server.RouteTable(); !slices.Equal(routes, table) {
+		t.Fatalf("the router's routes differ from the table's:\nrouter: %v\ntable:  %v", routes, table)
+	}
+	want, err := server.GenerateOpenAPI()
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
@@ -66,5 +73,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	if got := doc.Paths.Len(); got < 60 {
 		t.Fatalf("the document has %d paths", got)
 	}
-	s.Do(t, "GET", "/v1/openapi.json", nil).Want(t, 200)
+	// The served document is the one docs/ holds (after -update, once the
+	// binary embeds the new one).
+	if served := s.Do(t, "GET", "/v1/openapi.json", nil).Want(t, 200).Body; string(served) != string(want) && !*server.UpdateDocs {
+		t.Fatalf("GET /v1/openapi.json serves another document than docs/openapi.json (%d bytes, want %d)", len(served), len(want))
+	}
 }

@@ -9,23 +9,12 @@ import (
 	"licensectl/store"
 )
 
-// Members are organization-wide administration (design.md §4: developers
-// and viewers have no access to members), so even listing them needs an
-// owner or admin; the organization itself is readable by every member.
-func (s *Server) registerOrganizationRoutes(r group) {
-	r.Handle("/organizations/me", s.mgmt(permOrgRead, s.getOrganization)).Methods(http.MethodGet)
-	r.Handle("/organizations/me", s.mgmt(permAdmin, s.updateOrganization)).Methods(http.MethodPatch)
-	r.Handle("/organizations/members", s.mgmt(permAdmin, s.listMembers)).Methods(http.MethodGet)
-	r.Handle("/organizations/members", s.mgmt(permAdmin, s.addMember)).Methods(http.MethodPost)
-	r.Handle("/organizations/members/{memberId}", s.mgmt(permAdmin, s.removeMember)).Methods(http.MethodDelete)
-}
-
 func (s *Server) getOrganization(w http.ResponseWriter, r *http.Request) error {
 	o, err := s.db.FindOrganization(r.Context(), principalFrom(r.Context()).OrgID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.OrganizationDetail{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt, EmailVerified: o.EmailVerified})
+	writeJSON(w, http.StatusOK, api.OrganizationDetailOf(o))
 	return nil
 }
 
@@ -47,9 +36,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(ms, func(m *store.Member) api.MemberItem {
-		return api.MemberItem{ID: m.ID, Email: m.Email, Role: m.Role, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
-	}))
+	writeJSON(w, http.StatusOK, mapList(ms, api.MemberItemOf))
 	return nil
 }
 

@@ -102,12 +102,6 @@ func (p *partnerSignIn) derive(purpose, state string) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-func (s *Server) registerPartnerRoutes(r group) {
-	r.Handle("/auth/partner", s.partnerConfigured(s.accountCall(s.partnerStart))).Methods(http.MethodGet)
-	r.Handle("/auth/partner/callback", s.partnerConfigured(s.accountCall(s.partnerCallback))).Methods(http.MethodGet)
-	r.Handle("/auth/partner/complete-profile", s.partnerConfigured(s.mgmt(permAccount, s.completeProfile))).Methods(http.MethodPost)
-}
-
 // partnerConfigured answers 404 before anything else when partner sign-in
 // is not configured: unconfigured wins over rate limits, authentication and
 // state checks.

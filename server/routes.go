@@ -1,17 +1,19 @@
 package server
 
 import (
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/gorilla/mux"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
-// routes builds the router. Each aggregate registers its own routes from the
-// file that holds its handlers.
+// routes builds the router from the route table (routetable.go), the same
+// table the OpenAPI document is generated from.
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
 	r.Use(s.observe)
@@ -41,57 +43,21 @@ func (s *Server) routes() *mux.Router {
 		return store.Invalid(name, "query parameter %s is malformed (a bad %%-escape or a semicolon)", name)
 	}))
 
-	r.Handle("/healthz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-		return nil
-	})).Methods(http.MethodGet)
-	r.Handle("/readyz", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		if err := s.db.Ping(r.Context()); err != nil {
-			return &store.Error{Code: store.ECodeUnavailable, Message: "store unavailable", Err: err}
+	// The table's order is the router's: gorilla/mux tries routes in order,
+	// and the runtime's hot endpoints come first so that they do not pay for
+	// matching every management pattern (the prefixes do not overlap).
+	for _, rt := range routeTable() {
+		if rt.when != nil && !rt.when(s) {
+			continue
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-		return nil
-	})).Methods(http.MethodGet)
-	r.Handle("/v1/openapi.json", s.wrap(s.serveOpenAPI)).Methods(http.MethodGet)
-	if s.cfg.Metrics.Enabled && s.cfg.Metrics.Listen == "" {
-		r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
+		h := s.handlerOf(rt)
+		if rt.prefix {
+			r.PathPrefix(strings.TrimSuffix(rt.path, "{file}")).Handler(h).Methods(rt.method)
+			continue
+		}
+		r.Handle(rt.path, h).Methods(rt.method)
 	}
-
-	// The runtime API goes first: gorilla/mux tries routes in order, and the
-	// runtime's hot endpoints should not pay for matching every management
-	// pattern. The prefixes do not overlap, so order changes nothing else.
-	rt := group{r, "/v1/runtime"}
-	s.registerRuntimeRoutes(rt)
-
-	m := group{r, "/v1/mgmt"}
-	s.registerAccountRoutes(m)
-	s.registerOrganizationRoutes(m)
-	s.registerApplicationRoutes(m)
-	s.registerCredentialRoutes(m)
-	s.registerCatalogRoutes(m)
-	s.registerLicenseRoutes(m)
-	s.registerEndUserRoutes(m)
-	s.registerSessionCountRoutes(m)
-	s.registerAuditRoutes(m)
-	s.registerWebhookRoutes(m)
-
-	s.registerAdminRoutes(group{r, "/v1/admin"})
-	s.registerBillingRoutes(m, group{r, "/v1/admin"}, group{r, "/v1/billing"})
-	s.registerOnboardingRoutes(m)
-	s.registerAccountPages(r)
 	return r
-}
-
-// group registers routes under a path prefix on the root router. gorilla/mux
-// subrouters lose a method mismatch (405 becomes 404), so none are used.
-type group struct {
-	r      *mux.Router
-	prefix string
-}
-
-// Handle registers h for prefix+path.
-func (g group) Handle(path string, h http.Handler) *mux.Route {
-	return g.r.Handle(g.prefix+path, h)
 }
 
 // allowedMethods lists the methods router serves at req's path, for the
@@ -137,4 +103,19 @@ func badQueryParam(raw string) string {
 		}
 	}
 	return raw
+}
+
+// ready answers GET /readyz: ready while the store answers.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
+	if err := s.db.Ping(r.Context()); err != nil {
+		return &store.Error{Code: store.ECodeUnavailable, Message: "store unavailable", Err: err}
+	}
+	writeJSON(w, http.StatusOK, api.Health{Status: "ready"})
+	return nil
+}
+
+// staticFiles serves the account pages' style sheets and scripts.
+func staticFiles() http.Handler {
+	static, _ := fs.Sub(pagesStatic, "pages/static")
+	return withPageHeaders(http.StripPrefix("/account/static/", http.FileServer(http.FS(static))))
 }

@@ -83,22 +83,6 @@ func (s *Server) sweepSessions(ctx context.Context) {
 	}
 }
 
-func (s *Server) registerRuntimeRoutes(r group) {
-	post := func(path, endpoint string, auth bool, fn runtimeFunc) {
-		r.Handle(path, s.runtime(endpoint, auth, fn)).Methods(http.MethodPost)
-	}
-	post("/applications/init", "init", false, s.rtInit)
-	post("/auth/register", "register", true, s.rtRegister)
-	post("/auth/login", "login", true, s.rtLogin)
-	post("/auth/logout", "logout", false, s.rtLogout)
-	post("/licenses/activate", "activate", true, s.rtActivate)
-	post("/sessions/validate", "validate", false, s.rtValidate)
-	post("/sessions/refresh", "refresh", false, s.rtRefresh)
-	post("/devices/reset", "reset", false, s.rtReset)
-	r.Handle("/entitlements/check", s.runtime("check", false, s.rtCheck)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/jwks.json", s.runtime("jwks", false, s.rtJWKS)).Methods(http.MethodGet)
-}
-
 // runtimeFunc is a runtime handler; c names the application environment
 // from the request headers.
 type runtimeFunc func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error

@@ -10,11 +10,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerSessionCountRoutes(r group) {
-	r.Handle("/applications/{id}/licenses/{licenseId}/sessions", s.mgmt(permRead, countSessions("licenseId", s.db.CountLicenseSessions))).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/devices/{deviceId}/sessions", s.mgmt(permRead, countSessions("deviceId", s.db.CountDeviceSessions))).Methods(http.MethodGet)
-}
-
 // countSessions answers GET …/{param}/sessions with the live sessions of the
 // license or device the path names, in the environment the request selects
 // (as the license and device reads do).

@@ -11,17 +11,6 @@ import (
 	"licensectl/store"
 )
 
-func (s *Server) registerWebhookRoutes(r group) {
-	r.Handle("/webhooks/events", s.mgmt(permRegistry, s.listWebhookEvents)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/webhooks", s.mgmt(permRead, s.listWebhooks)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/webhooks", s.mgmt(permWrite, s.createWebhook)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/webhooks/{webhookId}", s.mgmt(permWrite, s.updateWebhook)).Methods(http.MethodPatch)
-	r.Handle("/applications/{id}/webhooks/{webhookId}", s.mgmt(permWrite, s.deleteWebhook)).Methods(http.MethodDelete)
-	r.Handle("/applications/{id}/webhooks/{webhookId}/test", s.mgmt(permWrite, s.testWebhook)).Methods(http.MethodPost)
-	r.Handle("/applications/{id}/webhooks/{webhookId}/deliveries", s.mgmt(permRead, s.listDeliveries)).Methods(http.MethodGet)
-	r.Handle("/applications/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/retry", s.mgmt(permWrite, s.retryDelivery)).Methods(http.MethodPost)
-}
-
 // initWebhooks builds the URL guard and the dispatcher; Open starts it.
 func (s *Server) initWebhooks() {
 	c := s.cfg.Webhooks

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -39,7 +40,7 @@ func newAppCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+			return out.emit(api.ApplicationDetailOf(a), func(t *table) { appFields(t, a) })
 		}),
 	}
 	c.Flags().StringVar(&slug, "slug", "", "slug (default: derived from the name)")
@@ -57,7 +58,7 @@ func newAppListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(mapSlice(list, appItem), func(t *table) {
+			return out.emit(mapSlice(list, api.ApplicationItemOf), func(t *table) {
 				t.row("ID", "SLUG", "STATUS", "NAME")
 				for _, a := range list {
 					t.row(a.ID, a.Slug, a.Status, t.text(a.Name, 24))
@@ -82,7 +83,7 @@ func newAppShowCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+			return out.emit(api.ApplicationDetailOf(a), func(t *table) { appFields(t, a) })
 		}),
 	}
 }
@@ -107,7 +108,7 @@ func (e *env) updateApp(cmd *cobra.Command, name string, upd store.ApplicationUp
 				a = full
 			}
 		}
-		return out.emit(appDetail(a), func(t *table) { appFields(t, a) })
+		return out.emit(api.ApplicationDetailOf(a), func(t *table) { appFields(t, a) })
 	})
 }
 
@@ -177,7 +178,7 @@ func newAppDeleteCmd(e *env) *cobra.Command {
 				if err := s.svc.DeleteApplication(ctx, ref, true); err != nil {
 					return err
 				}
-				return out.emit(successView{true}, func(t *table) { t.row("deleted application " + ref.AppID) })
+				return out.emit(api.Success{Success: true}, func(t *table) { t.row("deleted application " + ref.AppID) })
 			})
 		},
 	}

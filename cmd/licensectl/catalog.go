@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -36,7 +37,7 @@ func newEntitlementCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(entitlementView(ent), func(t *table) {
+			return out.emit(api.EntitlementItemOf(ent), func(t *table) {
 				t.field("ID", ent.ID)
 				t.field("Key", ent.Key)
 				t.field("Name", ent.Name)
@@ -64,7 +65,7 @@ func newEntitlementListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(mapSlice(list, entitlementView), func(t *table) {
+			return out.emit(mapSlice(list, api.EntitlementItemOf), func(t *table) {
 				t.row("ID", "KEY", "NAME")
 				for _, x := range list {
 					t.row(x.ID, x.Key, t.text(x.Name, 24))
@@ -91,7 +92,7 @@ func newEntitlementDeleteCmd(e *env) *cobra.Command {
 			if err := s.svc.DeleteEntitlement(ctx, ref, ids[0]); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("deleted entitlement " + ids[0]) })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row("deleted entitlement " + ids[0]) })
 		}),
 	}
 	bindApp(c, &app)
@@ -223,7 +224,7 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(planView(p), func(t *table) { planFields(t, p) })
+			return out.emit(api.PlanItemOf(p), func(t *table) { planFields(t, p) })
 		}),
 	}
 	bindApp(c, &app)
@@ -243,7 +244,7 @@ func newPlanListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(mapSlice(list, planView), func(t *table) {
+			return out.emit(mapSlice(list, api.PlanItemOf), func(t *table) {
 				t.row("ID", "NAME", "DEVICES", "DAYS", "TRIAL")
 				for _, p := range list {
 					days := "-"
@@ -281,7 +282,7 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(planView(p), func(t *table) { planFields(t, p) })
+			return out.emit(api.PlanItemOf(p), func(t *table) { planFields(t, p) })
 		}),
 	}
 	bindApp(c, &app)
@@ -304,7 +305,7 @@ func newPlanDeleteCmd(e *env) *cobra.Command {
 			if err := s.svc.DeletePlan(ctx, ref, p.ID); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("deleted plan " + p.ID) })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row("deleted plan " + p.ID) })
 		}),
 	}
 	bindApp(c, &app)

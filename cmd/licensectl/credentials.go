@@ -92,7 +92,7 @@ func newSecretListCmd(e *env) *cobra.Command {
 				return err
 			}
 			names := envNames(a)
-			return out.emit(mapSlice(list, secretItem), func(t *table) {
+			return out.emit(mapSlice(list, api.SecretItemOf), func(t *table) {
 				t.row("ID", "ENV", "STATE", "LABEL")
 				for _, x := range list {
 					t.row(x.ID, names[x.EnvironmentID], revokedState(x.RevokedAt != nil), t.text(orDash(x.Label), 16))
@@ -115,7 +115,7 @@ func newSecretRevokeCmd(e *env) *cobra.Command {
 			if err := s.svc.RevokeAppSecret(ctx, ref, args[0]); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("revoked secret " + args[0]) })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row("revoked secret " + args[0]) })
 		}),
 	}
 	bindApp(c, &app)
@@ -169,7 +169,7 @@ func newAPIKeyListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(mapSlice(list, apiKeyItem), func(t *table) {
+			return out.emit(mapSlice(list, api.APIKeyItemOf), func(t *table) {
 				t.row("ID", "STATE", "LAST USED", "LABEL")
 				for _, k := range list {
 					t.row(k.ID, revokedState(k.RevokedAt != nil), dayp(k.LastUsedAt), t.text(orDash(k.Label), 16))
@@ -189,7 +189,7 @@ func newAPIKeyRevokeCmd(e *env) *cobra.Command {
 			if err := s.svc.RevokeAPIKey(ctx, org, args[0]); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row(fmt.Sprintf("revoked API key %s", args[0])) })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row(fmt.Sprintf("revoked API key %s", args[0])) })
 		}),
 	}
 }

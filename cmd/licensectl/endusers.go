@@ -32,7 +32,7 @@ func newUserListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := api.PageOf(page, endUserView)
+			v := api.PageOf(page, api.EndUserItemOf)
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "E-MAIL")
 				for _, u := range page.Data {
@@ -129,7 +129,7 @@ func newDeviceListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := api.PageOf(page, deviceView)
+			v := api.PageOf(page, api.DeviceItemOf)
 			return out.emit(v, func(t *table) {
 				t.row("ID", "STATUS", "FINGERPRINT")
 				for _, d := range page.Data {

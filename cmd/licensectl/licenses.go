@@ -126,7 +126,7 @@ func printGenerated(out *output, list []*store.LicenseItem) error {
 		w.Flush()
 		return w.Error()
 	}
-	views := mapSlice(list, func(l *store.LicenseItem) api.LicenseItem { return licenseView(l, now) })
+	views := mapSlice(list, func(l *store.LicenseItem) api.LicenseItem { return api.LicenseItemOf(l, now) })
 	return out.emit(api.LicensesGenerated{Licenses: views}, func(t *table) {
 		t.row("ID", "KEY")
 		for _, l := range list {
@@ -214,7 +214,7 @@ func newLicenseListCmd(e *env) *cobra.Command {
 				return printGenerated(out, page.Data)
 			}
 			now := time.Now()
-			v := api.PageOf(page, func(l *store.LicenseItem) api.LicenseItem { return licenseView(l, now) })
+			v := api.PageOf(page, func(l *store.LicenseItem) api.LicenseItem { return api.LicenseItemOf(l, now) })
 			return out.emit(v, func(t *table) {
 				// No id column: the key names a license to every command,
 				// and with it the rows would not fit 80 columns.
@@ -293,7 +293,7 @@ func newLicenseShowCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := licenseDetailView(d, time.Now())
+			v := api.LicenseDetailOf(d, time.Now())
 			return out.emit(v, func(t *table) { licenseFields(t, v) })
 		}),
 	}
@@ -338,7 +338,7 @@ func newLicenseResetDeviceCmd(e *env) *cobra.Command {
 			if err := s.svc.ResetLicenseDevice(ctx, sc, lic, dev); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("unbound device " + dev + " from license " + lic) })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row("unbound device " + dev + " from license " + lic) })
 		}),
 	}
 	bindApp(c, &app)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -45,7 +46,7 @@ func newOrgCreateCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return out.emit(orgView(o), func(t *table) { orgFields(t, o) })
+				return out.emit(api.AdminOrganizationOf(o), func(t *table) { orgFields(t, o) })
 			})
 		},
 	}
@@ -81,7 +82,7 @@ func newOrgListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(mapSlice(list, orgView), func(t *table) {
+			return out.emit(mapSlice(list, api.AdminOrganizationOf), func(t *table) {
 				t.row("ID", "SLUG", "NAME", "CREATED")
 				for _, o := range list {
 					t.row(o.ID, o.Slug, t.text(o.Name, 24), day(o.CreatedAt))
@@ -110,7 +111,7 @@ func newOrgShowCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(orgView(o), func(t *table) { orgFields(t, o) })
+			return out.emit(api.AdminOrganizationOf(o), func(t *table) { orgFields(t, o) })
 		}),
 	}
 }
@@ -134,7 +135,7 @@ func newMemberAddCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(memberView(m), func(t *table) {
+			return out.emit(api.MemberItemOf(m), func(t *table) {
 				t.field("ID", m.ID)
 				t.field("E-mail", m.Email)
 				t.field("Role", m.Role)
@@ -160,7 +161,7 @@ func newMemberListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(mapSlice(list, memberView), func(t *table) {
+			return out.emit(mapSlice(list, api.MemberItemOf), func(t *table) {
 				t.row("ID", "ROLE", "E-MAIL")
 				for _, m := range list {
 					t.row(m.ID, m.Role, m.Email)
@@ -196,7 +197,7 @@ func newMemberRemoveCmd(e *env) *cobra.Command {
 			if err := s.svc.RemoveMember(ctx, org, id); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("removed member " + id) })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row("removed member " + id) })
 		}),
 	}
 }

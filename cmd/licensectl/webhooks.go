@@ -160,7 +160,7 @@ func newWebhookDeleteCmd(e *env) *cobra.Command {
 			if err := s.svc.DeleteWebhook(ctx, ref, args[0]); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("deleted webhook " + args[0]) })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row("deleted webhook " + args[0]) })
 		}),
 	}
 	bindApp(c, &app)
@@ -242,7 +242,7 @@ func newWebhookRetryCmd(e *env) *cobra.Command {
 			if err := s.svc.RetryDelivery(ctx, ref, args[0], args[1]); err != nil {
 				return err
 			}
-			return out.emit(successView{true}, func(t *table) { t.row("queued delivery " + args[1] + " again") })
+			return out.emit(api.Success{Success: true}, func(t *table) { t.row("queued delivery " + args[1] + " again") })
 		}),
 	}
 	bindApp(c, &app)

@@ -60,3 +60,8 @@ type Environment struct {
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+// ApplicationCreated answers POST /applications.
+type ApplicationCreated struct {
+	ApplicationID string `json:"application_id"`
+}

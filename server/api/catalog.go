@@ -52,3 +52,19 @@ type PlanItem struct {
 	CreatedAt         time.Time        `json:"created_at"`
 	UpdatedAt         time.Time        `json:"updated_at"`
 }
+
+// PlanRequest is the body of POST and PATCH on a plan. The server reads it
+// field by field (a PATCH changes only the fields present, and null clears
+// duration_days, external_product_id and policies), so this type is the
+// body's description rather than its decoder; the servertest transport
+// holds the two together by validating every request the tests send.
+type PlanRequest struct {
+	Name              string          `json:"name,omitempty"`
+	IsTrial           bool            `json:"is_trial,omitempty"`
+	DurationDays      *int            `json:"duration_days,omitempty"`
+	MaxDevices        int             `json:"max_devices,omitempty"`
+	DeviceResetLimit  int             `json:"device_reset_limit,omitempty"`
+	ExternalProductID *string         `json:"external_product_id,omitempty"`
+	Policies          *map[string]any `json:"policies,omitempty"` // an object, or null
+	EntitlementIDs    []string        `json:"entitlement_ids,omitempty"`
+}

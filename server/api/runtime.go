@@ -106,3 +106,8 @@ type RuntimeDeviceResetRequest struct {
 	LicenseKey  string `json:"license_key"`
 	Fingerprint string `json:"device_fingerprint"`
 }
+
+// Granted answers GET /v1/runtime/entitlements/check.
+type Granted struct {
+	Granted bool `json:"granted"`
+}

@@ -48,10 +48,6 @@ func (c *Client) OrgBound() bool {
 	return strings.HasPrefix(c.token, store.PrefixAPIKey) || strings.HasPrefix(c.token, store.PrefixSecretLive) || strings.HasPrefix(c.token, store.PrefixSecretTest)
 }
 
-func orgFrom(o api.AdminOrganization) *store.Organization {
-	return &store.Organization{ID: o.ID, Name: o.Name, Slug: o.Slug, EmailVerified: o.EmailVerified, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
-}
-
 // FindOrganization implements store.Organizations. With the operator token it
 // reads /v1/admin/organizations/{id}; with a credential of an organization it
 // reads /v1/mgmt/organizations/me and answers not_found for any other id.
@@ -64,7 +60,7 @@ func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organi
 		if id != "" && d.ID != id {
 			return nil, store.NotFound("organization")
 		}
-		return &store.Organization{ID: d.ID, Name: d.Name, Slug: d.Slug, EmailVerified: d.EmailVerified, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}, nil
+		return d.Domain(), nil
 	}
 	var o api.AdminOrganization
 	if id == "" {
@@ -73,7 +69,7 @@ func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organi
 	if err := c.do(ctx, call{method: http.MethodGet, path: p("/v1/admin/organizations", id)}, &o); err != nil {
 		return nil, err
 	}
-	return orgFrom(o), nil
+	return o.Domain(), nil
 }
 
 // ListOrganizations implements store.Organizations (operator token).
@@ -82,7 +78,7 @@ func (c *Client) ListOrganizations(ctx context.Context) ([]*store.Organization, 
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/admin/organizations"}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, orgFrom), nil
+	return mapList(list, api.AdminOrganization.Domain), nil
 }
 
 // CreateOrganization implements store.Organizations (operator token).
@@ -92,7 +88,7 @@ func (c *Client) CreateOrganization(ctx context.Context, in store.CreateOrganiza
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/admin/organizations", body: body}, &o); err != nil {
 		return nil, err
 	}
-	return orgFrom(o), nil
+	return o.Domain(), nil
 }
 
 // UpdateOrganization implements store.Organizations.

@@ -9,19 +9,13 @@ import (
 	"licensectl/store"
 )
 
-func appFromItem(orgID string) func(api.ApplicationItem) *store.Application {
-	return func(a api.ApplicationItem) *store.Application {
-		return &store.Application{ID: a.ID, OrgID: orgID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
-	}
-}
-
 // ListApplications implements store.Applications.
 func (c *Client) ListApplications(ctx context.Context, orgID string) ([]*store.Application, error) {
 	var list []api.ApplicationItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/applications", org: orgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, appFromItem(orgID)), nil
+	return mapList(list, func(a api.ApplicationItem) *store.Application { return a.Domain(orgID) }), nil
 }
 
 // FindApplication implements store.Applications.
@@ -30,11 +24,7 @@ func (c *Client) FindApplication(ctx context.Context, ref store.AppRef) (*store.
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID), org: ref.OrgID}, &d); err != nil {
 		return nil, err
 	}
-	a := &store.Application{ID: d.ID, OrgID: ref.OrgID, Name: d.Name, Slug: d.Slug, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
-	for _, e := range d.Environments {
-		a.Environments = append(a.Environments, store.Environment{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt})
-	}
-	return a, nil
+	return d.Domain(ref.OrgID), nil
 }
 
 // CreateApplication implements store.Applications; the application is read
@@ -92,9 +82,7 @@ func (c *Client) ListAPIKeys(ctx context.Context, orgID string) ([]*store.APIKey
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/mgmt/api-keys", org: orgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(k api.APIKeyItem) *store.APIKey {
-		return &store.APIKey{ID: k.ID, OrgID: orgID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
-	}), nil
+	return mapList(list, func(k api.APIKeyItem) *store.APIKey { return k.Domain(orgID) }), nil
 }
 
 // RevokeAPIKey implements store.APIKeys.
@@ -126,9 +114,7 @@ func (c *Client) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "secrets"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(s api.SecretItem) *store.AppSecret {
-		return &store.AppSecret{ID: s.ID, OrgID: ref.OrgID, AppID: ref.AppID, EnvironmentID: s.EnvironmentID, Label: s.Label, LastUsedAt: s.LastUsedAt, RevokedAt: s.RevokedAt, CreatedAt: s.CreatedAt}
-	}), nil
+	return mapList(list, func(s api.SecretItem) *store.AppSecret { return s.Domain(ref) }), nil
 }
 
 // RevokeAppSecret implements store.AppSecrets.

@@ -8,23 +8,13 @@ import (
 	"licensectl/store"
 )
 
-func refsFrom(in []api.EntitlementRef) []store.EntitlementRef {
-	return mapList(in, func(e api.EntitlementRef) store.EntitlementRef { return store.EntitlementRef(e) })
-}
-
-func entitlementFrom(appID string) func(api.EntitlementItem) *store.Entitlement {
-	return func(e api.EntitlementItem) *store.Entitlement {
-		return &store.Entitlement{ID: e.ID, AppID: appID, Key: e.Key, Name: e.Name, Description: e.Description, CreatedAt: e.CreatedAt}
-	}
-}
-
 // ListEntitlements implements store.Entitlements.
 func (c *Client) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
 	var list []api.EntitlementItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "entitlements"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, entitlementFrom(ref.AppID)), nil
+	return mapList(list, func(e api.EntitlementItem) *store.Entitlement { return e.Domain(ref.AppID) }), nil
 }
 
 // CreateEntitlement implements store.Entitlements; the entitlement is read
@@ -50,28 +40,13 @@ func (c *Client) DeleteEntitlement(ctx context.Context, ref store.AppRef, id str
 	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "entitlements", id), org: ref.OrgID}, nil)
 }
 
-func planFrom(appID string) func(api.PlanItem) *store.Plan {
-	return func(x api.PlanItem) *store.Plan {
-		pl := &store.Plan{ID: x.ID, AppID: appID, Name: x.Name, IsTrial: x.IsTrial, DurationDays: x.DurationDays, MaxDevices: x.MaxDevices,
-			DeviceResetLimit: x.DeviceResetLimit, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
-			CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
-		if len(x.Policies) > 0 && string(x.Policies) != "null" {
-			pl.Policies = x.Policies
-		}
-		for _, e := range x.Entitlements {
-			pl.EntitlementIDs = append(pl.EntitlementIDs, e.ID)
-		}
-		return pl
-	}
-}
-
 // ListPlans implements store.Plans.
 func (c *Client) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
 	var list []api.PlanItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, planFrom(ref.AppID)), nil
+	return mapList(list, func(p api.PlanItem) *store.Plan { return p.Domain(ref.AppID) }), nil
 }
 
 // FindPlan implements store.Plans.
@@ -80,7 +55,7 @@ func (c *Client) FindPlan(ctx context.Context, ref store.AppRef, id string) (*st
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "plans", id), org: ref.OrgID}, &x); err != nil {
 		return nil, err
 	}
-	return planFrom(ref.AppID)(x), nil
+	return x.Domain(ref.AppID), nil
 }
 
 // planBody is the partial JSON body of a plan create or update: only fields

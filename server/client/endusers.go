@@ -19,19 +19,13 @@ func statusQuery(f store.StatusFilter) url.Values {
 	return pageQuery(q, f.PageRequest)
 }
 
-func endUserFrom(appID string) func(api.EndUserItem) *store.EndUser {
-	return func(u api.EndUserItem) *store.EndUser {
-		return &store.EndUser{ID: u.ID, AppID: appID, Email: u.Email, Status: u.Status, Roles: u.Roles, LastLoginAt: u.LastLoginAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
-	}
-}
-
 // ListEndUsers implements store.EndUsers.
 func (c *Client) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
 	var out api.Page[api.EndUserItem]
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "users"), org: s.OrgID, env: s.Env, query: statusQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return api.StorePage(out, endUserFrom(s.AppID)), nil
+	return api.StorePage(out, func(u api.EndUserItem) *store.EndUser { return u.Domain(s.AppID) }), nil
 }
 
 // SetEndUserStatus implements store.EndUsers. The answer carries only id and
@@ -68,14 +62,7 @@ func (c *Client) ListDevices(ctx context.Context, s store.Scope, f store.StatusF
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "devices"), org: s.OrgID, env: s.Env, query: statusQuery(f)}, &out); err != nil {
 		return nil, err
 	}
-	return api.StorePage(out, func(d api.DeviceItem) *store.Device {
-		dv := &store.Device{ID: d.ID, AppID: s.AppID, Fingerprint: d.Fingerprint, Name: d.Name, Platform: d.Platform, Status: d.Status,
-			LicenseIDs: d.LicenseIDs, LastSeenAt: d.LastSeenAt, CreatedAt: d.CreatedAt}
-		if d.UserID != nil {
-			dv.UserID = *d.UserID
-		}
-		return dv
-	}), nil
+	return api.StorePage(out, func(d api.DeviceItem) *store.Device { return d.Domain(s.AppID) }), nil
 }
 
 // SetDeviceStatus implements store.Devices. The answer carries only id and

@@ -10,20 +10,6 @@ import (
 	"licensectl/store"
 )
 
-// license maps the list shape.
-func license(appID string, x api.LicenseItem) *store.LicenseItem {
-	li := &store.LicenseItem{License: store.License{ID: x.ID, AppID: appID, Key: x.Key, PlanID: x.Plan.ID, Status: x.Status,
-		DevicesCount: x.DevicesCount, ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}, PlanName: x.Plan.Name}
-	if x.User != nil {
-		li.UserID, li.UserEmail = x.User.ID, x.User.Email
-	}
-	return li
-}
-
-func licenseFrom(appID string) func(api.LicenseItem) *store.LicenseItem {
-	return func(x api.LicenseItem) *store.LicenseItem { return license(appID, x) }
-}
-
 // GenerateLicenses implements store.Licenses.
 func (c *Client) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
 	var out api.LicensesGenerated
@@ -35,7 +21,7 @@ func (c *Client) GenerateLicenses(ctx context.Context, s store.Scope, in store.G
 	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses"), org: s.OrgID, env: s.Env, body: body}, &out); err != nil {
 		return nil, err
 	}
-	return mapList(out.Licenses, licenseFrom(s.AppID)), nil
+	return mapList(out.Licenses, func(l api.LicenseItem) *store.LicenseItem { return l.Domain(s.AppID) }), nil
 }
 
 // ListLicenses implements store.Licenses.
@@ -50,7 +36,7 @@ func (c *Client) ListLicenses(ctx context.Context, s store.Scope, f store.Licens
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses"), org: s.OrgID, env: s.Env, query: pageQuery(q, f.PageRequest)}, &out); err != nil {
 		return nil, err
 	}
-	return api.StorePage(out, licenseFrom(s.AppID)), nil
+	return api.StorePage(out, func(l api.LicenseItem) *store.LicenseItem { return l.Domain(s.AppID) }), nil
 }
 
 // FindLicense implements store.Licenses.
@@ -59,15 +45,7 @@ func (c *Client) FindLicense(ctx context.Context, s store.Scope, id string) (*st
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env}, &x); err != nil {
 		return nil, err
 	}
-	item := license(s.AppID, api.LicenseItem{ID: x.ID, Key: x.Key, Status: x.Status, Plan: x.Plan, User: x.User, DevicesCount: x.DevicesCount,
-		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt})
-	d := &store.LicenseDetail{LicenseItem: *item, Entitlements: refsFrom(x.Entitlements)}
-	d.DeviceResetsRemaining = x.DeviceResetsRemaining
-	d.Devices = make([]store.LicenseDevice, 0, len(x.Devices))
-	for _, dv := range x.Devices {
-		d.Devices = append(d.Devices, store.LicenseDevice(dv))
-	}
-	return d, nil
+	return x.Domain(s.AppID), nil
 }
 
 // SetLicenseStatus implements store.Licenses; the license is read back, as

@@ -22,8 +22,9 @@ import (
 )
 
 // Validated counts the responses checked against the OpenAPI document by
-// every server of the test binary.
-var Validated atomic.Int64
+// every server of the test binary; Refused counts the requests among them
+// that the document refuses (each answered with an error, or the test fails).
+var Validated, Refused atomic.Int64
 
 func init() {
 	// The document's non-JSON answers: the key set is JSON under its own
@@ -70,6 +71,16 @@ func newValidatingTransport(tb testing.TB, baseURL string) http.RoundTripper {
 }
 
 func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var reqBody []byte
+	if req.Body != nil && req.URL.Host == v.host {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		reqBody = b
+		req.Body = io.NopCloser(bytes.NewReader(b))
+	}
 	resp, err := v.base.RoundTrip(req)
 	if err != nil || req.URL.Host != v.host {
 		return resp, err
@@ -80,14 +91,19 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	if err != nil {
 		return resp, nil // the test sees the truncated body and fails on it
 	}
-	if verr := v.validate(req, resp, body); verr != nil {
-		v.tb.Errorf("OpenAPI: the answer to %s %s (%d) does not match the document: %v\nbody: %.2000s", req.Method, req.URL.Path, resp.StatusCode, verr, body)
+	if verr := v.validate(req, reqBody, resp, body); verr != nil {
+		v.tb.Errorf("OpenAPI: %s %s (%d) does not match the document: %v\nrequest: %.1000s\nanswer: %.2000s", req.Method, req.URL.Path, resp.StatusCode, verr, reqBody, body)
 	}
 	Validated.Add(1)
 	return resp, nil
 }
 
-func (v *validatingTransport) validate(req *http.Request, resp *http.Response, body []byte) error {
+// validate checks the request and the answer against the document. Tests
+// send wrong requests on purpose, so a request the document refuses is no
+// failure in itself; but the server must refuse it too: a success answer to
+// such a request means the document asks more (or other) than the server
+// does, and a client written from it would be wrong.
+func (v *validatingTransport) validate(req *http.Request, reqBody []byte, resp *http.Response, body []byte) error {
 	route, params, err := v.router.FindRoute(req)
 	if err != nil {
 		// No operation: an unknown path or method, which must be answered
@@ -96,6 +112,16 @@ func (v *validatingTransport) validate(req *http.Request, resp *http.Response, b
 			return fmt.Errorf("status %d for a request the document has no operation for (%v)", resp.StatusCode, err)
 		}
 		return errorShape(req.URL.Path, body)
+	}
+	sent := req.Clone(context.Background())
+	sent.Body = io.NopCloser(bytes.NewReader(reqBody))
+	reqIn := &openapi3filter.RequestValidationInput{Request: sent, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: credentialSent}}
+	if rerr := openapi3filter.ValidateRequest(context.Background(), reqIn); rerr != nil {
+		Refused.Add(1)
+		if resp.StatusCode < 400 {
+			return fmt.Errorf("the server accepted (%d) a request the document refuses: %v", resp.StatusCode, rerr)
+		}
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
@@ -108,6 +134,27 @@ func (v *validatingTransport) validate(req *http.Request, resp *http.Response, b
 		in.Options.ExcludeResponseBody = true
 	}
 	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// credentialSent checks that a request carries the credential a security
+// scheme names: whether it is valid is the server's to say.
+func credentialSent(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	h := in.RequestValidationInput.Request.Header
+	s := in.SecurityScheme
+	switch {
+	case s.Type == "apiKey" && s.In == "header":
+		if strings.TrimSpace(h.Get(s.Name)) == "" {
+			return fmt.Errorf("no %s header", s.Name)
+		}
+	case s.Type == "http" && s.Scheme == "bearer":
+		scheme, cred, _ := strings.Cut(h.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(cred) == "" {
+			return fmt.Errorf("no bearer credential")
+		}
+	default:
+		return fmt.Errorf("security scheme %s is not checked here", in.SecuritySchemeName)
+	}
+	return nil
 }
 
 // errorShape checks an error body: {"error":{...}} with the runtime's two
