@@ -29,7 +29,7 @@ func entitlementRefs(list []store.EntitlementRef) []api.EntitlementRef {
 
 func planItem(p *store.Plan) api.PlanItem {
 	return api.PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
-		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
+		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
 		Entitlements: entitlementRefs(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
@@ -137,6 +137,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		duration   *int
 		maxDevices int
 		resets     int
+		window     int
 		external   *string
 		entIDs     []string
 	)
@@ -151,6 +152,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		{"duration_days", "integer", true, &duration, func() { in.DurationDays = &duration }},
 		{"max_devices", "integer", false, &maxDevices, func() { in.MaxDevices = &maxDevices }},
 		{"device_reset_limit", "integer", false, &resets, func() { in.DeviceResetLimit = &resets }},
+		{"device_reset_window_days", "integer", false, &window, func() { in.DeviceResetWindowDays = &window }},
 		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
 		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
 	}

@@ -32,34 +32,38 @@ type CreateEntitlementInput struct {
 
 // Plan bundles entitlements and device rules; licenses are generated for a plan.
 type Plan struct {
-	ID                string
-	AppID             string
-	Name              string
-	IsTrial           bool
-	DurationDays      *int
-	MaxDevices        int
-	DeviceResetLimit  int
-	ExternalProductID *string
-	Policies          json.RawMessage // verbatim JSON object, or nil
-	EntitlementIDs    []string
-	Entitlements      []EntitlementRef // resolved on reads
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	ID               string
+	AppID            string
+	Name             string
+	IsTrial          bool
+	DurationDays     *int
+	MaxDevices       int
+	DeviceResetLimit int
+	// DeviceResetWindowDays bounds DeviceResetLimit to a rolling window of
+	// that many days; 0 makes the limit hold for the license's life.
+	DeviceResetWindowDays int
+	ExternalProductID     *string
+	Policies              json.RawMessage // verbatim JSON object, or nil
+	EntitlementIDs        []string
+	Entitlements          []EntitlementRef // resolved on reads
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
 }
 
 // PlanInput creates a plan (fields nil take their defaults) or partially
 // updates one (fields nil are left alone). Policies is set when
 // PoliciesSet; a JSON null clears it.
 type PlanInput struct {
-	Name              *string
-	IsTrial           *bool
-	DurationDays      **int
-	MaxDevices        *int
-	DeviceResetLimit  *int
-	ExternalProductID **string
-	Policies          json.RawMessage
-	PoliciesSet       bool
-	EntitlementIDs    *[]string
+	Name                  *string
+	IsTrial               *bool
+	DurationDays          **int
+	MaxDevices            *int
+	DeviceResetLimit      *int
+	DeviceResetWindowDays *int
+	ExternalProductID     **string
+	Policies              json.RawMessage
+	PoliciesSet           bool
+	EntitlementIDs        *[]string
 }
 
 // Plan defaults of design.md §6.

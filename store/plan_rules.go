@@ -17,6 +17,8 @@ const (
 	MinDeviceResetLimit   = 0
 	MaxDeviceResetLimit   = 10_000
 	MaxPlanEntitlementIDs = 1000
+	MinResetWindowDays    = 0
+	MaxResetWindowDays    = 3_650
 )
 
 // Apply validates the fields present in in and writes them into p; p is
@@ -58,6 +60,12 @@ func (p *Plan) Apply(in PlanInput) error {
 		}
 		next.DeviceResetLimit = *in.DeviceResetLimit
 	}
+	if in.DeviceResetWindowDays != nil {
+		if v := *in.DeviceResetWindowDays; v < MinResetWindowDays || v > MaxResetWindowDays {
+			return Invalid("device_reset_window_days", "device_reset_window_days must be between %d and %d", MinResetWindowDays, MaxResetWindowDays)
+		}
+		next.DeviceResetWindowDays = *in.DeviceResetWindowDays
+	}
 	if in.ExternalProductID != nil {
 		x := *in.ExternalProductID
 		if x != nil {
@@ -98,7 +106,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 
 // Empty reports whether in names no field at all: a PATCH that changes nothing.
 func (in PlanInput) Empty() bool {
-	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil &&
+	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil && in.DeviceResetWindowDays == nil &&
 		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
 }
 

@@ -99,11 +99,14 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 	name := textField("name", "Name", true)
 	maxDev := textField("max_devices", "Max devices", true).set(fmt.Sprint(store.DefaultMaxDevices))
 	resets := textField("device_reset_limit", "Device resets", true).set(fmt.Sprint(store.DefaultDeviceResetLimit))
+	window := textField("device_reset_window_days", "Reset window", true).set("0")
+	window.hint = "days the device resets count in; 0: the license's life"
 	trial := choiceField("is_trial", "Trial", "no", "yes")
 	if p != nil {
 		name.set(p.Name)
 		maxDev.set(fmt.Sprint(p.MaxDevices))
 		resets.set(fmt.Sprint(p.DeviceResetLimit))
+		window.set(fmt.Sprint(p.DeviceResetWindowDays))
 		if p.IsTrial {
 			trial.choice = 1
 		}
@@ -111,7 +114,7 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 			dur.set(fmt.Sprint(*p.DurationDays))
 		}
 	}
-	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur)}
+	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window)}
 	st.check = func(f *form) bool {
 		in := store.PlanInput{}
 		ok := true
@@ -120,7 +123,8 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 		for _, n := range []struct {
 			field string
 			to    **int
-		}{{"max_devices", &in.MaxDevices}, {"device_reset_limit", &in.DeviceResetLimit}} {
+		}{{"max_devices", &in.MaxDevices}, {"device_reset_limit", &in.DeviceResetLimit},
+			{"device_reset_window_days", &in.DeviceResetWindowDays}} {
 			v, err := strconv.Atoi(f.get(n.field))
 			if err != nil {
 				f.invalid(n.field, "a whole number")

@@ -109,6 +109,7 @@ type planFlags struct {
 	trial                      bool
 	durationDays               int
 	maxDevices, resetLimit     int
+	resetWindow                span
 	entitlements               []string
 }
 
@@ -121,6 +122,7 @@ func (f *planFlags) bind(c *cobra.Command, withName bool) {
 	fs.IntVar(&f.durationDays, "duration-days", 0, "days a license lasts from its first activation (0: perpetual)")
 	fs.IntVar(&f.maxDevices, "max-devices", store.DefaultMaxDevices, "devices a license may be bound to")
 	fs.IntVar(&f.resetLimit, "device-reset-limit", store.DefaultDeviceResetLimit, "self-service device resets per license")
+	fs.Var(&f.resetWindow, "reset-window", "rolling window the device reset limit holds in, in whole days, e.g. 30d (0: the license's life)")
 	fs.StringVar(&f.externalID, "external-product-id", "", "id of the product in an external store (empty: none)")
 	fs.StringVar(&f.policies, "policies", "", "policies as a JSON object, stored verbatim (\"null\" clears)")
 	fs.StringSliceVar(&f.entitlements, "entitlement", nil, "entitlement id or key the plan grants (repeat or comma-separate; on update replaces the set, \"\" empties it)")
@@ -148,6 +150,13 @@ func (f *planFlags) input(ctx context.Context, c *cobra.Command, s *session, ref
 	}
 	if fs.Changed("device-reset-limit") {
 		in.DeviceResetLimit = &f.resetLimit
+	}
+	if fs.Changed("reset-window") {
+		days, err := f.resetWindow.days("--reset-window")
+		if err != nil {
+			return in, err
+		}
+		in.DeviceResetWindowDays = &days
 	}
 	if fs.Changed("external-product-id") {
 		var x *string
@@ -197,6 +206,11 @@ func planFields(t *table, p *store.Plan) {
 	t.field("Duration", dur)
 	t.field("Max devices", fmt.Sprint(p.MaxDevices))
 	t.field("Device resets", fmt.Sprint(p.DeviceResetLimit))
+	window := "license life"
+	if p.DeviceResetWindowDays > 0 {
+		window = fmt.Sprintf("%d days", p.DeviceResetWindowDays)
+	}
+	t.field("Reset window", window)
 	keys := make([]string, 0, len(p.Entitlements))
 	for _, e := range p.Entitlements {
 		keys = append(keys, e.Key)

@@ -40,15 +40,16 @@ type PlanID struct {
 
 // PlanItem is a plan in lists and in its detail read.
 type PlanItem struct {
-	ID                string           `json:"id"`
-	Name              string           `json:"name"`
-	IsTrial           bool             `json:"is_trial"`
-	DurationDays      *int             `json:"duration_days"`
-	MaxDevices        int              `json:"max_devices"`
-	DeviceResetLimit  int              `json:"device_reset_limit"`
-	ExternalProductID *string          `json:"external_product_id"`
-	Policies          json.RawMessage  `json:"policies"` // an object, or null
-	Entitlements      []EntitlementRef `json:"entitlements"`
-	CreatedAt         time.Time        `json:"created_at"`
-	UpdatedAt         time.Time        `json:"updated_at"`
+	ID                    string           `json:"id"`
+	Name                  string           `json:"name"`
+	IsTrial               bool             `json:"is_trial"`
+	DurationDays          *int             `json:"duration_days"`
+	MaxDevices            int              `json:"max_devices"`
+	DeviceResetLimit      int              `json:"device_reset_limit"`
+	DeviceResetWindowDays int              `json:"device_reset_window_days"`
+	ExternalProductID     *string          `json:"external_product_id"`
+	Policies              json.RawMessage  `json:"policies"` // an object, or null
+	Entitlements          []EntitlementRef `json:"entitlements"`
+	CreatedAt             time.Time        `json:"created_at"`
+	UpdatedAt             time.Time        `json:"updated_at"`
 }

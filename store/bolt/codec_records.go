@@ -100,6 +100,7 @@ func encodeRecord(v any) ([]byte, error) {
 		w.ids(r.EntitlementIDs)
 		w.time(r.CreatedAt)
 		w.time(r.UpdatedAt)
+		w.int(r.DeviceResetWindowDays)
 	case *store.License:
 		putLicense(w, r)
 	case *store.EndUser:
@@ -152,6 +153,7 @@ func putLicense(w *wbuf, r *store.License) {
 	w.int(r.DeviceResetsRemaining)
 	w.time(r.CreatedAt)
 	w.time(r.UpdatedAt)
+	w.times(r.ResetTimes)
 }
 
 func putSession(w *wbuf, r *sessionRecord) {
@@ -239,11 +241,12 @@ func decodeRecord(k, raw []byte, v any) error {
 		*x = store.Entitlement{ID: id, AppID: r.id(), Key: r.str(), Name: r.str(), Description: r.pstr(), CreatedAt: r.time()}
 	case *store.Plan:
 		*x = store.Plan{ID: id, AppID: r.id(), Name: r.str(), IsTrial: r.bool(), DurationDays: r.pint(), MaxDevices: r.int(),
-			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time()}
+			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time(),
+			DeviceResetWindowDays: r.int()}
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), DeviceIDs: r.ids(), DeviceBoundAt: r.idTimes(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
-			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time()}
+			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time(), ResetTimes: r.times()}
 	case *store.EndUser:
 		*x = store.EndUser{ID: id, AppID: r.id(), EnvID: r.id(), Email: r.str(), PasswordHash: r.str(), Status: r.sym(), Roles: r.strs(),
 			LastLoginAt: r.ptime(), CreatedAt: r.time(), UpdatedAt: r.time()}

@@ -227,6 +227,7 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 			return err
 		} else if found {
 			planEnts = p.EntitlementIDs
+			d.DeviceResetsRemaining, _ = l.ResetsRemaining(p, t.now)
 		}
 		if d.Entitlements, err = t.entitlementRefs(a.ID, planEnts, l.EntitlementIDs); err != nil {
 			return err

@@ -261,8 +261,12 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		if l.DeviceResetsRemaining <= 0 {
-			return store.Errorf(store.ECodeResetLimit, "the license has no device resets left")
+		p := new(store.Plan)
+		if _, err := t.get(bPlans, l.PlanID, p); err != nil {
+			return err
+		}
+		if left, retry := l.ResetsRemaining(p, t.now); left <= 0 {
+			return resetLimitError(retry)
 		}
 		t.asActor(store.ActorLicense, l.ID)
 		prevLic, prevDev := *l, *dev
@@ -275,7 +279,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 				}
 			}
 		}
-		l.DeviceResetsRemaining--
+		l.RecordReset(t.now)
 		l.UpdatedAt = t.now
 		dev.LicenseIDs = slices.DeleteFunc(slices.Clone(dev.LicenseIDs), func(id string) bool { return id == l.ID })
 		if err := t.saveLicense(&prevLic, l); err != nil {
@@ -289,9 +293,20 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		remaining = l.DeviceResetsRemaining
+		remaining, _ = l.ResetsRemaining(p, t.now)
 		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
 	})
 	return remaining, err
+}
+
+// resetLimitError refuses a runtime reset; retry, when a reset window will
+// free one, becomes Retry-After (whole seconds, rounded up).
+func resetLimitError(retry time.Duration) error {
+	e := store.Errorf(store.ECodeResetLimit, "the license has no device resets left")
+	if retry > 0 {
+		e.RetryAfter = int((retry + time.Second - 1) / time.Second)
+		e.Message = "the license has no device resets left in its reset window"
+	}
+	return e
 }
