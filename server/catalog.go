@@ -29,7 +29,8 @@ func entitlementRefs(list []store.EntitlementRef) []api.EntitlementRef {
 
 func planItem(p *store.Plan) api.PlanItem {
 	return api.PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
-		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
+		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
 		Entitlements: entitlementRefs(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
@@ -138,6 +139,8 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		maxDevices int
 		resets     int
 		window     int
+		concurrent int
+		lease      int
 		external   *string
 		entIDs     []string
 	)
@@ -153,6 +156,8 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		{"max_devices", "integer", false, &maxDevices, func() { in.MaxDevices = &maxDevices }},
 		{"device_reset_limit", "integer", false, &resets, func() { in.DeviceResetLimit = &resets }},
 		{"device_reset_window_days", "integer", false, &window, func() { in.DeviceResetWindowDays = &window }},
+		{"max_concurrent", "integer", false, &concurrent, func() { in.MaxConcurrent = &concurrent }},
+		{"lease_seconds", "integer", false, &lease, func() { in.LeaseSeconds = &lease }},
 		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
 		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
 	}

@@ -18,6 +18,7 @@ import (
 var bodiless = map[string]bool{
 	"POST /v1/mgmt/auth/logout":                                                          true,
 	"POST /v1/runtime/applications/init":                                                 true,
+	"POST /v1/runtime/leases/{leaseId}/heartbeat":                                        true,
 	"POST /v1/mgmt/applications/{id}/webhooks/{webhookId}/test":                          true,
 	"POST /v1/mgmt/applications/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/retry": true,
 	"POST /v1/admin/billing/transactions/{id}/confirm":                                   true,

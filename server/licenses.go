@@ -17,6 +17,8 @@ func (s *Server) registerLicenseRoutes(r group) {
 	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permRead, s.getLicense)).Methods(http.MethodGet)
 	r.Handle("/applications/{id}/licenses/{licenseId}", s.mgmt(permWrite, setStatus("licenseId", s.setLicenseStatus))).Methods(http.MethodPatch)
 	r.Handle("/applications/{id}/licenses/{licenseId}/reset-device", s.mgmt(permWrite, s.resetLicenseDevice)).Methods(http.MethodPost)
+	r.Handle("/applications/{id}/licenses/{licenseId}/leases", s.mgmt(permRead, s.listLeases)).Methods(http.MethodGet)
+	r.Handle("/applications/{id}/licenses/{licenseId}/leases/{leaseId}", s.mgmt(permWrite, s.releaseLease)).Methods(http.MethodDelete)
 }
 
 func userRef(id, email string) *api.UserRef {

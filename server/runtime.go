@@ -65,6 +65,17 @@ func (s *Server) initRuntime() {
 			}
 		}
 		for {
+			// Leases are live by their expiry at read time; this only
+			// removes dead ones and tells webhooks they expired.
+			n, err := rt.store.SweepLeases(ctx, 1000)
+			if err != nil {
+				s.logger.Error("sweep leases", "err", err)
+			}
+			if err != nil || n < 1000 {
+				break
+			}
+		}
+		for {
 			n, err := rt.store.SweepNonces(ctx, 10000)
 			if err != nil {
 				s.logger.Error("sweep nonces", "err", err)
@@ -89,6 +100,9 @@ func (s *Server) registerRuntimeRoutes(r group) {
 	post("/sessions/validate", "validate", false, s.rtValidate)
 	post("/sessions/refresh", "refresh", false, s.rtRefresh)
 	post("/devices/reset", "reset", false, s.rtReset)
+	post("/leases", "lease", false, s.rtCheckoutLease)
+	post("/leases/{leaseId}/heartbeat", "lease_heartbeat", false, s.rtHeartbeatLease)
+	r.Handle("/leases/{leaseId}", s.runtime("lease_release", false, s.rtReleaseLease)).Methods(http.MethodDelete)
 	r.Handle("/entitlements/check", s.runtime("check", false, s.rtCheck)).Methods(http.MethodGet)
 	r.Handle("/applications/{id}/jwks.json", s.runtime("jwks", false, s.rtJWKS)).Methods(http.MethodGet)
 }
@@ -407,6 +421,11 @@ func (s *Server) rtCheck(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if !v.Valid {
 		if v.Reason == store.ReasonAppDisabled {
 			return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+		}
+		if v.Reason == store.ReasonLeaseRequired {
+			// The session is good; only the seat is missing (design §13).
+			writeValidation(w, v)
+			return nil
 		}
 		return store.Errorf(store.ECodeSessionInvalid, "the session is not valid: %s", v.Reason)
 	}

@@ -42,12 +42,17 @@ type Plan struct {
 	// DeviceResetWindowDays bounds DeviceResetLimit to a rolling window of
 	// that many days; 0 makes the limit hold for the license's life.
 	DeviceResetWindowDays int
-	ExternalProductID     *string
-	Policies              json.RawMessage // verbatim JSON object, or nil
-	EntitlementIDs        []string
-	Entitlements          []EntitlementRef // resolved on reads
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// MaxConcurrent caps the devices of a license using it at once
+	// (floating seats); 0 is no cap.
+	MaxConcurrent int
+	// LeaseSeconds is how long a seat lease lives without a heartbeat.
+	LeaseSeconds      int
+	ExternalProductID *string
+	Policies          json.RawMessage // verbatim JSON object, or nil
+	EntitlementIDs    []string
+	Entitlements      []EntitlementRef // resolved on reads
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
 }
 
 // PlanInput creates a plan (fields nil take their defaults) or partially
@@ -60,6 +65,8 @@ type PlanInput struct {
 	MaxDevices            *int
 	DeviceResetLimit      *int
 	DeviceResetWindowDays *int
+	MaxConcurrent         *int
+	LeaseSeconds          *int
 	ExternalProductID     **string
 	Policies              json.RawMessage
 	PoliciesSet           bool

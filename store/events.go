@@ -17,6 +17,9 @@ const (
 	EventLicenseBanned      = "license.banned"
 	EventLicenseExpired     = "license.expired"
 	EventLicenseDeviceReset = "license.device_reset"
+	EventLeaseStarted       = "license.lease_started"
+	EventLeaseReleased      = "license.lease_released"
+	EventLeaseExpired       = "license.lease_expired"
 
 	EventUserRegistered  = "user.registered"
 	EventUserLogin       = "user.login"
@@ -82,6 +85,7 @@ var events = func() []string {
 	out := []string{
 		EventLicenseCreated, EventLicenseActivated, EventLicenseSuspended, EventLicenseReinstated,
 		EventLicenseRevoked, EventLicenseBanned, EventLicenseExpired, EventLicenseDeviceReset,
+		EventLeaseStarted, EventLeaseReleased, EventLeaseExpired,
 		EventUserRegistered, EventUserLogin, EventUserLoginFailed, EventUserBanned, EventUserDisabled,
 		EventUserReinstated, EventUserRoleAdded, EventUserRoleRemoved,
 		EventDeviceBlocked, EventDeviceUnblocked,

@@ -66,6 +66,19 @@ func (p *Plan) Apply(in PlanInput) error {
 		}
 		next.DeviceResetWindowDays = *in.DeviceResetWindowDays
 	}
+	if in.MaxConcurrent != nil {
+		next.MaxConcurrent = *in.MaxConcurrent
+	}
+	if in.LeaseSeconds != nil {
+		if v := *in.LeaseSeconds; v < MinLeaseSeconds || v > MaxLeaseSeconds {
+			return Invalid("lease_seconds", "lease_seconds must be between %d and %d", MinLeaseSeconds, MaxLeaseSeconds)
+		}
+		next.LeaseSeconds = *in.LeaseSeconds
+	}
+	// max_concurrent is bounded by max_devices, whichever of them changed.
+	if (in.MaxConcurrent != nil || in.MaxDevices != nil) && (next.MaxConcurrent < 0 || next.MaxConcurrent > next.MaxDevices) {
+		return Invalid("max_concurrent", "max_concurrent must be 0 (no cap) or between 1 and max_devices (%d)", next.MaxDevices)
+	}
 	if in.ExternalProductID != nil {
 		x := *in.ExternalProductID
 		if x != nil {
@@ -97,7 +110,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 	if in.Name == nil {
 		return nil, Invalid("name", "name is required")
 	}
-	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, EntitlementIDs: []string{}}
+	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, LeaseSeconds: DefaultLeaseSeconds, EntitlementIDs: []string{}}
 	if err := p.Apply(in); err != nil {
 		return nil, err
 	}
@@ -107,6 +120,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 // Empty reports whether in names no field at all: a PATCH that changes nothing.
 func (in PlanInput) Empty() bool {
 	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil && in.DeviceResetWindowDays == nil &&
+		in.MaxConcurrent == nil && in.LeaseSeconds == nil &&
 		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
 }
 

@@ -135,6 +135,8 @@ type PlanSnapshot struct {
 	MaxDevices            int             `json:"max_devices"`
 	DeviceResetLimit      int             `json:"device_reset_limit"`
 	DeviceResetWindowDays int             `json:"device_reset_window_days"`
+	MaxConcurrent         int             `json:"max_concurrent"`
+	LeaseSeconds          int             `json:"lease_seconds"`
 	ExternalProductID     *string         `json:"external_product_id"`
 	Policies              json.RawMessage `json:"policies"`
 	EntitlementIDs        []string        `json:"entitlement_ids"`
@@ -153,7 +155,8 @@ func SnapshotPlan(p *Plan) PlanSnapshot {
 		pol = json.RawMessage("null")
 	}
 	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
-		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
+		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 

@@ -101,8 +101,14 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 	resets := textField("device_reset_limit", "Device resets", true).set(fmt.Sprint(store.DefaultDeviceResetLimit))
 	window := textField("device_reset_window_days", "Reset window", true).set("0")
 	window.hint = "days the device resets count in; 0: the license's life"
+	seats := textField("max_concurrent", "Seats", true).set("0")
+	seats.hint = "floating seats in use at once; 0: no cap"
+	lease := textField("lease_seconds", "Lease (s)", true).set(fmt.Sprint(store.DefaultLeaseSeconds))
+	lease.hint = "a seat's lease without heartbeats, 60 to 86400 seconds"
 	trial := choiceField("is_trial", "Trial", "no", "yes")
 	if p != nil {
+		seats.set(fmt.Sprint(p.MaxConcurrent))
+		lease.set(fmt.Sprint(p.LeaseSeconds))
 		name.set(p.Name)
 		maxDev.set(fmt.Sprint(p.MaxDevices))
 		resets.set(fmt.Sprint(p.DeviceResetLimit))
@@ -114,7 +120,7 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 			dur.set(fmt.Sprint(*p.DurationDays))
 		}
 	}
-	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window)}
+	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window, seats, lease)}
 	st.check = func(f *form) bool {
 		in := store.PlanInput{}
 		ok := true
@@ -124,7 +130,8 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 			field string
 			to    **int
 		}{{"max_devices", &in.MaxDevices}, {"device_reset_limit", &in.DeviceResetLimit},
-			{"device_reset_window_days", &in.DeviceResetWindowDays}} {
+			{"device_reset_window_days", &in.DeviceResetWindowDays}, {"max_concurrent", &in.MaxConcurrent},
+			{"lease_seconds", &in.LeaseSeconds}} {
 			v, err := strconv.Atoi(f.get(n.field))
 			if err != nil {
 				f.invalid(n.field, "a whole number")

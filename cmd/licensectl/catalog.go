@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -109,7 +110,8 @@ type planFlags struct {
 	trial                      bool
 	durationDays               int
 	maxDevices, resetLimit     int
-	resetWindow                span
+	resetWindow, lease         span
+	maxConcurrent              int
 	entitlements               []string
 }
 
@@ -122,6 +124,8 @@ func (f *planFlags) bind(c *cobra.Command, withName bool) {
 	fs.IntVar(&f.durationDays, "duration-days", 0, "days a license lasts from its first activation (0: perpetual)")
 	fs.IntVar(&f.maxDevices, "max-devices", store.DefaultMaxDevices, "devices a license may be bound to")
 	fs.IntVar(&f.resetLimit, "device-reset-limit", store.DefaultDeviceResetLimit, "self-service device resets per license")
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "floating seats: devices of a license using it at once (0: no cap)")
+	fs.Var(&f.lease, "lease", "how long a floating seat lease lives without a heartbeat, e.g. 15m (60s to 24h)")
 	fs.Var(&f.resetWindow, "reset-window", "rolling window the device reset limit holds in, in whole days, e.g. 30d (0: the license's life)")
 	fs.StringVar(&f.externalID, "external-product-id", "", "id of the product in an external store (empty: none)")
 	fs.StringVar(&f.policies, "policies", "", "policies as a JSON object, stored verbatim (\"null\" clears)")
@@ -150,6 +154,16 @@ func (f *planFlags) input(ctx context.Context, c *cobra.Command, s *session, ref
 	}
 	if fs.Changed("device-reset-limit") {
 		in.DeviceResetLimit = &f.resetLimit
+	}
+	if fs.Changed("max-concurrent") {
+		in.MaxConcurrent = &f.maxConcurrent
+	}
+	if fs.Changed("lease") {
+		secs, err := f.lease.seconds("--lease")
+		if err != nil {
+			return in, err
+		}
+		in.LeaseSeconds = &secs
 	}
 	if fs.Changed("reset-window") {
 		days, err := f.resetWindow.days("--reset-window")
@@ -206,6 +220,11 @@ func planFields(t *table, p *store.Plan) {
 	t.field("Duration", dur)
 	t.field("Max devices", fmt.Sprint(p.MaxDevices))
 	t.field("Device resets", fmt.Sprint(p.DeviceResetLimit))
+	seats := "no cap"
+	if p.MaxConcurrent > 0 {
+		seats = fmt.Sprintf("%d at once, lease %s", p.MaxConcurrent, time.Duration(p.LeaseSeconds)*time.Second)
+	}
+	t.field("Seats", seats)
 	window := "license life"
 	if p.DeviceResetWindowDays > 0 {
 		window = fmt.Sprintf("%d days", p.DeviceResetWindowDays)
@@ -225,7 +244,8 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 		Use:   "create NAME",
 		Short: "Create a plan",
 		Example: "  licensectl plan create --app studio Pro --max-devices 3 --entitlement pro,export.raw\n" +
-			"  licensectl plan create --app studio Trial --trial --duration-days 14 -o json",
+			"  licensectl plan create --app studio Trial --trial --duration-days 14 -o json\n" +
+			"  licensectl plan create --app studio Team --max-devices 10 --max-concurrent 3 --lease 15m --reset-window 30d",
 		Args: exactArgs("NAME"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
 			in, err := f.input(ctx, cmd, s, ref)

@@ -47,6 +47,8 @@ type PlanItem struct {
 	MaxDevices            int              `json:"max_devices"`
 	DeviceResetLimit      int              `json:"device_reset_limit"`
 	DeviceResetWindowDays int              `json:"device_reset_window_days"`
+	MaxConcurrent         int              `json:"max_concurrent"`
+	LeaseSeconds          int              `json:"lease_seconds"`
 	ExternalProductID     *string          `json:"external_product_id"`
 	Policies              json.RawMessage  `json:"policies"` // an object, or null
 	Entitlements          []EntitlementRef `json:"entitlements"`

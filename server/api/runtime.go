@@ -96,6 +96,33 @@ type ActivateRequest struct {
 	Replay
 }
 
+// LeaseRequest is the body of POST /v1/runtime/leases.
+type LeaseRequest struct {
+	Replay
+}
+
+// LeaseGranted answers POST /v1/runtime/leases.
+type LeaseGranted struct {
+	LeaseID       string    `json:"lease_id"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	SeatsInUse    int       `json:"seats_in_use"`
+	MaxConcurrent int       `json:"max_concurrent"`
+}
+
+// LeaseExtended answers POST /v1/runtime/leases/{id}/heartbeat.
+type LeaseExtended struct {
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// LeaseItem is a live lease in the management list of a license's leases.
+type LeaseItem struct {
+	ID          string    `json:"id"`
+	DeviceID    string    `json:"device_id"`
+	Fingerprint string    `json:"fingerprint"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
 // RefreshRequest is the body of POST /v1/runtime/sessions/refresh.
 type RefreshRequest struct {
 	RefreshToken string `json:"refresh_token"`

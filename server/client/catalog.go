@@ -53,7 +53,8 @@ func (c *Client) DeleteEntitlement(ctx context.Context, ref store.AppRef, id str
 func planFrom(appID string) func(api.PlanItem) *store.Plan {
 	return func(x api.PlanItem) *store.Plan {
 		pl := &store.Plan{ID: x.ID, AppID: appID, Name: x.Name, IsTrial: x.IsTrial, DurationDays: x.DurationDays, MaxDevices: x.MaxDevices,
-			DeviceResetLimit: x.DeviceResetLimit, DeviceResetWindowDays: x.DeviceResetWindowDays, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
+			DeviceResetLimit: x.DeviceResetLimit, DeviceResetWindowDays: x.DeviceResetWindowDays,
+			MaxConcurrent: x.MaxConcurrent, LeaseSeconds: x.LeaseSeconds, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
 			CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
 		if len(x.Policies) > 0 && string(x.Policies) != "null" {
 			pl.Policies = x.Policies
@@ -104,6 +105,12 @@ func planBody(in store.PlanInput) map[string]any {
 	}
 	if in.DeviceResetWindowDays != nil {
 		b["device_reset_window_days"] = *in.DeviceResetWindowDays
+	}
+	if in.MaxConcurrent != nil {
+		b["max_concurrent"] = *in.MaxConcurrent
+	}
+	if in.LeaseSeconds != nil {
+		b["lease_seconds"] = *in.LeaseSeconds
 	}
 	if in.ExternalProductID != nil {
 		b["external_product_id"] = *in.ExternalProductID

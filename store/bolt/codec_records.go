@@ -101,6 +101,10 @@ func encodeRecord(v any) ([]byte, error) {
 		w.time(r.CreatedAt)
 		w.time(r.UpdatedAt)
 		w.int(r.DeviceResetWindowDays)
+		w.int(r.MaxConcurrent)
+		// A pointer, so a record written before the field reads as absent
+		// and takes the default rather than 0.
+		w.pint(&r.LeaseSeconds)
 	case *store.License:
 		putLicense(w, r)
 	case *store.EndUser:
@@ -242,7 +246,7 @@ func decodeRecord(k, raw []byte, v any) error {
 	case *store.Plan:
 		*x = store.Plan{ID: id, AppID: r.id(), Name: r.str(), IsTrial: r.bool(), DurationDays: r.pint(), MaxDevices: r.int(),
 			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time(),
-			DeviceResetWindowDays: r.int()}
+			DeviceResetWindowDays: r.int(), MaxConcurrent: r.int(), LeaseSeconds: orDefault(r.pint(), store.DefaultLeaseSeconds)}
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), DeviceIDs: r.ids(), DeviceBoundAt: r.idTimes(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
@@ -320,4 +324,12 @@ func decode(bucket, k, v []byte, out any) error {
 		return fmt.Errorf("decode %s/%x: %w", bucket, k, err)
 	}
 	return nil
+}
+
+// orDefault is *v, or def for a field the record was written without.
+func orDefault(v *int, def int) int {
+	if v == nil {
+		return def
+	}
+	return *v
 }

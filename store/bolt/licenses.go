@@ -270,6 +270,9 @@ func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status st
 			if revoked, err = t.revokeSessions(bSessionsLicense, next.ID, RevokedStatus); err != nil {
 				return err
 			}
+			if _, err := t.endLeases(bLeasesLicense, next.ID, change.Event); err != nil {
+				return err
+			}
 		}
 		out = &next
 		return t.audit(auditEvent{Event: change.Event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: next.ID},

@@ -144,6 +144,7 @@ var allBuckets = [][]byte{
 	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,
 	bAuditTarget,
 	bPartnerIdentitiesMember,
+	bLeases, bLeasesLicense, bLeasesDevice, bLeasesExpiry,
 }
 
 // Meta keys.

@@ -1,6 +1,9 @@
 package storetest
 
 import (
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,6 +73,191 @@ func testResetWindow(t *testing.T, open Opener) {
 		}
 		if p, err = f.db.FindPlan(f.ctx, f.ref(), p.ID); err != nil || p.DeviceResetWindowDays != store.MaxResetWindowDays {
 			t.Fatalf("FindPlan = %+v, %v", p, err)
+		}
+	})
+}
+
+// testFloatingSeats: with max_concurrent a device needs a live lease
+// (design.md §13): N parallel checkouts on M seats give exactly M holders;
+// a lease lives lease_seconds without heartbeats (the harness clock moves,
+// nothing sleeps); validation says lease_required without one; suspension
+// and a device block end leases; support lists and frees seats.
+func testFloatingSeats(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	sc := f.scope(store.EnvProduction)
+	p, gen := f.licenses(t, store.PlanInput{Name: ptr("Floating"), MaxDevices: ptr(4), MaxConcurrent: ptr(2), LeaseSeconds: ptr(60)}, 2)
+	if p.MaxConcurrent != 2 || p.LeaseSeconds != 60 {
+		t.Fatalf("plan = %+v", p)
+	}
+	key, licID := gen[0].Key, gen[0].ID
+	sessions := make([]*store.Activation, 4)
+	for i := range sessions {
+		sessions[i] = f.activation(t, key, fmt.Sprintf("seat-%d", i))
+		f.wantReason(t, "a device without a lease", sessions[i].AccessToken, store.ReasonLeaseRequired)
+	}
+	checkout := func(i int) (*store.LeaseGrant, error) {
+		return f.runtime().CheckoutLease(f.ctx, f.client(""), sessions[i].AccessToken, f.replay())
+	}
+	var holders []int
+	t.Run("ParallelCheckouts", func(t *testing.T) {
+		codes, grants := make([]string, 20), make([]*store.LeaseGrant, 20)
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g, err := checkout(i % 4)
+				codes[i], grants[i] = store.ErrorCode(err), g
+				if e := store.AsError(err); e != nil && e.Code == store.ECodeSeatsExhausted && (e.RetryAfter < 1 || e.RetryAfter > 60) {
+					codes[i] = "bad Retry-After"
+				}
+			}()
+		}
+		wg.Wait()
+		tally(t, "parallel checkouts", codes, "", store.ECodeSeatsExhausted)
+		devs := map[int]string{}
+		for i, g := range grants {
+			if g == nil {
+				continue
+			}
+			if id, ok := devs[i%4]; ok && id != g.ID {
+				t.Fatalf("device %d holds two leases: %s and %s", i%4, id, g.ID)
+			}
+			devs[i%4] = g.ID
+			if g.MaxConcurrent != 2 || g.SeatsInUse < 1 || g.SeatsInUse > 2 {
+				t.Fatalf("grant = %+v", g)
+			}
+		}
+		if len(devs) != 2 {
+			t.Fatalf("%d devices hold a seat, want exactly 2 (%q)", len(devs), codes)
+		}
+		for i := range 4 {
+			if _, ok := devs[i]; ok {
+				holders = append(holders, i)
+				f.wantReason(t, "a holder", sessions[i].AccessToken, "")
+			} else {
+				f.wantReason(t, "a device without a seat", sessions[i].AccessToken, store.ReasonLeaseRequired)
+			}
+		}
+		list, err := f.db.ListLeases(f.ctx, sc, licID)
+		if err != nil || len(list) != 2 {
+			t.Fatalf("ListLeases = %d, %v; want 2", len(list), err)
+		}
+	})
+	if len(holders) != 2 {
+		t.FailNow()
+	}
+	others := []int{}
+	for i := range 4 {
+		if !slices.Contains(holders, i) {
+			others = append(others, i)
+		}
+	}
+	var kept *store.LeaseGrant
+	t.Run("ExpiryWithoutHeartbeat", func(t *testing.T) {
+		var err error
+		kept, err = checkout(holders[0]) // the same lease, extended
+		if err != nil || kept.SeatsInUse != 2 {
+			t.Fatalf("re-checkout = %+v, %v", kept, err)
+		}
+		f.clock.Advance(50 * time.Second)
+		hb, err := f.runtime().HeartbeatLease(f.ctx, f.client(""), store.LeaseInput{AccessToken: sessions[holders[0]].AccessToken, LeaseID: kept.ID})
+		if err != nil || !hb.ExpiresAt.Equal(f.clock.Now().Add(60*time.Second)) {
+			t.Fatalf("HeartbeatLease = %+v, %v", hb, err)
+		}
+		f.clock.Advance(11 * time.Second) // the other holder's lease is 61 s old
+		f.wantReason(t, "a lease past lease_seconds", sessions[holders[1]].AccessToken, store.ReasonLeaseRequired)
+		f.wantReason(t, "a heartbeating holder", sessions[holders[0]].AccessToken, "")
+		g, err := checkout(others[0])
+		if err != nil || g.SeatsInUse != 2 {
+			t.Fatalf("checkout onto the freed seat = %+v, %v", g, err)
+		}
+		n, err := f.runtime().SweepLeases(f.ctx, 100)
+		if err != nil || n != 1 {
+			t.Fatalf("SweepLeases = %d, %v; want 1", n, err)
+		}
+		audit, err := f.db.ListAudit(f.ctx, sc, store.AuditFilter{Event: store.EventLeaseExpired})
+		if err != nil || audit.Total != 1 {
+			t.Fatalf("lease_expired events = %+v, %v", audit, err)
+		}
+	})
+	t.Run("ErrSeatsExhausted", func(t *testing.T) {
+		_, err := checkout(holders[1])
+		wantCode(t, "CheckoutLease(full)", err, store.ECodeSeatsExhausted)
+		if e := store.AsError(err); e.RetryAfter != 49 {
+			t.Fatalf("RetryAfter = %d, want 49 (the first lease ends then)", e.RetryAfter)
+		}
+	})
+	t.Run("ErrLeaseNotFound", func(t *testing.T) {
+		in := store.LeaseInput{AccessToken: sessions[holders[0]].AccessToken, LeaseID: kept.ID}
+		if err := f.runtime().ReleaseLease(f.ctx, f.client(""), in); err != nil {
+			t.Fatalf("ReleaseLease: %v", err)
+		}
+		wantCode(t, "ReleaseLease(released)", f.runtime().ReleaseLease(f.ctx, f.client(""), in), store.ECodeLeaseNotFound)
+		_, err := f.runtime().HeartbeatLease(f.ctx, f.client(""), in)
+		wantCode(t, "HeartbeatLease(released)", err, store.ECodeLeaseNotFound)
+		wantCode(t, "ReleaseLicenseLease(released)", f.db.ReleaseLicenseLease(f.ctx, sc, licID, kept.ID), store.ECodeLeaseNotFound)
+	})
+	t.Run("ErrSessionInvalid", func(t *testing.T) {
+		_, err := f.runtime().CheckoutLease(f.ctx, f.client(""), "not-a-token", f.replay())
+		wantCode(t, "CheckoutLease(bad token)", err, store.ECodeSessionInvalid)
+		rp := f.replay()
+		if _, err := checkout(holders[0]); err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.runtime().CheckoutLease(f.ctx, f.client(""), sessions[holders[0]].AccessToken, rp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.runtime().CheckoutLease(f.ctx, f.client(""), sessions[holders[0]].AccessToken, rp)
+		wantCode(t, "CheckoutLease(nonce reused)", err, store.ECodeNonceReused)
+	})
+	t.Run("EndedBySupportBlockAndSuspension", func(t *testing.T) {
+		list, err := f.db.ListLeases(f.ctx, sc, licID)
+		if err != nil || len(list) != 2 {
+			t.Fatalf("ListLeases = %+v, %v", list, err)
+		}
+		if err := f.db.ReleaseLicenseLease(f.ctx, sc, licID, list[0].ID); err != nil {
+			t.Fatalf("ReleaseLicenseLease: %v", err)
+		}
+		blocked := list[1].DeviceID
+		if _, err := f.db.SetDeviceStatus(f.ctx, sc, blocked, store.DeviceBlocked); err != nil {
+			t.Fatal(err)
+		}
+		if list, _ = f.db.ListLeases(f.ctx, sc, licID); len(list) != 0 {
+			t.Fatalf("leases after a release and a block = %+v", list)
+		}
+		g, err := checkout(others[1])
+		if err != nil {
+			t.Fatalf("checkout: %v", err)
+		}
+		if _, err := f.db.SetLicenseStatus(f.ctx, sc, licID, store.LicenseSuspended); err != nil {
+			t.Fatal(err)
+		}
+		if list, _ = f.db.ListLeases(f.ctx, sc, licID); len(list) != 0 {
+			t.Fatalf("leases of a suspended license = %+v (lease %s)", list, g.ID)
+		}
+		audit, err := f.db.ListAudit(f.ctx, sc, store.AuditFilter{Event: store.EventLeaseReleased})
+		if err != nil || audit.Total != 4 {
+			t.Fatalf("lease_released events = %d, %v; want 4 (runtime, support, block, suspension)", audit.Total, err)
+		}
+		wantCode(t, "ListLeases(another license's id)", func() error { _, err := f.db.ListLeases(f.ctx, sc, store.NewID()); return err }(), store.ECodeNotFound)
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		for name, in := range map[string]store.PlanInput{
+			"max_concurrent above max_devices": {Name: ptr("X"), MaxDevices: ptr(2), MaxConcurrent: ptr(3)},
+			"max_concurrent negative":          {Name: ptr("X"), MaxConcurrent: ptr(-1)},
+			"lease_seconds 59":                 {Name: ptr("X"), LeaseSeconds: ptr(59)},
+			"lease_seconds 86401":              {Name: ptr("X"), LeaseSeconds: ptr(86_401)},
+		} {
+			_, err := f.db.CreatePlan(f.ctx, f.ref(), in)
+			wantCode(t, "CreatePlan("+name+")", err, store.ECodeValidation)
+		}
+		_, err := f.db.UpdatePlan(f.ctx, f.ref(), p.ID, store.PlanInput{MaxDevices: ptr(1)})
+		wantCode(t, "UpdatePlan(max_devices below max_concurrent)", err, store.ECodeValidation)
+		d, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Defaults")})
+		if err != nil || d.MaxConcurrent != 0 || d.LeaseSeconds != store.DefaultLeaseSeconds {
+			t.Fatalf("defaults = %+v, %v", d, err)
 		}
 	})
 }
