@@ -30,7 +30,7 @@ func entitlementRefs(list []store.EntitlementRef) []api.EntitlementRef {
 func planItem(p *store.Plan) api.PlanItem {
 	return api.PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
-		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
 		Entitlements: entitlementRefs(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
@@ -141,6 +141,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		window     int
 		concurrent int
 		lease      int
+		offline    int
 		external   *string
 		entIDs     []string
 	)
@@ -158,6 +159,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		{"device_reset_window_days", "integer", false, &window, func() { in.DeviceResetWindowDays = &window }},
 		{"max_concurrent", "integer", false, &concurrent, func() { in.MaxConcurrent = &concurrent }},
 		{"lease_seconds", "integer", false, &lease, func() { in.LeaseSeconds = &lease }},
+		{"max_offline_days", "integer", false, &offline, func() { in.MaxOfflineDays = &offline }},
 		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
 		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
 	}

@@ -1,11 +1,17 @@
 package server_test
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"licensectl/machinefile"
 	"licensectl/server/servertest"
 )
 
@@ -134,5 +140,121 @@ func TestRuntimeLeases(t *testing.T) {
 			})
 		}
 		f.do(t, "POST", "/leases", map[string]any{"nonce": nonce()}, bearer(a)...).WantError(t, http.StatusBadRequest, "validation_failed")
+	})
+}
+
+// pinned is the production JWKS of f as the keys a client pins.
+func (f *rtFix) pinned(t *testing.T, query string) map[string]ed25519.PublicKey {
+	t.Helper()
+	out := map[string]ed25519.PublicKey{}
+	for _, k := range f.jwks(t, query).Keys {
+		x, err := base64.RawURLEncoding.DecodeString(k.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k.Kid] = x
+	}
+	return out
+}
+
+// TestRuntimeMachineFile: a machine file checked out over HTTP verifies
+// offline against the environment's JWKS key with the Go package, and a
+// tampered, foreign-key, expired or other-device file is refused
+// (design.md §13).
+func TestRuntimeMachineFile(t *testing.T) {
+	f := newRT(t)
+	key := f.license(t, planOpts{maxDevices: 2, ents: []string{"pro"}, plan: map[string]any{"max_offline_days": 14}})
+	other := f.license(t, planOpts{plan: map[string]any{"max_offline_days": 0}})
+	a := f.activate(t, key, "mf-device")
+	bearer := []string{"Authorization", "Bearer " + a.AccessToken}
+	checkout := func(body map[string]any, hdr ...string) *servertest.Resp {
+		ts, n := f.replay()
+		body["timestamp"], body["nonce"] = ts, n
+		return f.do(t, "POST", "/licenses/checkout", body, hdr...)
+	}
+	pinned := f.pinned(t, "")
+	var got struct {
+		Certificate string    `json:"certificate"`
+		IssuedAt    time.Time `json:"issued_at"`
+		ExpiresAt   time.Time `json:"expires_at"`
+		TTL         int       `json:"ttl"`
+	}
+	t.Run("OK", func(t *testing.T) {
+		r := checkout(map[string]any{"license_key": strings.ToLower(key)}, bearer...).Want(t, http.StatusOK)
+		servertest.WantKeys(t, r.Map(t), "certificate", "issued_at", "expires_at", "ttl")
+		r.JSON(t, &got)
+		now := f.s.Clock().Now()
+		if got.TTL != 14*86400 || !got.ExpiresAt.Equal(now.Add(14*24*time.Hour)) || !strings.HasPrefix(got.Certificate, machinefile.Begin+"\n") {
+			t.Fatalf("checkout = %+v", got)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(got.Certificate), "\n") {
+			if len(line) > 76 {
+				t.Fatalf("armour line of %d columns", len(line))
+			}
+		}
+		p, err := machinefile.Verify(got.Certificate, pinned, key, "mf-device", now)
+		if err != nil || p.License.ID != f.ids[key] || p.Device.Fingerprint != "mf-device" || p.Application.Environment != "production" ||
+			len(p.License.Entitlements) != 1 || p.License.Entitlements[0] != "pro" || p.Meta.TTL != got.TTL || p.User != nil {
+			t.Fatalf("Verify = %+v, %v", p, err)
+		}
+		var plain struct {
+			TTL         int    `json:"ttl"`
+			Certificate string `json:"certificate"`
+		}
+		checkout(map[string]any{"encrypt": false, "ttl": 3600}, bearer...).Want(t, http.StatusOK).JSON(t, &plain)
+		if p, err := machinefile.Verify(plain.Certificate, pinned, "", "mf-device", now); err != nil || plain.TTL != 3600 || !p.Meta.ExpiresAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("plain file: %+v, %v", p, err)
+		}
+		f.wantAudit(t, "license.checked_out", 2)
+	})
+	t.Run("Refused", func(t *testing.T) {
+		now := f.s.Clock().Now()
+		body := strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(got.Certificate), machinefile.Begin), machinefile.End)), "")
+		raw, _ := base64.StdEncoding.DecodeString(body)
+		var env machinefile.Envelope
+		if err := json.Unmarshal(raw, &env); err != nil {
+			t.Fatal(err)
+		}
+		flip := "A"
+		if env.Enc[0] == 'A' {
+			flip = "B"
+		}
+		env.Enc = flip + env.Enc[1:]
+		tampered, _ := json.Marshal(env)
+		bad := machinefile.Begin + "\n" + base64.StdEncoding.EncodeToString(tampered) + "\n" + machinefile.End + "\n"
+		devKeys := f.pinned(t, "?environment=development")
+		for name, c := range map[string]struct {
+			cert   string
+			pinned map[string]ed25519.PublicKey
+			fp     string
+			at     time.Time
+			want   error
+		}{
+			"tampered":     {bad, pinned, "mf-device", now, machinefile.ErrSignature},
+			"foreign key":  {got.Certificate, devKeys, "mf-device", now, machinefile.ErrUnknownKey},
+			"expired":      {got.Certificate, pinned, "mf-device", got.ExpiresAt.Add(machinefile.ClockSkew + time.Second), machinefile.ErrExpired},
+			"other device": {got.Certificate, pinned, "another-device", now, machinefile.ErrDecrypt},
+		} {
+			if _, err := machinefile.Verify(c.cert, c.pinned, key, c.fp, c.at); !errors.Is(err, c.want) {
+				t.Errorf("%s: Verify = %v, want %v", name, err, c.want)
+			}
+		}
+	})
+	t.Run("ErrLicenseMismatch", func(t *testing.T) {
+		checkout(map[string]any{"license_key": other}, bearer...).WantError(t, http.StatusForbidden, "license_mismatch")
+	})
+	t.Run("ErrOfflineNotAllowed", func(t *testing.T) {
+		s := f.activate(t, other, "mf-online")
+		checkout(map[string]any{"license_key": other}, "Authorization", "Bearer "+s.AccessToken).WantError(t, http.StatusForbidden, "offline_not_allowed")
+	})
+	t.Run("ErrSessionInvalid", func(t *testing.T) {
+		checkout(map[string]any{"license_key": key}).WantError(t, http.StatusUnauthorized, "session_invalid")
+		checkout(map[string]any{"license_key": key}, "Authorization", "Bearer nope").WantError(t, http.StatusUnauthorized, "session_invalid")
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		checkout(map[string]any{}, bearer...).WantError(t, http.StatusBadRequest, "validation_failed") // encrypt needs license_key
+		checkout(map[string]any{"license_key": key, "ttl": 3599}, bearer...).WantError(t, http.StatusBadRequest, "validation_failed")
+		checkout(map[string]any{"license_key": key, "ttl": 14*86400 + 1}, bearer...).WantError(t, http.StatusBadRequest, "validation_failed")
+		f.mgmt(t, "POST", "/plans", map[string]any{"name": "X", "max_offline_days": 366}).WantError(t, http.StatusBadRequest, "validation_failed")
 	})
 }

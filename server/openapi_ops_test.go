@@ -31,6 +31,7 @@ func apiOps() []apiOp {
 		rt(http.MethodPost, "/v1/runtime/licenses/activate", "Activate a license key on a device (timestamp and nonce)", 200, api.Activated{}),
 		rt(http.MethodPost, "/v1/runtime/sessions/refresh", "Rotate the token pair", 200, api.RuntimeSession{}),
 		rt(http.MethodPost, "/v1/runtime/devices/reset", "Unbind this device from a license (user's reset quota)", 200, api.DeviceReset{}),
+		rt(http.MethodPost, "/v1/runtime/licenses/checkout", "Check out a machine file for offline use (activation session bearer; timestamp and nonce)", 200, api.MachineFileIssued{}),
 		rt(http.MethodPost, "/v1/runtime/leases", "Check out a floating seat, or extend this device's (activation session bearer; timestamp and nonce)", 201, api.LeaseGranted{}),
 		rt(http.MethodPost, "/v1/runtime/leases/{leaseId}/heartbeat", "Extend a seat lease by the plan's lease_seconds", 200, api.LeaseExtended{}),
 		rt(http.MethodDelete, "/v1/runtime/leases/{leaseId}", "Release a seat lease", 204, nil),

@@ -101,6 +101,7 @@ func (s *Server) registerRuntimeRoutes(r group) {
 	post("/sessions/refresh", "refresh", false, s.rtRefresh)
 	post("/devices/reset", "reset", false, s.rtReset)
 	post("/leases", "lease", false, s.rtCheckoutLease)
+	post("/licenses/checkout", "checkout", false, s.rtCheckoutMachineFile)
 	post("/leases/{leaseId}/heartbeat", "lease_heartbeat", false, s.rtHeartbeatLease)
 	r.Handle("/leases/{leaseId}", s.runtime("lease_release", false, s.rtReleaseLease)).Methods(http.MethodDelete)
 	r.Handle("/entitlements/check", s.runtime("check", false, s.rtCheck)).Methods(http.MethodGet)

@@ -46,7 +46,10 @@ type Plan struct {
 	// (floating seats); 0 is no cap.
 	MaxConcurrent int
 	// LeaseSeconds is how long a seat lease lives without a heartbeat.
-	LeaseSeconds      int
+	LeaseSeconds int
+	// MaxOfflineDays is the longest a machine file of the plan's licenses
+	// lasts; 0 refuses machine files.
+	MaxOfflineDays    int
 	ExternalProductID *string
 	Policies          json.RawMessage // verbatim JSON object, or nil
 	EntitlementIDs    []string
@@ -67,6 +70,7 @@ type PlanInput struct {
 	DeviceResetWindowDays *int
 	MaxConcurrent         *int
 	LeaseSeconds          *int
+	MaxOfflineDays        *int
 	ExternalProductID     **string
 	Policies              json.RawMessage
 	PoliciesSet           bool

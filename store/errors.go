@@ -63,6 +63,10 @@ const (
 	// ECodeSeatsExhausted: every floating seat of the license is held by a
 	// live lease; RetryAfter is when the first one ends.
 	ECodeSeatsExhausted = "seats_exhausted"
+	// ECodeLicenseMismatch: the license key sent is not the session's.
+	ECodeLicenseMismatch = "license_mismatch"
+	// ECodeOfflineNotAllowed: the plan allows no machine files.
+	ECodeOfflineNotAllowed = "offline_not_allowed"
 )
 
 // Error is the one error type of the domain. Code is one of the ECode constants;

@@ -20,6 +20,7 @@ const (
 	EventLeaseStarted       = "license.lease_started"
 	EventLeaseReleased      = "license.lease_released"
 	EventLeaseExpired       = "license.lease_expired"
+	EventLicenseCheckedOut  = "license.checked_out"
 
 	EventUserRegistered  = "user.registered"
 	EventUserLogin       = "user.login"
@@ -85,7 +86,7 @@ var events = func() []string {
 	out := []string{
 		EventLicenseCreated, EventLicenseActivated, EventLicenseSuspended, EventLicenseReinstated,
 		EventLicenseRevoked, EventLicenseBanned, EventLicenseExpired, EventLicenseDeviceReset,
-		EventLeaseStarted, EventLeaseReleased, EventLeaseExpired,
+		EventLeaseStarted, EventLeaseReleased, EventLeaseExpired, EventLicenseCheckedOut,
 		EventUserRegistered, EventUserLogin, EventUserLoginFailed, EventUserBanned, EventUserDisabled,
 		EventUserReinstated, EventUserRoleAdded, EventUserRoleRemoved,
 		EventDeviceBlocked, EventDeviceUnblocked,

@@ -19,6 +19,9 @@ const (
 	MaxPlanEntitlementIDs = 1000
 	MinResetWindowDays    = 0
 	MaxResetWindowDays    = 3_650
+	MinOfflineDays        = 0
+	MaxOfflineDays        = 365
+	DefaultOfflineDays    = 30
 )
 
 // Apply validates the fields present in in and writes them into p; p is
@@ -69,6 +72,12 @@ func (p *Plan) Apply(in PlanInput) error {
 	if in.MaxConcurrent != nil {
 		next.MaxConcurrent = *in.MaxConcurrent
 	}
+	if in.MaxOfflineDays != nil {
+		if v := *in.MaxOfflineDays; v < MinOfflineDays || v > MaxOfflineDays {
+			return Invalid("max_offline_days", "max_offline_days must be between %d and %d", MinOfflineDays, MaxOfflineDays)
+		}
+		next.MaxOfflineDays = *in.MaxOfflineDays
+	}
 	if in.LeaseSeconds != nil {
 		if v := *in.LeaseSeconds; v < MinLeaseSeconds || v > MaxLeaseSeconds {
 			return Invalid("lease_seconds", "lease_seconds must be between %d and %d", MinLeaseSeconds, MaxLeaseSeconds)
@@ -110,7 +119,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 	if in.Name == nil {
 		return nil, Invalid("name", "name is required")
 	}
-	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, LeaseSeconds: DefaultLeaseSeconds, EntitlementIDs: []string{}}
+	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, LeaseSeconds: DefaultLeaseSeconds, MaxOfflineDays: DefaultOfflineDays, EntitlementIDs: []string{}}
 	if err := p.Apply(in); err != nil {
 		return nil, err
 	}
@@ -120,7 +129,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 // Empty reports whether in names no field at all: a PATCH that changes nothing.
 func (in PlanInput) Empty() bool {
 	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil && in.DeviceResetWindowDays == nil &&
-		in.MaxConcurrent == nil && in.LeaseSeconds == nil &&
+		in.MaxConcurrent == nil && in.LeaseSeconds == nil && in.MaxOfflineDays == nil &&
 		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
 }
 

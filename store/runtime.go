@@ -127,6 +127,11 @@ type TokenSigner func(env *Environment, c AccessClaims) (string, error)
 // application and application_disabled for a disabled one, unless stated.
 type Runtime interface {
 	Leases
+	// CheckoutMachineFile gathers what a machine file of the session's
+	// license and device says (design.md §13) and records the checkout.
+	// Returns validation_failed, stale_timestamp, nonce_reused,
+	// session_invalid, license_mismatch, offline_not_allowed.
+	CheckoutMachineFile(ctx context.Context, c RuntimeClient, in MachineFileInput) (*MachineFile, error)
 	// ResolveApp returns the application environment named by c, a
 	// disabled one too (callers check App.Status). Returns
 	// invalid_application, validation_failed (environment name).

@@ -137,6 +137,7 @@ type PlanSnapshot struct {
 	DeviceResetWindowDays int             `json:"device_reset_window_days"`
 	MaxConcurrent         int             `json:"max_concurrent"`
 	LeaseSeconds          int             `json:"lease_seconds"`
+	MaxOfflineDays        int             `json:"max_offline_days"`
 	ExternalProductID     *string         `json:"external_product_id"`
 	Policies              json.RawMessage `json:"policies"`
 	EntitlementIDs        []string        `json:"entitlement_ids"`
@@ -156,7 +157,7 @@ func SnapshotPlan(p *Plan) PlanSnapshot {
 	}
 	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
-		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 

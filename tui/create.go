@@ -105,8 +105,11 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 	seats.hint = "floating seats in use at once; 0: no cap"
 	lease := textField("lease_seconds", "Lease (s)", true).set(fmt.Sprint(store.DefaultLeaseSeconds))
 	lease.hint = "a seat's lease without heartbeats, 60 to 86400 seconds"
+	offline := textField("max_offline_days", "Offline days", true).set(fmt.Sprint(store.DefaultOfflineDays))
+	offline.hint = "longest a machine file lasts; 0: no offline use"
 	trial := choiceField("is_trial", "Trial", "no", "yes")
 	if p != nil {
+		offline.set(fmt.Sprint(p.MaxOfflineDays))
 		seats.set(fmt.Sprint(p.MaxConcurrent))
 		lease.set(fmt.Sprint(p.LeaseSeconds))
 		name.set(p.Name)
@@ -120,7 +123,7 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 			dur.set(fmt.Sprint(*p.DurationDays))
 		}
 	}
-	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window, seats, lease)}
+	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window, seats, lease, offline)}
 	st.check = func(f *form) bool {
 		in := store.PlanInput{}
 		ok := true
@@ -131,7 +134,7 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 			to    **int
 		}{{"max_devices", &in.MaxDevices}, {"device_reset_limit", &in.DeviceResetLimit},
 			{"device_reset_window_days", &in.DeviceResetWindowDays}, {"max_concurrent", &in.MaxConcurrent},
-			{"lease_seconds", &in.LeaseSeconds}} {
+			{"lease_seconds", &in.LeaseSeconds}, {"max_offline_days", &in.MaxOfflineDays}} {
 			v, err := strconv.Atoi(f.get(n.field))
 			if err != nil {
 				f.invalid(n.field, "a whole number")

@@ -111,7 +111,7 @@ type planFlags struct {
 	durationDays               int
 	maxDevices, resetLimit     int
 	resetWindow, lease         span
-	maxConcurrent              int
+	maxConcurrent, offlineDays int
 	entitlements               []string
 }
 
@@ -125,6 +125,7 @@ func (f *planFlags) bind(c *cobra.Command, withName bool) {
 	fs.IntVar(&f.maxDevices, "max-devices", store.DefaultMaxDevices, "devices a license may be bound to")
 	fs.IntVar(&f.resetLimit, "device-reset-limit", store.DefaultDeviceResetLimit, "self-service device resets per license")
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "floating seats: devices of a license using it at once (0: no cap)")
+	fs.IntVar(&f.offlineDays, "max-offline-days", store.DefaultOfflineDays, "longest a machine file lasts, in days (0 to 365; 0: no offline use)")
 	fs.Var(&f.lease, "lease", "how long a floating seat lease lives without a heartbeat, e.g. 15m (60s to 24h)")
 	fs.Var(&f.resetWindow, "reset-window", "rolling window the device reset limit holds in, in whole days, e.g. 30d (0: the license's life)")
 	fs.StringVar(&f.externalID, "external-product-id", "", "id of the product in an external store (empty: none)")
@@ -157,6 +158,9 @@ func (f *planFlags) input(ctx context.Context, c *cobra.Command, s *session, ref
 	}
 	if fs.Changed("max-concurrent") {
 		in.MaxConcurrent = &f.maxConcurrent
+	}
+	if fs.Changed("max-offline-days") {
+		in.MaxOfflineDays = &f.offlineDays
 	}
 	if fs.Changed("lease") {
 		secs, err := f.lease.seconds("--lease")
@@ -225,6 +229,7 @@ func planFields(t *table, p *store.Plan) {
 		seats = fmt.Sprintf("%d at once, lease %s", p.MaxConcurrent, time.Duration(p.LeaseSeconds)*time.Second)
 	}
 	t.field("Seats", seats)
+	t.field("Offline", fmt.Sprintf("%d days", p.MaxOfflineDays))
 	window := "license life"
 	if p.DeviceResetWindowDays > 0 {
 		window = fmt.Sprintf("%d days", p.DeviceResetWindowDays)
@@ -245,7 +250,7 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 		Short: "Create a plan",
 		Example: "  licensectl plan create --app studio Pro --max-devices 3 --entitlement pro,export.raw\n" +
 			"  licensectl plan create --app studio Trial --trial --duration-days 14 -o json\n" +
-			"  licensectl plan create --app studio Team --max-devices 10 --max-concurrent 3 --lease 15m --reset-window 30d",
+			"  licensectl plan create --app studio Team --max-devices 10 --max-concurrent 3 --lease 15m --max-offline-days 14 --reset-window 30d",
 		Args: exactArgs("NAME"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
 			in, err := f.input(ctx, cmd, s, ref)

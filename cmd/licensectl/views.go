@@ -51,6 +51,7 @@ func refViews(in []store.EntitlementRef) []api.EntitlementRef {
 func planView(p *store.Plan) api.PlanItem {
 	v := api.PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices, DeviceResetLimit: p.DeviceResetLimit,
 		DeviceResetWindowDays: p.DeviceResetWindowDays, MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds,
+		MaxOfflineDays:    p.MaxOfflineDays,
 		ExternalProductID: p.ExternalProductID, Policies: p.Policies, Entitlements: refViews(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if len(v.Policies) == 0 {
 		v.Policies = json.RawMessage("null")

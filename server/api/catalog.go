@@ -49,6 +49,7 @@ type PlanItem struct {
 	DeviceResetWindowDays int              `json:"device_reset_window_days"`
 	MaxConcurrent         int              `json:"max_concurrent"`
 	LeaseSeconds          int              `json:"lease_seconds"`
+	MaxOfflineDays        int              `json:"max_offline_days"`
 	ExternalProductID     *string          `json:"external_product_id"`
 	Policies              json.RawMessage  `json:"policies"` // an object, or null
 	Entitlements          []EntitlementRef `json:"entitlements"`

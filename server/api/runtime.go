@@ -96,6 +96,22 @@ type ActivateRequest struct {
 	Replay
 }
 
+// MachineFileRequest is the body of POST /v1/runtime/licenses/checkout.
+type MachineFileRequest struct {
+	TTL        *int   `json:"ttl,omitempty"`     // seconds
+	Encrypt    *bool  `json:"encrypt,omitempty"` // default true
+	LicenseKey string `json:"license_key,omitempty"`
+	Replay
+}
+
+// MachineFileIssued answers a machine file checkout.
+type MachineFileIssued struct {
+	Certificate string    `json:"certificate"`
+	IssuedAt    time.Time `json:"issued_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	TTL         int       `json:"ttl"`
+}
+
 // LeaseRequest is the body of POST /v1/runtime/leases.
 type LeaseRequest struct {
 	Replay

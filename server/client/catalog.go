@@ -54,7 +54,7 @@ func planFrom(appID string) func(api.PlanItem) *store.Plan {
 	return func(x api.PlanItem) *store.Plan {
 		pl := &store.Plan{ID: x.ID, AppID: appID, Name: x.Name, IsTrial: x.IsTrial, DurationDays: x.DurationDays, MaxDevices: x.MaxDevices,
 			DeviceResetLimit: x.DeviceResetLimit, DeviceResetWindowDays: x.DeviceResetWindowDays,
-			MaxConcurrent: x.MaxConcurrent, LeaseSeconds: x.LeaseSeconds, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
+			MaxConcurrent: x.MaxConcurrent, LeaseSeconds: x.LeaseSeconds, MaxOfflineDays: x.MaxOfflineDays, ExternalProductID: x.ExternalProductID, Entitlements: refsFrom(x.Entitlements),
 			CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
 		if len(x.Policies) > 0 && string(x.Policies) != "null" {
 			pl.Policies = x.Policies
@@ -111,6 +111,9 @@ func planBody(in store.PlanInput) map[string]any {
 	}
 	if in.LeaseSeconds != nil {
 		b["lease_seconds"] = *in.LeaseSeconds
+	}
+	if in.MaxOfflineDays != nil {
+		b["max_offline_days"] = *in.MaxOfflineDays
 	}
 	if in.ExternalProductID != nil {
 		b["external_product_id"] = *in.ExternalProductID

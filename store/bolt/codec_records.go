@@ -105,6 +105,7 @@ func encodeRecord(v any) ([]byte, error) {
 		// A pointer, so a record written before the field reads as absent
 		// and takes the default rather than 0.
 		w.pint(&r.LeaseSeconds)
+		w.pint(&r.MaxOfflineDays)
 	case *store.License:
 		putLicense(w, r)
 	case *store.EndUser:
@@ -246,7 +247,8 @@ func decodeRecord(k, raw []byte, v any) error {
 	case *store.Plan:
 		*x = store.Plan{ID: id, AppID: r.id(), Name: r.str(), IsTrial: r.bool(), DurationDays: r.pint(), MaxDevices: r.int(),
 			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time(),
-			DeviceResetWindowDays: r.int(), MaxConcurrent: r.int(), LeaseSeconds: orDefault(r.pint(), store.DefaultLeaseSeconds)}
+			DeviceResetWindowDays: r.int(), MaxConcurrent: r.int(), LeaseSeconds: orDefault(r.pint(), store.DefaultLeaseSeconds),
+			MaxOfflineDays: orDefault(r.pint(), store.DefaultOfflineDays)}
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), DeviceIDs: r.ids(), DeviceBoundAt: r.idTimes(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),

@@ -21,6 +21,7 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("DeviceReset", func(t *testing.T) { testDeviceReset(t, open) })
 	t.Run("ResetWindow", func(t *testing.T) { testResetWindow(t, open) })
 	t.Run("FloatingSeats", func(t *testing.T) { testFloatingSeats(t, open) })
+	t.Run("MachineFile", func(t *testing.T) { testMachineFile(t, open) })
 	t.Run("Replay", func(t *testing.T) { testReplay(t, open) })
 	t.Run("RuntimeLogin", func(t *testing.T) { testRuntimeLogin(t, open) })
 	t.Run("Refresh", func(t *testing.T) { testRefresh(t, open) })

@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -258,6 +259,78 @@ func testFloatingSeats(t *testing.T, open Opener) {
 		d, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Defaults")})
 		if err != nil || d.MaxConcurrent != 0 || d.LeaseSeconds != store.DefaultLeaseSeconds {
 			t.Fatalf("defaults = %+v, %v", d, err)
+		}
+	})
+}
+
+// testMachineFile: a machine file's content and TTL (design.md §13): the
+// plan's max_offline_days bounds it (0 refuses), a requested ttl shortens
+// it, the license's expiry caps it; the license key must be the session's.
+func testMachineFile(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	sc := f.scope(store.EnvProduction)
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Offline"), MaxDevices: ptr(2), MaxOfflineDays: ptr(2)}, 2)
+	a := f.activation(t, gen[0].Key, "mf-a")
+	checkout := func(in store.MachineFileInput) (*store.MachineFile, error) {
+		if in.AccessToken == "" {
+			in.AccessToken = a.AccessToken
+		}
+		in.Replay = f.replay()
+		return f.runtime().CheckoutMachineFile(f.ctx, f.client(""), in)
+	}
+	t.Run("OK", func(t *testing.T) {
+		mf, err := checkout(store.MachineFileInput{Encrypt: true, LicenseKey: strings.ToLower(gen[0].Key)})
+		now := f.clock.Now()
+		if err != nil || mf.TTL != 2*86400 || !mf.IssuedAt.Equal(now) || !mf.ExpiresAt.Equal(now.Add(48*time.Hour)) ||
+			mf.Device.Fingerprint != "mf-a" || mf.License.ID != gen[0].ID || mf.License.Status != store.LicenseActive ||
+			mf.Plan.MaxDevices != 2 || mf.Env == nil || mf.Env.KeyID == "" || len(mf.Env.SigningKey) == 0 || mf.User != nil {
+			t.Fatalf("CheckoutMachineFile = %+v, %v", mf, err)
+		}
+		if mf, err = checkout(store.MachineFileInput{TTL: 3600}); err != nil || mf.TTL != 3600 || !mf.ExpiresAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("CheckoutMachineFile(ttl 3600) = %+v, %v", mf, err)
+		}
+		audit, err := f.db.ListAudit(f.ctx, sc, store.AuditFilter{Event: store.EventLicenseCheckedOut})
+		if err != nil || audit.Total != 2 {
+			t.Fatalf("license.checked_out events = %+v, %v", audit, err)
+		}
+	})
+	t.Run("OKCappedByLicenseExpiry", func(t *testing.T) {
+		lic := f.dated(t, "Dated", f.clock.Now().Add(time.Hour))
+		s := f.activation(t, lic.Key, "mf-dated")
+		mf, err := checkout(store.MachineFileInput{AccessToken: s.AccessToken})
+		if err != nil || mf.ExpiresAt.After(f.clock.Now().Add(time.Hour)) {
+			t.Fatalf("a file outliving its license: %+v, %v", mf, err)
+		}
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		for _, ttl := range []int{store.MinMachineFileTTL - 1, 2*86400 + 1} {
+			_, err := checkout(store.MachineFileInput{TTL: ttl})
+			wantCode(t, fmt.Sprintf("CheckoutMachineFile(ttl %d)", ttl), err, store.ECodeValidation)
+		}
+		_, err := checkout(store.MachineFileInput{Encrypt: true})
+		wantCode(t, "CheckoutMachineFile(encrypt without license_key)", err, store.ECodeValidation)
+		_, err = f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Too long"), MaxOfflineDays: ptr(store.MaxOfflineDays + 1)})
+		wantCode(t, "CreatePlan(max_offline_days 366)", err, store.ECodeValidation)
+	})
+	t.Run("ErrLicenseMismatch", func(t *testing.T) {
+		_, err := checkout(store.MachineFileInput{Encrypt: true, LicenseKey: gen[1].Key})
+		wantCode(t, "CheckoutMachineFile(another license's key)", err, store.ECodeLicenseMismatch)
+	})
+	t.Run("ErrSessionInvalid", func(t *testing.T) {
+		_, err := checkout(store.MachineFileInput{AccessToken: "nope"})
+		wantCode(t, "CheckoutMachineFile(bad token)", err, store.ECodeSessionInvalid)
+	})
+	t.Run("ErrOfflineNotAllowed", func(t *testing.T) {
+		p, none := f.licenses(t, store.PlanInput{Name: ptr("Online only"), MaxOfflineDays: ptr(0)}, 1)
+		if p.MaxOfflineDays != 0 {
+			t.Fatalf("plan = %+v", p)
+		}
+		s := f.activation(t, none[0].Key, "mf-online")
+		_, err := checkout(store.MachineFileInput{AccessToken: s.AccessToken})
+		wantCode(t, "CheckoutMachineFile(max_offline_days 0)", err, store.ECodeOfflineNotAllowed)
+		d, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Default offline")})
+		if err != nil || d.MaxOfflineDays != store.DefaultOfflineDays {
+			t.Fatalf("default max_offline_days = %+v, %v", d, err)
 		}
 	})
 }
