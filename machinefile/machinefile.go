@@ -105,9 +105,9 @@ type Envelope struct {
 
 // Key is the AES-256 key of an encrypted file: SHA-256 of the license key in
 // its canonical form (upper case, groups joined by dashes) followed by the
-// device fingerprint.
+// device fingerprint. A key typed in lower case is upper-cased first.
 func Key(licenseKey, fingerprint string) [32]byte {
-	return sha256.Sum256([]byte(licenseKey + fingerprint))
+	return sha256.Sum256([]byte(strings.ToUpper(strings.TrimSpace(licenseKey)) + fingerprint))
 }
 
 // Issue signs p with the environment's key kid/priv and returns the

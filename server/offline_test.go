@@ -3,7 +3,6 @@ package server_test
 import (
 	"crypto/ed25519"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -209,19 +208,7 @@ func TestRuntimeMachineFile(t *testing.T) {
 	})
 	t.Run("Refused", func(t *testing.T) {
 		now := f.s.Clock().Now()
-		body := strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(got.Certificate), machinefile.Begin), machinefile.End)), "")
-		raw, _ := base64.StdEncoding.DecodeString(body)
-		var env machinefile.Envelope
-		if err := json.Unmarshal(raw, &env); err != nil {
-			t.Fatal(err)
-		}
-		flip := "A"
-		if env.Enc[0] == 'A' {
-			flip = "B"
-		}
-		env.Enc = flip + env.Enc[1:]
-		tampered, _ := json.Marshal(env)
-		bad := machinefile.Begin + "\n" + base64.StdEncoding.EncodeToString(tampered) + "\n" + machinefile.End + "\n"
+		bad := tamper(t, got.Certificate)
 		devKeys := f.pinned(t, "?environment=development")
 		for name, c := range map[string]struct {
 			cert   string
