@@ -12,6 +12,22 @@ import (
 // Floating seats (design.md §13): the runtime checks a seat out, keeps it
 // with heartbeats and releases it; support lists and frees them.
 
+// sessionPost decodes the body of a runtime POST made with an activation
+// session into body, then returns the session's access token and the
+// request's anti-replay fields. The body comes first, as every runtime POST
+// reads it: an unknown field is validation_failed whatever the bearer.
+func sessionPost(r *http.Request, body any, rp *api.Replay) (string, store.Replay, error) {
+	if err := decodeRuntime(r, body); err != nil {
+		return "", store.Replay{}, err
+	}
+	tok, err := sessionBearer(r)
+	if err != nil {
+		return "", store.Replay{}, err
+	}
+	replay, err := replayOf(*rp)
+	return tok, replay, err
+}
+
 // sessionBearer is the activation session's access token of a lease call.
 func sessionBearer(r *http.Request) (string, error) {
 	tok, ok := cutBearer(r.Header.Get("Authorization"))
@@ -22,17 +38,8 @@ func sessionBearer(r *http.Request) (string, error) {
 }
 
 func (s *Server) rtCheckoutLease(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
-	// The body first, as every runtime POST reads it: an unknown field is
-	// validation_failed whatever the bearer.
 	var in api.LeaseRequest
-	if err := decodeRuntime(r, &in); err != nil {
-		return err
-	}
-	tok, err := sessionBearer(r)
-	if err != nil {
-		return err
-	}
-	rp, err := replayOf(in.Replay)
+	tok, rp, err := sessionPost(r, &in, &in.Replay)
 	if err != nil {
 		return err
 	}

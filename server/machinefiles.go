@@ -13,14 +13,7 @@ import (
 
 func (s *Server) rtCheckoutMachineFile(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
 	var in api.MachineFileRequest
-	if err := decodeRuntime(r, &in); err != nil {
-		return err
-	}
-	tok, err := sessionBearer(r)
-	if err != nil {
-		return err
-	}
-	rp, err := replayOf(in.Replay)
+	tok, rp, err := sessionPost(r, &in, &in.Replay)
 	if err != nil {
 		return err
 	}

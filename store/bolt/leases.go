@@ -303,14 +303,7 @@ func (r *Runtime) ReleaseLease(ctx context.Context, c store.RuntimeClient, in st
 
 // SweepLeases implements store.RuntimeBackend.
 func (r *Runtime) SweepLeases(ctx context.Context, limit int) (int, error) {
-	// A read first: a write that changes nothing still commits, and every
-	// commit sends cached validation answers back to the cascade.
-	due := false
-	if err := r.db.view(ctx, func(t *txn) error {
-		k, _ := t.tx.Bucket(bLeasesExpiry).Cursor().First()
-		due = k != nil && bytes.Compare(k[:8], timeKey(t.now)) <= 0
-		return nil
-	}); err != nil || !due {
+	if due, err := r.db.due(ctx, bLeasesExpiry); err != nil || !due {
 		return 0, err
 	}
 	n := 0
