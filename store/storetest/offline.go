@@ -261,6 +261,17 @@ func testFloatingSeats(t *testing.T, open Opener) {
 			t.Fatalf("defaults = %+v, %v", d, err)
 		}
 	})
+	t.Run("ExpiryWithoutAnyWrite", func(t *testing.T) {
+		// Nothing is written between the two validations: an answer a
+		// store remembers must not outlive the lease.
+		s := f.activation(t, gen[1].Key, "seat-quiet")
+		if _, err := f.runtime().CheckoutLease(f.ctx, f.client(""), s.AccessToken, f.replay()); err != nil {
+			t.Fatal(err)
+		}
+		f.wantReason(t, "a fresh lease", s.AccessToken, "")
+		f.clock.Advance(60 * time.Second)
+		f.wantReason(t, "the lease at its expiry", s.AccessToken, store.ReasonLeaseRequired)
+	})
 }
 
 // testMachineFile: a machine file's content and TTL (design.md §13): the
