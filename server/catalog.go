@@ -114,6 +114,10 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		duration   *int
 		maxDevices int
 		resets     int
+		window     int
+		concurrent int
+		lease      int
+		offline    int
 		external   *string
 		entIDs     []string
 	)
@@ -128,6 +132,10 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		{"duration_days", "integer", true, &duration, func() { in.DurationDays = &duration }},
 		{"max_devices", "integer", false, &maxDevices, func() { in.MaxDevices = &maxDevices }},
 		{"device_reset_limit", "integer", false, &resets, func() { in.DeviceResetLimit = &resets }},
+		{"device_reset_window_days", "integer", false, &window, func() { in.DeviceResetWindowDays = &window }},
+		{"max_concurrent", "integer", false, &concurrent, func() { in.MaxConcurrent = &concurrent }},
+		{"lease_seconds", "integer", false, &lease, func() { in.LeaseSeconds = &lease }},
+		{"max_offline_days", "integer", false, &offline, func() { in.MaxOfflineDays = &offline }},
 		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
 		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
 	}

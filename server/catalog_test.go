@@ -169,9 +169,9 @@ func TestPlans(t *testing.T) {
 		id := r.Map(t)["plan_id"].(string)
 		p := f.planItem(t, id)
 		servertest.WantKeys(t, p, "id", "name", "is_trial", "duration_days", "max_devices", "device_reset_limit",
-			"external_product_id", "policies", "entitlements", "created_at", "updated_at")
+			"device_reset_window_days", "max_concurrent", "lease_seconds", "max_offline_days", "external_product_id", "policies", "entitlements", "created_at", "updated_at")
 		want := map[string]any{"name": "Basic", "is_trial": false, "duration_days": nil, "max_devices": 1.0, "device_reset_limit": 3.0,
-			"external_product_id": nil, "policies": nil}
+			"device_reset_window_days": 0.0, "max_concurrent": 0.0, "lease_seconds": 900.0, "max_offline_days": 30.0, "external_product_id": nil, "policies": nil}
 		for k, v := range want {
 			if p[k] != v {
 				t.Errorf("%s = %v, want %v", k, p[k], v)
@@ -190,11 +190,11 @@ func TestPlans(t *testing.T) {
 	})
 
 	t.Run("OKAllFields", func(t *testing.T) {
-		id := f.newPlan(t, map[string]any{"name": "Pro", "is_trial": true, "duration_days": 14, "max_devices": 3, "device_reset_limit": 0,
+		id := f.newPlan(t, map[string]any{"name": "Pro", "is_trial": true, "duration_days": 14, "max_devices": 3, "device_reset_limit": 0, "device_reset_window_days": 30,
 			"external_product_id": "prod_123", "policies": map[string]any{"offline_days": 7, "nested": map[string]any{"a": []any{1, "x"}}},
 			"entitlement_ids": []string{e1, e2, e1}})
 		p := f.planItem(t, id)
-		if p["is_trial"] != true || p["duration_days"] != 14.0 || p["max_devices"] != 3.0 || p["device_reset_limit"] != 0.0 || p["external_product_id"] != "prod_123" {
+		if p["is_trial"] != true || p["duration_days"] != 14.0 || p["max_devices"] != 3.0 || p["device_reset_limit"] != 0.0 || p["device_reset_window_days"] != 30.0 || p["external_product_id"] != "prod_123" {
 			t.Fatalf("plan = %v", p)
 		}
 		pol := p["policies"].(map[string]any)
@@ -256,6 +256,9 @@ func TestPlans(t *testing.T) {
 			"max_devices float":    {"name": "X", "max_devices": 1.5},
 			"reset limit negative": {"name": "X", "device_reset_limit": -1},
 			"duration 0":           {"name": "X", "duration_days": 0},
+			"reset window -1":      {"name": "X", "device_reset_window_days": -1},
+			"reset window 3651":    {"name": "X", "device_reset_window_days": 3651},
+			"reset window null":    {"name": "X", "device_reset_window_days": nil},
 			"is_trial string":      {"name": "X", "is_trial": "yes"},
 			"policies array":       {"name": "X", "policies": []any{1}},
 			"policies string":      {"name": "X", "policies": "{}"},

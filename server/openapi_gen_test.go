@@ -61,8 +61,8 @@ func describe(rt route) []string {
 	if rt.status == 0 {
 		miss = append(miss, "a success status")
 	}
-	if rt.resp == nil && rt.contentType == "" {
-		miss = append(miss, "a success body (a wire type or a media type)")
+	if rt.resp == nil && rt.contentType == "" && rt.status != http.StatusNoContent {
+		miss = append(miss, "a success body (a wire type or a media type), unless it is 204")
 	}
 	if _, ok := rt.resp.(map[string]any); ok {
 		miss = append(miss, "a success body more exact than any JSON object")
@@ -96,6 +96,7 @@ func describe(rt route) []string {
 // request.
 var bodiless = map[string]bool{
 	"POST /v1/runtime/applications/init":                                                 true,
+	"POST /v1/runtime/leases/{leaseId}/heartbeat":                                        true,
 	"POST /v1/mgmt/auth/logout":                                                          true,
 	"POST /v1/mgmt/applications/{id}/webhooks/{webhookId}/test":                          true,
 	"POST /v1/mgmt/applications/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/retry": true,

@@ -243,8 +243,18 @@ func routeTable() []route {
 			in(api.RefreshRequest{}, "refresh_token").out(ok200, api.RuntimeSession{}).err(conflict),
 		rtOp(runtimeApp, post, "/v1/runtime/devices/reset", "reset", "Unbind this device from a license (user's reset quota)", (*Server).rtReset).
 			in(api.RuntimeDeviceResetRequest{}, "license_key", "device_fingerprint").out(ok200, api.DeviceReset{}).err(notFound),
+		rtOp(runtimeUser, post, "/v1/runtime/licenses/checkout", "checkout",
+			"Check out a machine file for offline use (activation session bearer; timestamp and nonce)", (*Server).rtCheckoutMachineFile).
+			in(api.MachineFileRequest{}, "timestamp", "nonce").out(ok200, api.MachineFileIssued{}).err(conflict),
+		rtOp(runtimeUser, post, "/v1/runtime/leases", "lease",
+			"Check out a floating seat, or extend this device's (activation session bearer; timestamp and nonce)", (*Server).rtCheckoutLease).
+			in(api.LeaseRequest{}, "timestamp", "nonce").out(created, api.LeaseGranted{}).err(conflict),
+		rtOp(runtimeUser, post, "/v1/runtime/leases/{leaseId}/heartbeat", "lease_heartbeat", "Extend a seat lease by the plan's lease_seconds", (*Server).rtHeartbeatLease).
+			out(ok200, api.LeaseExtended{}).err(notFound),
+		rtOp(runtimeUser, del, "/v1/runtime/leases/{leaseId}", "lease_release", "Release a seat lease", (*Server).rtReleaseLease).
+			out(http.StatusNoContent, nil).err(notFound),
 		rtOp(runtimeUser, get, "/v1/runtime/entitlements/check", "check", "Whether the session's license grants an entitlement", (*Server).rtCheck).
-			q(param{name: "key", desc: "the entitlement's key", required: true}).out(ok200, api.Granted{}),
+			q(param{name: "key", desc: "the entitlement's key", required: true}).out(ok200, oneOf{api.Granted{}, api.Invalid{}}),
 		rtOp(runtimeOpen, get, "/v1/runtime/applications/{id}/jwks.json", "jwks",
 			"The public key of one environment (JWKS): the one ?environment= names, else the runtime credential's, else production", (*Server).rtJWKS).
 			q(param{name: "environment", desc: "production or development"}).
@@ -349,6 +359,10 @@ func routeTable() []route {
 		route{method: patch, path: app + "/licenses/{licenseId}", summary: "Set a license's status", access: managed, perm: permWrite,
 			fn: func(s *Server) handlerFunc { return setStatus("licenseId", s.setLicenseStatus) }}.
 			in(api.StatusRequest{}, "status").h(envHeader).out(ok200, changed).err(conflict),
+		mgmtOp(permRead, get, app+"/licenses/{licenseId}/leases", "List the license's live seat leases", (*Server).listLeases).
+			h(envHeader).out(ok200, []api.LeaseItem{}),
+		mgmtOp(permWrite, del, app+"/licenses/{licenseId}/leases/{leaseId}", "Free a seat (end a lease)", (*Server).releaseLease).
+			h(envHeader).out(ok200, done),
 		mgmtOp(permWrite, post, app+"/licenses/{licenseId}/reset-device", "Unbind a device from a license", (*Server).resetLicenseDevice).
 			in(api.ResetDeviceRequest{}, "device_id").h(envHeader).out(ok200, done),
 		route{method: get, path: app + "/licenses/{licenseId}/sessions", summary: "Count the license's live sessions", access: managed, perm: permRead,

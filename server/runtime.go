@@ -60,13 +60,24 @@ func (s *Server) flushUsage(ctx context.Context) {
 	}
 }
 
-// sweepSessions removes sessions past their absolute lifetime and nonces
-// past their window, in bounded batches.
+// sweepSessions removes sessions past their absolute lifetime, expired
+// seat leases and nonces past their window, in bounded batches.
 func (s *Server) sweepSessions(ctx context.Context) {
 	for {
 		n, err := s.rt.store.SweepSessions(ctx, 1000)
 		if err != nil {
 			s.logger.Error("sweep sessions", "err", err)
+		}
+		if err != nil || n < 1000 {
+			break
+		}
+	}
+	for {
+		// Leases are live by their expiry at read time; this only removes
+		// dead ones and tells webhooks they expired.
+		n, err := s.rt.store.SweepLeases(ctx, 1000)
+		if err != nil {
+			s.logger.Error("sweep leases", "err", err)
 		}
 		if err != nil || n < 1000 {
 			break
@@ -397,6 +408,11 @@ func (s *Server) rtCheck(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if !v.Valid {
 		if v.Reason == store.ReasonAppDisabled {
 			return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
+		}
+		if v.Reason == store.ReasonLeaseRequired {
+			// The session is good; only the seat is missing (design §13).
+			writeValidation(w, v)
+			return nil
 		}
 		return store.Errorf(store.ECodeSessionInvalid, "the session is not valid: %s", v.Reason)
 	}

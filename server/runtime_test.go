@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"licensectl/server/api"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,6 +72,7 @@ type planOpts struct {
 	ents               []string // entitlement keys of the plan
 	extra              []string // entitlement keys added to each license
 	expiresAt          *time.Time
+	plan               map[string]any // more plan fields
 }
 
 // mgmt sends a management request with the organization's API key.
@@ -103,8 +105,10 @@ func (f *rtFix) licenses(t *testing.T, n int, o planOpts) []string {
 	var plan struct {
 		ID string `json:"plan_id"`
 	}
-	f.mgmt(t, "POST", "/plans", map[string]any{"name": "Plan", "is_trial": o.trial, "duration_days": o.durationDays, "max_devices": o.maxDevices,
-		"device_reset_limit": o.resets, "entitlement_ids": planEnts}).Want(t, http.StatusCreated).JSON(t, &plan)
+	body := map[string]any{"name": "Plan", "is_trial": o.trial, "duration_days": o.durationDays, "max_devices": o.maxDevices,
+		"device_reset_limit": o.resets, "entitlement_ids": planEnts}
+	maps.Copy(body, o.plan)
+	f.mgmt(t, "POST", "/plans", body).Want(t, http.StatusCreated).JSON(t, &plan)
 	req := map[string]any{"plan_id": plan.ID, "quantity": n, "entitlement_ids": extra}
 	if o.expiresAt != nil {
 		req["expires_at"] = o.expiresAt.Format(time.RFC3339Nano)

@@ -93,4 +93,7 @@ type RuntimeBackend interface {
 	SweepSessions(ctx context.Context, limit int) (int, error)
 	// SweepNonces removes up to limit nonces past the replay window.
 	SweepNonces(ctx context.Context, limit int) (int, error)
+	// SweepLeases removes up to limit leases past their expiry, each with a
+	// license.lease_expired event, and returns how many.
+	SweepLeases(ctx context.Context, limit int) (int, error)
 }

@@ -148,6 +148,7 @@ var explanations = map[string]string{
 	ReasonDeviceBlocked:    "the device is blocked",
 	ReasonSessionRevoked:   "the session was revoked",
 	ReasonTokenExpired:     "the access token has expired; refresh it",
+	ReasonLeaseRequired:    "the license has floating seats and this device holds no live lease",
 }
 
 // Explain says a validation reason in words. An unknown reason is returned

@@ -32,13 +32,24 @@ type CreateEntitlementInput struct {
 
 // Plan bundles entitlements and device rules; licenses are generated for a plan.
 type Plan struct {
-	ID                string
-	AppID             string
-	Name              string
-	IsTrial           bool
-	DurationDays      *int
-	MaxDevices        int
-	DeviceResetLimit  int
+	ID               string
+	AppID            string
+	Name             string
+	IsTrial          bool
+	DurationDays     *int
+	MaxDevices       int
+	DeviceResetLimit int
+	// DeviceResetWindowDays bounds DeviceResetLimit to a rolling window of
+	// that many days; 0 makes the limit hold for the license's life.
+	DeviceResetWindowDays int
+	// MaxConcurrent caps the devices of a license using it at once
+	// (floating seats); 0 is no cap.
+	MaxConcurrent int
+	// LeaseSeconds is how long a seat lease lives without a heartbeat.
+	LeaseSeconds int
+	// MaxOfflineDays is the longest a machine file of the plan's licenses
+	// lasts; 0 refuses machine files.
+	MaxOfflineDays    int
 	ExternalProductID *string
 	Policies          json.RawMessage // verbatim JSON object, or nil
 	EntitlementIDs    []string
@@ -51,15 +62,19 @@ type Plan struct {
 // updates one (fields nil are left alone). Policies is set when
 // PoliciesSet; a JSON null clears it.
 type PlanInput struct {
-	Name              *string
-	IsTrial           *bool
-	DurationDays      **int
-	MaxDevices        *int
-	DeviceResetLimit  *int
-	ExternalProductID **string
-	Policies          json.RawMessage
-	PoliciesSet       bool
-	EntitlementIDs    *[]string
+	Name                  *string
+	IsTrial               *bool
+	DurationDays          **int
+	MaxDevices            *int
+	DeviceResetLimit      *int
+	DeviceResetWindowDays *int
+	MaxConcurrent         *int
+	LeaseSeconds          *int
+	MaxOfflineDays        *int
+	ExternalProductID     **string
+	Policies              json.RawMessage
+	PoliciesSet           bool
+	EntitlementIDs        *[]string
 }
 
 // Plan defaults of design.md §6.

@@ -62,6 +62,15 @@ const (
 	// ECodePartnerEmailUnverified refuses a new partner identity whose
 	// provider did not verify its address (design.md §8).
 	ECodePartnerEmailUnverified = "partner_email_unverified"
+	// ECodeLeaseNotFound: the lease expired, was released or never was.
+	ECodeLeaseNotFound = "lease_not_found"
+	// ECodeSeatsExhausted: every floating seat of the license is held by a
+	// live lease; RetryAfter is when the first one ends.
+	ECodeSeatsExhausted = "seats_exhausted"
+	// ECodeLicenseMismatch: the license key sent is not the session's.
+	ECodeLicenseMismatch = "license_mismatch"
+	// ECodeOfflineNotAllowed: the plan allows no machine files.
+	ECodeOfflineNotAllowed = "offline_not_allowed"
 )
 
 // Error is the one error type of the domain. Code is one of the ECode constants;

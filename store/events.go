@@ -17,6 +17,10 @@ const (
 	EventLicenseBanned      = "license.banned"
 	EventLicenseExpired     = "license.expired"
 	EventLicenseDeviceReset = "license.device_reset"
+	EventLeaseStarted       = "license.lease_started"
+	EventLeaseReleased      = "license.lease_released"
+	EventLeaseExpired       = "license.lease_expired"
+	EventLicenseCheckedOut  = "license.checked_out"
 
 	EventUserRegistered  = "user.registered"
 	EventUserLogin       = "user.login"
@@ -82,6 +86,7 @@ var events = func() []string {
 	out := []string{
 		EventLicenseCreated, EventLicenseActivated, EventLicenseSuspended, EventLicenseReinstated,
 		EventLicenseRevoked, EventLicenseBanned, EventLicenseExpired, EventLicenseDeviceReset,
+		EventLeaseStarted, EventLeaseReleased, EventLeaseExpired, EventLicenseCheckedOut,
 		EventUserRegistered, EventUserLogin, EventUserLoginFailed, EventUserBanned, EventUserDisabled,
 		EventUserReinstated, EventUserRoleAdded, EventUserRoleRemoved,
 		EventDeviceBlocked, EventDeviceUnblocked,

@@ -34,8 +34,11 @@ type License struct {
 	ActivatedAt           *time.Time
 	ExpiresAt             *time.Time
 	DeviceResetsRemaining int
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// ResetTimes are the runtime device resets consumed, oldest first, kept
+	// while a reset window (at most MaxResetWindowDays) can still count them.
+	ResetTimes []time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // EffectiveStatus is the status a caller sees at now: an inactive or active
@@ -120,4 +123,48 @@ type Licenses interface {
 	// now: not revoked and inside their idle and absolute lifetimes (what a
 	// suspension would revoke). Returns not_found.
 	CountLicenseSessions(ctx context.Context, s Scope, licenseID string) (int, error)
+}
+
+// ResetsRemaining is how many runtime device resets the license has left
+// under its plan at now. A plan without a reset window counts the license's
+// whole life (DeviceResetsRemaining); one with a window counts the resets
+// inside the last DeviceResetWindowDays days against DeviceResetLimit. When
+// none are left, retry is how long until one leaves the window (0 for a
+// lifetime limit, which never frees a reset).
+func (l *License) ResetsRemaining(p *Plan, now time.Time) (remaining int, retry time.Duration) {
+	if p == nil || p.DeviceResetWindowDays == 0 {
+		return max(0, l.DeviceResetsRemaining), 0
+	}
+	window := time.Duration(p.DeviceResetWindowDays) * 24 * time.Hour
+	in := l.ResetTimes[:0:0]
+	for _, t := range l.ResetTimes {
+		if t.Add(window).After(now) {
+			in = append(in, t)
+		}
+	}
+	remaining = p.DeviceResetLimit - len(in)
+	if remaining > 0 || p.DeviceResetLimit == 0 {
+		return max(0, remaining), 0
+	}
+	// One reset frees up when the count in the window drops below the
+	// limit: when the (len-limit+1)th oldest of them leaves it. With the
+	// count at the limit, that is the oldest.
+	return 0, in[len(in)-p.DeviceResetLimit].Add(window).Sub(now)
+}
+
+// RecordReset notes a runtime device reset at now, dropping the resets no
+// window can count any more.
+func (l *License) RecordReset(now time.Time) {
+	horizon := now.Add(-time.Duration(MaxResetWindowDays) * 24 * time.Hour)
+	kept := make([]time.Time, 0, len(l.ResetTimes)+1)
+	for _, t := range l.ResetTimes {
+		if t.After(horizon) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) >= MaxDeviceResetLimit {
+		kept = kept[len(kept)-MaxDeviceResetLimit+1:]
+	}
+	l.ResetTimes = append(kept, now)
+	l.DeviceResetsRemaining--
 }

@@ -17,6 +17,11 @@ const (
 	MinDeviceResetLimit   = 0
 	MaxDeviceResetLimit   = 10_000
 	MaxPlanEntitlementIDs = 1000
+	MinResetWindowDays    = 0
+	MaxResetWindowDays    = 3_650
+	MinOfflineDays        = 0
+	MaxOfflineDays        = 365
+	DefaultOfflineDays    = 30
 )
 
 // Apply validates the fields present in in and writes them into p; p is
@@ -58,6 +63,31 @@ func (p *Plan) Apply(in PlanInput) error {
 		}
 		next.DeviceResetLimit = *in.DeviceResetLimit
 	}
+	if in.DeviceResetWindowDays != nil {
+		if v := *in.DeviceResetWindowDays; v < MinResetWindowDays || v > MaxResetWindowDays {
+			return Invalid("device_reset_window_days", "device_reset_window_days must be between %d and %d", MinResetWindowDays, MaxResetWindowDays)
+		}
+		next.DeviceResetWindowDays = *in.DeviceResetWindowDays
+	}
+	if in.MaxConcurrent != nil {
+		next.MaxConcurrent = *in.MaxConcurrent
+	}
+	if in.MaxOfflineDays != nil {
+		if v := *in.MaxOfflineDays; v < MinOfflineDays || v > MaxOfflineDays {
+			return Invalid("max_offline_days", "max_offline_days must be between %d and %d", MinOfflineDays, MaxOfflineDays)
+		}
+		next.MaxOfflineDays = *in.MaxOfflineDays
+	}
+	if in.LeaseSeconds != nil {
+		if v := *in.LeaseSeconds; v < MinLeaseSeconds || v > MaxLeaseSeconds {
+			return Invalid("lease_seconds", "lease_seconds must be between %d and %d", MinLeaseSeconds, MaxLeaseSeconds)
+		}
+		next.LeaseSeconds = *in.LeaseSeconds
+	}
+	// max_concurrent is bounded by max_devices, whichever of them changed.
+	if (in.MaxConcurrent != nil || in.MaxDevices != nil) && (next.MaxConcurrent < 0 || next.MaxConcurrent > next.MaxDevices) {
+		return Invalid("max_concurrent", "max_concurrent must be 0 (no cap) or between 1 and max_devices (%d)", next.MaxDevices)
+	}
 	if in.ExternalProductID != nil {
 		x := *in.ExternalProductID
 		if x != nil {
@@ -89,7 +119,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 	if in.Name == nil {
 		return nil, Invalid("name", "name is required")
 	}
-	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, EntitlementIDs: []string{}}
+	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, LeaseSeconds: DefaultLeaseSeconds, MaxOfflineDays: DefaultOfflineDays, EntitlementIDs: []string{}}
 	if err := p.Apply(in); err != nil {
 		return nil, err
 	}
@@ -107,7 +137,8 @@ func CheckPlanUnused(n int) error {
 
 // Empty reports whether in names no field at all: a PATCH that changes nothing.
 func (in PlanInput) Empty() bool {
-	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil &&
+	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil && in.DeviceResetWindowDays == nil &&
+		in.MaxConcurrent == nil && in.LeaseSeconds == nil && in.MaxOfflineDays == nil &&
 		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
 }
 

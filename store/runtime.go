@@ -19,6 +19,9 @@ const (
 	ReasonDeviceBlocked    = "device_blocked"
 	ReasonSessionRevoked   = "session_revoked"
 	ReasonTokenExpired     = "token_expired"
+	// ReasonLeaseRequired: the license has floating seats and the device
+	// holds no live lease; checked after every other reason.
+	ReasonLeaseRequired = "lease_required"
 )
 
 // Nonce bounds of the anti-replay check (design.md §5).
@@ -123,6 +126,12 @@ type TokenSigner func(env *Environment, c AccessClaims) (string, error)
 // RuntimeClient resolves it and returns invalid_application for an unknown
 // application and application_disabled for a disabled one, unless stated.
 type Runtime interface {
+	Leases
+	// CheckoutMachineFile gathers what a machine file of the session's
+	// license and device says (design.md §13) and records the checkout.
+	// Returns validation_failed, stale_timestamp, nonce_reused,
+	// session_invalid, license_mismatch, offline_not_allowed.
+	CheckoutMachineFile(ctx context.Context, c RuntimeClient, in MachineFileInput) (*MachineFile, error)
 	// ResolveApp returns the application environment named by c, a
 	// disabled one too (callers check App.Status). Returns
 	// invalid_application, validation_failed (environment name).

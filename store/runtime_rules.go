@@ -1,5 +1,7 @@
 package store
 
+import "time"
+
 // The runtime's refusals that follow from records a store has loaded. A
 // store looks the records up; these decide, so every store refuses the same
 // activation, login or reset with the same code and message.
@@ -53,11 +55,18 @@ func CheckBind(l *License, plan *Plan, dev *Device, bound bool, devices int) err
 	return nil
 }
 
-// CheckResetLeft refuses a self-service device reset when the license has
-// none left. Returns reset_limit_reached.
-func (l *License) CheckResetLeft() error {
-	if l.DeviceResetsRemaining <= 0 {
-		return Errorf(ECodeResetLimit, "the license has no device resets left")
+// CheckResetLeft refuses a self-service device reset at now when the
+// license has none left under plan p: with a reset window, Retry-After says
+// when the oldest reset in it leaves. Returns reset_limit_reached.
+func (l *License) CheckResetLeft(p *Plan, now time.Time) error {
+	left, retry := l.ResetsRemaining(p, now)
+	if left > 0 {
+		return nil
 	}
-	return nil
+	e := Errorf(ECodeResetLimit, "the license has no device resets left")
+	if retry > 0 {
+		e.RetryAfter = int((retry + time.Second - 1) / time.Second)
+		e.Message = "the license has no device resets left in its reset window"
+	}
+	return e
 }

@@ -1,6 +1,10 @@
 package store
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+)
 
 func TestRuntimeRules(t *testing.T) {
 	lic := &License{ID: NewID(), UserID: "u1", DeviceResetsRemaining: 1}
@@ -23,8 +27,17 @@ func TestRuntimeRules(t *testing.T) {
 		{"OK/OwnerAnonymous", func() error { return lic.CheckOwner("") }, "", ""},
 		{"OK/OwnerUnowned", func() error { return (&License{}).CheckOwner("u2") }, "", ""},
 		{"ErrLicenseOwnedByOtherUser", func() error { return lic.CheckOwner("u2") }, ECodeLicenseOwned, "the license belongs to another user"},
-		{"OK/ResetLeft", lic.CheckResetLeft, "", ""},
-		{"ErrResetLimitReached", (&License{}).CheckResetLeft, ECodeResetLimit, "the license has no device resets left"},
+		{"OK/ResetLeft", func() error { return lic.CheckResetLeft(plan, time.Now()) }, "", ""},
+		{"ErrResetLimitReached", func() error { return (&License{}).CheckResetLeft(plan, time.Now()) }, ECodeResetLimit, "the license has no device resets left"},
+		{"ErrResetLimitReached/Window", func() error {
+			now := time.Now()
+			l := &License{ResetTimes: []time.Time{now.Add(-time.Hour)}}
+			err := l.CheckResetLeft(&Plan{DeviceResetLimit: 1, DeviceResetWindowDays: 1}, now)
+			if e := AsError(err); e == nil || e.RetryAfter != 23*3600 {
+				return fmt.Errorf("retry after %+v, want 23 h", e)
+			}
+			return err
+		}, ECodeResetLimit, "the license has no device resets left in its reset window"},
 		{"ErrDeviceBlocked/Bind", func() error { return CheckBind(lic, plan, blocked, true, 1) }, ECodeDeviceBlocked, "the device is blocked"},
 		{"ErrDeviceLimitReached", func() error { return CheckBind(lic, plan, free, false, 2) }, ECodeDeviceLimit, "the license is bound to its maximum of 2 devices"},
 		{"ErrDeviceLimitReached/NewDevice", func() error { return CheckBind(lic, plan, nil, false, 2) }, ECodeDeviceLimit, "the license is bound to its maximum of 2 devices"},

@@ -128,17 +128,21 @@ func SnapshotDevice(d *Device) DeviceSnapshot {
 
 // PlanSnapshot is a plan as in the management plan list.
 type PlanSnapshot struct {
-	ID                string          `json:"id"`
-	Name              string          `json:"name"`
-	IsTrial           bool            `json:"is_trial"`
-	DurationDays      *int            `json:"duration_days"`
-	MaxDevices        int             `json:"max_devices"`
-	DeviceResetLimit  int             `json:"device_reset_limit"`
-	ExternalProductID *string         `json:"external_product_id"`
-	Policies          json.RawMessage `json:"policies"`
-	EntitlementIDs    []string        `json:"entitlement_ids"`
-	CreatedAt         time.Time       `json:"created_at"`
-	UpdatedAt         time.Time       `json:"updated_at"`
+	ID                    string          `json:"id"`
+	Name                  string          `json:"name"`
+	IsTrial               bool            `json:"is_trial"`
+	DurationDays          *int            `json:"duration_days"`
+	MaxDevices            int             `json:"max_devices"`
+	DeviceResetLimit      int             `json:"device_reset_limit"`
+	DeviceResetWindowDays int             `json:"device_reset_window_days"`
+	MaxConcurrent         int             `json:"max_concurrent"`
+	LeaseSeconds          int             `json:"lease_seconds"`
+	MaxOfflineDays        int             `json:"max_offline_days"`
+	ExternalProductID     *string         `json:"external_product_id"`
+	Policies              json.RawMessage `json:"policies"`
+	EntitlementIDs        []string        `json:"entitlement_ids"`
+	CreatedAt             time.Time       `json:"created_at"`
+	UpdatedAt             time.Time       `json:"updated_at"`
 }
 
 // SnapshotPlan takes a plan's snapshot.
@@ -152,7 +156,8 @@ func SnapshotPlan(p *Plan) PlanSnapshot {
 		pol = json.RawMessage("null")
 	}
 	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
-		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
+		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 

@@ -18,6 +18,7 @@ type Admin interface {
 	Entitlements
 	Plans
 	Licenses
+	LicenseLeases
 	EndUsers
 	Devices
 	AuditLog

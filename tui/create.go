@@ -99,11 +99,23 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 	name := textField("name", "Name", true)
 	maxDev := textField("max_devices", "Max devices", true).set(fmt.Sprint(store.DefaultMaxDevices))
 	resets := textField("device_reset_limit", "Device resets", true).set(fmt.Sprint(store.DefaultDeviceResetLimit))
+	window := textField("device_reset_window_days", "Reset window", true).set("0")
+	window.hint = "days the device resets count in; 0: the license's life"
+	seats := textField("max_concurrent", "Seats", true).set("0")
+	seats.hint = "floating seats in use at once; 0: no cap"
+	lease := textField("lease_seconds", "Lease (s)", true).set(fmt.Sprint(store.DefaultLeaseSeconds))
+	lease.hint = "a seat's lease without heartbeats, 60 to 86400 seconds"
+	offline := textField("max_offline_days", "Offline days", true).set(fmt.Sprint(store.DefaultOfflineDays))
+	offline.hint = "longest a machine file lasts; 0: no offline use"
 	trial := choiceField("is_trial", "Trial", "no", "yes")
 	if p != nil {
+		offline.set(fmt.Sprint(p.MaxOfflineDays))
+		seats.set(fmt.Sprint(p.MaxConcurrent))
+		lease.set(fmt.Sprint(p.LeaseSeconds))
 		name.set(p.Name)
 		maxDev.set(fmt.Sprint(p.MaxDevices))
 		resets.set(fmt.Sprint(p.DeviceResetLimit))
+		window.set(fmt.Sprint(p.DeviceResetWindowDays))
 		if p.IsTrial {
 			trial.choice = 1
 		}
@@ -111,7 +123,7 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 			dur.set(fmt.Sprint(*p.DurationDays))
 		}
 	}
-	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur)}
+	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window, seats, lease, offline)}
 	st.check = func(f *form) bool {
 		in := store.PlanInput{}
 		ok := true
@@ -120,7 +132,9 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 		for _, n := range []struct {
 			field string
 			to    **int
-		}{{"max_devices", &in.MaxDevices}, {"device_reset_limit", &in.DeviceResetLimit}} {
+		}{{"max_devices", &in.MaxDevices}, {"device_reset_limit", &in.DeviceResetLimit},
+			{"device_reset_window_days", &in.DeviceResetWindowDays}, {"max_concurrent", &in.MaxConcurrent},
+			{"lease_seconds", &in.LeaseSeconds}, {"max_offline_days", &in.MaxOfflineDays}} {
 			v, err := strconv.Atoi(f.get(n.field))
 			if err != nil {
 				f.invalid(n.field, "a whole number")

@@ -72,14 +72,15 @@ func TestCreatePlanAndEntitlement(t *testing.T) {
 	h.press("Zero", "tab", "backspace", "0", "ctrl+s")
 	h.contains("New plan") // kept open with the store's message under the field
 	h.contains("✗ max_devices must be between")
-	h.press("backspace", "3", "tab", "tab", "right", "tab", "14", "enter")
+	h.press("backspace", "3", "tab", "tab", "right", "tab", "14", "tab", "backspace", "30", "tab", "backspace", "2", "tab", "ctrl+u", "600", "tab", "ctrl+u", "7", "enter")
 	h.contains("✓ Created plan Zero")
 	plans, err := s.db.ListPlans(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(plans, func(p *store.Plan) bool { return p.Name == "Zero" })
-	if i < 0 || plans[i].MaxDevices != 3 || !plans[i].IsTrial || plans[i].DurationDays == nil || *plans[i].DurationDays != 14 {
+	if i < 0 || plans[i].MaxDevices != 3 || !plans[i].IsTrial || plans[i].DurationDays == nil || *plans[i].DurationDays != 14 || plans[i].DeviceResetWindowDays != 30 ||
+		plans[i].MaxConcurrent != 2 || plans[i].LeaseSeconds != 600 || plans[i].MaxOfflineDays != 7 {
 		t.Fatalf("plan after n: %+v", plans)
 	}
 	h.press("n", "Forever", "tab", "tab", "tab", "ctrl+s")

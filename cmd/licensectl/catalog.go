@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -110,6 +111,8 @@ type planFlags struct {
 	trial                      bool
 	durationDays               int
 	maxDevices, resetLimit     int
+	resetWindow, lease         span
+	maxConcurrent, offlineDays int
 	entitlements               []string
 }
 
@@ -122,6 +125,10 @@ func (f *planFlags) bind(c *cobra.Command, withName bool) {
 	fs.IntVar(&f.durationDays, "duration-days", 0, "days a license lasts from its first activation (0: perpetual)")
 	fs.IntVar(&f.maxDevices, "max-devices", store.DefaultMaxDevices, "devices a license may be bound to")
 	fs.IntVar(&f.resetLimit, "device-reset-limit", store.DefaultDeviceResetLimit, "self-service device resets per license")
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "floating seats: devices of a license using it at once (0: no cap)")
+	fs.IntVar(&f.offlineDays, "max-offline-days", store.DefaultOfflineDays, "longest a machine file lasts, in days (0 to 365; 0: no offline use)")
+	fs.Var(&f.lease, "lease", "how long a floating seat lease lives without a heartbeat, e.g. 15m (60s to 24h)")
+	fs.Var(&f.resetWindow, "reset-window", "rolling window the device reset limit holds in, in whole days, e.g. 30d (0: the license's life)")
 	fs.StringVar(&f.externalID, "external-product-id", "", "id of the product in an external store (empty: none)")
 	fs.StringVar(&f.policies, "policies", "", "policies as a JSON object, stored verbatim (\"null\" clears)")
 	fs.StringSliceVar(&f.entitlements, "entitlement", nil, "entitlement id or key the plan grants (repeat or comma-separate; on update replaces the set, \"\" empties it)")
@@ -149,6 +156,26 @@ func (f *planFlags) input(ctx context.Context, c *cobra.Command, s *session, ref
 	}
 	if fs.Changed("device-reset-limit") {
 		in.DeviceResetLimit = &f.resetLimit
+	}
+	if fs.Changed("max-concurrent") {
+		in.MaxConcurrent = &f.maxConcurrent
+	}
+	if fs.Changed("max-offline-days") {
+		in.MaxOfflineDays = &f.offlineDays
+	}
+	if fs.Changed("lease") {
+		secs, err := f.lease.seconds("--lease")
+		if err != nil {
+			return in, err
+		}
+		in.LeaseSeconds = &secs
+	}
+	if fs.Changed("reset-window") {
+		days, err := f.resetWindow.days("--reset-window")
+		if err != nil {
+			return in, err
+		}
+		in.DeviceResetWindowDays = &days
 	}
 	if fs.Changed("external-product-id") {
 		var x *string
@@ -198,6 +225,17 @@ func planFields(t *table, p *store.Plan) {
 	t.field("Duration", dur)
 	t.field("Max devices", fmt.Sprint(p.MaxDevices))
 	t.field("Device resets", fmt.Sprint(p.DeviceResetLimit))
+	seats := "no cap"
+	if p.MaxConcurrent > 0 {
+		seats = fmt.Sprintf("%d at once, lease %s", p.MaxConcurrent, time.Duration(p.LeaseSeconds)*time.Second)
+	}
+	t.field("Seats", seats)
+	t.field("Offline", fmt.Sprintf("%d days", p.MaxOfflineDays))
+	window := "license life"
+	if p.DeviceResetWindowDays > 0 {
+		window = fmt.Sprintf("%d days", p.DeviceResetWindowDays)
+	}
+	t.field("Reset window", window)
 	keys := make([]string, 0, len(p.Entitlements))
 	for _, e := range p.Entitlements {
 		keys = append(keys, e.Key)
@@ -212,7 +250,8 @@ func newPlanCreateCmd(e *env) *cobra.Command {
 		Use:   "create NAME",
 		Short: "Create a plan",
 		Example: "  licensectl plan create --app studio Pro --max-devices 3 --entitlement pro,export.raw\n" +
-			"  licensectl plan create --app studio Trial --trial --duration-days 14 -o json",
+			"  licensectl plan create --app studio Trial --trial --duration-days 14 -o json\n" +
+			"  licensectl plan create --app studio Team --max-devices 10 --max-concurrent 3 --lease 15m --max-offline-days 14 --reset-window 30d",
 		Args: exactArgs("NAME"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
 			in, err := f.input(ctx, cmd, s, ref)

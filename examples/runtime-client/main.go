@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"licensectl/machinefile"
 )
 
 // Config is what the program needs to know.
@@ -149,6 +151,23 @@ func Run(ctx context.Context, c Config, out io.Writer) error {
 		return fmt.Errorf("check: %w", err)
 	}
 	fmt.Fprintf(out, "entitlement %s: granted=%v\n", c.Entitlement, g.Granted)
+
+	// 5b. For working offline longer than a token lives: a machine file,
+	// signed by the same environment key and encrypted for this device and
+	// license key. Keep it on disk; verify it at start without the network.
+	var mf struct {
+		Certificate string `json:"certificate"`
+	}
+	if err := api.call(ctx, http.MethodPost, "/v1/runtime/licenses/checkout", map[string]string{
+		"license_key": c.License, "timestamp": time.Now().UTC().Format(time.RFC3339), "nonce": nonce(),
+	}, sess.AccessToken, &mf); err != nil {
+		return fmt.Errorf("machine file: %w", err)
+	}
+	file, err := machinefile.Verify(mf.Certificate, keys, c.License, c.Fingerprint, time.Now())
+	if err != nil {
+		return fmt.Errorf("machine file verification: %w", err)
+	}
+	fmt.Fprintf(out, "machine file verified offline: entitlements %v, until %s\n", file.License.Entitlements, file.Meta.ExpiresAt.Format(time.RFC3339))
 
 	// 6. Before the access token expires: a new pair. The old refresh token
 	// is spent; keep only the new one.

@@ -49,6 +49,7 @@ func TestRunAgainstServer(t *testing.T) {
 		"verified offline: entitlements [export.pdf]",
 		"validated: valid",
 		"entitlement export.pdf: granted=true",
+		"machine file verified offline: entitlements [export.pdf]",
 		"refreshed: access token valid until",
 		"logged out",
 		"device reset: 2 resets left",

@@ -40,17 +40,21 @@ type PlanID struct {
 
 // PlanItem is a plan in lists and in its detail read.
 type PlanItem struct {
-	ID                string           `json:"id"`
-	Name              string           `json:"name"`
-	IsTrial           bool             `json:"is_trial"`
-	DurationDays      *int             `json:"duration_days"`
-	MaxDevices        int              `json:"max_devices"`
-	DeviceResetLimit  int              `json:"device_reset_limit"`
-	ExternalProductID *string          `json:"external_product_id"`
-	Policies          json.RawMessage  `json:"policies"` // an object, or null
-	Entitlements      []EntitlementRef `json:"entitlements"`
-	CreatedAt         time.Time        `json:"created_at"`
-	UpdatedAt         time.Time        `json:"updated_at"`
+	ID                    string           `json:"id"`
+	Name                  string           `json:"name"`
+	IsTrial               bool             `json:"is_trial"`
+	DurationDays          *int             `json:"duration_days"`
+	MaxDevices            int              `json:"max_devices"`
+	DeviceResetLimit      int              `json:"device_reset_limit"`
+	DeviceResetWindowDays int              `json:"device_reset_window_days"`
+	MaxConcurrent         int              `json:"max_concurrent"`
+	LeaseSeconds          int              `json:"lease_seconds"`
+	MaxOfflineDays        int              `json:"max_offline_days"`
+	ExternalProductID     *string          `json:"external_product_id"`
+	Policies              json.RawMessage  `json:"policies"` // an object, or null
+	Entitlements          []EntitlementRef `json:"entitlements"`
+	CreatedAt             time.Time        `json:"created_at"`
+	UpdatedAt             time.Time        `json:"updated_at"`
 }
 
 // PlanRequest is the body of POST and PATCH on a plan. The server reads it
@@ -59,11 +63,20 @@ type PlanItem struct {
 // body's description rather than its decoder; the servertest transport
 // holds the two together by validating every request the tests send.
 type PlanRequest struct {
-	Name              string          `json:"name,omitempty"`
-	IsTrial           bool            `json:"is_trial,omitempty"`
-	DurationDays      *int            `json:"duration_days,omitempty"`
-	MaxDevices        int             `json:"max_devices,omitempty"`
-	DeviceResetLimit  int             `json:"device_reset_limit,omitempty"`
+	Name             string `json:"name,omitempty"`
+	IsTrial          bool   `json:"is_trial,omitempty"`
+	DurationDays     *int   `json:"duration_days,omitempty"`
+	MaxDevices       int    `json:"max_devices,omitempty"`
+	DeviceResetLimit int    `json:"device_reset_limit,omitempty"`
+	// DeviceResetWindowDays counts the reset limit within a rolling window
+	// of days; 0 counts it over the license's life.
+	DeviceResetWindowDays int `json:"device_reset_window_days,omitempty"`
+	// MaxConcurrent is the floating seats (0: no leases needed).
+	MaxConcurrent int `json:"max_concurrent,omitempty"`
+	// LeaseSeconds is how long a seat lease lives without a heartbeat.
+	LeaseSeconds int `json:"lease_seconds,omitempty"`
+	// MaxOfflineDays bounds a machine file's TTL (0: no offline use).
+	MaxOfflineDays    int             `json:"max_offline_days,omitempty"`
 	ExternalProductID *string         `json:"external_product_id,omitempty"`
 	Policies          *map[string]any `json:"policies,omitempty"` // an object, or null
 	EntitlementIDs    []string        `json:"entitlement_ids,omitempty"`

@@ -63,7 +63,8 @@ func EntitlementRefsOf(in []store.EntitlementRef) []EntitlementRef {
 // PlanItemOf is a plan; policies without a value are null.
 func PlanItemOf(p *store.Plan) PlanItem {
 	v := PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
-		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
+		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, MaxConcurrent: p.MaxConcurrent,
+		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
 		Entitlements: EntitlementRefsOf(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if len(v.Policies) == 0 {
 		v.Policies = json.RawMessage("null")
@@ -166,7 +167,8 @@ func (e EntitlementItem) Domain(appID string) *store.Entitlement {
 // Domain is the plan of application appID; null policies are none.
 func (p PlanItem) Domain(appID string) *store.Plan {
 	pl := &store.Plan{ID: p.ID, AppID: appID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
-		DeviceResetLimit: p.DeviceResetLimit, ExternalProductID: p.ExternalProductID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, MaxConcurrent: p.MaxConcurrent,
+		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if len(p.Policies) > 0 && string(p.Policies) != "null" {
 		pl.Policies = p.Policies
 	}

@@ -96,6 +96,49 @@ type ActivateRequest struct {
 	Replay
 }
 
+// MachineFileRequest is the body of POST /v1/runtime/licenses/checkout.
+type MachineFileRequest struct {
+	TTL        *int   `json:"ttl,omitempty"`     // seconds
+	Encrypt    *bool  `json:"encrypt,omitempty"` // default true
+	LicenseKey string `json:"license_key,omitempty"`
+	Replay
+}
+
+// MachineFileIssued answers a machine file checkout.
+type MachineFileIssued struct {
+	Certificate string    `json:"certificate"`
+	IssuedAt    time.Time `json:"issued_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	TTL         int       `json:"ttl"`
+}
+
+// LeaseRequest is the body of POST /v1/runtime/leases.
+type LeaseRequest struct {
+	Replay
+}
+
+// LeaseGranted answers POST /v1/runtime/leases.
+type LeaseGranted struct {
+	LeaseID       string    `json:"lease_id"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	SeatsInUse    int       `json:"seats_in_use"`
+	MaxConcurrent int       `json:"max_concurrent"`
+}
+
+// LeaseExtended answers POST /v1/runtime/leases/{id}/heartbeat.
+type LeaseExtended struct {
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// LeaseItem is a live lease in the management list of a license's leases.
+type LeaseItem struct {
+	ID          string    `json:"id"`
+	DeviceID    string    `json:"device_id"`
+	Fingerprint string    `json:"fingerprint"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
 // RefreshRequest is the body of POST /v1/runtime/sessions/refresh.
 type RefreshRequest struct {
 	RefreshToken string `json:"refresh_token"`

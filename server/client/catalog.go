@@ -77,6 +77,18 @@ func planBody(in store.PlanInput) map[string]any {
 	if in.DeviceResetLimit != nil {
 		b["device_reset_limit"] = *in.DeviceResetLimit
 	}
+	if in.DeviceResetWindowDays != nil {
+		b["device_reset_window_days"] = *in.DeviceResetWindowDays
+	}
+	if in.MaxConcurrent != nil {
+		b["max_concurrent"] = *in.MaxConcurrent
+	}
+	if in.LeaseSeconds != nil {
+		b["lease_seconds"] = *in.LeaseSeconds
+	}
+	if in.MaxOfflineDays != nil {
+		b["max_offline_days"] = *in.MaxOfflineDays
+	}
 	if in.ExternalProductID != nil {
 		b["external_product_id"] = *in.ExternalProductID
 	}

@@ -249,6 +249,9 @@ func (t *txn) purgeApp(a *store.Application) error {
 			if err := t.dropAll(bLicDevices, idb(id)); err != nil {
 				return err
 			}
+			if err := t.purgeLeases(id); err != nil {
+				return err
+			}
 			if err := t.del(bLicenses, id); err != nil {
 				return err
 			}

@@ -154,6 +154,18 @@ func (w *wbuf) idTimes(m map[string]time.Time) {
 	}
 }
 
+// times writes a list of times keeping nil apart from empty.
+func (w *wbuf) times(list []time.Time) {
+	if list == nil {
+		w.uvarint(0)
+		return
+	}
+	w.uvarint(uint64(len(list)) + 1)
+	for _, t := range list {
+		w.time(t)
+	}
+}
+
 // Value kinds of a metadata entry.
 const (
 	metaUUID   = 'u' // a canonical UUID string as 16 bytes
@@ -344,6 +356,22 @@ func (r *rbuf) pint() *int {
 	}
 	v := r.int()
 	return &v
+}
+
+func (r *rbuf) times() []time.Time {
+	n := r.uvarint()
+	if n == 0 {
+		return nil
+	}
+	if n-1 > uint64(len(r.b)) {
+		r.fail("time list")
+		return nil
+	}
+	out := make([]time.Time, 0, n-1)
+	for range n - 1 {
+		out = append(out, r.time())
+	}
+	return out
 }
 
 func (r *rbuf) idTimes() map[string]time.Time {

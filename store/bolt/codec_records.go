@@ -100,6 +100,12 @@ func encodeRecord(v any) ([]byte, error) {
 		w.ids(r.EntitlementIDs)
 		w.time(r.CreatedAt)
 		w.time(r.UpdatedAt)
+		w.int(r.DeviceResetWindowDays)
+		w.int(r.MaxConcurrent)
+		// A pointer, so a record written before the field reads as absent
+		// and takes the default rather than 0.
+		w.pint(&r.LeaseSeconds)
+		w.pint(&r.MaxOfflineDays)
 	case *store.License:
 		putLicense(w, r)
 	case *licenseV5:
@@ -153,6 +159,8 @@ func putLicense(w *wbuf, r *store.License) {
 	w.int(r.DeviceResetsRemaining)
 	w.time(r.CreatedAt)
 	w.time(r.UpdatedAt)
+	// Appended: a record written before reset windows reads with none.
+	w.times(r.ResetTimes)
 }
 
 // putLicenseV5 writes a license as schema versions 2 to 5 did, with its
@@ -260,11 +268,13 @@ func decodeRecord(k, raw []byte, v any) error {
 		*x = store.Entitlement{ID: id, AppID: r.id(), Key: r.str(), Name: r.str(), Description: r.pstr(), CreatedAt: r.time()}
 	case *store.Plan:
 		*x = store.Plan{ID: id, AppID: r.id(), Name: r.str(), IsTrial: r.bool(), DurationDays: r.pint(), MaxDevices: r.int(),
-			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time()}
+			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time(),
+			DeviceResetWindowDays: r.int(), MaxConcurrent: r.int(), LeaseSeconds: orDefault(r.pint(), store.DefaultLeaseSeconds),
+			MaxOfflineDays: orDefault(r.pint(), store.DefaultOfflineDays)}
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
-			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time()}
+			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time(), ResetTimes: r.times()}
 	case *licenseV5:
 		*x = licenseV5{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), DeviceIDs: r.ids(), DeviceBoundAt: r.idTimes(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
@@ -342,4 +352,12 @@ func decode(bucket, k, v []byte, out any) error {
 		return fmt.Errorf("decode %s/%x: %w", bucket, k, err)
 	}
 	return nil
+}
+
+// orDefault is *v, or def for a field the record was written without.
+func orDefault(v *int, def int) int {
+	if v == nil {
+		return def
+	}
+	return *v
 }

@@ -68,6 +68,9 @@ func (db *DB) SetDeviceStatus(ctx context.Context, s store.Scope, id, status str
 			if revoked, err = t.revokeSessions(bSessionsDevice, next.ID, RevokedStatus); err != nil {
 				return err
 			}
+			if _, err := t.endLeases(bLeasesDevice, next.ID, change.Event); err != nil {
+				return err
+			}
 		}
 		out = &next
 		return t.audit(auditEvent{Event: change.Event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "device", ID: next.ID},

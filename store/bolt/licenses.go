@@ -195,6 +195,7 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 			return err
 		} else if found {
 			planEnts = p.EntitlementIDs
+			d.DeviceResetsRemaining, _ = l.ResetsRemaining(p, t.now)
 		}
 		if d.Entitlements, err = t.entitlementRefs(a.ID, planEnts, l.EntitlementIDs); err != nil {
 			return err
@@ -235,6 +236,9 @@ func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status st
 		revoked := 0
 		if change.Revoke {
 			if revoked, err = t.revokeSessions(bSessionsLicense, next.ID, RevokedStatus); err != nil {
+				return err
+			}
+			if _, err := t.endLeases(bLeasesLicense, next.ID, change.Event); err != nil {
 				return err
 			}
 		}

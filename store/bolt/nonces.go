@@ -45,14 +45,7 @@ func (r *Runtime) consumeNonce(t *txn, ra *store.RuntimeApp, rp store.Replay, wh
 // SweepNonces deletes nonces whose window has passed, at most limit of them,
 // and reports how many it deleted.
 func (r *Runtime) SweepNonces(ctx context.Context, limit int) (int, error) {
-	// A read first: a write transaction that changes nothing still commits,
-	// and every commit sends cached validation answers back to the cascade.
-	due := false
-	if err := r.db.view(ctx, func(t *txn) error {
-		k, _ := t.tx.Bucket(bNoncesExpiry).Cursor().First()
-		due = k != nil && bytes.Compare(k[:8], timeKey(t.now)) <= 0
-		return nil
-	}); err != nil || !due {
+	if due, err := r.db.due(ctx, bNoncesExpiry); err != nil || !due {
 		return 0, err
 	}
 	n := 0
@@ -78,4 +71,18 @@ func (r *Runtime) SweepNonces(ctx context.Context, limit int) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// due reports whether the first entry of an expiry index (keys "expiry
+// unix nanos|…") has passed. Sweepers ask it in a read first: a write
+// transaction that changes nothing still commits, and every commit sends
+// cached validation answers back to the cascade.
+func (db *DB) due(ctx context.Context, index []byte) (bool, error) {
+	due := false
+	err := db.view(ctx, func(t *txn) error {
+		k, _ := t.tx.Bucket(index).Cursor().First()
+		due = k != nil && bytes.Compare(k[:8], timeKey(t.now)) <= 0
+		return nil
+	})
+	return due, err
 }

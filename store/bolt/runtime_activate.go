@@ -239,7 +239,11 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		if err := l.CheckResetLeft(); err != nil {
+		p := new(store.Plan)
+		if _, err := t.get(bPlans, l.PlanID, p); err != nil {
+			return err
+		}
+		if err := l.CheckResetLeft(p, t.now); err != nil {
 			return err
 		}
 		t.asActor(store.ActorLicense, l.ID)
@@ -247,7 +251,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if _, err := t.unbindDevice(l.ID, dev.ID); err != nil {
 			return err
 		}
-		l.DeviceResetsRemaining--
+		l.RecordReset(t.now)
 		l.UpdatedAt = t.now
 		dev.LicenseIDs = slices.DeleteFunc(slices.Clone(dev.LicenseIDs), func(id string) bool { return id == l.ID })
 		if err := t.saveLicense(&prevLic, l); err != nil {
@@ -261,7 +265,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		remaining = l.DeviceResetsRemaining
+		remaining, _ = l.ResetsRemaining(p, t.now)
 		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
 	})

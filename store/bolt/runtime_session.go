@@ -216,6 +216,12 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 		if err != nil {
 			return err
 		}
+		var lease *leaseRecord
+		if reason == "" && v.lic != nil {
+			if reason, lease, err = r.leaseReason(t, v); err != nil {
+				return err
+			}
+		}
 		until := farFuture
 		if reason != "" {
 			out = &store.Validation{Reason: reason}
@@ -227,6 +233,11 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 			out = &store.Validation{Valid: true, Entitlements: ents, ExpiresAt: s.AccessExpiresAt}
 			r.seen.note(v, t.now, r.o.SeenInterval)
 			until = validUntil(v, t.now, r.o.SeenInterval)
+			if lease != nil {
+				// The answer turns to lease_required when the lease runs
+				// out, which no write announces.
+				until = minTime(until, lease.ExpiresAt)
+			}
 		}
 		if accessToken != "" {
 			r.valid.put(sum, &validEntry{txid: txid, client: c, v: out, until: until})

@@ -162,6 +162,7 @@ var allBuckets = [][]byte{
 	bPartnerIdentitiesMember,
 	bOutbox, bOutboxScope, bDelivDueHook, bOutboxBodies,
 	bLicDevices,
+	bLeases, bLeasesLicense, bLeasesDevice, bLeasesExpiry,
 }
 
 // Meta keys.

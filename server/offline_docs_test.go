@@ -1,0 +1,151 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"licensectl/machinefile"
+)
+
+// tamper changes one character of a certificate's enc, keeping the armour
+// and the envelope well formed, so only the signature can tell.
+func tamper(t *testing.T, cert string) string {
+	t.Helper()
+	body := strings.TrimSpace(cert)
+	body = strings.TrimSuffix(strings.TrimPrefix(body, machinefile.Begin), machinefile.End)
+	raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(body), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env machinefile.Envelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	flip := "A"
+	if env.Enc[0] == 'A' {
+		flip = "B"
+	}
+	env.Enc = flip + env.Enc[1:]
+	out, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return machinefile.Begin + "\n" + base64.StdEncoding.EncodeToString(out) + "\n" + machinefile.End + "\n"
+}
+
+// verifier is one of docs/offline.md's verification programs and how to
+// run it.
+type verifier struct {
+	lang, file string
+	cmd        []string // the interpreter and what it needs, before the script
+	probe      []string // a command that fails when the runtime is missing
+	debian     string   // the Debian package that provides it
+}
+
+var verifiers = []verifier{
+	{lang: "python", file: "verify.py", cmd: []string{"python3"}, probe: []string{"python3", "-c", "import cryptography"}, debian: "python3-cryptography"},
+	{lang: "javascript", file: "verify.js", cmd: []string{"node"}, probe: []string{"node", "-e", "require('node:crypto').createPublicKey"}, debian: "nodejs"},
+}
+
+// docBlock is the first fenced code block of lang in docs/offline.md.
+func docBlock(t *testing.T, lang string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "offline.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindSubmatch(raw)
+	if m == nil {
+		t.Fatalf("docs/offline.md has no %s block", lang)
+	}
+	return string(m[1])
+}
+
+// TestOfflineDocsVerifiers runs the Python and JavaScript verification code
+// of docs/offline.md, as written there, against machine files a real server
+// issued: a good one passes; a tampered, foreign-key, expired or
+// other-device one is refused. Without python3-cryptography or nodejs
+// locally that language is skipped with a SKIP line; on CI (CI=true) it
+// fails, as .ci/run installs both.
+func TestOfflineDocsVerifiers(t *testing.T) {
+	f := newRT(t)
+	key := f.license(t, planOpts{maxDevices: 2, plan: map[string]any{"max_offline_days": 30}})
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	issue := func(fp string) string {
+		s := f.activate(t, key, fp)
+		ts, n := f.replay()
+		var out struct {
+			Certificate string `json:"certificate"`
+		}
+		f.do(t, "POST", "/licenses/checkout", map[string]any{"timestamp": ts, "nonce": n, "license_key": key, "ttl": 3600},
+			"Authorization", "Bearer "+s.AccessToken).Want(t, http.StatusOK).JSON(t, &out)
+		return out.Certificate
+	}
+	jwks := func(query string) string {
+		raw, err := json.Marshal(f.jwks(t, query))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	good := issue("docs-device")
+	// A file issued a day ago by the server's clock is past its hour now.
+	f.s.Clock().Set(time.Now().Add(-24 * time.Hour))
+	expired := issue("docs-device-old")
+	f.s.Clock().Set(time.Now())
+	tampered := tamper(t, good)
+
+	prod, dev := write("prod.jwks", jwks("")), write("dev.jwks", jwks("?environment=development"))
+	cases := []struct {
+		name, cert, jwks, fp string
+		ok                   bool
+		why                  string
+	}{
+		{"good", write("good.mf", good), prod, "docs-device", true, ""},
+		{"tampered", write("tampered.mf", tampered), prod, "docs-device", false, "bad signature"},
+		{"foreign key", write("good2.mf", good), dev, "docs-device", false, "not pinned"},
+		{"expired", write("expired.mf", expired), prod, "docs-device-old", false, "expired"},
+		{"other device", write("good3.mf", good), prod, "another-device", false, "another device"},
+	}
+	for _, v := range verifiers {
+		t.Run(v.lang, func(t *testing.T) {
+			if err := exec.Command(v.probe[0], v.probe[1:]...).Run(); err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("%s missing on CI: .ci/run must install Debian's %s", v.lang, v.debian)
+				}
+				t.Logf("SKIP: %s verification of docs/offline.md: install Debian's %s to run it", v.lang, v.debian)
+				t.Skipf("SKIP: install Debian's %s", v.debian)
+			}
+			script := write(v.file, docBlock(t, v.lang))
+			for _, c := range cases {
+				args := append(append(append([]string{}, v.cmd[1:]...), script), c.cert, c.jwks, strings.ToLower(key), c.fp)
+				out, err := exec.Command(v.cmd[0], args...).CombinedOutput()
+				switch {
+				case c.ok && err != nil:
+					t.Errorf("%s: refused a good file: %v\n%s", c.name, err, out)
+				case c.ok && !strings.Contains(string(out), `"fingerprint":"docs-device"`) && !strings.Contains(string(out), `"fingerprint": "docs-device"`):
+					t.Errorf("%s: payload = %s", c.name, out)
+				case !c.ok && err == nil:
+					t.Errorf("%s: accepted: %s", c.name, out)
+				case !c.ok && !strings.Contains(string(out), "refused") || !c.ok && !strings.Contains(string(out), c.why):
+					t.Errorf("%s: output %q, want a refusal naming %q", c.name, out, c.why)
+				}
+			}
+		})
+	}
+}
