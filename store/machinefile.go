@@ -18,6 +18,24 @@ type MachineFileInput struct {
 	Replay
 }
 
+// Check validates a checkout's fields before anything is looked up: the
+// anti-replay fields, and a well-formed license key, which encrypting
+// requires. Returns validation_failed.
+func (in MachineFileInput) Check() error {
+	if err := in.Replay.Check(); err != nil {
+		return err
+	}
+	if in.Encrypt && in.LicenseKey == "" {
+		return Invalid("license_key", "license_key is required to encrypt the file")
+	}
+	if in.LicenseKey != "" {
+		if _, err := CheckLicenseKey("license_key", in.LicenseKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MachineFile is what a machine file says, with the environment whose key
 // signs it. The caller builds and signs the certificate.
 type MachineFile struct {

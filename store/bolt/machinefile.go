@@ -11,16 +11,8 @@ import (
 // the nonce, the checks and the license.checked_out entry; the caller signs
 // the file from what it returns.
 func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient, in store.MachineFileInput) (*store.MachineFile, error) {
-	if err := in.Replay.Check(); err != nil {
+	if err := in.Check(); err != nil {
 		return nil, err
-	}
-	if in.Encrypt && in.LicenseKey == "" {
-		return nil, store.Invalid("license_key", "license_key is required to encrypt the file")
-	}
-	if in.LicenseKey != "" {
-		if _, err := store.CheckLicenseKey("license_key", in.LicenseKey); err != nil {
-			return nil, err
-		}
 	}
 	var out *store.MachineFile
 	err := r.softBatch(ctx, func(t *txn) error {
