@@ -390,3 +390,13 @@ func TestReplayWindowAndNonce(t *testing.T) {
 		})
 	}
 }
+
+func TestMachineFileInputCheck(t *testing.T) {
+	rp := Replay{Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Nonce: goodNonce}
+	runRuleCases(t, []ruleCase{
+		{"OK/Plain", MachineFileInput{Replay: rp}.Check, "", ""},
+		{"ErrValidation/Replay", MachineFileInput{Replay: Replay{Nonce: goodNonce}}.Check, "timestamp", "timestamp is required (RFC 3339)"},
+		{"ErrValidation/EncryptWithoutKey", MachineFileInput{Encrypt: true, Replay: rp}.Check, "license_key", "license_key is required to encrypt the file"},
+		{"ErrValidation/MalformedKey", MachineFileInput{Encrypt: true, LicenseKey: "nope", Replay: rp}.Check, "license_key", AsError(func() error { _, err := CheckLicenseKey("license_key", "nope"); return err }()).Message},
+	})
+}
