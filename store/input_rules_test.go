@@ -397,6 +397,6 @@ func TestMachineFileInputCheck(t *testing.T) {
 		{"OK/Plain", MachineFileInput{Replay: rp}.Check, "", ""},
 		{"ErrValidation/Replay", MachineFileInput{Replay: Replay{Nonce: goodNonce}}.Check, "timestamp", "timestamp is required (RFC 3339)"},
 		{"ErrValidation/EncryptWithoutKey", MachineFileInput{Encrypt: true, Replay: rp}.Check, "license_key", "license_key is required to encrypt the file"},
-		{"ErrValidation/MalformedKey", MachineFileInput{Encrypt: true, LicenseKey: "nope", Replay: rp}.Check, "license_key", AsError(func() error { _, err := CheckLicenseKey("license_key", "nope"); return err }()).Message},
+		{"ErrValidation/ControlInKey", MachineFileInput{Encrypt: true, LicenseKey: "ABCD-\x07", Replay: rp}.Check, "license_key", AsError(func() error { _, err := CheckLicenseKey("license_key", "ABCD-\x07"); return err }()).Message},
 	})
 }
