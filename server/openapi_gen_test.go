@@ -250,6 +250,9 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		if miss := describe(rt); len(miss) > 0 {
 			return nil, fmt.Errorf("%s %s lacks %s", rt.method, rt.path, strings.Join(miss, ", "))
 		}
+		if rt.alias {
+			continue // documented once, under the operation it repeats
+		}
 		o := &openapi3.Operation{
 			OperationID: operationID(rt.method, rt.path),
 			Summary:     rt.summary,

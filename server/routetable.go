@@ -31,6 +31,10 @@ type route struct {
 	partner bool               // served only with partner sign-in configured (else 404)
 	when    func(*Server) bool // registered only when it holds; always documented
 	prefix  bool               // path ends in {file}: every path under it
+	// alias: the operation of the route before it at another path the
+	// router also serves (/account/ beside /account), documented once:
+	// OpenAPI paths carry no trailing slash.
+	alias bool
 
 	body         any      // the JSON request body, a value of its type; nil: none
 	required     []string // the body's fields the server requires
@@ -133,6 +137,9 @@ func rtOp(a access, method, path, endpoint, summary string, fn func(*Server, htt
 			return func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error { return fn(s, w, r, c) }
 		}}
 }
+
+// aliased marks rt as the operation before it at another path.
+func (rt route) aliased() route { rt.alias = true; return rt }
 
 func pageOp(method, path, summary string, fn func(*Server, *http.Request) (int, string, page)) route {
 	return route{method: method, path: path, summary: summary, access: pageCall, contentType: "text/html", status: http.StatusOK,
@@ -439,8 +446,8 @@ func routeTable() []route {
 			raw: func(*Server) http.Handler { return staticFiles() }, status: ok200, contentType: "*/*"},
 		// The index, where a person who opens /account/ learns what they
 		// can do here; without the slash too, since the API never redirects.
-		pageOp(get, "/account/", "The account pages' index: what a person can do here", (*Server).accountIndexPage),
-		pageOp(get, "/account", "The account pages' index (without the slash)", (*Server).accountIndexPage),
+		pageOp(get, "/account", "The account pages' index: what a person can do here", (*Server).accountIndexPage),
+		pageOp(get, "/account/", "The account pages' index (with the slash)", (*Server).accountIndexPage).aliased(),
 		pageOp(get, "/account/verify-email", "The page that verifies an e-mail address", (*Server).verifyEmailPage),
 		pageOp(post, "/account/verify-email", "Verify an e-mail address (the page's form)", (*Server).verifyEmailPage),
 		pageOp(get, "/account/reset-password", "The page that sets a new password", (*Server).resetPasswordPage),
