@@ -61,34 +61,23 @@ func (s *Server) flushUsage(ctx context.Context) {
 }
 
 // sweepSessions removes sessions past their absolute lifetime, expired
-// seat leases and nonces past their window, in bounded batches.
+// seat leases (live by their expiry at read time: this only removes dead
+// ones and tells webhooks they expired) and nonces past their window.
 func (s *Server) sweepSessions(ctx context.Context) {
+	s.sweepAll(ctx, "sessions", 1000, s.rt.store.SweepSessions)
+	s.sweepAll(ctx, "leases", 1000, s.rt.store.SweepLeases)
+	s.sweepAll(ctx, "nonces", 10000, s.rt.store.SweepNonces)
+}
+
+// sweepAll runs sweep in batches of batch until one comes back short or
+// fails, so no sweep is one long write transaction.
+func (s *Server) sweepAll(ctx context.Context, what string, batch int, sweep func(context.Context, int) (int, error)) {
 	for {
-		n, err := s.rt.store.SweepSessions(ctx, 1000)
+		n, err := sweep(ctx, batch)
 		if err != nil {
-			s.logger.Error("sweep sessions", "err", err)
+			s.logger.Error("sweep "+what, "err", err)
 		}
-		if err != nil || n < 1000 {
-			break
-		}
-	}
-	for {
-		// Leases are live by their expiry at read time; this only removes
-		// dead ones and tells webhooks they expired.
-		n, err := s.rt.store.SweepLeases(ctx, 1000)
-		if err != nil {
-			s.logger.Error("sweep leases", "err", err)
-		}
-		if err != nil || n < 1000 {
-			break
-		}
-	}
-	for {
-		n, err := s.rt.store.SweepNonces(ctx, 10000)
-		if err != nil {
-			s.logger.Error("sweep nonces", "err", err)
-		}
-		if err != nil || n < 10000 {
+		if err != nil || n < batch {
 			return
 		}
 	}
