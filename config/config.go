@@ -124,7 +124,7 @@ type RateLimit struct {
 	// Account is per client IP on signup, login, forgot-password and similar.
 	Account int `mapstructure:"account"`
 	// LoginFailures is how many failed logins of one account from one
-	// client address within Window refuse that pair (design §7).
+	// client address within Window refuse that pair (docs/design.md §7).
 	LoginFailures int `mapstructure:"login_failures"`
 	// LoginFailuresGlobal bounds failed logins of one account from all
 	// addresses per hour, which only a distributed attack reaches; past it
@@ -208,7 +208,7 @@ type Webhooks struct {
 	MaxEndpoints int `mapstructure:"max_endpoints"`
 }
 
-// DefaultRetrySchedule is design.md §9's schedule.
+// DefaultRetrySchedule is docs/design.md §9's schedule.
 func DefaultRetrySchedule() []time.Duration {
 	return []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 }

@@ -1,4 +1,4 @@
-// Package machinefile issues and verifies machine files (design.md §13): a
+// Package machinefile issues and verifies machine files (docs/design.md §13): a
 // license's standing on one device, signed with the environment's Ed25519
 // key (the one its JWKS publishes) so that a desktop application can trust
 // it offline, and optionally encrypted for that device and license key.

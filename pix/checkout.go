@@ -46,7 +46,7 @@ func (c Checkout) Request(id string, amountCents int64) (code, qr string, err er
 }
 
 // TxID is the BR Code txid of a transaction: the last 25 characters of its
-// id without dashes, upper-cased (design.md §10).
+// id without dashes, upper-cased (docs/design.md §10).
 func TxID(id string) string {
 	s := strings.ToUpper(strings.ReplaceAll(id, "-", ""))
 	return s[len(s)-MaxTxID:]

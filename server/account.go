@@ -99,7 +99,7 @@ func (s *Server) accountCall(fn handlerFunc) http.Handler {
 // validation_failed on field altcha.
 func verifyAltcha(ctx context.Context, v challengeVerifier, payload string) error {
 	err := v.Verify(ctx, payload)
-	// The message must name the field (design.md §7); antibot's messages
+	// The message must name the field (docs/design.md §7); antibot's messages
 	// are written for people, so prefix the field name.
 	if e := store.AsError(err); e != nil && e.Field == "altcha" {
 		return store.Invalid("altcha", "altcha: %s", e.Message)

@@ -10,7 +10,7 @@ import (
 	"licensectl/server/mail"
 )
 
-// Lifetimes of the tokens sent by mail (design.md §8).
+// Lifetimes of the tokens sent by mail (docs/design.md §8).
 const (
 	verifyTokenTTL = 24 * time.Hour
 	resetTokenTTL  = time.Hour

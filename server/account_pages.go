@@ -9,7 +9,7 @@ import (
 	"licensectl/store"
 )
 
-// The account pages that the links in mails open (design.md §8, issue 12):
+// The account pages that the links in mails open (docs/design.md §8, issue 12):
 // plain server-rendered HTML, a few lines of script of our own, nothing from
 // elsewhere. A GET never spends a token — mail scanners open links before
 // people do — it shows a form that POSTs back and works without script.

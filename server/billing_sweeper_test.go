@@ -15,7 +15,7 @@ import (
 	"licensectl/store/bolt"
 )
 
-// TestBillingSweeper drives the lifecycle of design.md §10 with a moved
+// TestBillingSweeper drives the lifecycle of docs/design.md §10 with a moved
 // clock: a paid period ends, the subscription is past_due for the grace
 // days with its tier still in force, then returns to the default tier; a
 // pending checkout expires after an hour.

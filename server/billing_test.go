@@ -40,7 +40,7 @@ func TestBillingPlans(t *testing.T) {
 		}
 		var got api.BillingPlans
 		r.JSON(t, &got)
-		// design.md §10, in its order.
+		// docs/design.md §10, in its order.
 		want := []api.BillingPlan{
 			{Key: "free", Name: "Free", PriceCents: 0, MaxApplications: 1, MaxLicenses: 100, MaxRequestsPerMonth: 10_000, AuditLogRetentionDays: 7, MaxDashboardMembers: 2},
 			{Key: "starter", Name: "Starter", PriceCents: 4900, MaxApplications: 3, MaxLicenses: 1_000, MaxRequestsPerMonth: 100_000, AuditLogRetentionDays: 30, MaxDashboardMembers: 5},

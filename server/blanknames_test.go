@@ -7,7 +7,7 @@ import (
 	"licensectl/server/servertest"
 )
 
-// Issue 19 #8, design §8: a name made only of fillers, blanks or format
+// Issue 19 #8, docs/design.md §8: a name made only of fillers, blanks or format
 // characters is refused with 400 validation_failed naming the field, and
 // nothing is created.
 func TestBlankNamesRefused(t *testing.T) {

@@ -84,7 +84,7 @@ func (b rawBody) field(name, typ string, nullable bool, dst any) (bool, error) {
 	return true, nil
 }
 
-// only refuses a field that is not among names (design.md §7: an unknown
+// only refuses a field that is not among names (docs/design.md §7: an unknown
 // field is validation_failed naming it), the first in sorted order so the
 // answer does not depend on map iteration.
 func (b rawBody) only(names ...string) error {

@@ -5,7 +5,7 @@ import (
 	"net/netip"
 )
 
-// addrKey is the key a per-address limit counts a client under (design §7):
+// addrKey is the key a per-address limit counts a client under (docs/design.md §7):
 // an IPv4 client by its address, an IPv6 client by its /64. One host usually
 // holds a whole /64, so keying on the full IPv6 address would hand it 2^64
 // fresh buckets. A value that is not an address keys as itself.

@@ -15,7 +15,7 @@ import (
 	"licensectl/store"
 )
 
-// Dashboard access tokens (design.md §4): EdDSA JWTs naming a stored session,
+// Dashboard access tokens (docs/design.md §4): EdDSA JWTs naming a stored session,
 // so that logout and reset-password end them before they expire.
 const (
 	dashIssuer   = "licensectl"

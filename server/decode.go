@@ -13,10 +13,10 @@ import (
 	"licensectl/store"
 )
 
-// maxBody is the largest request body accepted (design.md §7).
+// maxBody is the largest request body accepted (docs/design.md §7).
 const maxBody = 1 << 20
 
-// decode reads a JSON object body into v (design.md §7): a field v does
+// decode reads a JSON object body into v (docs/design.md §7): a field v does
 // not name is validation_failed naming it, so a typo such as max_device is
 // refused instead of silently ignored; null, a non-object or malformed JSON
 // is invalid_json; a field of the wrong type is validation_failed naming the

@@ -263,7 +263,7 @@ func TestEndUserRoles(t *testing.T) {
 
 // TestLicenseDevicesPaged: the license detail carries devices_count and the
 // first page of its devices only; GET …/devices?license_id= pages them all
-// (design.md §7, issue 23).
+// (docs/design.md §7, issue 23).
 func TestLicenseDevicesPaged(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()

@@ -12,7 +12,7 @@ import (
 	"licensectl/store"
 )
 
-// statusOf is the one map from error code to HTTP status (design.md §7).
+// statusOf is the one map from error code to HTTP status (docs/design.md §7).
 var statusOf = map[string]int{
 	store.ECodeValidation:        http.StatusBadRequest,
 	store.ECodeInvalidJSON:       http.StatusBadRequest,

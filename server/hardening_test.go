@@ -182,7 +182,7 @@ func TestUserRolesWithSecret(t *testing.T) {
 	}
 }
 
-// Issue 9 #14, design §5: the HTTP side of the refresh grace (the store's
+// Issue 9 #14, docs/design.md §5: the HTTP side of the refresh grace (the store's
 // rules, parallel refreshes among them, are storetest's RefreshParallel and
 // Refresh): the configured grace reaches the store, a token rotated a
 // moment ago is 409 refresh_token_rotated, reuse is 401 refresh_token_reused.

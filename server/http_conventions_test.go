@@ -18,7 +18,7 @@ import (
 const partnerOnly = "POST /v1/mgmt/auth/partner/complete-profile"
 
 // TestEveryBodyIsStrict sends one unknown field to every operation of the
-// served OpenAPI document that declares a JSON request body (design.md §7: an unknown
+// served OpenAPI document that declares a JSON request body (docs/design.md §7: an unknown
 // field is validation_failed naming it, and nothing changes).
 func TestEveryBodyIsStrict(t *testing.T) {
 	const secret = "pix-callback-secret"

@@ -24,7 +24,7 @@ func (f *rtFix) snapshot(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-// TestInputRulesRefuseAndChangeNothing drives design.md §8 and §6's input
+// TestInputRulesRefuseAndChangeNothing drives docs/design.md §8 and §6's input
 // rules through HTTP: each bad field is 400 validation_failed with a
 // message naming it, and the organization reads exactly as before.
 func TestInputRulesRefuseAndChangeNothing(t *testing.T) {
@@ -115,7 +115,7 @@ func TestInputRulesRefuseAndChangeNothing(t *testing.T) {
 
 func ptrInt(v int) *int { return &v }
 
-// TestSignupTextBounds drives design.md §8's signup bounds: nothing is
+// TestSignupTextBounds drives docs/design.md §8's signup bounds: nothing is
 // created (no mail goes out) when one field is refused.
 func TestSignupTextBounds(t *testing.T) {
 	s := servertest.New(t)

@@ -13,7 +13,7 @@ import (
 // v6 is the address n of the /64 net 2001:db8:0:<net>::/64.
 func v6(net, n int) string { return fmt.Sprintf("2001:db8:0:%x::%x", net, n) }
 
-// Issue 19 #5, design §7: every per-address limit keys an IPv6 client by
+// Issue 19 #5, docs/design.md §7: every per-address limit keys an IPv6 client by
 // its /64, so the addresses of one host's /64 share one bucket; IPv4
 // clients keep one bucket per address.
 func TestPerAddressLimitsIPv6(t *testing.T) {

@@ -42,7 +42,7 @@ func (f *rtFix) devSession(t *testing.T) session {
 	return out
 }
 
-// Issue 19 #4, design §5: the JWKS document holds the key of one
+// Issue 19 #4, docs/design.md §5: the JWKS document holds the key of one
 // environment: the one ?environment= names, else the request's runtime
 // credential's, else production; so a development token fails a production
 // build's offline check.

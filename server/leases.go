@@ -9,7 +9,7 @@ import (
 	"licensectl/store"
 )
 
-// Floating seats (design.md §13): the runtime checks a seat out, keeps it
+// Floating seats (docs/design.md §13): the runtime checks a seat out, keeps it
 // with heartbeats and releases it; support lists and frees them.
 
 // sessionPost decodes the body of a runtime POST made with an activation

@@ -31,7 +31,7 @@ func wantChallengeRequired(t *testing.T, r *servertest.Resp, wantRetry int) {
 	}
 }
 
-// Issue 19 #5, design §7: once an account's failed logins from all
+// Issue 19 #5, docs/design.md §7: once an account's failed logins from all
 // addresses reach ratelimit.login_failures_global, its logins need a solved
 // ALTCHA challenge instead of being refused: without one 403
 // challenge_required until the bound resets; with one the right password

@@ -8,7 +8,7 @@ import (
 	"licensectl/store"
 )
 
-// loginThrottle counts failed logins as design §7 says: per (account,
+// loginThrottle counts failed logins as docs/design.md §7 says: per (account,
 // client address), so the rightful owner is never locked out from where they
 // always log in by someone guessing elsewhere, and per account across all
 // addresses with a higher hourly bound that only a distributed attack

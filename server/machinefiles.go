@@ -8,7 +8,7 @@ import (
 	"licensectl/store"
 )
 
-// Machine files (design.md §13): a license's standing signed for one
+// Machine files (docs/design.md §13): a license's standing signed for one
 // device, for offline use.
 
 func (s *Server) rtCheckoutMachineFile(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {

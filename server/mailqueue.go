@@ -14,7 +14,7 @@ import (
 // Account mail (verification, password reset, "you already have an
 // account") is sent outside the request, by one worker: the answer of
 // resend-verification and forgot-password then costs the same whether or
-// not the address has an account (design §8: no timing oracle), and a slow
+// not the address has an account (docs/design.md §8: no timing oracle), and a slow
 // mail server slows no request. Each address gets at most mailsPerAddress
 // mails per mailWindow, whoever asks; the answers do not change when a mail
 // is held back. Close drains the queue before the store closes.

@@ -7,7 +7,7 @@ import (
 	"licensectl/server/servertest"
 )
 
-// Issue 19 #8, design §7: every API answer carries nosniff, errors too.
+// Issue 19 #8, docs/design.md §7: every API answer carries nosniff, errors too.
 func TestNosniffOnAPIAnswers(t *testing.T) {
 	s := servertest.New(t)
 	org := s.NewOrg(t)

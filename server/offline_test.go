@@ -15,7 +15,7 @@ import (
 )
 
 // TestRuntimeResetWindow: a plan's device_reset_window_days makes the reset
-// limit hold within a rolling window (design.md §13): refused with 403
+// limit hold within a rolling window (docs/design.md §13): refused with 403
 // reset_limit_reached and Retry-After until the oldest reset leaves it;
 // device_resets_remaining counts within the window.
 func TestRuntimeResetWindow(t *testing.T) {
@@ -50,7 +50,7 @@ func TestRuntimeResetWindow(t *testing.T) {
 	})
 }
 
-// TestRuntimeLeases: floating seats over HTTP (design.md §13): checkout,
+// TestRuntimeLeases: floating seats over HTTP (docs/design.md §13): checkout,
 // heartbeat, release, seats_exhausted with Retry-After, lease_required in
 // validate and check, support's list and release, lease_not_found.
 func TestRuntimeLeases(t *testing.T) {
@@ -159,7 +159,7 @@ func (f *rtFix) pinned(t *testing.T, query string) map[string]ed25519.PublicKey 
 // TestRuntimeMachineFile: a machine file checked out over HTTP verifies
 // offline against the environment's JWKS key with the Go package, and a
 // tampered, foreign-key, expired or other-device file is refused
-// (design.md §13).
+// (docs/design.md §13).
 func TestRuntimeMachineFile(t *testing.T) {
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 2, ents: []string{"pro"}, plan: map[string]any{"max_offline_days": 14}})

@@ -12,7 +12,7 @@ import (
 // TestOverloadSheds: with a write queue bound shorter than any wait, every
 // activation is shed — 503 overloaded with Retry-After: 1 in the runtime
 // shape — nothing is bound, every shed request is counted, and reads are
-// served all along (design.md §14).
+// served all along (docs/design.md §14).
 func TestOverloadSheds(t *testing.T) {
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 100})

@@ -21,7 +21,7 @@ import (
 	"licensectl/store"
 )
 
-// Partner sign-in (design.md §8): OpenID Connect with state, nonce and PKCE.
+// Partner sign-in (docs/design.md §8): OpenID Connect with state, nonce and PKCE.
 const (
 	partnerCookie     = "licensectl_partner"
 	partnerCookiePath = "/v1/mgmt/auth/partner"

@@ -9,7 +9,7 @@ import (
 	"licensectl/server/servertest"
 )
 
-// Issue 19 #8, design §10: a Pix callback whose amount_cents differs from
+// Issue 19 #8, docs/design.md §10: a Pix callback whose amount_cents differs from
 // the transaction's is 400 validation_failed naming the field, and nothing
 // changes; the right amount (or none) confirms.
 func TestPixCallbackAmount(t *testing.T) {

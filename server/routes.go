@@ -61,7 +61,7 @@ func (s *Server) routes() *mux.Router {
 }
 
 // allowedMethods lists the methods router serves at req's path, for the
-// Allow header a 405 answer carries (RFC 9110 §15.5.6, design.md §7).
+// Allow header a 405 answer carries (RFC 9110 §15.5.6, docs/design.md §7).
 func allowedMethods(router *mux.Router, req *http.Request) []string {
 	var out []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {

@@ -176,7 +176,7 @@ func (s *Server) rtInit(w http.ResponseWriter, r *http.Request, c store.RuntimeC
 }
 
 // rtJWKS serves the public key of one environment of the application
-// (design §5): the one ?environment= names, else the one the request's
+// (docs/design.md §5): the one ?environment= names, else the one the request's
 // runtime credential names (x-api-key, or x-environment), else production.
 // One environment per document, so that a production build's offline check
 // refuses a development token.
@@ -399,7 +399,7 @@ func (s *Server) rtCheck(w http.ResponseWriter, r *http.Request, c store.Runtime
 			return store.Errorf(store.ECodeAppDisabled, "the application is disabled")
 		}
 		if v.Reason == store.ReasonLeaseRequired {
-			// The session is good; only the seat is missing (design §13).
+			// The session is good; only the seat is missing (docs/design.md §13).
 			writeValidation(w, v)
 			return nil
 		}

@@ -10,7 +10,7 @@ import (
 	"licensectl/server/servertest"
 )
 
-// Issue 19 #8, design §2: a request that reached the server on an idle
+// Issue 19 #8, docs/design.md §2: a request that reached the server on an idle
 // kept-alive connection just before shutdown (SIGTERM calls Close) is
 // answered, not dropped with the connection.
 func TestShutdownAnswersRequestsOnIdleConnections(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 	"licensectl/server/servertest"
 )
 
-// Issue 19 #1: nothing rewrites a connection's byte stream (design §7). A
+// Issue 19 #1: nothing rewrites a connection's byte stream (docs/design.md §7). A
 // repair layer that escaped lone "%" in what it took for a request line also
 // rewrote bodies, answered one request twice and let an attacker's bytes
 // become the head of the next request on a pooled connection.

@@ -63,7 +63,7 @@ func (s *Server) tlsConfig(cfg config.Config) (*tls.Config, error) {
 	return nil, nil
 }
 
-// aeadSuites are the TLS 1.2 suites offered (design §2: AEAD only). All
+// aeadSuites are the TLS 1.2 suites offered (docs/design.md §2: AEAD only). All
 // use ECDHE: the AEAD suites with RSA key exchange have no forward secrecy.
 // TLS 1.3 suites are all AEAD and not configurable.
 var aeadSuites = []uint16{

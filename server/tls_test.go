@@ -98,7 +98,7 @@ func TestTLSConfigErrors(t *testing.T) {
 	}
 }
 
-// Issue 19 #8, design §2: TLS 1.2 with AEAD suites only, and HTTP/2 on the
+// Issue 19 #8, docs/design.md §2: TLS 1.2 with AEAD suites only, and HTTP/2 on the
 // TLS listener.
 func TestTLSSuitesAndHTTP2(t *testing.T) {
 	s, _, _, pool := tlsServer(t)

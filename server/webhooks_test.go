@@ -148,7 +148,7 @@ func TestWebhookURLRefused(t *testing.T) {
 }
 
 // TestWebhookFamilies: each event family reaches a subscriber and not a
-// non-subscriber, signed, with the payload of design.md §9.
+// non-subscriber, signed, with the payload of docs/design.md §9.
 func TestWebhookFamilies(t *testing.T) {
 	f := newRT(t, local)
 	lic, usr, all := newReceiver(t), newReceiver(t), newReceiver(t)

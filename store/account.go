@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Purposes of the single-use tokens sent by mail (design.md §8).
+// Purposes of the single-use tokens sent by mail (docs/design.md §8).
 const (
 	TokenVerifyEmail   = "verify_email"
 	TokenResetPassword = "reset_password"

@@ -75,7 +75,7 @@ type RuntimeOptions struct {
 	RefreshAbsoluteTTL time.Duration
 	ReplayWindow       time.Duration
 	// RefreshReuseGrace forgives the token retired by a session's last
-	// rotation for this long (design §5); 0 forgives nothing.
+	// rotation for this long (docs/design.md §5); 0 forgives nothing.
 	RefreshReuseGrace time.Duration
 	// SeenInterval is how stale a device's last_seen_at may get before a
 	// validation queues a refresh of it; 0 means 5 minutes.

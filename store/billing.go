@@ -11,7 +11,7 @@ import (
 // Unlimited is the limit value of a tier that does not cap a resource.
 const Unlimited = -1
 
-// Subscription statuses and providers of design.md §10.
+// Subscription statuses and providers of docs/design.md §10.
 const (
 	SubscriptionActive   = "active"
 	SubscriptionPastDue  = "past_due"
@@ -28,7 +28,7 @@ const (
 	TransactionExpired = "expired"
 )
 
-// Billing periods of design.md §10.
+// Billing periods of docs/design.md §10.
 const (
 	// PaidPeriod is how long one payment keeps a paid tier in force.
 	PaidPeriod = 30 * 24 * time.Hour

@@ -18,7 +18,7 @@ type sessionCheck struct {
 	detail func(app *Application, lic *License, user *EndUser, dev *Device, now time.Time) string
 }
 
-// sessionChecks is the validation cascade of design.md §5 over the records a
+// sessionChecks is the validation cascade of docs/design.md §5 over the records a
 // session names, in the server's order. The runtime's validation and the
 // TUI's explanation both walk this one list, so they cannot disagree. A nil
 // license or user is a session without one (login or license session).
@@ -117,7 +117,7 @@ func LicenseReason(l *License, now time.Time) string {
 	return ""
 }
 
-// LicenseError is the activation error of design.md §6 for a license reason
+// LicenseError is the activation error of docs/design.md §6 for a license reason
 // (license_revoked, license_banned, license_suspended, license_expired), or
 // nil for "" and for reasons that are not about the license.
 func LicenseError(reason string) error {

@@ -77,7 +77,7 @@ type PlanInput struct {
 	EntitlementIDs        *[]string
 }
 
-// Plan defaults of design.md §6.
+// Plan defaults of docs/design.md §6.
 const (
 	DefaultMaxDevices       = 1
 	DefaultDeviceResetLimit = 3

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// End-user and device statuses of design.md §6.
+// End-user and device statuses of docs/design.md §6.
 const (
 	UserActive    = "active"
 	UserBanned    = "banned"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Error codes. They are the codes of design.md §7; the HTTP layer maps each to a
+// Error codes. They are the codes of docs/design.md §7; the HTTP layer maps each to a
 // status in one place (server/errors.go), and the HTTP client maps bodies back
 // into an *Error, so callers behave the same locally and remotely.
 const (
@@ -52,7 +52,7 @@ const (
 	ECodeInternal          = "internal"
 	ECodeUnavailable       = "unavailable"
 	// ECodeOverloaded: a write waited for the writer past
-	// server.max_queue_wait and was not made (design.md §14).
+	// server.max_queue_wait and was not made (docs/design.md §14).
 	ECodeOverloaded = "overloaded"
 
 	// ECodeBackupUnsupported: the store is not one file the server can
@@ -60,7 +60,7 @@ const (
 	ECodeBackupUnsupported = "backup_unsupported"
 
 	// ECodePartnerEmailUnverified refuses a new partner identity whose
-	// provider did not verify its address (design.md §8).
+	// provider did not verify its address (docs/design.md §8).
 	ECodePartnerEmailUnverified = "partner_email_unverified"
 	// ECodeLeaseNotFound: the lease expired, was released or never was.
 	ECodeLeaseNotFound = "lease_not_found"

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Event names of design.md §9, and the few more the audit log records. Every
+// Event names of docs/design.md §9, and the few more the audit log records. Every
 // audit entry and every webhook delivery names one of these; nothing else
 // spells an event as a string literal.
 const (

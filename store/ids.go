@@ -41,7 +41,7 @@ var (
 	nonSlugCharRE = regexp.MustCompile(`[^a-z0-9]+`)
 )
 
-// ValidSlug reports whether s is a slug of design.md §3.
+// ValidSlug reports whether s is a slug of docs/design.md §3.
 func ValidSlug(s string) bool { return slugRE.MatchString(s) && !strings.Contains(s, "--") }
 
 // ValidKey reports whether s is an entitlement key or end-user role id.
@@ -139,7 +139,7 @@ func SumSecret(s string) [32]byte {
 	return sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// Secret prefixes of design.md §3.
+// Secret prefixes of docs/design.md §3.
 const (
 	PrefixSecretLive = "app_sec_live_"
 	PrefixSecretTest = "app_sec_test_"

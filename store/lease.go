@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Floating seat bounds and defaults of design.md §13.
+// Floating seat bounds and defaults of docs/design.md §13.
 const (
 	DefaultLeaseSeconds = 900
 	MinLeaseSeconds     = 60
@@ -40,7 +40,7 @@ type LeaseInput struct {
 	LeaseID     string
 }
 
-// Leases is the runtime side of floating seats (design.md §13). Each call
+// Leases is the runtime side of floating seats (docs/design.md §13). Each call
 // takes the access token of an activation session (a license and a device)
 // that must pass the validation cascade, else session_invalid.
 type Leases interface {

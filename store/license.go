@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// License statuses of design.md §6. Expired is never stored as the result of
+// License statuses of docs/design.md §6. Expired is never stored as the result of
 // a PATCH: it is derived when ExpiresAt has passed.
 const (
 	LicenseInactive  = "inactive"

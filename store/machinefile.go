@@ -2,7 +2,7 @@ package store
 
 import "time"
 
-// Machine file TTL bounds (design.md §13): a requested TTL is at least an
+// Machine file TTL bounds (docs/design.md §13): a requested TTL is at least an
 // hour and at most the plan's max_offline_days.
 const MinMachineFileTTL = 3600
 

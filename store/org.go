@@ -15,7 +15,7 @@ type Organization struct {
 	UpdatedAt     time.Time
 }
 
-// Member roles of design.md §4.
+// Member roles of docs/design.md §4.
 const (
 	RoleOwner     = "owner"
 	RoleAdmin     = "admin"

@@ -1,6 +1,6 @@
 package store
 
-// Pagination bounds of design.md §7.
+// Pagination bounds of docs/design.md §7.
 const (
 	DefaultPerPage = 20
 	MaxPerPage     = 100

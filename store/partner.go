@@ -38,7 +38,7 @@ type ProfileInput struct {
 
 // Partners stores partner (OpenID Connect) sign-in: the short-lived sign-in
 // attempts, the identities linked to accounts, and the completion of accounts
-// created that way (design.md §8).
+// created that way (docs/design.md §8).
 type Partners interface {
 	// CreatePartnerAttempt records a sign-in attempt by its state, stored
 	// hashed, usable once until ttl has passed.

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Plan bounds of design.md §6. MaxDurationDays also keeps every expiry
+// Plan bounds of docs/design.md §6. MaxDurationDays also keeps every expiry
 // computed from a plan far inside time.Duration's range (about 106,751 days).
 const (
 	MinDurationDays       = 1
@@ -113,7 +113,7 @@ func (p *Plan) Apply(in PlanInput) error {
 	return nil
 }
 
-// NewPlan is a plan with the defaults of design.md §6 and in applied; in
+// NewPlan is a plan with the defaults of docs/design.md §6 and in applied; in
 // must name the plan. Returns validation_failed naming the field.
 func NewPlan(in PlanInput) (*Plan, error) {
 	if in.Name == nil {

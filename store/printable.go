@@ -54,7 +54,7 @@ func printableRune(r rune) bool {
 
 // Blank reports whether s would print as nothing at all: it holds only
 // spaces, fillers, format characters and other default-ignorable code
-// points (design §8). Such a name ("\u3164", "\u2800\u200b") passes every
+// points (docs/design.md §8). Such a name ("\u3164", "\u2800\u200b") passes every
 // rule on characters yet leaves a list row, an audit line or a member
 // picker looking empty, which lets one entry pass for another.
 func Blank(s string) bool {

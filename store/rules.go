@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Text bounds of design.md §8, in characters after trimming. Every backend
+// Text bounds of docs/design.md §8, in characters after trimming. Every backend
 // applies them through the Check functions below, so a record any backend
 // writes is one every other backend accepts.
 const (
@@ -169,7 +169,7 @@ func CheckTOSVersion(field, v string) (string, error) {
 }
 
 // Check validates what signup and complete-profile both ask of a person
-// (design.md §8) and returns the fields trimmed, the phone compact.
+// (docs/design.md §8) and returns the fields trimmed, the phone compact.
 // Returns validation_failed naming the field.
 func (in ProfileInput) Check() (ProfileInput, error) {
 	var err error

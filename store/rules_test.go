@@ -18,7 +18,7 @@ func wantInvalid(t *testing.T, err error, field string) {
 	}
 }
 
-// refused are the characters design.md §8 refuses in every text field: C0
+// refused are the characters docs/design.md §8 refuses in every text field: C0
 // controls, DEL, C1 controls, bidirectional embeddings, overrides and isolates.
 var refused = []string{"\x00", "\t", "\n", "\x1b", "\x1b]0;pwned\x07", "\x7f", "\u0085", "\u009b", "\u202a", "\u202e", "\u2066", "\u2069", "\xff"}
 
@@ -178,7 +178,7 @@ func TestProfileInputCheck(t *testing.T) {
 	}
 }
 
-// Issue 19 #8, design §8: a name must show something.
+// Issue 19 #8, docs/design.md §8: a name must show something.
 func TestNamesMustShowSomething(t *testing.T) {
 	blank := map[string]string{
 		"HangulFiller":      "\u3164",

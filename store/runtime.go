@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Validation reasons of design.md §5, in the order the cascade checks them:
+// Validation reasons of docs/design.md §5, in the order the cascade checks them:
 // the first that applies is the root cause reported.
 const (
 	ReasonTokenInvalid     = "token_invalid"
@@ -24,7 +24,7 @@ const (
 	ReasonLeaseRequired = "lease_required"
 )
 
-// Nonce bounds of the anti-replay check (design.md §5).
+// Nonce bounds of the anti-replay check (docs/design.md §5).
 const (
 	MinNonce = 16
 	MaxNonce = 128
@@ -100,7 +100,7 @@ type Validation struct {
 	ExpiresAt    time.Time
 }
 
-// AccessClaims are the claims of a runtime access token (design.md §5).
+// AccessClaims are the claims of a runtime access token (docs/design.md §5).
 type AccessClaims struct {
 	ID           string // jti: makes every token distinct
 	Issuer       string
@@ -128,7 +128,7 @@ type TokenSigner func(env *Environment, c AccessClaims) (string, error)
 type Runtime interface {
 	Leases
 	// CheckoutMachineFile gathers what a machine file of the session's
-	// license and device says (design.md §13) and records the checkout.
+	// license and device says (docs/design.md §13) and records the checkout.
 	// Returns validation_failed, stale_timestamp, nonce_reused,
 	// session_invalid, license_mismatch, offline_not_allowed.
 	CheckoutMachineFile(ctx context.Context, c RuntimeClient, in MachineFileInput) (*MachineFile, error)

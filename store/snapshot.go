@@ -9,7 +9,7 @@ import (
 // taken in the transaction of the change, in the shape of its management
 // list item and never with a secret or token. The snapshots live here, next
 // to the domain, so that every backend renders the same payload; the JSON
-// tags are the payload's contract (design.md §9).
+// tags are the payload's contract (docs/design.md §9).
 
 // EventPayload is the body of a webhook delivery.
 type EventPayload struct {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// StatusRule is the one template of the status machines of design.md §6:
+// StatusRule is the one template of the status machines of docs/design.md §6:
 // the statuses a PATCH may set, each with its audit event; the statuses a
 // list may filter by; the final statuses, which never change again; and the
 // statuses from which the usable status may be restored. Moving away from

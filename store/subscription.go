@@ -37,7 +37,7 @@ func CheckPayable(status string, expiresAt, now time.Time) (paid bool, err error
 
 // CheckPaymentAmount refuses a provider's notice of paid cents other than
 // the transaction's amount: a partial payment must not buy the tier
-// (design.md §10). Returns validation_failed naming amount_cents.
+// (docs/design.md §10). Returns validation_failed naming amount_cents.
 func CheckPaymentAmount(paid, amount int64) error {
 	if paid != amount {
 		return Invalid("amount_cents", "amount_cents %d is not the transaction's amount (%d): only a full payment confirms it", paid, amount)

@@ -242,7 +242,7 @@ const (
 )
 
 // Attempted is the transition of one attempt a of a delivery in state d
-// to an endpoint in health h (design.md §9): delivered on 2xx; otherwise
+// to an endpoint in health h (docs/design.md §9): delivered on 2xx; otherwise
 // pending again after the schedule's next wait, or failed once the
 // schedule is spent. It also returns why the endpoint must now be disabled
 // ("" to keep it). A test ping (probe) ends with its one attempt and says

@@ -151,7 +151,7 @@ func (c *ctx) label(s string) string {
 	if store.NormalizeLicenseKey(s) == s && s != "" {
 		return c.shortKey(s)
 	}
-	return store.Printable(s) // a stored name may hold controls (design.md §8)
+	return store.Printable(s) // a stored name may hold controls (docs/design.md §8)
 }
 
 func capitalize(s string) string {

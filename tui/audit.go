@@ -186,7 +186,7 @@ func (v *entryView) view(c *ctx, w, h int) string {
 }
 
 // printableLines splits text into lines with the controls of stored free
-// text made visible (design.md §8).
+// text made visible (docs/design.md §8).
 func printableLines(text string) []string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {

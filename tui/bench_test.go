@@ -6,7 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// BenchmarkLicensesView draws a 100-row page of licenses at 200×60 (tui.md
+// BenchmarkLicensesView draws a 100-row page of licenses at 200×60 (docs/tui.md
 // §9.1 and §15.4: under 2 ms).
 func BenchmarkLicensesView(b *testing.B) {
 	s := seed(b, 250)
@@ -23,7 +23,7 @@ func BenchmarkLicensesView(b *testing.B) {
 }
 
 // BenchmarkRootUpdateKey is one cursor move through the root's key
-// precedence (tui.md §15.4: under 50 µs).
+// precedence (docs/tui.md §15.4: under 50 µs).
 func BenchmarkRootUpdateKey(b *testing.B) {
 	s := seed(b, 250)
 	h, _ := s.licenses(b, s.db, Options{})

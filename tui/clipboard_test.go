@@ -61,7 +61,7 @@ func TestMouseWheelScrolls(t *testing.T) {
 	h.contains("Mouse off")
 }
 
-// TestPaletteSelectionActions (tui.md §7.3): the palette lists what the
+// TestPaletteSelectionActions (docs/tui.md §7.3): the palette lists what the
 // selected row allows and choosing an entry opens the same confirmation as
 // its key; read-only sessions are told why not.
 func TestPaletteSelectionActions(t *testing.T) {
@@ -78,7 +78,7 @@ func TestPaletteSelectionActions(t *testing.T) {
 	ro.contains("Copied")
 }
 
-// TestShowValue (tui.md §11): v shows the value alone, for a mouse copy
+// TestShowValue (docs/tui.md §11): v shows the value alone, for a mouse copy
 // when the terminal dropped OSC 52.
 func TestShowValue(t *testing.T) {
 	f := newFake()

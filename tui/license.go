@@ -78,7 +78,7 @@ func (l *license) capturing() bool               { return false }
 func (l *license) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
 func (l *license) init(c *ctx) tea.Cmd           { return tea.Batch(l.reload(c), l.tick(c)) }
 
-// tick schedules the detail's refresh in remote mode (tui.md §10: every 5 s
+// tick schedules the detail's refresh in remote mode (docs/tui.md §10: every 5 s
 // by default); locally nobody else writes while the TUI holds the file.
 func (l *license) tick(c *ctx) tea.Cmd {
 	if !c.remote {

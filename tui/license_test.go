@@ -70,7 +70,7 @@ func TestAuditEntryOpensItsLicense(t *testing.T) {
 	h.contains("License " + p.Data[0].Key)
 }
 
-// TestAuditTimeFilter (tui.md §9.2): from: and to: bound the audit log.
+// TestAuditTimeFilter (docs/tui.md §9.2): from: and to: bound the audit log.
 func TestAuditTimeFilter(t *testing.T) {
 	s := seed(t, 2)
 	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)

@@ -42,7 +42,7 @@ func licenseStatusAction(b *binding, verb, ing, did, to, word string, from ...st
 	}
 }
 
-// licenseConsequence says what else a status change does (design §6);
+// licenseConsequence says what else a status change does (docs/design.md §6);
 // sessions names the sessions it ends ("Its 2 active sessions").
 func licenseConsequence(to, sessions string) []string {
 	switch to {
@@ -126,7 +126,7 @@ var licensesSpec = &listSpec{
 		})
 		if q.status == store.LicenseExpired && !c.remote {
 			// The stored status is what the filter reads, and only a running
-			// server's sweeper stores expiry (tui.md §9.5); rows still show
+			// server's sweeper stores expiry (docs/tui.md §9.5); rows still show
 			// the effective status.
 			q.note = "(stored; the server's sweeper updates it)"
 		}
@@ -171,7 +171,7 @@ func parseQuery(text string, statuses []string, special func(q *query, tok strin
 		}
 		switch {
 		case slices.Contains(statuses, st):
-			// A bare status word reads as what it does (tui.md §6's chips).
+			// A bare status word reads as what it does (docs/tui.md §6's chips).
 			q.status, tok = st, "status:"+st
 		case special != nil && special(&q, tok):
 		default:

@@ -131,7 +131,7 @@ func (l *list) reload(c *ctx) tea.Cmd {
 		at.id = l.spec.id(it)
 	}
 	// The held pages go when the new one arrives: a failed reload keeps
-	// showing them, marked stale (tui.md §12).
+	// showing them, marked stale (docs/tui.md §12).
 	l.flush = true
 	return l.fetch(c, l.page, at)
 }

@@ -92,7 +92,7 @@ func (l *list) view(c *ctx, w, h int) string {
 	return b.String()
 }
 
-// previewMinWidth is where lists get a preview pane (tui.md §6).
+// previewMinWidth is where lists get a preview pane (docs/tui.md §6).
 const previewMinWidth = 120
 
 // beside puts the lines of right next to those of left (cut to lw cells),

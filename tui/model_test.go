@@ -295,7 +295,7 @@ func TestBulkFailuresListed(t *testing.T) {
 	h.contains("validate now?")
 }
 
-// TestExpiredFilterSaysStored (tui.md §9.5): locally, status:expired reads
+// TestExpiredFilterSaysStored (docs/tui.md §9.5): locally, status:expired reads
 // the stored status, which only the server's sweeper writes; the chip says so.
 func TestExpiredFilterSaysStored(t *testing.T) {
 	s := seed(t, 3)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestPaletteJumps (tui.md §7.3): :org and :app look up what they name and
+// TestPaletteJumps (docs/tui.md §7.3): :org and :app look up what they name and
 // replace the stack; :generate opens the form; :user and :device open
 // their exact find.
 func TestPaletteJumps(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 // TestStoredEscapesPrinted: a device fingerprint stored by a release before
-// the input rules (design.md §8) holds an OSC that retitles the terminal and
+// the input rules (docs/design.md §8) holds an OSC that retitles the terminal and
 // a CSI that clears it; the device list and the device detail show it
 // escaped, never raw.
 func TestStoredEscapesPrinted(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 // The flows below run the real tea.Program (its renderer, its command
 // goroutines, its ticks) over a real bbolt file, driven by messages as a
-// terminal would send them (tui.md §15.3). Output is the raw stream, so the
+// terminal would send them (docs/tui.md §15.3). Output is the raw stream, so the
 // waits look for words, never for a whole screen.
 
 func startProgram(t *testing.T, s *seeded, o Options) *teatest.TestModel {

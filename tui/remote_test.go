@@ -31,7 +31,7 @@ func (f *flaky) set(err error) {
 	f.mu.Unlock()
 }
 
-// TestRemoteBackoff (tui.md §10, §12): unavailable doubles the polling delay
+// TestRemoteBackoff (docs/tui.md §10, §12): unavailable doubles the polling delay
 // from 2 s up to 30 s and the first load is retried on each tick;
 // rate_limited waits the server's Retry-After; an answer ends the back-off.
 func TestRemoteBackoff(t *testing.T) {
@@ -93,7 +93,7 @@ func TestQuitAsksWhileActing(t *testing.T) {
 	}
 }
 
-// TestActivityJumpsToTheLicense (tui.md §14.5): from the live tail, enter
+// TestActivityJumpsToTheLicense (docs/tui.md §14, item 5): from the live tail, enter
 // opens an entry and o the license it is about.
 func TestActivityJumpsToTheLicense(t *testing.T) {
 	f := newFake()

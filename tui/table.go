@@ -70,7 +70,7 @@ func (t *table) view(c *ctx, w, h int) string {
 	if h < 2 {
 		return ""
 	}
-	// Stored text may hold controls from before the input rules (design.md
+	// Stored text may hold controls from before the input rules (docs/design.md
 	// §8): every cell is escaped before it is measured or drawn.
 	for _, r := range t.rows {
 		for i := range r {

@@ -72,7 +72,7 @@ func writeCSV(w io.Writer, v any) error {
 }
 
 // csvCells readies a row for CSV: a cell a spreadsheet would take for a
-// formula (design.md §8: it begins with =, +, -, @, tab or CR) gets a
+// formula (docs/design.md §8: it begins with =, +, -, @, tab or CR) gets a
 // leading ', since fingerprints and e-mails are chosen by end-users and a
 // vendor opens the export in a spreadsheet; then every cell is escaped as
 // all text output is.

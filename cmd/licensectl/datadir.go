@@ -20,7 +20,7 @@ const (
 	envPublicKey = "LICENSECTL_PUBLIC_KEY" // examples/runtime-client
 )
 
-// prepareDataDir makes sure serve may write into dir (design.md §2, §11).
+// prepareDataDir makes sure serve may write into dir (docs/design.md §2, §11).
 // A missing dir is created with mode 0700 only when it is the default ./data
 // or init is set: any other missing path is most likely a typo, and starting
 // on it would start an empty server with a new operator token. A database
@@ -62,7 +62,7 @@ func checkTLSFiles(t config.TLS) error {
 	return nil
 }
 
-// devMode turns cfg into the laptop mode of `serve --dev` (design.md §2):
+// devMode turns cfg into the laptop mode of `serve --dev` (docs/design.md §2):
 // webhooks to plain-http and private targets (a receiver on localhost),
 // no signup challenge, mail as files. It refuses a listen address other
 // than loopback, as these settings must never face a network.

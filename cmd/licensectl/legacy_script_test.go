@@ -6,7 +6,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// Text as releases before the input rules (design.md §8) stored it: an
+// Text as releases before the input rules (docs/design.md §8) stored it: an
 // OSC sequence that retitles the terminal and a CSI that clears the screen,
 // and a right-to-left override followed by a colour change.
 const (

@@ -78,7 +78,7 @@ func newRestoreCmd(e *env) *cobra.Command {
 
 // restoreFile checks the backup, then swaps it in for dataDir's database.
 // Nothing is replaced until a copy of the backup, migrated and with every
-// record decoded, waits next to the database (design.md §11).
+// record decoded, waits next to the database (docs/design.md §11).
 func restoreFile(from, dataDir string, newToken bool) (restoreView, error) {
 	v := restoreView{From: from, Database: filepath.Join(dataDir, "licensectl.db")}
 	if err := regularFile(from); err != nil {

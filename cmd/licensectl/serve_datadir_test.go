@@ -136,7 +136,7 @@ func wantMode(t *testing.T, path string, want os.FileMode) {
 	}
 }
 
-// Issue 25 #2, design.md §2: a missing data dir other than the default is a
+// Issue 25 #2, docs/design.md §2: a missing data dir other than the default is a
 // typo until --init says otherwise; the default ./data and --init create it
 // 0700 (issue 19 #7).
 func TestServeDataDir(t *testing.T) {
@@ -185,7 +185,7 @@ func TestServeBadConfigWritesNothing(t *testing.T) {
 	mustNotExist(t, data)
 }
 
-// Issue 19 #7, design.md §11: a 0-byte database file is not formatted as a
+// Issue 19 #7, docs/design.md §11: a 0-byte database file is not formatted as a
 // new database.
 func TestServeRefusesEmptyDatabase(t *testing.T) {
 	dir := t.TempDir()
@@ -219,7 +219,7 @@ func TestServeWarnsUnknownEnv(t *testing.T) {
 	}
 }
 
-// Issue 25 #1, design.md §2: serve --dev prints the operator token and the
+// Issue 25 #1, docs/design.md §2: serve --dev prints the operator token and the
 // way to use it, and allows what local webhook testing needs.
 func TestServeDev(t *testing.T) {
 	dir := t.TempDir()

@@ -2,7 +2,7 @@ package main
 
 // The JSON output of the commands uses the HTTP API's types and their
 // mappings from the domain (server/api: XOf), so a script reads the same
-// fields locally, remotely and from the API (design.md §7).
+// fields locally, remotely and from the API (docs/design.md §7).
 
 // nonNil turns a nil list into an empty one, so JSON shows [] rather than null.
 func nonNil(list []string) []string {

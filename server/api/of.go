@@ -8,7 +8,7 @@ import (
 )
 
 // The one mapping from each domain record to its wire form: the server's
-// answers and the CLI's JSON output (design.md §7: the same fields locally,
+// answers and the CLI's JSON output (docs/design.md §7: the same fields locally,
 // remotely and from the API) both use these.
 
 // AdminOrganizationOf is the operator's view of an organization.

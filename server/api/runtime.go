@@ -2,7 +2,7 @@ package api
 
 import "time"
 
-// The runtime API's bodies (design.md §5): what an application sends and
+// The runtime API's bodies (docs/design.md §5): what an application sends and
 // receives.
 
 // RuntimeApplication answers POST /v1/runtime/applications/init.

@@ -1,6 +1,6 @@
 // Package mail sends the account mails of licensectl (verification, password
 // reset, notices) through one of three drivers chosen by configuration
-// (design.md §2): "file" writes RFC 5322 .eml files, "smtp" relays through a
+// (docs/design.md §2): "file" writes RFC 5322 .eml files, "smtp" relays through a
 // mail server, "log" only logs.
 //
 // Bodies are plain text sent as 8bit, never quoted-printable, so that the

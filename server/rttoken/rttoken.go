@@ -98,7 +98,7 @@ type JWKS struct {
 
 // KeySet returns the JWKS document of one environment: its public key
 // alone (none when it has no signing key). One environment per document
-// (design §5), so that a client built for production, holding the
+// (docs/design.md §5), so that a client built for production, holding the
 // production document, cannot verify a development token.
 func KeySet(env *store.Environment) JWKS {
 	out := JWKS{Keys: []JWK{}}

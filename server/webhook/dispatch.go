@@ -64,7 +64,7 @@ func NewDispatcher(out store.Outbox, send *Sender, cfg Config, logger *slog.Logg
 	return &Dispatcher{out: out, send: send, cfg: cfg, logger: logger, freed: make(chan struct{}, 1)}
 }
 
-// claim is the bounds of design.md §9 for n free workers.
+// claim is the bounds of docs/design.md §9 for n free workers.
 func (d *Dispatcher) claim(n int) store.Claim {
 	return store.Claim{Owner: d.cfg.Owner, Limit: n, PerEndpoint: perEndpoint, PerApp: max(1, d.cfg.Workers/2), Lease: d.cfg.Lease}
 }

@@ -18,7 +18,7 @@ import (
 	"licensectl/store"
 )
 
-// Guard holds the URL rules of design.md §9.
+// Guard holds the URL rules of docs/design.md §9.
 type Guard struct {
 	AllowHTTP    bool
 	AllowPrivate bool

@@ -53,7 +53,7 @@ func (s *Sender) Send(ctx context.Context, job *store.DeliveryJob) (a store.Atte
 	return a
 }
 
-// request builds the signed POST of design.md §9: the delivery id as
+// request builds the signed POST of docs/design.md §9: the delivery id as
 // webhook-id on every attempt, the attempt's unix time, and the v1 signature.
 func (s *Sender) request(ctx context.Context, job *store.DeliveryJob, now time.Time) (*http.Request, error) {
 	wh, err := standardwebhooks.NewWebhook(job.Secret)

@@ -38,7 +38,7 @@ type Options struct {
 	// ReadOnly opens the file for reading only.
 	ReadOnly bool
 	// MaxQueueWait bounds how long a write waits for the single writer
-	// before it is refused as overloaded (design.md §14); 0 waits as long
+	// before it is refused as overloaded (docs/design.md §14); 0 waits as long
 	// as it takes, as the CLI's one-off writes may.
 	MaxQueueWait time.Duration
 	// MaxWebhookEndpoints bounds the endpoints of one application

@@ -8,7 +8,7 @@ import (
 	"licensectl/store"
 )
 
-// TestExplainSessionMatchesValidate (tui.md §13.5): for every combination
+// TestExplainSessionMatchesValidate (docs/tui.md §13.5): for every combination
 // of application, license, user and device state, the reason
 // store.ExplainSession gives for the stored records is the reason
 // Runtime.Validate returns for a real session in that state, so the TUI's

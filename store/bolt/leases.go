@@ -9,7 +9,7 @@ import (
 	"licensectl/store"
 )
 
-// Floating seat buckets (design.md §13).
+// Floating seat buckets (docs/design.md §13).
 var (
 	bLeases        = []byte("leases")            // id → leaseRecord
 	bLeasesLicense = []byte("leases_by_license") // license|lease

@@ -29,7 +29,7 @@ type commitCall struct {
 	ctx    context.Context
 	fn     func(t *txn) error
 	done   chan error
-	queued time.Time // when it asked for the writer (design.md §14)
+	queued time.Time // when it asked for the writer (docs/design.md §14)
 }
 
 // maxGroup bounds one transaction, like DB.MaxBatchSize.

@@ -100,7 +100,7 @@ func (f *Fixtures) SessionRevokeReason(ctx context.Context, id string) (string, 
 }
 
 // SeedLegacyDevice creates a device whose fingerprint is stored exactly as
-// given, skipping the input rules of design.md §8, as releases before those
+// given, skipping the input rules of docs/design.md §8, as releases before those
 // rules stored it. Tests use it to show that outputs stay safe with such
 // old records; nothing else should.
 func (f *Fixtures) SeedLegacyDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error) {

@@ -202,7 +202,7 @@ func (r *Runtime) findByAccess(t *txn, hash string) (*sessionRecord, error) {
 	return s, nil
 }
 
-// cascade checks a session of ra in the order of design.md §5 and returns
+// cascade checks a session of ra in the order of docs/design.md §5 and returns
 // the first reason it is not usable, or "". checkExpiry includes the access
 // token's expiry (refresh checks its own lifetimes instead).
 func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkExpiry bool) (string, *sessionView, error) {

@@ -38,7 +38,7 @@ var records = func() []recordKind {
 
 // VerifyRecords decodes every record of every primary bucket in one read
 // transaction. A record that does not decode would fail every request that
-// reads it, so restore refuses the file instead (design.md §11); the error
+// reads it, so restore refuses the file instead (docs/design.md §11); the error
 // names the bucket and the key. A read-only handle on a file of another
 // schema version cannot read records and returns why.
 func (db *DB) VerifyRecords(ctx context.Context) error {

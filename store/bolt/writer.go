@@ -6,7 +6,7 @@ import (
 	"licensectl/store"
 )
 
-// writerGate is the one way to bbolt's single writer (design.md §14):
+// writerGate is the one way to bbolt's single writer (docs/design.md §14):
 // every write waits its turn here, at most maxWait, instead of queueing on
 // bbolt's own lock without bound. Go wakes a channel's waiters in the order
 // they came, so the queue is fair; a write that waited too long is refused

@@ -12,7 +12,7 @@ import (
 // TestWriterGateSheds holds the writer and shows that a write of either
 // path (a plain update, a group commit) waiting past MaxQueueWait is
 // refused as overloaded without running, and that the writer serves again
-// once free (design.md §14).
+// once free (docs/design.md §14).
 func TestWriterGateSheds(t *testing.T) {
 	db, err := Open(filepath.Join(t.TempDir(), "t.db"), Options{MaxQueueWait: 20 * time.Millisecond})
 	if err != nil {

@@ -28,7 +28,7 @@ func DefaultParams() argon2id.Params {
 }
 
 // DefaultMaxWait is how long a caller queues for a hashing slot before it
-// gets rate_limited (design.md §8: "a request that waits over 2 s gets 429").
+// gets rate_limited (docs/design.md §8: "a request that waits over 2 s gets 429").
 const DefaultMaxWait = 2 * time.Second
 
 // Options configures a Hasher. The zero value is the production setting.

@@ -265,7 +265,7 @@ func testPartners(t *testing.T, open Opener) {
 			t.Fatalf("PartnerSignIn(linked identity) = %+v, %v", again, err)
 		}
 		// An address the provider has not verified creates nothing
-		// (design.md §8: it could belong to anyone).
+		// (docs/design.md §8: it could belong to anyone).
 		_, err = f.be.PartnerSignIn(f.ctx, ident("sub-unverified", "unverified@partner.test", false), sessionTTL)
 		wantCode(t, "PartnerSignIn(new, unverified)", err, store.ECodePartnerEmailUnverified)
 		_, err = f.be.PartnerSignIn(f.ctx, ident("sub-unverified", "unverified@partner.test", true), sessionTTL)
@@ -302,7 +302,7 @@ func testPartners(t *testing.T, open Opener) {
 		wantCode(t, "CompleteProfile(an owner)", err, store.ECodeConflict)
 	})
 	t.Run("OKResetDropsLinksMadeWhileUnverified", func(t *testing.T) {
-		// design.md §8: a reset proves the address; a partner identity
+		// docs/design.md §8: a reset proves the address; a partner identity
 		// linked before anyone had proved it may be a pre-hijacker's.
 		f.signup(t, "hijacked@partner.test")
 		r, err := f.be.PartnerSignIn(f.ctx, ident("sub-early", "hijacked@partner.test", true), sessionTTL)

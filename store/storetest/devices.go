@@ -9,7 +9,7 @@ import (
 )
 
 // testLicenseDevices: the devices bound to a license are an index of it,
-// not a list inside it (design.md §6, §7). The detail carries their count and
+// not a list inside it (docs/design.md §6, §7). The detail carries their count and
 // the first page, newest first; the device list by license_id pages them
 // all; resets unbind from it and free a seat.
 func testLicenseDevices(t *testing.T, open Opener) {

@@ -154,7 +154,7 @@ func testRuntimeRequests(t *testing.T, open Opener) {
 // testBillingPasses: a paid period ends in past_due, the grace in the
 // default tier; a checkout left unpaid past its lifetime expires.
 // testPaymentCallbacks: a provider's notice confirms only the full amount
-// (design.md §10); any other amount changes nothing, even after payment.
+// (docs/design.md §10); any other amount changes nothing, even after payment.
 func testPaymentCallbacks(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	c, err := f.db.BillingCheckout(f.ctx, store.CheckoutInput{OrgID: f.org.ID, PlanKey: "pro", CustomerPhone: "+5511987654321", CustomerDocument: "529.982.247-25"})

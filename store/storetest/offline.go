@@ -12,7 +12,7 @@ import (
 )
 
 // testResetWindow: with device_reset_window_days the reset limit holds
-// within any rolling window of that many days (design.md §13): the refusal
+// within any rolling window of that many days (docs/design.md §13): the refusal
 // names when the oldest reset leaves the window, and
 // device_resets_remaining counts only the resets inside it.
 func testResetWindow(t *testing.T, open Opener) {
@@ -79,7 +79,7 @@ func testResetWindow(t *testing.T, open Opener) {
 }
 
 // testFloatingSeats: with max_concurrent a device needs a live lease
-// (design.md §13): N parallel checkouts on M seats give exactly M holders;
+// (docs/design.md §13): N parallel checkouts on M seats give exactly M holders;
 // a lease lives lease_seconds without heartbeats (the harness clock moves,
 // nothing sleeps); validation says lease_required without one; suspension
 // and a device block end leases; support lists and frees seats.
@@ -274,7 +274,7 @@ func testFloatingSeats(t *testing.T, open Opener) {
 	})
 }
 
-// testMachineFile: a machine file's content and TTL (design.md §13): the
+// testMachineFile: a machine file's content and TTL (docs/design.md §13): the
 // plan's max_offline_days bounds it (0 refuses), a requested ttl shortens
 // it, the license's expiry caps it; the license key must be the session's.
 func testMachineFile(t *testing.T, open Opener) {

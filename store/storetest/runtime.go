@@ -11,7 +11,7 @@ import (
 )
 
 // The runtime options the suite opens the runtime with: the server's
-// defaults where design.md §5 names a rule by them (the ±5 minute replay
+// defaults where docs/design.md §5 names a rule by them (the ±5 minute replay
 // window, the 10 s refresh grace).
 const (
 	accessTTL      = 15 * time.Minute
@@ -123,7 +123,7 @@ func tally(t *testing.T, what string, codes []string, want ...string) map[string
 	return n
 }
 
-// testActivation: design.md §6's activation rules, each refusal with its code.
+// testActivation: docs/design.md §6's activation rules, each refusal with its code.
 func testActivation(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	sc := f.scope(store.EnvProduction)
@@ -409,7 +409,7 @@ func testReplay(t *testing.T, open Opener) {
 }
 
 // testRuntimeLogin: an end-user's login opens a session on the device, and
-// is refused by the rules of design.md §5.
+// is refused by the rules of docs/design.md §5.
 func testRuntimeLogin(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	sc := f.scope(store.EnvProduction)

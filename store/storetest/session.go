@@ -130,7 +130,7 @@ func testRefreshParallel(t *testing.T, open Opener) {
 	}
 }
 
-// testCascade: validation reports the first reason of design.md §5's order:
+// testCascade: validation reports the first reason of docs/design.md §5's order:
 // application, license, user, device, session, token expiry.
 func testCascade(t *testing.T, open Opener) {
 	f := newFixture(t, open)

@@ -1,5 +1,5 @@
 // Package terminit keeps bubbletea v1 from querying the terminal when the
-// binary starts (tui.md §3.4). Bubbletea's init asks the terminal for its
+// binary starts (docs/tui.md §3.4). Bubbletea's init asks the terminal for its
 // background colour and waits up to 5 s for an answer, which a PTY with no
 // terminal emulator behind it (expect, `docker run -t`, CI "tty: true")
 // never gives, and which lands in every subcommand of this one binary, not
