@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// overloadOptions sets up the overload case (design.md §14).
+// overloadOptions sets up the overload case (docs/design.md §14).
 type overloadOptions struct {
 	activators int           // connections activating at once
 	validators int           // connections validating meanwhile

@@ -62,7 +62,7 @@ type tokenSeed struct {
 }
 
 // refreshToken is the refresh token the seed issues: `<session id>.<secret>`
-// (design.md §5), so that a refresh finds its session by the time-ordered id
+// (docs/design.md §5), so that a refresh finds its session by the time-ordered id
 // instead of inserting and looking up a random hash in an index.
 func (s tokenSeed) refreshToken() string { return s.SessionID + "." + s.Secret }
 
