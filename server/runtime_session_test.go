@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -354,4 +357,39 @@ func TestRuntimeSessionSweep(t *testing.T) {
 	f.wantReason(t, s.AccessToken, "token_invalid")
 	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).WantError(t, http.StatusUnauthorized, "invalid_token")
 	f.wantValid(t, later.AccessToken)
+}
+
+// TestRuntimeRefreshTokenNamesSession: a refresh token is `<session id>.<secret>`
+// with the access token's sid (docs/design.md §5); naming the session with a
+// wrong secret is an unknown token and leaves the session alive.
+func TestRuntimeRefreshTokenNamesSession(t *testing.T) {
+	f := newRT(t)
+	s := f.activate(t, f.license(t, planOpts{}), "sid-pc")
+	parts := strings.Split(s.AccessToken, ".")
+	if len(parts) != 3 {
+		t.Fatalf("access token %q is not a JWS", s.AccessToken)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims struct {
+		SID string `json:"sid"`
+	}
+	if err := json.Unmarshal(raw, &claims); err != nil || claims.SID == "" {
+		t.Fatalf("claims %s: %v", raw, err)
+	}
+	sid, secret, ok := strings.Cut(s.RefreshToken, ".")
+	if !ok || sid != claims.SID || len(secret) != 43 {
+		t.Fatalf("refresh token %q; want %s.<43 characters of secret>", s.RefreshToken, claims.SID)
+	}
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": sid + ".forged"}).WantError(t, http.StatusUnauthorized, "invalid_token")
+	var n session
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).Want(t, http.StatusOK).JSON(t, &n)
+	if !strings.HasPrefix(n.RefreshToken, sid+".") {
+		t.Fatalf("rotated refresh token %q; want session %s", n.RefreshToken, sid)
+	}
+	if v := f.validate(t, n.AccessToken); v["valid"] != true {
+		t.Fatalf("validate(the rotated access token) = %v; want valid", v)
+	}
 }

@@ -25,6 +25,8 @@ type bench struct {
 	runID string
 	phase int // bumped per run, so that nonces and fingerprints never repeat
 
+	over overloadOptions
+
 	sessions []benchSession // one per license, opened by prepare
 	users    []string       // one end-user e-mail per connection
 }
@@ -304,7 +306,7 @@ func (b *bench) parallel(n int, fn func(c *conn, w *worker, i int) error) error 
 // which rotates the access tokens they use.
 func (b *bench) runAll(names []string) error {
 	needSessions := slices.ContainsFunc(names, func(n string) bool {
-		return n == "validate" || n == "entitlements/check" || n == "refresh"
+		return n == "validate" || n == "entitlements/check" || n == "refresh" || n == "overload"
 	})
 	if err := b.prepare(needSessions, slices.Contains(names, "login")); err != nil {
 		return err
@@ -313,6 +315,12 @@ func (b *bench) runAll(names []string) error {
 	var results []result
 	var healthz float64
 	for _, name := range names {
+		if name == "overload" {
+			if err := b.overload(eps["activate"], eps["validate"], b.over); err != nil {
+				return err
+			}
+			continue
+		}
 		ep, ok := eps[name]
 		if !ok {
 			return fmt.Errorf("unknown endpoint %q", name)
@@ -339,6 +347,9 @@ func (b *bench) runAll(names []string) error {
 		}
 		b.report(r)
 		results = append(results, r)
+	}
+	if len(results) == 0 {
+		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
 	fmt.Fprintf(tw, "endpoint\treq/s\tp50\tp99\tratio to healthz\terrors\t\n")

@@ -3,6 +3,7 @@
 //
 //	licensectl-load seed -data-dir DIR -licenses 10000 -out seed.json   (server stopped)
 //	licensectl-load run -url http://127.0.0.1:8080 -seed seed.json -conns 64 -duration 10s
+//	licensectl-load run ... -endpoints overload -overload-conns 1000 -server-pid PID
 //
 // The run mode first opens one session per seeded license through the API,
 // registers one end-user per connection, then measures each endpoint in turn
@@ -136,6 +137,11 @@ func runCmd(args []string) error {
 	conns := fs.Int("conns", 64, "concurrent keep-alive connections")
 	dur := fs.Duration("duration", 10*time.Second, "time per endpoint")
 	only := fs.String("endpoints", "healthz,validate,entitlements/check,refresh,activate,login", "comma-separated endpoints to run, in order")
+	var over overloadOptions
+	fs.IntVar(&over.activators, "overload-conns", 1000, "overload: connections activating at once")
+	fs.IntVar(&over.validators, "overload-validators", 8, "overload: connections validating meanwhile")
+	fs.IntVar(&over.serverPID, "server-pid", 0, "overload: the server's process id, for its peak RSS")
+	fs.DurationVar(&over.queueWait, "max-queue-wait", 2*time.Second, "overload: the server's server.max_queue_wait, for the report")
 	_ = fs.Parse(args)
 	raw, err := os.ReadFile(*seedPath)
 	if err != nil {
@@ -149,5 +155,6 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	b.over = over
 	return b.runAll(splitList(*only))
 }

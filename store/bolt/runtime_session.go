@@ -257,7 +257,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 	}
 	hash := store.HashSecret(refreshToken)
 	seed := newTokenSeed("")
-	r.presignRefresh(ctx, c, hash, &seed)
+	r.presignRefresh(ctx, c, refreshToken, hash, &seed)
 	var out *store.RuntimeSession
 	err := r.softBatch(ctx, func(t *txn) error {
 		out = nil
@@ -267,11 +267,17 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		}
 		// The record comes from the decode cache and is copied before any
 		// change; its one slice is cloned before it is appended to.
-		cs, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, t.tx.Bucket(bSessionsRefresh).Get([]byte(hash)))
+		cs, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, t.refreshSessionID(refreshToken, hash))
 		if err != nil {
 			return err
 		}
-		if cs == nil || cs.AppID != ra.App.ID || cs.EnvID != ra.Env.ID {
+		var current, known bool
+		if cs != nil {
+			current, known = cs.refreshState(hash)
+		}
+		// A token naming a session whose hashes it does not match is unknown,
+		// not reuse: the session id alone is no proof of holding the session.
+		if !known || cs.AppID != ra.App.ID || cs.EnvID != ra.Env.ID {
 			return store.Errorf(store.ECodeInvalidToken, "unknown refresh token")
 		}
 		sc := *cs
@@ -279,10 +285,10 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if err := ra.App.CheckActive(); err != nil {
 			return err
 		}
-		if s.RefreshHash != hash && r.rotatedJustNow(t, s, hash) {
+		if !current && r.rotatedJustNow(t, s, hash) {
 			return store.Errorf(store.ECodeRefreshRotated, "this refresh token was rotated a moment ago by another refresh of this session; use the pair it returned")
 		}
-		if s.RefreshHash != hash {
+		if !current {
 			// A retired token presented again: whoever holds it is not the
 			// session's current holder, so the whole session ends.
 			if s.RevokedAt == nil {
@@ -326,9 +332,10 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		}
 		s.RetiredRefresh = append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
 		if n := len(s.RetiredRefresh) - maxRetired; n > 0 {
-			// Older retired tokens leave the index: presenting one is then
-			// just unknown (401 invalid_token), and the index does not grow
-			// with every rotation of a long-lived session.
+			// Older retired tokens are forgotten (and a token of the form
+			// before `<session id>.<secret>` leaves the index): presenting
+			// one is then just unknown (401 invalid_token), and neither the
+			// record nor the index grows with every rotation.
 			for _, h := range s.RetiredRefresh[:n] {
 				if err := t.delUnique(bSessionsRefresh, []byte(h)); err != nil {
 					return err
@@ -336,7 +343,8 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			}
 			s.RetiredRefresh = s.RetiredRefresh[n:]
 		}
-		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(seed.Refresh)
+		refresh := seed.refreshToken()
+		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(refresh)
 		now := t.now
 		s.RotatedAt = &now
 		s.AccessExpiresAt = exp
@@ -347,10 +355,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if err := t.setUnique(bSessionsAccess, []byte(s.AccessHash), s.ID); err != nil {
 			return err
 		}
-		if err := t.setUnique(bSessionsRefresh, []byte(s.RefreshHash), s.ID); err != nil {
-			return err
-		}
-		out = &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: seed.Refresh, AccessExpiresAt: exp,
+		out = &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
 			RefreshExpiresAt: s.RefreshExpiresAt, Entitlements: ents}
 		return nil
 	})
@@ -362,16 +367,18 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 
 // presignRefresh signs the rotated access token outside the write
 // transaction (see presigned), from a read of the session.
-func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, hash string, seed *tokenSeed) {
+func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, token, hash string, seed *tokenSeed) {
 	var sp *sessionSpec
 	_ = r.db.view(ctx, func(t *txn) error {
 		ra, err := r.resolve(t, c)
 		if err != nil {
 			return nil
 		}
-		id := t.tx.Bucket(bSessionsRefresh).Get([]byte(hash))
-		s, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, id)
-		if err != nil || s == nil || s.RefreshHash != hash {
+		s, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, t.refreshSessionID(token, hash))
+		if err != nil || s == nil {
+			return nil
+		}
+		if current, _ := s.refreshState(hash); !current {
 			return nil
 		}
 		reason, v, err := r.cascade(t, ra, s, false)

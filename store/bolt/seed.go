@@ -116,6 +116,26 @@ func (f *Fixtures) SeedLegacyDevice(ctx context.Context, s store.Scope, fingerpr
 	return out, err
 }
 
+// SeedLegacyRefreshToken gives a live session a new refresh token of the
+// form releases before `<session id>.<secret>` issued (32 random bytes, no
+// dot), stored as they stored it: hashed, and found through the hash index.
+// Tests use it to show that such tokens keep working until they expire.
+func (f *Fixtures) SeedLegacyRefreshToken(ctx context.Context, sessionID string) (string, error) {
+	tok := newTokenSeed(sessionID).Secret
+	err := f.db.update(ctx, func(t *txn) error {
+		s := new(sessionRecord)
+		if err := t.mustGet(bSessions, sessionID, "session", s); err != nil {
+			return err
+		}
+		s.RefreshHash = store.HashSecret(tok)
+		if err := t.put(bSessions, s.ID, s); err != nil {
+			return err
+		}
+		return t.setUnique(bSessionsRefresh, []byte(s.RefreshHash), s.ID)
+	})
+	return tok, err
+}
+
 // SeedLegacyApplicationName renames an application to name exactly as
 // given, skipping the input rules, as SeedLegacyDevice does for devices.
 func (f *Fixtures) SeedLegacyApplicationName(ctx context.Context, ref store.AppRef, name string) error {

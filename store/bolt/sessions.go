@@ -3,8 +3,10 @@ package bolt
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"slices"
+	"strings"
 	"time"
 
 	"licensectl/store"
@@ -12,9 +14,10 @@ import (
 
 // sessionRecord is a runtime session as stored. Tokens are kept only as
 // SHA-256 hashes. RetiredRefresh holds the hashes of the last maxRetired
-// rotated-out refresh tokens, which stay in the refresh index pointing at the
-// session: presenting one of them is reuse and revokes the session. Older
-// ones are removed from the index at rotation.
+// rotated-out refresh tokens: presenting one of them is reuse and revokes the
+// session. Refresh tokens name their session (`<session id>.<secret>`); those
+// issued before that form have no dot and are found through the refresh-hash
+// index, where a retired one stays until it leaves RetiredRefresh.
 type sessionRecord struct {
 	ID               string     `json:"id"`
 	AppID            string     `json:"app"`
@@ -53,9 +56,37 @@ const maxRetired = 4
 type tokenSeed struct {
 	SessionID string
 	DeviceID  string
-	Refresh   string
+	Secret    string
 	JTI       string
 	pre       *presigned
+}
+
+// refreshToken is the refresh token the seed issues: `<session id>.<secret>`
+// (docs/design.md §5), so that a refresh finds its session by the time-ordered id
+// instead of inserting and looking up a random hash in an index.
+func (s tokenSeed) refreshToken() string { return s.SessionID + "." + s.Secret }
+
+// refreshSessionID is the stored id of the session a refresh token names:
+// the one before its dot, or, for a token issued before that form (no dot),
+// what the hash index holds; nil when neither names one.
+func (t *txn) refreshSessionID(token, hash string) []byte {
+	if sid, _, ok := strings.Cut(token, "."); ok {
+		return idb(sid)
+	}
+	return t.tx.Bucket(bSessionsRefresh).Get([]byte(hash))
+}
+
+// refreshState tells what hash is to session s: its current refresh token,
+// one it retired, or unknown. The session id in a token is public, so the
+// hashes are compared in constant time: anyone may name a session, only
+// its holder knows a secret whose hash it stored.
+func (s *sessionRecord) refreshState(hash string) (current, known bool) {
+	cur := subtle.ConstantTimeCompare([]byte(s.RefreshHash), []byte(hash))
+	retired := 0
+	for _, h := range s.RetiredRefresh {
+		retired |= subtle.ConstantTimeCompare([]byte(h), []byte(hash))
+	}
+	return cur == 1, cur|retired == 1
 }
 
 func newTokenSeed(sessionID string) tokenSeed {
@@ -66,7 +97,7 @@ func newTokenSeed(sessionID string) tokenSeed {
 	if sessionID == "" {
 		sessionID = store.NewID()
 	}
-	return tokenSeed{SessionID: sessionID, DeviceID: store.NewID(), Refresh: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
+	return tokenSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
 }
 
 // presigned is an access token signed outside the write transaction.
@@ -141,9 +172,10 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 		return nil, err
 	}
 	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
+	refresh := seed.refreshToken()
 	s := &sessionRecord{
 		ID: seed.SessionID, AppID: sp.ra.App.ID, EnvID: sp.ra.Env.ID, LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
-		AccessHash: store.HashSecret(access), RefreshHash: store.HashSecret(seed.Refresh),
+		AccessHash: store.HashSecret(access), RefreshHash: store.HashSecret(refresh),
 		AccessExpiresAt: exp, RefreshExpiresAt: minTime(t.now.Add(r.o.RefreshIdleTTL), abs), AbsoluteExpires: abs, CreatedAt: t.now,
 	}
 	if err := t.put(bSessions, s.ID, s); err != nil {
@@ -152,9 +184,8 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 	if err := t.setUnique(bSessionsAccess, []byte(s.AccessHash), s.ID); err != nil {
 		return nil, err
 	}
-	if err := t.setUnique(bSessionsRefresh, []byte(s.RefreshHash), s.ID); err != nil {
-		return nil, err
-	}
+	// The refresh token carries the session id: no refresh-hash index entry,
+	// whose random key would dirty one more page per new session.
 	// These indexes are only walked (to revoke), never counted, so they
 	// skip the counts bucket: one page less to rewrite per session.
 	for _, ix := range []struct {
@@ -168,7 +199,7 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 			return nil, err
 		}
 	}
-	return &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: seed.Refresh, AccessExpiresAt: exp,
+	return &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
 		RefreshExpiresAt: s.RefreshExpiresAt, Entitlements: sp.ents}, nil
 }
 

@@ -28,6 +28,10 @@ type Fixtures interface {
 	// SeedLegacyDevice creates a device whose fingerprint is stored exactly
 	// as given, skipping the input rules.
 	SeedLegacyDevice(ctx context.Context, s store.Scope, fingerprint string) (*store.Device, error)
+	// SeedLegacyRefreshToken gives a live session a new refresh token of
+	// the form issued before `<session id>.<secret>` (no session id, found
+	// by its hash), stored as those releases stored it, and returns it.
+	SeedLegacyRefreshToken(ctx context.Context, sessionID string) (string, error)
 	// SeedLegacyApplicationName renames an application exactly as given,
 	// skipping the input rules.
 	SeedLegacyApplicationName(ctx context.Context, ref store.AppRef, name string) error

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,50 @@ func testRefresh(t *testing.T, open Opener) {
 		f.clock.Advance(refreshIdleTTL)
 		_, err = refresh(f.runtime(), b.RefreshToken)
 		wantCode(t, "Refresh(idle past its lifetime)", err, store.ECodeSessionInvalid)
+	})
+	t.Run("OKSessionIDForm", func(t *testing.T) {
+		a := f.activation(t, key, "sid-pc")
+		other := f.activation(t, key, "sid-other-pc")
+		sid, secret, ok := strings.Cut(a.RefreshToken, ".")
+		if !ok || sid != a.SessionID || secret == "" {
+			t.Fatalf("refresh token %q; want %s.<secret>", a.RefreshToken, a.SessionID)
+		}
+		// Naming a session is no proof of holding it: a wrong secret, or
+		// this secret under another session's id, is unknown and revokes
+		// nothing.
+		for _, forged := range []string{sid + ".forged", sid + "." + secret + "x", other.SessionID + "." + secret, "not-an-id." + secret} {
+			_, err := refresh(f.runtime(), forged)
+			wantCode(t, "Refresh("+forged+")", err, store.ECodeInvalidToken)
+		}
+		f.wantReason(t, "the session after forged refreshes", a.AccessToken, "")
+		b, err := refresh(f.runtime(), a.RefreshToken)
+		if err != nil || !strings.HasPrefix(b.RefreshToken, a.SessionID+".") || b.RefreshToken == a.RefreshToken {
+			t.Fatalf("Refresh = %+v, %v; want a new token of session %s", b, err, a.SessionID)
+		}
+		f.clock.Advance(refreshGrace)
+		_, err = refresh(f.runtime(), a.RefreshToken)
+		wantCode(t, "Refresh(retired after the grace)", err, store.ECodeRefreshReused)
+		f.wantReason(t, "the other session", other.AccessToken, "")
+	})
+	t.Run("OKLegacyForm", func(t *testing.T) {
+		a := f.activation(t, key, "legacy-refresh-pc")
+		legacy, err := f.fx.SeedLegacyRefreshToken(f.ctx, a.SessionID)
+		if err != nil || strings.Contains(legacy, ".") {
+			t.Fatalf("SeedLegacyRefreshToken = %q, %v; want a token without a session id", legacy, err)
+		}
+		_, err = refresh(f.runtime(), a.RefreshToken)
+		wantCode(t, "Refresh(the token the legacy one replaced)", err, store.ECodeInvalidToken)
+		b, err := refresh(f.runtime(), legacy)
+		if err != nil || b.SessionID != a.SessionID || !strings.HasPrefix(b.RefreshToken, a.SessionID+".") {
+			t.Fatalf("Refresh(legacy) = %+v, %v; want a new-form pair of session %s", b, err, a.SessionID)
+		}
+		f.clock.Advance(refreshGrace - time.Second)
+		_, err = refresh(f.runtime(), legacy)
+		wantCode(t, "Refresh(legacy, retired within the grace)", err, store.ECodeRefreshRotated)
+		f.clock.Advance(time.Second)
+		_, err = refresh(f.runtime(), legacy)
+		wantCode(t, "Refresh(legacy, retired after the grace)", err, store.ECodeRefreshReused)
+		f.wantReason(t, "the session after legacy reuse", b.AccessToken, store.ReasonSessionRevoked)
 	})
 }
 
