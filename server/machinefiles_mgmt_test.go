@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"licensectl/machinefile"
+	"licensectl/server/api"
 )
 
 // TestManagementMachineFile: the air-gapped machine file (design.md §13).
@@ -19,13 +20,7 @@ func TestManagementMachineFile(t *testing.T) {
 	key := f.license(t, planOpts{maxDevices: 1, ents: []string{"pro"}, plan: map[string]any{"max_offline_days": 365}})
 	path := "/licenses/" + f.ids[key] + "/machine-files"
 	pinned := f.pinned(t, "")
-	var got struct {
-		Certificate string    `json:"certificate"`
-		IssuedAt    time.Time `json:"issued_at"`
-		ExpiresAt   time.Time `json:"expires_at"`
-		TTL         int       `json:"ttl"`
-		DeviceID    string    `json:"device_id"`
-	}
+	var got api.LicenseMachineFileIssued
 	t.Run("OK", func(t *testing.T) {
 		r := f.mgmt(t, "POST", path, map[string]any{"fingerprint": "air-gapped-1"}).Want(t, http.StatusCreated)
 		r.JSON(t, &got)
@@ -47,10 +42,7 @@ func TestManagementMachineFile(t *testing.T) {
 		}
 		f.wantAudit(t, "license.checked_out", 1)
 		// The same device again, plain and shorter: its seat is already taken.
-		var plain struct {
-			Certificate string `json:"certificate"`
-			TTL         int    `json:"ttl"`
-		}
+		var plain api.LicenseMachineFileIssued
 		f.mgmt(t, "POST", path, map[string]any{"fingerprint": "air-gapped-1", "ttl_days": 7, "encrypt": false}).Want(t, http.StatusCreated).JSON(t, &plain)
 		if p, err := machinefile.Verify(plain.Certificate, pinned, "", "air-gapped-1", now); err != nil || plain.TTL != 7*86400 || !p.Meta.ExpiresAt.Equal(now.Add(7*24*time.Hour)) {
 			t.Fatalf("plain file: %+v, %v (ttl %d)", p, err, plain.TTL)

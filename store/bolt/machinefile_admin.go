@@ -41,11 +41,7 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 		if err != nil {
 			return err
 		}
-		days := plan.MaxOfflineDays
-		if plan.ID == "" {
-			days = store.DefaultOfflineDays
-		}
-		ttl, err := store.MachineFileTTLDays(in.TTLDays, days)
+		ttl, err := store.MachineFileTTLDays(in.TTLDays, offlineDays(plan))
 		if err != nil {
 			return err
 		}
