@@ -110,6 +110,19 @@ func testLicenseMachineFile(t *testing.T, open Opener) {
 		_, err := issue(gen[2].ID, store.LicenseMachineFileInput{Fingerprint: "air-c"})
 		wantCode(t, "IssueMachineFile(suspended license)", err, store.ECodeLicenseSuspend)
 	})
+	t.Run("ErrTrialAlreadyUsed", func(t *testing.T) {
+		_, trials := f.licenses(t, store.PlanInput{Name: ptr("Air trial"), IsTrial: ptr(true), DurationDays: ptr(ptr(14))}, 2)
+		mf, err := issue(trials[0].ID, store.LicenseMachineFileInput{Fingerprint: "air-trial"})
+		if err != nil {
+			t.Fatalf("IssueMachineFile(first trial) = %v", err)
+		}
+		// The plan's duration starts with the binding, as at activation.
+		if want := f.clock.Now().Add(14 * 24 * time.Hour); !mf.ExpiresAt.Equal(want) {
+			t.Fatalf("expires_at = %v, want %v (capped by the trial's end)", mf.ExpiresAt, want)
+		}
+		_, err = issue(trials[1].ID, store.LicenseMachineFileInput{Fingerprint: "air-trial"})
+		wantCode(t, "IssueMachineFile(a second trial on one device)", err, store.ECodeTrialUsed)
+	})
 	t.Run("ErrOfflineNotAllowed", func(t *testing.T) {
 		_, none := f.licenses(t, store.PlanInput{Name: ptr("Never offline"), MaxOfflineDays: ptr(0)}, 1)
 		_, err := issue(none[0].ID, store.LicenseMachineFileInput{Fingerprint: "air-d"})
