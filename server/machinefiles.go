@@ -3,7 +3,8 @@ package server
 import (
 	"net/http"
 
-	"licensectl/machinefile"
+	"github.com/gorilla/mux"
+
 	"licensectl/server/api"
 	"licensectl/store"
 )
@@ -28,29 +29,37 @@ func (s *Server) rtCheckoutMachineFile(w http.ResponseWriter, r *http.Request, c
 	if err != nil {
 		return err
 	}
-	cert, err := issueMachineFile(mf, req.Encrypt)
+	f, err := mf.Sign(req.Encrypt)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.MachineFileIssued{Certificate: cert, IssuedAt: mf.IssuedAt.UTC(), ExpiresAt: mf.ExpiresAt.UTC(), TTL: mf.TTL})
+	writeJSON(w, http.StatusOK, api.MachineFileIssued{Certificate: f.Certificate, IssuedAt: f.IssuedAt, ExpiresAt: f.ExpiresAt, TTL: f.TTL})
 	return nil
 }
 
-// issueMachineFile signs mf with its environment's key; encrypt seals it
-// with the license key as generated and the device's fingerprint.
-func issueMachineFile(mf *store.MachineFile, encrypt bool) (string, error) {
-	p := &machinefile.Payload{
-		Meta: machinefile.Meta{IssuedAt: mf.IssuedAt.UTC(), ExpiresAt: mf.ExpiresAt.UTC(), TTL: mf.TTL},
-		License: machinefile.License{ID: mf.License.ID, Status: mf.License.Status, ExpiresAt: mf.License.ExpiresAt, Entitlements: mf.Entitlements,
-			Plan: machinefile.Plan{ID: mf.Plan.ID, Name: mf.Plan.Name, MaxDevices: mf.Plan.MaxDevices, MaxConcurrent: mf.Plan.MaxConcurrent, IsTrial: mf.Plan.IsTrial}},
-		Device:      machinefile.Device{ID: mf.Device.ID, Fingerprint: mf.Device.Fingerprint},
-		Application: machinefile.Application{ID: mf.AppID, Environment: mf.Env.Name},
+// issueLicenseMachineFile is the air-gapped checkout: support binds the
+// device and hands the file over by other means.
+func (s *Server) issueLicenseMachineFile(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
 	}
-	if mf.User != nil {
-		p.User = &machinefile.User{ID: mf.User.ID, Email: mf.User.Email}
+	var req api.LicenseMachineFileRequest
+	if err := decode(r, &req); err != nil {
+		return err
 	}
-	if p.License.Entitlements == nil {
-		p.License.Entitlements = []string{}
+	in := store.LicenseMachineFileInput{Fingerprint: req.Fingerprint, Encrypt: req.Encrypt == nil || *req.Encrypt, UserEmail: req.UserEmail}
+	if req.TTLDays != nil {
+		if *req.TTLDays <= 0 {
+			return store.Invalid("ttl_days", "ttl_days must be a positive number of days")
+		}
+		in.TTLDays = *req.TTLDays
 	}
-	return machinefile.Issue(mf.Env.SigningKey, mf.Env.KeyID, p, encrypt, mf.License.Key)
+	f, err := s.db.IssueMachineFile(r.Context(), sc, mux.Vars(r)["licenseId"], in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, api.LicenseMachineFileIssued{DeviceID: f.DeviceID,
+		MachineFileIssued: api.MachineFileIssued{Certificate: f.Certificate, IssuedAt: f.IssuedAt, ExpiresAt: f.ExpiresAt, TTL: f.TTL}})
+	return nil
 }

@@ -1,6 +1,12 @@
 package store
 
-import "time"
+import (
+	"context"
+	"strings"
+	"time"
+
+	"licensectl/machinefile"
+)
 
 // Machine file TTL bounds (docs/design.md §13): a requested TTL is at least an
 // hour and at most the plan's max_offline_days.
@@ -66,4 +72,89 @@ func MachineFileTTL(ttl, maxDays int) (int, error) {
 		return 0, Invalid("ttl", "ttl must be between %d and %d seconds (the plan's max_offline_days)", MinMachineFileTTL, most)
 	}
 	return ttl, nil
+}
+
+// LicenseMachineFileInput asks for a machine file of a license for an
+// air-gapped device (design.md §13): the device is bound as an activation
+// binds it, without a runtime session.
+type LicenseMachineFileInput struct {
+	Fingerprint string
+	// TTLDays is the requested lifetime in days; 0 asks for the plan's
+	// max_offline_days.
+	TTLDays int
+	Encrypt bool
+	// UserEmail names an end-user of the environment the file is for: the
+	// license must be theirs or nobody's (then it becomes theirs), as with an
+	// activation by a logged-in user. "" leaves the license's user as it is.
+	UserEmail string
+}
+
+// Check validates the request and returns it with the fingerprint and
+// address trimmed. Returns validation_failed.
+func (in LicenseMachineFileInput) Check() (LicenseMachineFileInput, error) {
+	var err error
+	if in.Fingerprint, err = CheckText("fingerprint", in.Fingerprint, 1, MaxFingerprint); err != nil {
+		return in, err
+	}
+	if in.TTLDays < 0 || in.TTLDays > MaxOfflineDays {
+		return in, Invalid("ttl_days", "ttl_days must be between 1 and %d", MaxOfflineDays)
+	}
+	in.UserEmail = strings.TrimSpace(in.UserEmail)
+	return in, nil
+}
+
+// MachineFileTTLDays is the TTL in seconds granted for a request of days
+// days (0: the maximum) on a plan allowing maxDays days. Returns
+// offline_not_allowed, validation_failed naming ttl_days.
+func MachineFileTTLDays(days, maxDays int) (int, error) {
+	if maxDays > 0 && days > maxDays {
+		return 0, Invalid("ttl_days", "ttl_days must be between 1 and %d (the plan's max_offline_days)", maxDays)
+	}
+	return MachineFileTTL(days*24*3600, maxDays)
+}
+
+// IssuedMachineFile is a signed machine file and what it says of its
+// lifetime: the answer of a checkout.
+type IssuedMachineFile struct {
+	Certificate string
+	IssuedAt    time.Time
+	ExpiresAt   time.Time
+	TTL         int // seconds granted
+	// DeviceID is the device the file is for (bound by the checkout).
+	DeviceID string
+}
+
+// MachineFiles issues machine files for air-gapped devices.
+type MachineFiles interface {
+	// IssueMachineFile binds the device of in.Fingerprint to the license as
+	// an activation would (a seat taken, the license activated) and returns
+	// a machine file for it, signed with the environment's key. Returns
+	// validation_failed, not_found, offline_not_allowed,
+	// device_limit_reached, device_blocked, trial_already_used, the
+	// license's status errors (license_suspended, ...), license_not_owned.
+	IssueMachineFile(ctx context.Context, s Scope, licenseID string, in LicenseMachineFileInput) (*IssuedMachineFile, error)
+}
+
+// Sign builds the certificate of mf, signed with its environment's key;
+// encrypt seals it for the license key as generated and the device's
+// fingerprint.
+func (mf *MachineFile) Sign(encrypt bool) (*IssuedMachineFile, error) {
+	p := &machinefile.Payload{
+		Meta: machinefile.Meta{IssuedAt: mf.IssuedAt.UTC(), ExpiresAt: mf.ExpiresAt.UTC(), TTL: mf.TTL},
+		License: machinefile.License{ID: mf.License.ID, Status: mf.License.Status, ExpiresAt: mf.License.ExpiresAt, Entitlements: mf.Entitlements,
+			Plan: machinefile.Plan{ID: mf.Plan.ID, Name: mf.Plan.Name, MaxDevices: mf.Plan.MaxDevices, MaxConcurrent: mf.Plan.MaxConcurrent, IsTrial: mf.Plan.IsTrial}},
+		Device:      machinefile.Device{ID: mf.Device.ID, Fingerprint: mf.Device.Fingerprint},
+		Application: machinefile.Application{ID: mf.AppID, Environment: mf.Env.Name},
+	}
+	if mf.User != nil {
+		p.User = &machinefile.User{ID: mf.User.ID, Email: mf.User.Email}
+	}
+	if p.License.Entitlements == nil {
+		p.License.Entitlements = []string{}
+	}
+	cert, err := machinefile.Issue(mf.Env.SigningKey, mf.Env.KeyID, p, encrypt, mf.License.Key)
+	if err != nil {
+		return nil, err
+	}
+	return &IssuedMachineFile{Certificate: cert, IssuedAt: mf.IssuedAt.UTC(), ExpiresAt: mf.ExpiresAt.UTC(), TTL: mf.TTL, DeviceID: mf.Device.ID}, nil
 }

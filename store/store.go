@@ -19,6 +19,7 @@ type Admin interface {
 	Plans
 	Licenses
 	LicenseLeases
+	MachineFiles
 	EndUsers
 	Devices
 	AuditLog

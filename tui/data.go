@@ -45,6 +45,7 @@ type Data interface {
 	SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error)
 	ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error
 	CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error)
+	IssueMachineFile(ctx context.Context, s store.Scope, licenseID string, in store.LicenseMachineFileInput) (*store.IssuedMachineFile, error)
 	CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error)
 
 	ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error)

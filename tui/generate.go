@@ -216,12 +216,9 @@ func (g *generatedList) keyLines() string {
 // writeNewFile writes data to a file that must not exist yet: keys are
 // never written over something else.
 func writeNewFile(path, data string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return store.Invalid("path", "%s exists; choose another name", path)
-	}
+	f, err := createNew(path)
 	if err != nil {
-		return store.Invalid("path", "cannot create %s: %v", path, errors.Unwrap(err))
+		return err
 	}
 	if _, err := f.WriteString(data); err != nil {
 		f.Close()
@@ -231,6 +228,19 @@ func writeNewFile(path, data string) error {
 		return store.Invalid("path", "writing %s: %v", path, err)
 	}
 	return nil
+}
+
+// createNew creates a file that must not exist yet, readable by its owner
+// only; the errors name the path field.
+func createNew(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, store.Invalid("path", "%s exists; choose another name", path)
+	}
+	if err != nil {
+		return nil, store.Invalid("path", "cannot create %s: %v", path, errors.Unwrap(err))
+	}
+	return f, nil
 }
 
 // fileSafe keeps letters, digits, dots and dashes of a plan name for a file name.

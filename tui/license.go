@@ -45,9 +45,10 @@ type license struct {
 	id, lookupKey string // id, or a key to look up
 	v             *licenseView
 	err           error
-	cursor        int  // device row
-	pages         int  // device pages to read: 1 is the detail's own
-	advance       bool // move down once the next page is read
+	cursor        int       // device row
+	pages         int       // device pages to read: 1 is the detail's own
+	advance       bool      // move down once the next page is read
+	form          fieldForm // the form whose request is running
 }
 
 func newLicense(c *ctx, id string) *license {
@@ -92,7 +93,7 @@ func (l *license) keys(c *ctx) []*binding {
 	for _, a := range licenseActions {
 		out = append(out, a.b)
 	}
-	return append(out, keyResetDevice, keyCopy, keyCopyID)
+	return append(out, keyResetDevice, keyCopy, keyCopyID, keyMachineFile)
 }
 
 func (l *license) reload(c *ctx) tea.Cmd {
@@ -180,6 +181,11 @@ func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 		}
 		l.cursor = min(l.cursor, max(0, len(l.v.devices())-1))
 	case actionMsg:
+		form := l.form
+		l.form = nil
+		if msg.err != nil && form != nil && form.fail(msg.err) {
+			return openOverlay(form)
+		}
 		return l.reload(c)
 	case tickMsg:
 		if msg.skip {
@@ -221,6 +227,8 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, c.copy(it.ID)
 	case c.matches(ks, keyShow):
 		return true, showValue(it.Key)
+	case c.matches(ks, keyMachineFile):
+		return true, openOverlay(l.machineFileForm(c))
 	case c.matches(ks, keyResetDevice):
 		if len(devs) == 0 {
 			return true, status("No device is bound", true)

@@ -15,7 +15,8 @@ import (
 
 func newLicenseCmd(e *env) *cobra.Command {
 	return noun("license", "Generate and manage license keys",
-		newLicenseGenerateCmd(e), newLicenseListCmd(e), newLicenseShowCmd(e), newLicenseSetStatusCmd(e), newLicenseResetDeviceCmd(e))
+		newLicenseGenerateCmd(e), newLicenseListCmd(e), newLicenseShowCmd(e), newLicenseSetStatusCmd(e), newLicenseResetDeviceCmd(e),
+		newLicenseMachineFileCmd(e))
 }
 
 func newLicenseGenerateCmd(e *env) *cobra.Command {

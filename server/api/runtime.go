@@ -112,6 +112,24 @@ type MachineFileIssued struct {
 	TTL         int       `json:"ttl"`
 }
 
+// LicenseMachineFileRequest is the body of POST
+// /v1/mgmt/applications/{id}/licenses/{licenseId}/machine-files: a file for
+// an air-gapped device.
+type LicenseMachineFileRequest struct {
+	Fingerprint string `json:"fingerprint"`
+	TTLDays     *int   `json:"ttl_days,omitempty"` // default: the plan's max_offline_days
+	Encrypt     *bool  `json:"encrypt,omitempty"`  // default true
+	// UserEmail names the end-user the file is for (the license must be
+	// theirs or nobody's).
+	UserEmail string `json:"user_email,omitempty"`
+}
+
+// LicenseMachineFileIssued answers a management machine file checkout.
+type LicenseMachineFileIssued struct {
+	MachineFileIssued
+	DeviceID string `json:"device_id"`
+}
+
 // LeaseRequest is the body of POST /v1/runtime/leases.
 type LeaseRequest struct {
 	Replay

@@ -36,11 +36,7 @@ func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient
 		if err != nil {
 			return err
 		}
-		days := p.MaxOfflineDays
-		if p.ID == "" {
-			days = store.DefaultOfflineDays
-		}
-		ttl, err := store.MachineFileTTL(in.TTL, days)
+		ttl, err := store.MachineFileTTL(in.TTL, offlineDays(p))
 		if err != nil {
 			return err
 		}
@@ -56,6 +52,15 @@ func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient
 		return nil, err
 	}
 	return out, nil
+}
+
+// offlineDays is the plan's max_offline_days; a license whose plan is gone
+// (leasePlan's stand-in) keeps the default.
+func offlineDays(p *store.Plan) int {
+	if p.ID == "" {
+		return store.DefaultOfflineDays
+	}
+	return p.MaxOfflineDays
 }
 
 // machineFile is the content of a machine file of l on dev, valid ttl

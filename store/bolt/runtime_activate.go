@@ -129,30 +129,56 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if plan == nil {
 		return nil, store.NotFound("plan")
 	}
-	if err := l.CheckOwner(userID); err != nil {
+	dev, bound, err := r.bind(t, ra, l, plan, fp, userID, seed.DeviceID)
+	if err != nil {
 		return nil, err
+	}
+	ents, err := r.licenseEntitlements(t, l, nil)
+	if err != nil {
+		return nil, err
+	}
+	ents = sortedSet(ents)
+	sess, err := r.openSession(t, sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: ents, roles: roles}, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.audit(auditEvent{Event: store.EventLicenseActivated, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": fp, "new_binding": !bound, "user_id": userID}}); err != nil {
+		return nil, err
+	}
+	return &store.Activation{RuntimeSession: *sess, LicenseStatus: l.EffectiveStatus(t.now), LicenseExpiresAt: l.ExpiresAt}, nil
+}
+
+// bind binds the device of fingerprint fp (created as newDevID when the
+// environment has none) to l as an activation does, activating l and giving
+// it userID's ownership when it has none; l is updated in place. Every check
+// comes before the first write. It reports whether the device was bound
+// already. Returns the refusals of l.CheckOwner and store.CheckBind.
+func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp, userID, newDevID string) (*store.Device, bool, error) {
+	if err := l.CheckOwner(userID); err != nil {
+		return nil, false, err
 	}
 	var dev *store.Device
 	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
 		cd, err := cachedGet[store.Device](r.cache, t, tagDevice, bDevices, idb(devID))
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if cd == nil || cd.EnvID != ra.Env.ID {
-			return nil, store.NotFound("device")
+			return nil, false, store.NotFound("device")
 		}
 		dc := *cd
 		dev = &dc
 	}
 	bound := dev != nil && t.isBound(l.ID, dev.ID)
 	if err := store.CheckBind(l, plan, dev, bound, t.devicesCount(l.ID)); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 
 	// Writes start here. A new device is written once, already bound.
 	var prevDev *store.Device
 	if dev == nil {
-		dev = &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
+		dev = &store.Device{ID: newDevID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
 	} else {
 		p := *dev
 		prevDev = &p
@@ -171,10 +197,10 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 		now := t.now
 		dev.LastSeenAt = &now
 		if err := t.saveDevice(prevDev, dev); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if err := t.bindDevice(l.ID, dev.ID, t.now); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	changed := !bound
@@ -192,23 +218,10 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 	if changed {
 		l.UpdatedAt = t.now
 		if err := t.saveLicense(&prevLic, l); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	ents, err := r.licenseEntitlements(t, l, nil)
-	if err != nil {
-		return nil, err
-	}
-	ents = sortedSet(ents)
-	sess, err := r.openSession(t, sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: ents, roles: roles}, seed)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.audit(auditEvent{Event: store.EventLicenseActivated, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-		Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": fp, "new_binding": !bound, "user_id": userID}}); err != nil {
-		return nil, err
-	}
-	return &store.Activation{RuntimeSession: *sess, LicenseStatus: l.EffectiveStatus(t.now), LicenseExpiresAt: l.ExpiresAt}, nil
+	return dev, bound, nil
 }
 
 // ResetDevice implements store.Runtime.

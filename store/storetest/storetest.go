@@ -166,6 +166,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("EndUsers", func(t *testing.T) { testEndUsers(t, open) })
 	t.Run("Devices", func(t *testing.T) { testDevices(t, open) })
 	t.Run("LicenseDevices", func(t *testing.T) { testLicenseDevices(t, open) })
+	t.Run("LicenseMachineFile", func(t *testing.T) { testLicenseMachineFile(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("Outbox", func(t *testing.T) { testOutbox(t, open) })
 	t.Run("OrgAudit", func(t *testing.T) { testOrgAudit(t, open) })
