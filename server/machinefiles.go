@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"licensectl/offline"
 	"licensectl/server/api"
 	"licensectl/store"
 )
@@ -29,7 +30,7 @@ func (s *Server) rtCheckoutMachineFile(w http.ResponseWriter, r *http.Request, c
 	if err != nil {
 		return err
 	}
-	f, err := mf.Sign(req.Encrypt)
+	f, err := offline.Sign(mf, req.Encrypt)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-
-	"licensectl/machinefile"
 )
 
 // Machine file TTL bounds (docs/design.md §13): a requested TTL is at least an
@@ -135,26 +133,9 @@ type MachineFiles interface {
 	IssueMachineFile(ctx context.Context, s Scope, licenseID string, in LicenseMachineFileInput) (*IssuedMachineFile, error)
 }
 
-// Sign builds the certificate of mf, signed with its environment's key;
-// encrypt seals it for the license key as generated and the device's
-// fingerprint.
-func (mf *MachineFile) Sign(encrypt bool) (*IssuedMachineFile, error) {
-	p := &machinefile.Payload{
-		Meta: machinefile.Meta{IssuedAt: mf.IssuedAt.UTC(), ExpiresAt: mf.ExpiresAt.UTC(), TTL: mf.TTL},
-		License: machinefile.License{ID: mf.License.ID, Status: mf.License.Status, ExpiresAt: mf.License.ExpiresAt, Entitlements: mf.Entitlements,
-			Plan: machinefile.Plan{ID: mf.Plan.ID, Name: mf.Plan.Name, MaxDevices: mf.Plan.MaxDevices, MaxConcurrent: mf.Plan.MaxConcurrent, IsTrial: mf.Plan.IsTrial}},
-		Device:      machinefile.Device{ID: mf.Device.ID, Fingerprint: mf.Device.Fingerprint},
-		Application: machinefile.Application{ID: mf.AppID, Environment: mf.Env.Name},
-	}
-	if mf.User != nil {
-		p.User = &machinefile.User{ID: mf.User.ID, Email: mf.User.Email}
-	}
-	if p.License.Entitlements == nil {
-		p.License.Entitlements = []string{}
-	}
-	cert, err := machinefile.Issue(mf.Env.SigningKey, mf.Env.KeyID, p, encrypt, mf.License.Key)
-	if err != nil {
-		return nil, err
-	}
-	return &IssuedMachineFile{Certificate: cert, IssuedAt: mf.IssuedAt.UTC(), ExpiresAt: mf.ExpiresAt.UTC(), TTL: mf.TTL, DeviceID: mf.Device.ID}, nil
-}
+// MachineFileSigner builds the signed file of mf (docs/design.md §13),
+// encrypted to its license key and fingerprint when encrypt. It is injected
+// into a store like the token signer and pix.Checkout, so that the store
+// does not know the file format (offline.Sign is the one in use).
+type MachineFileSigner func(mf *MachineFile, encrypt bool) (*IssuedMachineFile, error)
+

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"licensectl/config"
+	"licensectl/offline"
 	"licensectl/server/api"
 	"licensectl/server/client"
 	"licensectl/store"
@@ -128,7 +129,7 @@ func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
 	}
 	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait})
 	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout,
-		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints, MaxQueueWait: cfg.Server.MaxQueueWait})
+		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints, MaxQueueWait: cfg.Server.MaxQueueWait, MachineFiles: offline.Sign})
 	if errors.Is(err, bolt.ErrLocked) {
 		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
 			"Stop it, or administer it remotely: --server http://%s --api-key <token from %s>",

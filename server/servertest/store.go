@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"licensectl/offline"
 	"licensectl/store"
 	"licensectl/store/bolt"
 	"licensectl/store/password"
@@ -79,7 +80,7 @@ type boltStore struct {
 // uses. Tests of what is bbolt's own (the CLI's local mode, which opens the
 // file itself) use it directly; the others go through OpenStore.
 func OpenBolt(dir string, o StoreOptions) (Store, error) {
-	opts := bolt.Options{Clock: o.Clock, Policy: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait, MaxWebhookEndpoints: o.MaxWebhookEndpoints}
+	opts := bolt.Options{Clock: o.Clock, Policy: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait, MaxWebhookEndpoints: o.MaxWebhookEndpoints, MachineFiles: offline.Sign}
 	if o.Hasher != nil {
 		opts.Hasher = o.Hasher
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/offline"
 	"licensectl/store"
 	"licensectl/store/password"
 	"licensectl/store/storetest"
@@ -18,7 +19,7 @@ var _ storetest.Fixtures = (*Fixtures)(nil)
 func TestConformance(t *testing.T) {
 	open := func(t *testing.T, billing store.BillingPolicy) storetest.Harness {
 		clock := storetest.NewClock(time.Now())
-		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Clock: clock.Now, Hasher: fakeHasher{}, Policy: password.CheckPolicy})
+		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Clock: clock.Now, Hasher: fakeHasher{}, Policy: password.CheckPolicy, MachineFiles: offline.Sign})
 		if err != nil {
 			t.Fatal(err)
 		}

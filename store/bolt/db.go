@@ -41,6 +41,9 @@ type Options struct {
 	// before it is refused as overloaded (docs/design.md §14); 0 waits as long
 	// as it takes, as the CLI's one-off writes may.
 	MaxQueueWait time.Duration
+	// MachineFiles signs the machine files IssueMachineFile issues; nil
+	// refuses them as unavailable.
+	MachineFiles store.MachineFileSigner
 	// MaxWebhookEndpoints bounds the endpoints of one application
 	// (webhooks.max_endpoints); 0 means store.DefaultMaxEndpoints.
 	MaxWebhookEndpoints int
@@ -72,8 +75,9 @@ type DB struct {
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 	writer   *writerGate   // every write after Open goes through it
-	leases   leaseTable    // the outbox claims in flight (outbox_lease.go)
-	maxHooks int           // webhooks.max_endpoints
+	signMF   store.MachineFileSigner
+	leases   leaseTable // the outbox claims in flight (outbox_lease.go)
+	maxHooks int        // webhooks.max_endpoints
 }
 
 var (
@@ -112,7 +116,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1),
-		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait)}
+		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait), signMF: opts.MachineFiles}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()
