@@ -127,9 +127,9 @@ func decodeOptional(r *http.Request, v any) error {
 	return err
 }
 
-// pageRequest reads page and per_page query parameters.
+// pageRequest reads the page, per_page and cursor query parameters.
 func pageRequest(r *http.Request) (store.PageRequest, error) {
-	var p store.PageRequest
+	p := store.PageRequest{Cursor: r.URL.Query().Get("cursor")}
 	for _, f := range []struct {
 		name string
 		dst  *int

@@ -26,16 +26,17 @@ func generate(t *testing.T, f *fixture, body map[string]any, hdr ...string) []ma
 
 // page reads a list endpoint's envelope.
 type page struct {
-	Data    []map[string]any `json:"data"`
-	Total   int              `json:"total"`
-	Page    int              `json:"page"`
-	PerPage int              `json:"per_page"`
+	Data       []map[string]any `json:"data"`
+	Total      int              `json:"total"`
+	Page       int              `json:"page"`
+	PerPage    int              `json:"per_page"`
+	NextCursor string           `json:"next_cursor"`
 }
 
 func getPage(t *testing.T, f *fixture, path string, hdr ...string) page {
 	t.Helper()
 	r := f.do(t, "GET", path, nil, hdr...).Want(t, http.StatusOK)
-	servertest.WantKeys(t, r.Map(t), "data", "total", "page", "per_page")
+	servertest.WantKeys(t, r.Map(t), "data", "total", "page", "per_page", "next_cursor")
 	var p page
 	r.JSON(t, &p)
 	return p

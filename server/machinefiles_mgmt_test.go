@@ -10,7 +10,7 @@ import (
 	"licensectl/server/api"
 )
 
-// TestManagementMachineFile: the air-gapped machine file (design.md §13).
+// TestManagementMachineFile: the air-gapped machine file (docs/design.md §13).
 // The management endpoint binds the device as an activation would (a seat
 // taken, the license active, device_limit_reached when full) and returns a
 // file that verifies offline with the environment's JWKS key for that

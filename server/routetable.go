@@ -207,6 +207,7 @@ var (
 	pageParams = []param{
 		{name: "page", typ: "integer", desc: "the page, from 1 (default 1)"},
 		{name: "per_page", typ: "integer", desc: "items per page, 1 to 100 (default 20)"},
+		{name: "cursor", desc: "the next_cursor of the page before, instead of page: a deep page costs what the first does"},
 	}
 	envHeader   = param{name: "x-environment", desc: "production (default) or development: the environment a dashboard token or API key acts in; an application secret acts in its own"}
 	statusQuery = param{name: "status", desc: "only records with this status"}

@@ -73,7 +73,7 @@ func MachineFileTTL(ttl, maxDays int) (int, error) {
 }
 
 // LicenseMachineFileInput asks for a machine file of a license for an
-// air-gapped device (design.md §13): the device is bound as an activation
+// air-gapped device (docs/design.md §13): the device is bound as an activation
 // binds it, without a runtime session.
 type LicenseMachineFileInput struct {
 	Fingerprint string
@@ -138,4 +138,3 @@ type MachineFiles interface {
 // into a store like the token signer and pix.Checkout, so that the store
 // does not know the file format (offline.Sign is the one in use).
 type MachineFileSigner func(mf *MachineFile, encrypt bool) (*IssuedMachineFile, error)
-

@@ -13,7 +13,7 @@ import (
 )
 
 // keyMachineFile is m on the license detail: a machine file for an
-// air-gapped device (design.md §13), written to a new file.
+// air-gapped device (docs/design.md §13), written to a new file.
 var keyMachineFile = mutating(bind(groupScreen, "m", "machine file", "m"))
 
 // Fields of the machine file form; the first two are named like the

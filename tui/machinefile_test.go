@@ -14,7 +14,7 @@ import (
 )
 
 // TestLicenseMachineFile: m on the license detail issues an air-gapped
-// machine file for a fingerprint into a new file (design.md §13): the device
+// machine file for a fingerprint into a new file (docs/design.md §13): the device
 // takes a seat, the file verifies for it only, an existing file is never
 // written over, and the server's complaint about a field comes back under
 // that field.

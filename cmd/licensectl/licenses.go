@@ -148,22 +148,26 @@ func (f *pageFlags) bind(c *cobra.Command) {
 	c.Flags().BoolVar(&f.all, "all", false, "list every page")
 }
 
-// collect reads one page, or every page with --all.
+// collect reads one page, or every page with --all. --all follows each
+// page's next_cursor, so the last page of a long list costs what the first
+// does and an item added meanwhile does not shift one into the next page.
 func collect[T any](f pageFlags, get func(store.PageRequest) (*store.Page[T], error)) (*store.Page[T], error) {
 	if !f.all {
 		return get(store.PageRequest{Page: f.page, PerPage: f.perPage})
 	}
 	out := &store.Page[T]{Page: 1}
-	for page := 1; ; page++ {
-		p, err := get(store.PageRequest{Page: page, PerPage: store.MaxPerPage})
+	req := store.PageRequest{PerPage: store.MaxPerPage}
+	for {
+		p, err := get(req)
 		if err != nil {
 			return nil, err
 		}
 		out.Data = append(out.Data, p.Data...)
 		out.Total = p.Total
-		if len(p.Data) == 0 || len(out.Data) >= p.Total {
+		if p.NextCursor == "" {
 			break
 		}
+		req.Cursor = p.NextCursor
 	}
 	out.PerPage = len(out.Data)
 	return out, nil

@@ -14,7 +14,7 @@ import (
 )
 
 // newLicenseMachineFileCmd issues a machine file for an air-gapped device
-// (design.md §13). Its -o names the file to write, as the design spells the
+// (docs/design.md §13). Its -o names the file to write, as the design spells the
 // command, so it shadows the global -o output format here.
 func newLicenseMachineFileCmd(e *env) *cobra.Command {
 	var app, fp, user, file string

@@ -17,7 +17,7 @@ import (
 )
 
 // machineFileScenario: `license machine-file` issues an air-gapped machine
-// file (design.md §13) that verifies offline with the environment's key for
+// file (docs/design.md §13) that verifies offline with the environment's key for
 // its fingerprint only; -o writes it 0600 and never over another file, and a
 // refused file takes no seat.
 func machineFileScenario(t *testing.T, c *cli, orgID string, seed seeder) {

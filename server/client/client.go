@@ -207,7 +207,6 @@ func appPath(appID string, rest ...string) string {
 	return p(append([]string{"/v1/mgmt/applications", appID}, rest...)...)
 }
 
-// pageQuery encodes page and per_page when set.
 // setIf sets the query parameter name when value is not empty: an empty
 // filter means "any", which the server reads from its absence.
 func setIf(q url.Values, name, value string) {
@@ -216,6 +215,7 @@ func setIf(q url.Values, name, value string) {
 	}
 }
 
+// pageQuery encodes page, per_page and cursor when set.
 func pageQuery(q url.Values, pr store.PageRequest) url.Values {
 	if q == nil {
 		q = url.Values{}
@@ -226,6 +226,7 @@ func pageQuery(q url.Values, pr store.PageRequest) url.Values {
 	if pr.PerPage != 0 {
 		q.Set("per_page", fmt.Sprint(pr.PerPage))
 	}
+	setIf(q, "cursor", pr.Cursor)
 	return q
 }
 

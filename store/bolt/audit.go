@@ -213,8 +213,15 @@ func (t *txn) auditRange(index, prefix []byte, f store.AuditFilter, keep func(k 
 		}
 		matched = append(matched, ids(k[len(k)-16:]))
 	}
+	from, err := f.Start()
+	if err != nil {
+		return nil, err
+	}
 	out := &store.Page[*store.AuditEntry]{Data: []*store.AuditEntry{}, Total: len(matched), Page: f.Page, PerPage: f.PerPage}
-	for i := len(matched) - 1 - f.Offset(); i >= 0 && len(out.Data) < f.PerPage; i-- {
+	if end := from + f.PerPage; end < len(matched) {
+		out.NextCursor = store.OffsetCursor(end)
+	}
+	for i := len(matched) - 1 - from; i >= 0 && len(out.Data) < f.PerPage; i-- {
 		e := new(store.AuditEntry)
 		if err := t.mustGet(bAudit, matched[i], "audit entry", e); err != nil {
 			return nil, err

@@ -115,14 +115,16 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 			if err != nil {
 				return err
 			}
-			page = pageOf(found, f.PageRequest)
+			if page, err = pageOf(found, f.PageRequest); err != nil {
+				return err
+			}
 		} else {
 			index, prefix := licenseIndex(env.ID, f)
 			if page, err = listPage[store.License](t, index, prefix, bLicenses, f.PageRequest); err != nil {
 				return err
 			}
 		}
-		out = &store.Page[*store.LicenseItem]{Data: make([]*store.LicenseItem, 0, len(page.Data)), Total: page.Total, Page: page.Page, PerPage: page.PerPage}
+		out = &store.Page[*store.LicenseItem]{Data: make([]*store.LicenseItem, 0, len(page.Data)), Total: page.Total, Page: page.Page, PerPage: page.PerPage, NextCursor: page.NextCursor}
 		names := map[string]string{}
 		for _, l := range page.Data {
 			item, err := t.licenseItem(l, names)

@@ -74,10 +74,18 @@ func (t *txn) deviceByFingerprint(envID, fp string) string {
 }
 
 // pageOf cuts the requested page out of items found by a lookup.
-func pageOf[T any](items []*T, p store.PageRequest) *store.Page[*T] {
-	out := &store.Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
-	if from := p.Offset(); from < len(items) {
-		out.Data = items[from:min(len(items), from+p.PerPage)]
+func pageOf[T any](items []*T, p store.PageRequest) (*store.Page[*T], error) {
+	from, err := p.Start()
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := &store.Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
+	if from < len(items) {
+		end := min(len(items), from+p.PerPage)
+		out.Data = items[from:end]
+		if end < len(items) {
+			out.NextCursor = store.OffsetCursor(end)
+		}
+	}
+	return out, nil
 }

@@ -250,8 +250,12 @@ func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID st
 		if f.Status != "" {
 			index, prefix = bDelivHookStatus, key(idb(webhookID), str(f.Status))
 		}
-		out = &store.Page[*store.Delivery]{Data: []*store.Delivery{}, Total: t.count(index, prefix), Page: f.Page, PerPage: f.PerPage}
-		for _, id := range t.page(index, prefix, f.Offset(), f.PerPage) {
+		page, next, err := t.pageIDs(index, prefix, f.PageRequest)
+		if err != nil {
+			return err
+		}
+		out = &store.Page[*store.Delivery]{Data: []*store.Delivery{}, Total: t.count(index, prefix), Page: f.Page, PerPage: f.PerPage, NextCursor: next}
+		for _, id := range page {
 			d := new(deliveryRecord)
 			if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
 				return err

@@ -70,7 +70,8 @@ func (db *DB) VerifyRecords(ctx context.Context) error {
 // pages the records need are written: a file padded with free pages, or
 // sparse, does not carry its size into the copy.
 func (db *DB) CompactInto(path string) (int64, error) {
-	dst, err := bolt.Open(path, 0o600, &bolt.Options{NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	// As Open keeps it, so the copy opens without a rebuild.
+	dst, err := bolt.Open(path, 0o600, &bolt.Options{NoFreelistSync: rebuildFreelist, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return 0, err
 	}

@@ -10,7 +10,7 @@ import (
 	"licensectl/store"
 )
 
-// testLicenseMachineFile: the air-gapped machine file of design.md §13.
+// testLicenseMachineFile: the air-gapped machine file of docs/design.md §13.
 // Support issues it for a fingerprint; the device is bound as an activation
 // binds it (a seat taken, the license activated, the same refusals), the
 // TTL is in days within the plan's max_offline_days, and the file verifies
