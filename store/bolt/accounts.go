@@ -125,7 +125,7 @@ func (t *txn) putMailToken(plain, purpose, memberID string, ttl time.Duration) e
 // spending it. Unknown, expired, misdirected tokens and tokens of removed
 // accounts are all invalid_token, alike.
 func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
-	invalid := store.Errorf(store.ECodeInvalidToken, "the link is invalid, expired or already used; request a new one")
+	invalid := store.ErrMailLinkInvalid()
 	if plain == "" {
 		return nil, invalid
 	}
@@ -268,7 +268,7 @@ func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*st
 
 // Login implements store.Accounts.
 func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time.Duration) (*store.LoginResult, error) {
-	invalid := store.Errorf(store.ECodeInvalidCreds, "wrong e-mail or password")
+	invalid := store.ErrWrongPassword()
 	if db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}

@@ -57,7 +57,7 @@ func (t *txn) endDashSessions(memberID string) (int, error) {
 
 // DashboardSession implements store.Accounts.
 func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResult, error) {
-	unauth := store.Errorf(store.ECodeUnauthenticated, "invalid or expired token")
+	unauth := store.ErrDashboardToken()
 	var out *store.LoginResult
 	err := db.view(ctx, func(t *txn) error {
 		s := new(store.DashboardSession)

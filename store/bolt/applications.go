@@ -65,7 +65,7 @@ func (db *DB) FindApplicationByPublicKey(ctx context.Context, publicKey string) 
 	err := db.view(ctx, func(t *txn) error {
 		v := t.tx.Bucket(bAppsPubKey).Get([]byte(publicKey))
 		if len(v) != 32 {
-			return store.Errorf(store.ECodeInvalidApp, "unknown application key")
+			return store.ErrUnknownAppKey()
 		}
 		a = new(store.Application)
 		ok, err := t.get(bApps, ids(v[:16]), a)
@@ -73,7 +73,7 @@ func (db *DB) FindApplicationByPublicKey(ctx context.Context, publicKey string) 
 			return err
 		}
 		if !ok {
-			return store.Errorf(store.ECodeInvalidApp, "unknown application key")
+			return store.ErrUnknownAppKey()
 		}
 		env = a.EnvByID(ids(v[16:]))
 		return nil

@@ -94,7 +94,7 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, plaintext string) (*store.
 func (db *DB) authenticate(ctx context.Context, hashes, records []byte, plaintext string, rec any,
 	state func() (revoked, lastUsed *time.Time), setUsed func(time.Time)) error {
 	h := []byte(store.HashSecret(plaintext))
-	unauth := store.Errorf(store.ECodeUnauthenticated, "invalid or revoked credential")
+	unauth := store.ErrCredential()
 	var id string
 	err := db.view(ctx, func(t *txn) error {
 		id = t.lookup(hashes, h)

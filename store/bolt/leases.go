@@ -138,10 +138,10 @@ func (r *Runtime) leaseSession(t *txn, ra *store.RuntimeApp, accessToken string)
 		return nil, err
 	}
 	if reason != "" {
-		return nil, store.Errorf(store.ECodeSessionInvalid, "the session is not valid: %s", reason)
+		return nil, store.ErrSessionInvalid(reason)
 	}
 	if v.lic == nil {
-		return nil, store.Errorf(store.ECodeSessionInvalid, "leases need the session of a license activation")
+		return nil, store.ErrNotActivationSession()
 	}
 	return v, nil
 }
@@ -164,7 +164,7 @@ func leaseTTL(p *store.Plan) time.Duration {
 }
 
 func errLeaseNotFound() error {
-	return store.Errorf(store.ECodeLeaseNotFound, "the lease expired, was released or does not exist")
+	return store.ErrLeaseNotFound()
 }
 
 // CheckoutLease implements store.Leases. Checkouts of one license are
@@ -223,9 +223,7 @@ func (r *Runtime) CheckoutLease(ctx context.Context, c store.RuntimeClient, acce
 			return nil
 		}
 		if p.MaxConcurrent > 0 && live >= p.MaxConcurrent {
-			e := store.Errorf(store.ECodeSeatsExhausted, "all %d seats of the license are in use", p.MaxConcurrent)
-			e.RetryAfter = max(1, int((first.Sub(t.now)+time.Second-1)/time.Second))
-			return e
+			return store.ErrSeatsExhausted(p.MaxConcurrent, first.Sub(t.now))
 		}
 		rec := &leaseRecord{OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvID: ra.Env.ID, LicenseID: v.lic.ID, DeviceID: v.dev.ID,
 			Fingerprint: v.dev.Fingerprint, ExpiresAt: t.now.Add(ttl), CreatedAt: t.now}

@@ -30,7 +30,7 @@ func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient
 		}
 		t.asActor(store.ActorLicense, v.lic.ID)
 		if in.LicenseKey != "" && store.NormalizeLicenseKey(in.LicenseKey) != v.lic.Key {
-			return store.Errorf(store.ECodeLicenseMismatch, "license_key is not the license of this session")
+			return store.ErrLicenseMismatch()
 		}
 		p, err := r.leasePlan(t, v.lic)
 		if err != nil {

@@ -110,7 +110,7 @@ func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
 			return err
 		}
 		if !ok || state == "" || !t.now.Before(a.ExpiresAt) {
-			return store.Errorf(store.ECodeInvalidState, "the sign-in attempt is unknown, expired or already used; start partner sign-in again")
+			return store.ErrPartnerAttempt()
 		}
 		return t.tx.Bucket(bPartnerAttempts).Delete(k)
 	})
@@ -118,12 +118,9 @@ func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
 
 // PartnerSignIn implements store.Partners.
 func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessionTTL time.Duration) (*store.PartnerSignInResult, error) {
-	if id.Issuer == "" || id.Subject == "" {
-		return nil, store.Errorf(store.ECodePartnerFailed, "the provider did not identify the user")
-	}
-	email, err := store.NormalizeEmail("email", id.Email)
+	email, err := id.Check()
 	if err != nil {
-		return nil, store.Errorf(store.ECodePartnerFailed, "the provider did not share a usable e-mail address; allow the e-mail scope")
+		return nil, err
 	}
 	var out *store.PartnerSignInResult
 	err = db.update(ctx, func(t *txn) error {
@@ -178,8 +175,8 @@ func (t *txn) identityMember(ik []byte) (*store.Member, error) {
 // can open an account at a provider with someone else's address, and an
 // account made or joined that way would be waiting for its owner.
 func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, out *store.PartnerSignInResult) (*store.Member, error) {
-	if !id.EmailVerified {
-		return nil, store.Errorf(store.ECodePartnerEmailUnverified, "the provider has not verified this e-mail address; verify it there and sign in again, or sign up with a password")
+	if err := id.CheckLinkable(); err != nil {
+		return nil, err
 	}
 	m := new(store.Member)
 	if mid := t.lookup(bMembersEmail, []byte(email)); mid != "" {

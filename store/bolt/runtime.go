@@ -130,7 +130,7 @@ func (r *Runtime) ResolveApp(ctx context.Context, c store.RuntimeClient) (*store
 }
 
 func errInvalidApp() error {
-	return store.Errorf(store.ECodeInvalidApp, "unknown application")
+	return store.ErrUnknownApp()
 }
 
 // resolve finds the application environment c names, disabled or not.

@@ -99,7 +99,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash st
 			return nil, err
 		}
 		if reason != "" || v.user == nil {
-			return nil, store.Errorf(store.ECodeInvalidToken, "the end-user access token is not valid")
+			return nil, store.ErrEndUserToken()
 		}
 		userID, roles = v.user.ID, v.user.Roles
 	}

@@ -112,13 +112,13 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
 			return nil, err
 		}
-		return nil, store.Errorf(store.ECodeInvalidCreds, "invalid e-mail or password")
+		return nil, store.ErrEndUserCredentials()
 	}
 	switch u.Status {
 	case store.UserBanned:
-		return nil, store.Errorf(store.ECodeForbidden, "this account is banned")
+		return nil, store.ErrAccountRefused("banned")
 	case store.UserDisabled:
-		return nil, store.Errorf(store.ECodeForbidden, "this account is disabled")
+		return nil, store.ErrAccountRefused("disabled")
 	}
 	var dev *store.Device
 	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
@@ -167,7 +167,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 // Logout implements store.Runtime.
 func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken string) error {
 	if accessToken == "" {
-		return store.Errorf(store.ECodeInvalidToken, "unknown access token")
+		return store.ErrUnknownAccessToken()
 	}
 	hash := store.HashSecret(accessToken)
 	return r.db.softUpdate(ctx, func(t *txn) error {
@@ -180,7 +180,7 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 			return err
 		}
 		if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
-			return store.Errorf(store.ECodeInvalidToken, "unknown access token")
+			return store.ErrUnknownAccessToken()
 		}
 		return t.revokeSession(s.ID, RevokedLogout)
 	})
@@ -253,7 +253,7 @@ var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // Refresh implements store.Runtime.
 func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshToken string) (*store.RuntimeSession, error) {
 	if refreshToken == "" {
-		return nil, store.Errorf(store.ECodeInvalidToken, "unknown refresh token")
+		return nil, store.ErrUnknownRefreshToken()
 	}
 	hash := store.HashSecret(refreshToken)
 	seed := newTokenSeed("")
@@ -278,7 +278,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		// A token naming a session whose hashes it does not match is unknown,
 		// not reuse: the session id alone is no proof of holding the session.
 		if !known || cs.AppID != ra.App.ID || cs.EnvID != ra.Env.ID {
-			return store.Errorf(store.ECodeInvalidToken, "unknown refresh token")
+			return store.ErrUnknownRefreshToken()
 		}
 		sc := *cs
 		s := &sc
@@ -286,7 +286,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			return err
 		}
 		if !current && r.rotatedJustNow(t, s, hash) {
-			return store.Errorf(store.ECodeRefreshRotated, "this refresh token was rotated a moment ago by another refresh of this session; use the pair it returned")
+			return store.ErrRefreshRotated()
 		}
 		if !current {
 			// A retired token presented again: whoever holds it is not the
@@ -301,17 +301,17 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 					return err
 				}
 			}
-			return store.Errorf(store.ECodeRefreshReused, "this refresh token was already used; the session is revoked")
+			return store.ErrRefreshReused()
 		}
 		reason, v, err := r.cascade(t, ra, s, false)
 		if err != nil {
 			return err
 		}
 		if reason != "" {
-			return store.Errorf(store.ECodeSessionInvalid, "the session is no longer valid: %s", reason)
+			return store.ErrSessionInvalid(reason)
 		}
 		if !t.now.Before(s.RefreshExpiresAt) || !t.now.Before(s.AbsoluteExpires) {
-			return store.Errorf(store.ECodeSessionInvalid, "the refresh token has expired")
+			return store.ErrRefreshExpired()
 		}
 		ents, err := r.entitlements(t, v)
 		if err != nil {
