@@ -68,8 +68,8 @@ func describe(rt route) []string {
 		miss = append(miss, "a success body more exact than any JSON object")
 	}
 	if rt.method == http.MethodPost || rt.method == http.MethodPatch || rt.method == http.MethodPut {
-		if rt.body == nil && !bodiless[rt.method+" "+rt.path] && rt.access != pageCall {
-			miss = append(miss, "a request body (or a place among the bodiless POSTs)")
+		if rt.body == nil && rt.form == nil && !bodiless[rt.method+" "+rt.path] {
+			miss = append(miss, "a request body or form (or a place among the bodiless POSTs)")
 		}
 	}
 	if rt.body != nil && bodiless[rt.method+" "+rt.path] {
@@ -291,6 +291,16 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			sch.Value.Required = slices.Sorted(slices.Values(rt.required))
 			body := openapi3.NewRequestBody().WithJSONSchemaRef(sch).WithRequired(!rt.bodyOptional)
 			o.RequestBody = &openapi3.RequestBodyRef{Value: body}
+		}
+		if rt.form != nil {
+			form := openapi3.NewObjectSchema()
+			for _, f := range rt.form {
+				form.WithProperty(f, openapi3.NewStringSchema())
+			}
+			form.Required = slices.Clone(rt.form)
+			mt := openapi3.NewMediaType().WithSchema(form)
+			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).
+				WithContent(openapi3.Content{"application/x-www-form-urlencoded": mt})}
 		}
 		ok := openapi3.NewResponse().WithDescription(http.StatusText(rt.status))
 		sch, err := successSchema(gen, rt.resp)

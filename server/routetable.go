@@ -37,6 +37,7 @@ type route struct {
 	alias bool
 
 	body         any      // the JSON request body, a value of its type; nil: none
+	form         []string // a page's form fields (urlencoded), all required
 	required     []string // the body's fields the server requires
 	bodyOptional bool     // the body may be left out
 
@@ -137,6 +138,9 @@ func rtOp(a access, method, path, endpoint, summary string, fn func(*Server, htt
 			return func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error { return fn(s, w, r, c) }
 		}}
 }
+
+// formOf names a page form's fields, which it requires.
+func (rt route) formOf(fields ...string) route { rt.form = fields; return rt }
 
 // aliased marks rt as the operation before it at another path.
 func (rt route) aliased() route { rt.alias = true; return rt }
@@ -452,13 +456,13 @@ func routeTable() []route {
 		pageOp(get, "/account", "The account pages' index: what a person can do here", (*Server).accountIndexPage),
 		pageOp(get, "/account/", "The account pages' index (with the slash)", (*Server).accountIndexPage).aliased(),
 		pageOp(get, "/account/verify-email", "The page that verifies an e-mail address", (*Server).verifyEmailPage),
-		pageOp(post, "/account/verify-email", "Verify an e-mail address (the page's form)", (*Server).verifyEmailPage),
+		pageOp(post, "/account/verify-email", "Verify an e-mail address (the page's form)", (*Server).verifyEmailPage).formOf("token"),
 		pageOp(get, "/account/reset-password", "The page that sets a new password", (*Server).resetPasswordPage),
-		pageOp(post, "/account/reset-password", "Set a new password (the page's form)", (*Server).resetPasswordPage),
+		pageOp(post, "/account/reset-password", "Set a new password (the page's form)", (*Server).resetPasswordPage).formOf("token", "new_password", "confirm_password"),
 		pageOp(get, "/account/forgot-password", "The page that asks for a password-reset link", (*Server).forgotPasswordPage),
-		pageOp(post, "/account/forgot-password", "Mail a password-reset link (the page's form)", (*Server).forgotPasswordPage),
+		pageOp(post, "/account/forgot-password", "Mail a password-reset link (the page's form)", (*Server).forgotPasswordPage).formOf("email"),
 		pageOp(get, "/account/resend-verification", "The page that asks for a new verification link", (*Server).resendVerificationPage),
-		pageOp(post, "/account/resend-verification", "Mail a new verification link (the page's form)", (*Server).resendVerificationPage),
+		pageOp(post, "/account/resend-verification", "Mail a new verification link (the page's form)", (*Server).resendVerificationPage).formOf("email"),
 		pageOp(get, "/account/partner/callback", "Partner sign-in's landing page in the browser", (*Server).partnerPage),
 	}
 }
