@@ -31,9 +31,7 @@ func TestWebhookAndPaymentChecks(t *testing.T) {
 				}
 				return
 			}
-			if e := AsError(err); e == nil || e.Code != ECodeValidation || e.Field != tt.field {
-				t.Fatalf("got %v, want validation_failed naming %s", err, tt.field)
-			}
+			wantInvalid(t, err, tt.field)
 		})
 	}
 }

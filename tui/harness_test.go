@@ -150,6 +150,16 @@ type seeded struct {
 	plan  *store.Plan
 }
 
+// licenseItems lists the seeded licenses, newest first.
+func (s *seeded) licenseItems(t testing.TB) []*store.LicenseItem {
+	t.Helper()
+	p, err := s.db.ListLicenses(context.Background(), s.scope(), store.LicenseFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Data
+}
+
 func seed(t testing.TB, n int) *seeded {
 	t.Helper()
 	ctx := context.Background()

@@ -17,16 +17,13 @@ import (
 func TestLicenseDetailSessionsAndHistory(t *testing.T) {
 	s := seed(t, 2)
 	ctx := context.Background()
-	p, err := s.db.ListLicenses(ctx, s.scope(), store.LicenseFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mine, other := p.Data[0], p.Data[1]
+	lics := s.licenseItems(t)
+	mine, other := lics[0], lics[1]
 	rt := s.db.Runtime(bolt.RuntimeOptions{
 		Signer:    func(*store.Environment, store.AccessClaims) (string, error) { return "token", nil },
 		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Minute,
 	})
-	_, err = rt.Activate(ctx, store.RuntimeClient{AppID: s.app.ID, Env: store.EnvProduction}, store.ActivateInput{
+	_, err := rt.Activate(ctx, store.RuntimeClient{AppID: s.app.ID, Env: store.EnvProduction}, store.ActivateInput{
 		LicenseKey: mine.Key, Fingerprint: "fp-laptop-1", Replay: store.Replay{Timestamp: time.Now(), Nonce: "tui-test-nonce-0001"}})
 	if err != nil {
 		t.Fatal(err)
@@ -59,15 +56,12 @@ func TestLicenseDetailSessionsAndHistory(t *testing.T) {
 // TestAuditEntryOpensItsLicense: an audit entry about a license opens it.
 func TestAuditEntryOpensItsLicense(t *testing.T) {
 	s := seed(t, 1)
-	p, err := s.db.ListLicenses(context.Background(), s.scope(), store.LicenseFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lics := s.licenseItems(t)
 	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
 	h.press("6", "enter")
 	h.contains("Audit entry license.created")
 	h.press("o")
-	h.contains("License " + p.Data[0].Key)
+	h.contains("License " + lics[0].Key)
 }
 
 // TestAuditTimeFilter (docs/tui.md §9.2): from: and to: bound the audit log.
@@ -89,11 +83,8 @@ func TestAuditTimeFilter(t *testing.T) {
 func TestLicenseDetailPagesDevices(t *testing.T) {
 	s := seed(t, 1)
 	ctx := context.Background()
-	p, err := s.db.ListLicenses(ctx, s.scope(), store.LicenseFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lic := p.Data[0]
+	lics := s.licenseItems(t)
+	lic := lics[0]
 	const n = store.LicenseDetailDevices + 5
 	for i := range n {
 		d, err := bolt.FixturesOf(s.db).EnsureDevice(ctx, s.scope(), fmt.Sprintf("site-%02d", i))

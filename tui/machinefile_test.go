@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"crypto/ed25519"
 	"errors"
 	"os"
@@ -20,12 +19,8 @@ import (
 // that field.
 func TestLicenseMachineFile(t *testing.T) {
 	s := seed(t, 1)
-	ctx := context.Background()
-	p, err := s.db.ListLicenses(ctx, s.scope(), store.LicenseFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lic := p.Data[0]
+	lics := s.licenseItems(t)
+	lic := lics[0]
 	env := s.app.Env(store.EnvProduction)
 	pinned := map[string]ed25519.PublicKey{env.KeyID: env.SigningKey.Public().(ed25519.PublicKey)}
 	dir := t.TempDir()

@@ -59,11 +59,8 @@ func command(tm *teatest.TestModel, line string) {
 // the filter, suspend it with y and see the cascade's reason.
 func TestProgramFindSuspend(t *testing.T) {
 	s := seed(t, 30)
-	p, err := s.db.ListLicenses(context.Background(), s.scope(), store.LicenseFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := p.Data[17].Key
+	target := s.licenseItems(t)[17]
+	key := target.Key
 	tm := startProgram(t, s, Options{})
 	waitFor(t, tm, "Overview", "ready")
 	press(tm, "2")
@@ -78,7 +75,7 @@ func TestProgramFindSuspend(t *testing.T) {
 	waitFor(t, tm, "license_suspended")
 	press(tm, "q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
-	l, err := s.db.FindLicense(context.Background(), s.scope(), p.Data[17].ID)
+	l, err := s.db.FindLicense(context.Background(), s.scope(), target.ID)
 	if err != nil || l.Status != store.LicenseSuspended {
 		t.Fatalf("stored license = %+v, %v", l, err)
 	}
