@@ -60,7 +60,7 @@ func (s *Server) issueLicenseMachineFile(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, api.LicenseMachineFileIssued{DeviceID: f.DeviceID,
+	writeJSON(w, http.StatusOK, api.LicenseMachineFileIssued{DeviceID: f.DeviceID,
 		MachineFileIssued: api.MachineFileIssued{Certificate: f.Certificate, IssuedAt: f.IssuedAt, ExpiresAt: f.ExpiresAt, TTL: f.TTL}})
 	return nil
 }

@@ -22,7 +22,7 @@ func TestManagementMachineFile(t *testing.T) {
 	pinned := f.pinned(t, "")
 	var got api.LicenseMachineFileIssued
 	t.Run("OK", func(t *testing.T) {
-		r := f.mgmt(t, "POST", path, map[string]any{"fingerprint": "air-gapped-1"}).Want(t, http.StatusCreated)
+		r := f.mgmt(t, "POST", path, map[string]any{"fingerprint": "air-gapped-1"}).Want(t, http.StatusOK)
 		r.JSON(t, &got)
 		now := f.s.Clock().Now()
 		if got.TTL != 365*86400 || !got.ExpiresAt.Equal(now.Add(365*24*time.Hour)) || !got.IssuedAt.Equal(now) || got.DeviceID == "" {
@@ -43,7 +43,7 @@ func TestManagementMachineFile(t *testing.T) {
 		f.wantAudit(t, "license.checked_out", 1)
 		// The same device again, plain and shorter: its seat is already taken.
 		var plain api.LicenseMachineFileIssued
-		f.mgmt(t, "POST", path, map[string]any{"fingerprint": "air-gapped-1", "ttl_days": 7, "encrypt": false}).Want(t, http.StatusCreated).JSON(t, &plain)
+		f.mgmt(t, "POST", path, map[string]any{"fingerprint": "air-gapped-1", "ttl_days": 7, "encrypt": false}).Want(t, http.StatusOK).JSON(t, &plain)
 		if p, err := machinefile.Verify(plain.Certificate, pinned, "", "air-gapped-1", now); err != nil || plain.TTL != 7*86400 || !p.Meta.ExpiresAt.Equal(now.Add(7*24*time.Hour)) {
 			t.Fatalf("plain file: %+v, %v (ttl %d)", p, err, plain.TTL)
 		}

@@ -376,7 +376,7 @@ func routeTable() []route {
 		mgmtOp(permWrite, del, app+"/licenses/{licenseId}/leases/{leaseId}", "Free a seat (end a lease)", (*Server).releaseLease).
 			h(envHeader).out(ok200, done),
 		mgmtOp(permWrite, post, app+"/licenses/{licenseId}/machine-files", "Issue a machine file for an air-gapped device (binds it as an activation would)", (*Server).issueLicenseMachineFile).
-			in(api.LicenseMachineFileRequest{}, "fingerprint").h(envHeader).out(created, api.LicenseMachineFileIssued{}),
+			in(api.LicenseMachineFileRequest{}, "fingerprint").h(envHeader).out(ok200, api.LicenseMachineFileIssued{}),
 		mgmtOp(permWrite, post, app+"/licenses/{licenseId}/reset-device", "Unbind a device from a license", (*Server).resetLicenseDevice).
 			in(api.ResetDeviceRequest{}, "device_id").h(envHeader).out(ok200, done),
 		route{method: get, path: app + "/licenses/{licenseId}/sessions", summary: "Count the license's live sessions", access: managed, perm: permRead,
