@@ -1,0 +1,196 @@
+package postgres
+
+import (
+	"encoding/json"
+	"slices"
+
+	"licensectl/store"
+)
+
+// auditEvent is what a change records about itself.
+type auditEvent struct {
+	Event    string
+	OrgID    string
+	AppID    string
+	EnvIDs   []string // environments whose log lists the entry; none for organization-level events
+	Target   store.Target
+	Metadata map[string]any
+}
+
+// appEnvIDs lists an application's environments; application-level events
+// (plans, entitlements, secrets) appear in the log of both.
+func appEnvIDs(a *store.Application) []string {
+	out := make([]string, 0, len(a.Environments))
+	for _, e := range a.Environments {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+// audit writes one audit entry for the transaction's change, naming the
+// actor of the request context, and the outbox event of it when an active
+// endpoint hears it: the change, its entry and its outbox row commit
+// together.
+func (t *txn) audit(ev auditEvent) error {
+	a := store.ActorFrom(t.ctx)
+	e := store.AuditEntry{
+		ID:        store.NewID(),
+		OrgID:     ev.OrgID,
+		AppID:     ev.AppID,
+		Event:     ev.Event,
+		Actor:     a,
+		Target:    ev.Target,
+		IP:        a.IP,
+		UserAgent: a.UserAgent,
+		Metadata:  ev.Metadata,
+		CreatedAt: t.now,
+	}
+	if len(ev.EnvIDs) == 1 {
+		e.EnvID = ev.EnvIDs[0]
+	}
+	envs := ev.EnvIDs
+	if envs == nil {
+		envs = []string{}
+	}
+	if _, err := t.exec(`INSERT INTO audit (id, org_id, app_id, env_ids, event, target_id, created_at, ip, user_agent, doc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		e.ID, e.OrgID, nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)); err != nil {
+		return err
+	}
+	return t.enqueue(ev, &e)
+}
+
+// decodeAudit reads an audit row: its doc and the columns the doc leaves
+// out (the request's address and user agent).
+func decodeAudit(raw []byte, ip, userAgent string) (*store.AuditEntry, error) {
+	e, err := decode[store.AuditEntry](raw)
+	if err != nil {
+		return nil, err
+	}
+	e.IP, e.UserAgent = ip, userAgent
+	return e, nil
+}
+
+// activeHooks lists the active endpoints that hear the events of a scope:
+// an application's endpoints, or for an organization-level event every
+// endpoint of the organization. It is read once per transaction.
+func (t *txn) activeHooks(orgID, appID string) ([]*webhookRow, error) {
+	k, sql, arg := "a"+appID, `SELECT doc FROM webhooks WHERE app_id = $1 AND status = 'active' ORDER BY id`, appID
+	switch {
+	case appID != "":
+	case orgID != "":
+		k, sql, arg = "o"+orgID, `SELECT doc FROM webhooks WHERE org_id = $1 AND status = 'active' ORDER BY id`, orgID
+	default:
+		return nil, nil
+	}
+	if hooks, ok := t.hooks[k]; ok {
+		return hooks, nil
+	}
+	hooks, err := docs[webhookRow](t, sql, arg)
+	if err != nil {
+		return nil, err
+	}
+	if t.hooks == nil {
+		t.hooks = map[string][]*webhookRow{}
+	}
+	t.hooks[k] = hooks
+	return hooks, nil
+}
+
+// outboxChannel is the channel committing servers notify and every server
+// listens on (listen.go).
+const outboxChannel = "licensectl_outbox"
+
+// enqueue writes the outbox event of the audit entry e when an active
+// endpoint subscribes to it; the commit notifies every server.
+func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
+	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
+	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRow) bool { return store.MatchAny(w.Events, ev.Event) }) {
+		return err
+	}
+	body, err := t.payload(ev, e)
+	if err != nil {
+		return err
+	}
+	if _, err := t.exec(`INSERT INTO outbox_events (id, org_id, app_id, event, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
+		store.NewID(), ev.OrgID, nullID(ev.AppID), ev.Event, t.now, body); err != nil {
+		return err
+	}
+	t.queued = true
+	return nil
+}
+
+// payload renders the body of ev's deliveries once, with the snapshot of
+// the object it concerns as it stands in this transaction.
+func (t *txn) payload(ev auditEvent, e *store.AuditEntry) ([]byte, error) {
+	data := store.EventData{AuditID: e.ID}
+	if ev.AppID != "" {
+		appID := ev.AppID
+		data.ApplicationID = &appID
+		a, err := doc[store.Application](t, `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(ev.AppID))
+		if err != nil {
+			return nil, err
+		}
+		if a != nil && len(ev.EnvIDs) == 1 {
+			if env := a.EnvByID(ev.EnvIDs[0]); env != nil {
+				name := env.Name
+				data.Environment = &name
+			}
+		}
+	}
+	kind, obj, err := store.Snapshot(ev.Target, snapshots{t}, t.now)
+	if err != nil {
+		return nil, err
+	}
+	data.Kind, data.Object = kind, obj
+	return json.Marshal(store.EventPayload{Type: ev.Event, Timestamp: t.now.UTC(), Data: data})
+}
+
+// snapshots loads the records of event snapshots for store.Snapshot, in
+// the change's transaction.
+type snapshots struct{ t *txn }
+
+func (s snapshots) LicenseItem(id string) (*store.LicenseItem, error) {
+	var raw []byte
+	var n int
+	err := s.t.tx.QueryRow(s.t.ctx, `SELECT doc, devices_count FROM licenses WHERE id = $1`, uuidOrNil(id)).Scan(&raw, &n)
+	if noRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := decodeLicense(raw, n)
+	if err != nil {
+		return nil, err
+	}
+	return s.t.licenseItem(l)
+}
+
+func (s snapshots) EndUser(id string) (*store.EndUser, error) {
+	return doc[store.EndUser](s.t, `SELECT doc FROM end_users WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) Device(id string) (*store.Device, error) {
+	return doc[store.Device](s.t, `SELECT doc FROM devices WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) Plan(id string) (*store.Plan, error) {
+	return doc[store.Plan](s.t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) Entitlement(id string) (*store.Entitlement, error) {
+	return doc[store.Entitlement](s.t, `SELECT doc FROM entitlements WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) Application(id string) (*store.Application, error) {
+	return doc[store.Application](s.t, `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) Webhook(id string) (*store.Webhook, error) {
+	w, err := doc[webhookRow](s.t, `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
+	if err != nil || w == nil {
+		return nil, err
+	}
+	return w.domain(), nil
+}
