@@ -18,7 +18,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	pgtest.TemplateMaker = Prepare
 	pgtest.Main(m)
 }
 

@@ -117,16 +117,6 @@ func (db *DB) SeedLegacyDevice(ctx context.Context, s store.Scope, fingerprint s
 	return nil, errNotBuiltlicenses
 }
 
-// SeedLegacyRefreshToken implements store.storetest.Fixtures.
-func (db *DB) SeedLegacyRefreshToken(ctx context.Context, sessionID string) (string, error) {
-	return "", errNotBuiltlicenses
-}
-
-// SessionRevokeReason implements store.storetest.Fixtures.
-func (db *DB) SessionRevokeReason(ctx context.Context, id string) (string, error) {
-	return "", errNotBuiltlicenses
-}
-
 // ExpireLicenses implements store.Backend.
 func (db *DB) ExpireLicenses(ctx context.Context) (int, error) {
 	return 0, errNotBuiltlicenses

@@ -199,3 +199,135 @@ CREATE TABLE outbox_events (
 	body       bytea NOT NULL
 );
 CREATE INDEX outbox_events_scope ON outbox_events (org_id, app_id, id);
+
+-- Dashboard members (every part counts them against a tier).
+CREATE TABLE members (
+	id     uuid PRIMARY KEY,
+	org_id uuid NOT NULL,
+	email  text NOT NULL CONSTRAINT members_email_key UNIQUE,
+	role   text NOT NULL,
+	doc    json NOT NULL
+);
+CREATE INDEX members_org ON members (org_id, id);
+
+-- An organization's subscription; absent, the default one since the
+-- organization's creation.
+CREATE TABLE subscriptions (
+	org_id uuid PRIMARY KEY,
+	doc    json NOT NULL
+);
+
+CREATE TABLE dashboard_sessions (
+	id         uuid PRIMARY KEY,
+	member_id  uuid NOT NULL,
+	expires_at timestamptz NOT NULL,
+	doc        json NOT NULL
+);
+CREATE INDEX dashboard_sessions_member ON dashboard_sessions (member_id);
+CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
+
+-- E-mail tokens (verification, password reset) by the hash of the token.
+CREATE TABLE mail_tokens (
+	hash       bytea PRIMARY KEY,
+	member_id  uuid NOT NULL,
+	purpose    text NOT NULL,
+	expires_at timestamptz NOT NULL,
+	doc        json NOT NULL
+);
+CREATE INDEX mail_tokens_member ON mail_tokens (member_id);
+CREATE INDEX mail_tokens_expiry ON mail_tokens (expires_at);
+
+-- Anti-bot solutions spent: shared by every server, so one solution buys
+-- one attempt in all.
+CREATE TABLE used_challenges (
+	hash       bytea PRIMARY KEY,
+	expires_at timestamptz NOT NULL
+);
+CREATE INDEX used_challenges_expiry ON used_challenges (expires_at);
+
+CREATE TABLE onboarding (
+	member_id uuid PRIMARY KEY,
+	doc       json NOT NULL
+);
+
+CREATE TABLE partner_attempts (
+	hash       bytea PRIMARY KEY,
+	expires_at timestamptz NOT NULL
+);
+CREATE INDEX partner_attempts_expiry ON partner_attempts (expires_at);
+
+CREATE TABLE partner_identities (
+	issuer    text NOT NULL,
+	subject   text NOT NULL,
+	member_id uuid NOT NULL,
+	doc       json NOT NULL,
+	PRIMARY KEY (issuer, subject)
+);
+CREATE INDEX partner_identities_member ON partner_identities (member_id);
+
+CREATE TABLE api_keys (
+	id     uuid PRIMARY KEY,
+	org_id uuid NOT NULL,
+	hash   text NOT NULL CONSTRAINT api_keys_hash_key UNIQUE,
+	doc    json NOT NULL
+);
+CREATE INDEX api_keys_org ON api_keys (org_id, id);
+
+CREATE TABLE app_secrets (
+	id     uuid PRIMARY KEY,
+	org_id uuid NOT NULL,
+	app_id uuid NOT NULL,
+	hash   text NOT NULL CONSTRAINT app_secrets_hash_key UNIQUE,
+	doc    json NOT NULL
+);
+CREATE INDEX app_secrets_app ON app_secrets (app_id, id);
+
+-- Runtime request nonces: used once per environment within the window
+-- (primary key + INSERT … ON CONFLICT DO NOTHING); the sweeper deletes the
+-- expired ones.
+CREATE TABLE nonces (
+	env_id     uuid NOT NULL,
+	nonce      text NOT NULL,
+	expires_at timestamptz NOT NULL,
+	PRIMARY KEY (env_id, nonce)
+);
+CREATE INDEX nonces_expiry ON nonces (expires_at);
+
+CREATE TABLE billing_transactions (
+	id         uuid PRIMARY KEY,
+	org_id     uuid NOT NULL,
+	status     text NOT NULL,
+	expires_at timestamptz NOT NULL,
+	doc        json NOT NULL
+);
+CREATE INDEX billing_transactions_org ON billing_transactions (org_id, id);
+CREATE INDEX billing_transactions_pending ON billing_transactions (expires_at) WHERE status = 'pending';
+
+-- Webhook deliveries. A pending delivery of an active endpoint is due at
+-- next_attempt_at; a server claims it by setting leased_until and
+-- leased_by (… FOR UPDATE SKIP LOCKED), and another server sends it once
+-- the lease has run out. body_of names the outbox event whose payload,
+-- kept once in outbox_bodies, the deliveries of one event share.
+CREATE TABLE webhook_deliveries (
+	id              uuid PRIMARY KEY,
+	org_id          uuid NOT NULL,
+	app_id          uuid NOT NULL,
+	webhook_id      uuid NOT NULL,
+	status          text NOT NULL,
+	next_attempt_at timestamptz,
+	done_at         timestamptz,
+	leased_until    timestamptz,
+	leased_by       text NOT NULL DEFAULT '',
+	body_of         uuid,
+	body            bytea,
+	doc             json NOT NULL
+);
+CREATE INDEX webhook_deliveries_hook ON webhook_deliveries (webhook_id, id);
+CREATE INDEX webhook_deliveries_hook_status ON webhook_deliveries (webhook_id, status, id);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_done ON webhook_deliveries (done_at) WHERE done_at IS NOT NULL;
+
+CREATE TABLE outbox_bodies (
+	event_id uuid PRIMARY KEY,
+	body     bytea NOT NULL
+);

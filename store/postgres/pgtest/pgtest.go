@@ -30,18 +30,14 @@ import (
 // URLEnv names the server tests use instead of starting their own.
 const URLEnv = "LICENSECTL_TEST_POSTGRES_URL"
 
-// TemplateMaker prepares the template every test database is copied from:
-// it is given the template's URL once per process (the store's migrations).
-var TemplateMaker func(ctx context.Context, url string) error
-
 var (
 	once     sync.Once
 	adminURL string // a database of the cluster to run CREATE DATABASE in
-	template string // the prepared template's name, "" before prepare
 	setupErr error
 	cluster  *exec.Cmd
 	dataDir  string
-	tmplMu   sync.Mutex
+	mu       sync.Mutex
+	created  []string // schemas made by this process, dropped by Stop
 )
 
 // Available reports whether tests can get a database, and why not.
@@ -68,44 +64,26 @@ func URL(tb testing.TB) string {
 	return u
 }
 
-// NewDatabase creates an empty database (migrated, when TemplateMaker is
-// set) and returns its URL and the function that drops it.
+// NewDatabase makes an empty database for one test and returns its URL and
+// the function that drops it. It is a schema of its own in the cluster's
+// database, named first in the URL's search_path: a schema costs a few
+// catalog rows where a database costs megabytes, and test servers make
+// thousands.
 func NewDatabase(ctx context.Context) (string, func(), error) {
 	if err := Available(); err != nil {
 		return "", nil, err
 	}
-	tmpl, err := prepareTemplate(ctx)
-	if err != nil {
-		return "", nil, err
-	}
 	name := "licensectl_test_" + randomHex()
-	if err := admin(ctx, fmt.Sprintf(`CREATE DATABASE %s TEMPLATE %s`, name, tmpl)); err != nil {
+	if err := admin(ctx, `CREATE SCHEMA `+name); err != nil {
 		return "", nil, err
 	}
+	mu.Lock()
+	created = append(created, name)
+	mu.Unlock()
 	drop := func() {
-		_ = admin(context.Background(), fmt.Sprintf(`DROP DATABASE IF EXISTS %s WITH (FORCE)`, name))
+		_ = admin(context.Background(), `DROP SCHEMA IF EXISTS `+name+` CASCADE`)
 	}
-	return withDatabase(adminURL, name), drop, nil
-}
-
-// prepareTemplate makes, once per process, the database new ones copy.
-func prepareTemplate(ctx context.Context) (string, error) {
-	tmplMu.Lock()
-	defer tmplMu.Unlock()
-	if template != "" {
-		return template, nil
-	}
-	name := "licensectl_tmpl_" + randomHex()
-	if err := admin(ctx, `CREATE DATABASE `+name); err != nil {
-		return "", err
-	}
-	if TemplateMaker != nil {
-		if err := TemplateMaker(ctx, withDatabase(adminURL, name)); err != nil {
-			return "", fmt.Errorf("prepare the test template: %w", err)
-		}
-	}
-	template = name
-	return name, nil
+	return withSearchPath(adminURL, name), drop, nil
 }
 
 func admin(ctx context.Context, sql string) error {
@@ -114,15 +92,8 @@ func admin(ctx context.Context, sql string) error {
 		return err
 	}
 	defer conn.Close(ctx)
-	// CREATE DATABASE … TEMPLATE refuses while another session is on the
-	// template; ours are closed, but a slow close can still be seen.
-	for attempt := 0; ; attempt++ {
-		_, err = conn.Exec(ctx, sql)
-		if err == nil || attempt == 20 {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	_, err = conn.Exec(ctx, sql)
+	return err
 }
 
 func randomHex() string {
@@ -131,13 +102,15 @@ func randomHex() string {
 	return hex.EncodeToString(b[:])
 }
 
-// withDatabase is u with its database replaced by name.
-func withDatabase(u, name string) string {
+// withSearchPath is u with its search_path set to schema alone.
+func withSearchPath(u, schema string) string {
 	parsed, err := url.Parse(u)
 	if err != nil {
 		return u
 	}
-	parsed.Path = "/" + name
+	q := parsed.Query()
+	q.Set("search_path", schema)
+	parsed.RawQuery = q.Encode()
 	return parsed.String()
 }
 
@@ -259,8 +232,17 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Stop stops the throw-away cluster and removes its directory.
+// Stop drops the schemas this process made (test servers keep theirs for
+// a restart until then), stops the throw-away cluster and removes its
+// directory.
 func Stop() {
+	mu.Lock()
+	names := created
+	created = nil
+	mu.Unlock()
+	for _, name := range names {
+		_ = admin(context.Background(), `DROP SCHEMA IF EXISTS `+name+` CASCADE`)
+	}
 	if cluster != nil && cluster.Process != nil {
 		_ = cluster.Process.Signal(syscall.SIGINT)
 		done := make(chan struct{})
