@@ -244,3 +244,13 @@ func decode[T any](raw []byte) (*T, error) {
 	}
 	return v, nil
 }
+
+// passLock takes the transaction-scoped advisory lock of a background pass
+// (expiry, billing, retention, nonce purge, usage flush…): every server runs
+// every pass, and one that finds the lock held by another server skips
+// this round (docs/design.md §12). It reports whether the lock was taken.
+func (t *txn) passLock(pass string) (bool, error) {
+	var ok bool
+	err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock(hashtext('licensectl pass ' || $1))`, pass).Scan(&ok)
+	return ok, err
+}
