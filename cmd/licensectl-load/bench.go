@@ -18,7 +18,9 @@ import (
 
 // bench holds the prepared state of a run.
 type bench struct {
-	addr  string
+	// addrs are the servers' host:port; connection i goes to addrs[i %
+	// len(addrs)], so a run on several servers spreads evenly over them.
+	addrs []string
 	sf    seedFile
 	conns int
 	dur   time.Duration
@@ -37,13 +39,24 @@ type benchSession struct {
 
 const benchPassword = "bench password 4711 lorem"
 
-func newBench(base string, sf seedFile, conns int, dur time.Duration) (*bench, error) {
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("bad -url %q", base)
+// newBench takes the servers' base addresses, comma-separated.
+func newBench(bases string, sf seedFile, conns int, dur time.Duration) (*bench, error) {
+	b := &bench{sf: sf, conns: conns, dur: dur, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
+	for _, base := range splitList(bases) {
+		u, err := url.Parse(base)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("bad -url %q", base)
+		}
+		b.addrs = append(b.addrs, u.Host)
 	}
-	return &bench{addr: u.Host, sf: sf, conns: conns, dur: dur, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}, nil
+	if len(b.addrs) == 0 {
+		return nil, fmt.Errorf("-url names no server")
+	}
+	return b, nil
 }
+
+// addr is the server connection i talks to.
+func (b *bench) addr(i int) string { return b.addrs[i%len(b.addrs)] }
 
 func splitList(s string) []string {
 	var out []string
@@ -155,7 +168,7 @@ func (b *bench) run(ep endpoint, dur time.Duration) (result, error) {
 	runID := b.runID + "p" + strconv.Itoa(b.phase)
 	workers := make([]*worker, b.conns)
 	for i := range workers {
-		c, err := dial(b.addr)
+		c, err := dial(b.addr(i))
 		if err != nil {
 			return result{}, err
 		}
@@ -275,7 +288,7 @@ func (b *bench) parallel(n int, fn func(c *conn, w *worker, i int) error) error 
 	var wg sync.WaitGroup
 	errs := make(chan error, b.conns)
 	for k := 0; k < b.conns; k++ {
-		c, err := dial(b.addr)
+		c, err := dial(b.addr(k))
 		if err != nil {
 			return err
 		}
@@ -385,7 +398,7 @@ func (b *bench) growth(ep endpoint) ([]result, error) {
 		b.report(r)
 		out = append(out, r)
 	}
-	c, err := dial(b.addr)
+	c, err := dial(b.addr(0))
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 
 	"licensectl/store"
 	"licensectl/store/bolt"
+	"licensectl/store/postgres"
 )
 
 // seedFile is what seed writes and run reads.
@@ -62,17 +63,12 @@ func main() {
 func seedCmd(args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ExitOnError)
 	dataDir := fs.String("data-dir", "", "licensectl data directory (server stopped)")
+	pgURL := fs.String("postgres-url", "", "seed this PostgreSQL database instead of the data directory's file")
 	n := fs.Int("licenses", 10000, "licenses to generate")
 	out := fs.String("out", "seed.json", "where to write the seed description")
 	_ = fs.Parse(args)
-	if *dataDir == "" {
-		return fmt.Errorf("-data-dir is required")
-	}
-	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
-		return err
-	}
 	ctx := context.Background()
-	db, err := bolt.Open(*dataDir+"/licensectl.db", bolt.Options{})
+	db, err := openSeedStore(ctx, *dataDir, *pgURL)
 	if err != nil {
 		return err
 	}
@@ -128,11 +124,33 @@ func seedCmd(args []string) error {
 	return os.WriteFile(*out, raw, 0o600)
 }
 
+// seedStore is what seeding writes through: the admin interface of either
+// store.
+type seedStore interface {
+	store.Admin
+	Close() error
+}
+
+// openSeedStore opens the PostgreSQL database of pgURL, or else the data
+// directory's file.
+func openSeedStore(ctx context.Context, dataDir, pgURL string) (seedStore, error) {
+	if pgURL != "" {
+		return postgres.Open(ctx, postgres.Options{URL: pgURL})
+	}
+	if dataDir == "" {
+		return nil, fmt.Errorf("-data-dir or -postgres-url is required")
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	return bolt.Open(dataDir+"/licensectl.db", bolt.Options{})
+}
+
 // runCmd prepares sessions and users through the API and runs every
 // benchmark.
 func runCmd(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
-	url := fs.String("url", "http://127.0.0.1:8080", "server base address")
+	url := fs.String("url", "http://127.0.0.1:8080", "server base address; several, comma-separated, spread the connections over them")
 	seedPath := fs.String("seed", "seed.json", "seed description written by seed")
 	conns := fs.Int("conns", 64, "concurrent keep-alive connections")
 	dur := fs.Duration("duration", 10*time.Second, "time per endpoint")

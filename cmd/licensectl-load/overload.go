@@ -56,11 +56,11 @@ func (b *bench) overload(act, val endpoint, o overloadOptions) error {
 	b.phase++
 	runID := b.runID + "p" + strconv.Itoa(b.phase)
 	var acts, vals overloadTally
-	ac, err := dialAll(b.addr, o.activators)
+	ac, err := dialAll(b.addr(0), o.activators)
 	if err != nil {
 		return err
 	}
-	vc, err := dialAll(b.addr, o.validators)
+	vc, err := dialAll(b.addr(0), o.validators)
 	if err != nil {
 		return err
 	}
