@@ -71,8 +71,8 @@ func auditLogSpec(name, empty string, list func(ctx context.Context, c *ctx, f s
 		cells:   auditCells,
 		id:      func(it any) string { return it.(*store.AuditEntry).ID },
 		primary: auditJSON,
-		fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-			return pageItems(list(ctx, c, store.AuditFilter{Event: q.event, From: q.since, To: q.until, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}))
+		fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+			return pageItems(list(ctx, c, store.AuditFilter{Event: q.event, From: q.since, To: q.until, PageRequest: page}))
 		},
 		parse: parseAudit,
 		open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },

@@ -16,17 +16,17 @@ var (
 )
 
 // whole makes a fetch of a small list that is loaded whole.
-func whole[T any](list func(ctx context.Context, c *ctx) ([]T, error)) func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-	return func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
+func whole[T any](list func(ctx context.Context, c *ctx) ([]T, error)) func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+	return func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		items, err := list(ctx, c)
 		if err != nil {
-			return nil, 0, err
+			return fetched{}, err
 		}
 		out := make([]any, len(items))
 		for i, v := range items {
 			out[i] = v
 		}
-		return out, len(out), nil
+		return fetched{items: out, total: len(out)}, nil
 	}
 }
 

@@ -21,8 +21,8 @@ func newUserDetail(c *ctx, u *store.EndUser) screen {
 	spec := *licensesSpec
 	spec.name, spec.create = "Licenses of "+store.Printable(u.Email), nil
 	spec.empty = "No licenses are assigned to this user."
-	spec.fetch = func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-		p, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{UserID: u.ID, Status: q.status, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+	spec.fetch = func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+		p, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{UserID: u.ID, Status: q.status, PageRequest: page})
 		return pageItems(p, err)
 	}
 	return &userDetail{list: newList(c, &spec), u: u}

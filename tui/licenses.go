@@ -89,12 +89,12 @@ var licensesSpec = &listSpec{
 	},
 	id:      func(it any) string { return it.(*store.LicenseItem).ID },
 	primary: func(it any) string { return it.(*store.LicenseItem).Key },
-	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-		f := store.LicenseFilter{Status: q.status, PlanID: q.planID, Key: q.key, UserEmail: q.email, PageRequest: store.PageRequest{Page: page, PerPage: perPage}}
+	fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+		f := store.LicenseFilter{Status: q.status, PlanID: q.planID, Key: q.key, UserEmail: q.email, PageRequest: page}
 		if strings.HasPrefix(q.planID, "name:") {
 			plans, err := c.data.ListPlans(ctx, c.app())
 			if err != nil {
-				return nil, 0, err
+				return fetched{}, err
 			}
 			f.PlanID = ""
 			for _, p := range plans {
@@ -103,7 +103,7 @@ var licensesSpec = &listSpec{
 				}
 			}
 			if f.PlanID == "" {
-				return nil, 0, store.Errorf(store.ECodeNotFound, "plan %q not found", q.planID[5:])
+				return fetched{}, store.Errorf(store.ECodeNotFound, "plan %q not found", q.planID[5:])
 			}
 		}
 		p, err := c.data.ListLicenses(ctx, c.scope(), f)
@@ -141,15 +141,15 @@ var licensesSpec = &listSpec{
 }
 
 // pageItems turns a typed page into the list's items.
-func pageItems[T any](p *store.Page[T], err error) ([]any, int, error) {
+func pageItems[T any](p *store.Page[T], err error) (fetched, error) {
 	if err != nil {
-		return nil, 0, err
+		return fetched{}, err
 	}
 	out := make([]any, len(p.Data))
 	for i, v := range p.Data {
 		out[i] = v
 	}
-	return out, p.Total, nil
+	return fetched{items: out, total: p.Total, next: p.NextCursor}, nil
 }
 
 // parseQuery reads a filter: a status word (or status:WORD), the tokens

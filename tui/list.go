@@ -8,6 +8,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
 )
 
 // perPage is fixed: a resize never moves page boundaries.
@@ -25,7 +27,7 @@ type listSpec struct {
 	cells   func(c *ctx, it any) []string
 	id      func(it any) string
 	primary func(it any) string // what y copies and messages name
-	fetch   func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error)
+	fetch   func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error)
 	parse   func(c *ctx, text string) query
 	// statuses are the status words of parse, which a palette argument may
 	// abbreviate (statusWords).
@@ -76,23 +78,36 @@ type placement struct {
 	id   string
 }
 
-// pageResult is a page as fetched.
-type pageResult struct {
-	page  int
+// fetched is what a spec's fetch read: the page's items, the count of all
+// matches and the cursor of the page after it ("" on the last page or for
+// a list loaded whole).
+type fetched struct {
 	items []any
 	total int
-	at    placement
+	next  string
+}
+
+// pageResult is a page as fetched.
+type pageResult struct {
+	page int
+	fetched
+	at placement
 }
 
 // list is a table of items of one spec, paged from the server or loaded
 // whole, with a filter, marks and actions.
 type list struct {
 	screenBase
-	spec     *listSpec
-	q        query
-	editing  *input
-	pages    map[int][]any
-	lru      []int
+	spec    *listSpec
+	q       query
+	editing *input
+	pages   map[int][]any
+	lru     []int
+	// cursors[p] is the cursor page p-1 answered with: moving to the next
+	// page resumes there, so page 10,000 costs the server what page 1
+	// does (docs/design.md §7). A page whose cursor is unknown (a jump with G)
+	// is fetched by number.
+	cursors  map[int]string
 	page     int
 	total    int
 	cursor   int
@@ -114,7 +129,7 @@ type list struct {
 }
 
 func newList(c *ctx, spec *listSpec) *list {
-	return &list{screenBase: newBase(c), c: c, spec: spec, pages: map[int][]any{}, marked: map[string]any{}, page: 1}
+	return &list{screenBase: newBase(c), c: c, spec: spec, pages: map[int][]any{}, cursors: map[int]string{}, marked: map[string]any{}, page: 1}
 }
 
 func (l *list) title() string { return l.spec.name }
@@ -178,9 +193,13 @@ func (l *list) goTo(c *ctx, p int, at placement) tea.Cmd {
 func (l *list) fetch(c *ctx, p int, at placement) tea.Cmd {
 	cx, gen := l.next()
 	spec, q := l.spec, l.q
+	req := store.PageRequest{Page: p, PerPage: perPage}
+	if cur := l.cursors[p]; cur != "" {
+		req = store.PageRequest{Cursor: cur, PerPage: perPage}
+	}
 	return c.load(cx, l.sid, gen, "page", func(ctx context.Context) (any, error) {
-		items, total, err := spec.fetch(ctx, c, p, q)
-		return pageResult{page: p, items: items, total: total, at: at}, err
+		f, err := spec.fetch(ctx, c, req, q)
+		return pageResult{page: p, fetched: f, at: at}, err
 	})
 }
 
@@ -225,11 +244,14 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 			r := msg.val.(pageResult)
 			if l.flush {
-				l.pages, l.lru, l.newer, l.flush = map[int][]any{}, nil, 0, false
+				l.pages, l.lru, l.cursors, l.newer, l.flush = map[int][]any{}, nil, map[int]string{}, 0, false
 			}
 			l.err, l.loaded, l.loadedAt = nil, true, c.now()
 			l.total, l.page = r.total, r.page
 			l.pages[r.page] = r.items
+			if r.next != "" {
+				l.cursors[r.page+1] = r.next
+			}
 			l.touch(r.page)
 			if r.page == 1 && len(r.items) > 0 {
 				l.firstID, l.newer = l.spec.id(r.items[0]), 0
@@ -278,8 +300,8 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 		}
 		spec, q := l.spec, l.q
 		return tea.Batch(l.tick(c), c.load(l.ctx, l.sid, l.gen, "check", func(ctx context.Context) (any, error) {
-			items, total, err := spec.fetch(ctx, c, 1, q)
-			return pageResult{page: 1, items: items, total: total}, err
+			f, err := spec.fetch(ctx, c, store.PageRequest{Page: 1, PerPage: perPage}, q)
+			return pageResult{page: 1, fetched: f}, err
 		}))
 	}
 	return nil
@@ -301,7 +323,7 @@ func (l *list) escape(c *ctx) (bool, tea.Cmd) {
 		return true, nil
 	case len(l.q.chips) > 0 || l.q.local != "":
 		l.q = query{}
-		l.pages, l.lru = map[int][]any{}, nil
+		l.pages, l.lru, l.cursors = map[int][]any{}, nil, map[int]string{}
 		return true, l.fetch(c, 1, placement{})
 	case len(l.marked) > 0:
 		l.marked = map[string]any{}
@@ -444,7 +466,7 @@ func (l *list) filter(c *ctx, text string) tea.Cmd {
 		return nil
 	}
 	l.q = l.spec.parse(c, text)
-	l.pages, l.lru = map[int][]any{}, nil
+	l.pages, l.lru, l.cursors = map[int][]any{}, nil, map[int]string{}
 	l.lookup = l.q.key != "" || l.q.email != "" || l.q.fingerprint != ""
 	return l.fetch(c, 1, placement{})
 }

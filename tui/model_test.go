@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,12 +18,15 @@ type counting struct {
 	Data
 	mu    sync.Mutex
 	pages []int
+	// cursors records whether each request went by cursor.
+	cursors []bool
 }
 
 func (c *counting) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
 	if f.PerPage > 1 {
 		c.mu.Lock()
 		c.pages = append(c.pages, f.Page)
+		c.cursors = append(c.cursors, f.Cursor != "")
 		c.mu.Unlock()
 	}
 	return c.Data.ListLicenses(ctx, s, f)
@@ -211,6 +215,33 @@ func TestBottomLoadsOnePage(t *testing.T) {
 	if len(cnt.pages) != 0 || l.page != 1 {
 		t.Fatalf("g fetched %v (page 1 is held) and shows page %d", cnt.pages, l.page)
 	}
+}
+
+// TestNextPageByCursor: ] fetches the next page by the cursor the page
+// before answered with (a deep page costs the server what page 1 does);
+// G jumps by number (no page before it answered), and [ back to page 4
+// resumes after page 3, whose cursor the list kept.
+func TestNextPageByCursor(t *testing.T) {
+	s := seed(t, 450)
+	cnt := &counting{Data: s.db}
+	h, l := s.licenses(t, cnt, Options{})
+	cnt.pages, cnt.cursors = nil, nil
+	h.press("]", "]")
+	if !slices.Equal(cnt.cursors, []bool{true, true}) || !slices.Equal(cnt.pages, []int{0, 0}) {
+		t.Fatalf("] ] asked pages %v by cursor %v; want both by cursor", cnt.pages, cnt.cursors)
+	}
+	h.contains("row 201 of 450")
+	first := l.current().(*store.LicenseItem).ID
+	all, err := s.db.ListLicenses(context.Background(), s.scope(), store.LicenseFilter{PageRequest: store.PageRequest{Page: 3, PerPage: perPage}})
+	if err != nil || all.Data[0].ID != first {
+		t.Fatalf("page 3 by cursor starts at %s; by number at %v (%v)", first, all.Data[0].ID, err)
+	}
+	cnt.pages, cnt.cursors = nil, nil
+	h.press("G", "[")
+	if !slices.Equal(cnt.pages, []int{5, 0}) || !slices.Equal(cnt.cursors, []bool{false, true}) {
+		t.Fatalf("G [ asked pages %v by cursor %v; want 5 by number, then 4 by cursor", cnt.pages, cnt.cursors)
+	}
+	h.contains("row 301 of 450")
 }
 
 func TestFindByKey(t *testing.T) {

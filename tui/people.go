@@ -46,8 +46,8 @@ var usersSpec = &listSpec{
 	},
 	id:      func(it any) string { return it.(*store.EndUser).ID },
 	primary: func(it any) string { return it.(*store.EndUser).Email },
-	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-		p, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Status: q.status, Email: q.email, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+	fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+		p, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Status: q.status, Email: q.email, PageRequest: page})
 		return pageItems(p, err)
 	},
 	statuses: userStatuses,
@@ -112,8 +112,8 @@ var devicesSpec = &listSpec{
 	},
 	id:      func(it any) string { return it.(*store.Device).ID },
 	primary: func(it any) string { return it.(*store.Device).Fingerprint },
-	fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-		p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{Status: q.status, Fingerprint: q.fingerprint, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+	fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+		p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{Status: q.status, Fingerprint: q.fingerprint, PageRequest: page})
 		return pageItems(p, err)
 	},
 	statuses: deviceStatuses,

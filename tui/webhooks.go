@@ -122,8 +122,8 @@ func deliveriesSpec(h *store.Webhook) *listSpec {
 		},
 		id:      func(it any) string { return it.(*store.Delivery).ID },
 		primary: func(it any) string { return it.(*store.Delivery).ID },
-		fetch: func(ctx context.Context, c *ctx, page int, q query) ([]any, int, error) {
-			p, err := c.data.ListDeliveries(ctx, c.app(), h.ID, store.DeliveryFilter{Status: q.status, PageRequest: store.PageRequest{Page: page, PerPage: perPage}})
+		fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+			p, err := c.data.ListDeliveries(ctx, c.app(), h.ID, store.DeliveryFilter{Status: q.status, PageRequest: page})
 			return pageItems(p, err)
 		},
 		statuses: deliveryStatuses,
