@@ -11,9 +11,9 @@ import (
 	"licensectl/store/postgres/pgtest"
 )
 
-// twoServers opens two stores on one database, as two servers behind a
+// accountsServers opens two stores on one database, as two servers behind a
 // balancer would (docs/design.md §12).
-func twoServers(t *testing.T) [2]*DB {
+func accountsServers(t *testing.T) [2]*DB {
 	t.Helper()
 	u := pgtest.URL(t)
 	var out [2]*DB
@@ -28,9 +28,9 @@ func twoServers(t *testing.T) [2]*DB {
 	return out
 }
 
-// race runs f(i) for i in [0, n) at once, f(i) on server i%2, and returns
+// accountsRace runs f(i) for i in [0, n) at once, f(i) on server i%2, and returns
 // the errors in order.
-func race(dbs [2]*DB, n int, f func(db *DB, i int) error) []error {
+func accountsRace(dbs [2]*DB, n int, f func(db *DB, i int) error) []error {
 	errs := make([]error, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -47,9 +47,9 @@ func race(dbs [2]*DB, n int, f func(db *DB, i int) error) []error {
 	return errs
 }
 
-// wins counts the nil errors and fails on any error whose code is not
+// accountsWins counts the nil errors and fails on any error whose code is not
 // loser's.
-func wins(t *testing.T, what string, errs []error, loser string) int {
+func accountsWins(t *testing.T, what string, errs []error, loser string) int {
 	t.Helper()
 	n := 0
 	for _, err := range errs {
@@ -63,22 +63,22 @@ func wins(t *testing.T, what string, errs []error, loser string) int {
 	return n
 }
 
-const serversPassword = "a long enough password for two servers 1"
+const accountsServersPassword = "a long enough password for two servers 1"
 
-// TestServersLastOwner: two owners removed at once on two servers, each
+// TestAccountsServersLastOwner: two owners removed at once on two servers, each
 // removal passing the last-owner rule on its own; the database lets one
 // through and refuses the other, round after round.
-func TestServersLastOwner(t *testing.T) {
-	dbs := twoServers(t)
+func TestAccountsServersLastOwner(t *testing.T) {
+	dbs := accountsServers(t)
 	ctx := context.Background()
 	for round := range 3 {
 		o, err := dbs[0].CreateOrganization(ctx, store.CreateOrganizationInput{Name: fmt.Sprintf("Owners %d", round),
-			OwnerEmail: fmt.Sprintf("first%d@servers.test", round), OwnerPassword: serversPassword})
+			OwnerEmail: fmt.Sprintf("first%d@servers.test", round), OwnerPassword: accountsServersPassword})
 		if err != nil {
 			t.Fatal(err)
 		}
 		second, err := dbs[1].AddMember(ctx, store.AddMemberInput{OrgID: o.ID, Email: fmt.Sprintf("second%d@servers.test", round),
-			Password: serversPassword, Role: store.RoleOwner})
+			Password: accountsServersPassword, Role: store.RoleOwner})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,8 +101,8 @@ func TestServersLastOwner(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			hold.Rollback(ctx)
 		}()
-		errs := race(dbs, 2, func(db *DB, i int) error { return db.RemoveMember(ctx, o.ID, ms[i].ID) })
-		if n := wins(t, "RemoveMember(one of two owners)", errs, store.ECodeLastOwner); n != 1 {
+		errs := accountsRace(dbs, 2, func(db *DB, i int) error { return db.RemoveMember(ctx, o.ID, ms[i].ID) })
+		if n := accountsWins(t, "RemoveMember(one of two owners)", errs, store.ECodeLastOwner); n != 1 {
 			t.Fatalf("round %d: %d of two concurrent removals of the two owners went through (%v); want 1", round, n, errs)
 		}
 		left, err := dbs[1].ListMembers(ctx, o.ID)
@@ -112,25 +112,25 @@ func TestServersLastOwner(t *testing.T) {
 	}
 }
 
-// TestServersSpentOnce: a mail token, a password-reset token, an anti-bot
+// TestAccountsServersSpentOnce: a mail token, a password-reset token, an anti-bot
 // solution and a partner attempt presented at once on two servers are
 // each spent by exactly one request; the first sign-ins of one partner
 // identity and signups of one address make one account.
-func TestServersSpentOnce(t *testing.T) {
-	dbs := twoServers(t)
+func TestAccountsServersSpentOnce(t *testing.T) {
+	dbs := accountsServers(t)
 	ctx := context.Background()
 	const n = 10
 	t.Run("VerifyEmail", func(t *testing.T) {
 		r, err := dbs[0].Signup(ctx, store.SignupInput{FirstName: "A", LastName: "B", OrganizationName: "Verified once",
-			Email: "verify@servers.test", Password: serversPassword, Phone: "+5511987654321", TOSVersion: "2025-01", VerifyTTL: time.Hour})
+			Email: "verify@servers.test", Password: accountsServersPassword, Phone: "+5511987654321", TOSVersion: "2025-01", VerifyTTL: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
-		errs := race(dbs, n, func(db *DB, _ int) error {
+		errs := accountsRace(dbs, n, func(db *DB, _ int) error {
 			_, err := db.VerifyEmail(ctx, r.VerifyToken, time.Hour)
 			return err
 		})
-		if got := wins(t, "VerifyEmail", errs, store.ECodeInvalidToken); got != 1 {
+		if got := accountsWins(t, "VerifyEmail", errs, store.ECodeInvalidToken); got != 1 {
 			t.Fatalf("%d of %d concurrent VerifyEmail with one token succeeded; want 1", got, n)
 		}
 		if st, err := dbs[1].MailTokenState(ctx, r.VerifyToken, store.TokenVerifyEmail); err != nil || st != store.TokenStateUsed {
@@ -139,18 +139,18 @@ func TestServersSpentOnce(t *testing.T) {
 	})
 	t.Run("ResetPassword", func(t *testing.T) {
 		if _, err := dbs[0].CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Reset once", OwnerEmail: "reset@servers.test",
-			OwnerPassword: serversPassword}); err != nil {
+			OwnerPassword: accountsServersPassword}); err != nil {
 			t.Fatal(err)
 		}
 		_, tok, err := dbs[1].IssueMailToken(ctx, "reset@servers.test", store.TokenResetPassword, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
-		errs := race(dbs, n, func(db *DB, i int) error {
+		errs := accountsRace(dbs, n, func(db *DB, i int) error {
 			_, err := db.ResetPassword(ctx, tok, fmt.Sprintf("new password number %d for the reset", i))
 			return err
 		})
-		if got := wins(t, "ResetPassword", errs, store.ECodeInvalidToken); got != 1 {
+		if got := accountsWins(t, "ResetPassword", errs, store.ECodeInvalidToken); got != 1 {
 			t.Fatalf("%d of %d concurrent ResetPassword with one token succeeded; want 1", got, n)
 		}
 		// The winner's password is the one in force, on either server.
@@ -164,11 +164,11 @@ func TestServersSpentOnce(t *testing.T) {
 	t.Run("UseChallenge", func(t *testing.T) {
 		until := time.Now().Add(10 * time.Minute)
 		firsts := make([]bool, n)
-		errs := race(dbs, n, func(db *DB, i int) (err error) {
+		errs := accountsRace(dbs, n, func(db *DB, i int) (err error) {
 			firsts[i], err = db.UseChallenge(ctx, "one solution", until)
 			return err
 		})
-		wins(t, "UseChallenge", errs, "")
+		accountsWins(t, "UseChallenge", errs, "")
 		got := 0
 		for _, f := range firsts {
 			if f {
@@ -183,19 +183,19 @@ func TestServersSpentOnce(t *testing.T) {
 		if err := dbs[0].CreatePartnerAttempt(ctx, "one state", 10*time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		errs := race(dbs, n, func(db *DB, _ int) error { return db.SpendPartnerAttempt(ctx, "one state") })
-		if got := wins(t, "SpendPartnerAttempt", errs, store.ECodeInvalidState); got != 1 {
+		errs := accountsRace(dbs, n, func(db *DB, _ int) error { return db.SpendPartnerAttempt(ctx, "one state") })
+		if got := accountsWins(t, "SpendPartnerAttempt", errs, store.ECodeInvalidState); got != 1 {
 			t.Fatalf("%d of %d concurrent spends of one partner attempt succeeded; want 1", got, n)
 		}
 	})
 	t.Run("PartnerSignIn", func(t *testing.T) {
 		id := store.PartnerIdentity{Issuer: "https://id.servers.test", Subject: "sub-1", Email: "partner@servers.test", EmailVerified: true}
 		res := make([]*store.PartnerSignInResult, n)
-		errs := race(dbs, n, func(db *DB, i int) (err error) {
+		errs := accountsRace(dbs, n, func(db *DB, i int) (err error) {
 			res[i], err = db.PartnerSignIn(ctx, id, time.Hour)
 			return err
 		})
-		wins(t, "PartnerSignIn", errs, "")
+		accountsWins(t, "PartnerSignIn", errs, "")
 		created, linked := 0, 0
 		for _, r := range res {
 			if r.Member.ID != res[0].Member.ID {
@@ -214,12 +214,12 @@ func TestServersSpentOnce(t *testing.T) {
 	})
 	t.Run("Signup", func(t *testing.T) {
 		res := make([]*store.SignupResult, n)
-		errs := race(dbs, n, func(db *DB, i int) (err error) {
+		errs := accountsRace(dbs, n, func(db *DB, i int) (err error) {
 			res[i], err = db.Signup(ctx, store.SignupInput{FirstName: "A", LastName: "B", OrganizationName: "Signed up once",
-				Email: "signup@servers.test", Password: serversPassword, Phone: "+5511987654321", TOSVersion: "2025-01", VerifyTTL: time.Hour})
+				Email: "signup@servers.test", Password: accountsServersPassword, Phone: "+5511987654321", TOSVersion: "2025-01", VerifyTTL: time.Hour})
 			return err
 		})
-		wins(t, "Signup", errs, "")
+		accountsWins(t, "Signup", errs, "")
 		fresh := 0
 		for _, r := range res {
 			if !r.Existing {
