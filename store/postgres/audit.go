@@ -54,7 +54,7 @@ func (t *txn) audit(ev auditEvent) error {
 	}
 	if _, err := t.exec(`INSERT INTO audit (id, org_id, app_id, env_ids, event, target_id, created_at, ip, user_agent, doc)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		e.ID, e.OrgID, nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)); err != nil {
+		e.ID, nullID(e.OrgID), nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)); err != nil {
 		return err
 	}
 	return t.enqueue(ev, &e)

@@ -1,0 +1,212 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+
+	"licensectl/store"
+)
+
+var _ store.Members = (*DB)(nil)
+
+// newMember validates the input and hashes the password outside any
+// transaction: argon2id is slow by design and must not hold a connection
+// or a lock.
+func (db *DB) newMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
+	email, err := store.NormalizeEmail("email", in.Email)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.CheckRole("role", in.Role); err != nil {
+		return nil, err
+	}
+	if err := store.CheckPassword("password", in.Password, email, db.policy); err != nil {
+		return nil, err
+	}
+	if db.hasher == nil {
+		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
+	}
+	hash, err := db.hasher.Hash(ctx, in.Password)
+	if err != nil {
+		return nil, err
+	}
+	return &store.Member{ID: store.NewID(), OrgID: in.OrgID, Email: email, PasswordHash: hash, FirstName: strings.TrimSpace(in.FirstName),
+		LastName: strings.TrimSpace(in.LastName), Role: in.Role}, nil
+}
+
+// errEmailTaken is the refusal of an address another account holds.
+func errEmailTaken() error {
+	return store.Errorf(store.ECodeEmailTaken, "an account with this e-mail already exists")
+}
+
+// insertMember stores a new member; the e-mail is unique across all
+// organizations (members_email_key), so of two servers adding one address
+// at once the second gets email_taken.
+func (t *txn) insertMember(m *store.Member) error {
+	ok, err := t.insertMemberIfNew(m)
+	if err == nil && !ok {
+		err = errEmailTaken()
+	}
+	return err
+}
+
+// insertMemberIfNew stores a new member unless its address is taken, and
+// reports whether it did. A concurrent insert of the address is waited for:
+// once it commits, the address reads as taken in this transaction's next
+// statement.
+func (t *txn) insertMemberIfNew(m *store.Member) (bool, error) {
+	m.CreatedAt, m.UpdatedAt = t.now, t.now
+	n, err := t.exec(`INSERT INTO members (id, org_id, email, role, doc) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT ON CONSTRAINT members_email_key DO NOTHING`, m.ID, nullID(m.OrgID), m.Email, m.Role, js(m))
+	return n == 1, err
+}
+
+// saveMember writes a member read with lockMember.
+func (t *txn) saveMember(m *store.Member) error {
+	_, err := t.exec(`UPDATE members SET org_id = $2, role = $3, doc = $4 WHERE id = $1`, m.ID, nullID(m.OrgID), m.Role, js(m))
+	return err
+}
+
+// memberByEmail loads the account of an address; nil when none.
+func (t *txn) memberByEmail(email string) (*store.Member, error) {
+	return doc[store.Member](t, `SELECT doc FROM members WHERE email = $1`, email)
+}
+
+// lockMember loads a member and locks its row until the transaction ends:
+// every change to a member's doc reads it so, so that a password reset and
+// a verification on two servers cannot overwrite each other. nil when none.
+func (t *txn) lockMember(id string) (*store.Member, error) {
+	return doc[store.Member](t, `SELECT doc FROM members WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+}
+
+// orgMember loads a member of organization orgID; another organization's
+// member is not found, never forbidden.
+func (t *txn) orgMember(orgID, id string) (*store.Member, error) {
+	m, err := mustDoc[store.Member](t, "member", `SELECT doc FROM members WHERE id = $1`, uuidOrNil(id))
+	if err != nil {
+		return nil, err
+	}
+	if m.OrgID != orgID || orgID == "" {
+		return nil, store.NotFound("member")
+	}
+	return m, nil
+}
+
+// orgExists refuses an unknown organization with not_found.
+func (t *txn) orgExists(orgID string) error {
+	n, err := t.count(`SELECT count(*) FROM orgs WHERE id = $1`, uuidOrNil(orgID))
+	if err == nil && n == 0 {
+		err = store.NotFound("organization")
+	}
+	return err
+}
+
+// ListMembers implements store.Members: oldest first.
+func (db *DB) ListMembers(ctx context.Context, orgID string) ([]*store.Member, error) {
+	out := []*store.Member{}
+	err := db.view(ctx, func(t *txn) error {
+		if err := t.orgExists(orgID); err != nil {
+			return err
+		}
+		ms, err := docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id`, orgID)
+		out = append(out, ms...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FindMember implements store.Members.
+func (db *DB) FindMember(ctx context.Context, orgID, id string) (*store.Member, error) {
+	var out *store.Member
+	err := db.view(ctx, func(t *txn) (err error) {
+		out, err = t.orgMember(orgID, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AddMember implements store.Members. The member is created verified: the
+// owner or admin who adds it vouches for the address.
+func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
+	var err error
+	if in.FirstName, err = store.CheckOptionalName("first_name", in.FirstName); err != nil {
+		return nil, err
+	}
+	if in.LastName, err = store.CheckOptionalName("last_name", in.LastName); err != nil {
+		return nil, err
+	}
+	m, err := db.newMember(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	m.EmailVerified = true
+	err = db.update(ctx, func(t *txn) error {
+		if err := t.orgExists(in.OrgID); err != nil {
+			return err
+		}
+		if err := t.enforceLimit(in.OrgID, store.ResMembers, 1); err != nil {
+			return err
+		}
+		if err := t.insertMember(m); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventMemberAdded, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
+			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// RemoveMember implements store.Members. The member's dashboard sessions end
+// with it.
+//
+// The last-owner rule holds across servers (docs/design.md §12): the
+// organization's member rows are locked first, and the owners counted among
+// them. Of two removals of the last two owners on two servers, the second
+// waits for the first's commit, then finds one owner left and is refused.
+func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
+	return db.update(ctx, func(t *txn) error {
+		// Locked in id order, so two removals never lock crosswise.
+		ms, err := docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id FOR UPDATE`, uuidOrNil(orgID))
+		if err != nil {
+			return err
+		}
+		var m *store.Member
+		owners := 0
+		for _, x := range ms {
+			if x.ID == id {
+				m = x
+			}
+			if x.Role == store.RoleOwner {
+				owners++
+			}
+		}
+		if m == nil {
+			return store.NotFound("member")
+		}
+		if m.Role == store.RoleOwner {
+			if err := store.CheckOwnersLeft(owners); err != nil {
+				return err
+			}
+		}
+		if _, err := t.exec(`DELETE FROM members WHERE id = $1`, m.ID); err != nil {
+			return err
+		}
+		if _, err := t.endDashSessions(m.ID); err != nil {
+			return err
+		}
+		if _, err := t.exec(`DELETE FROM onboarding WHERE member_id = $1`, m.ID); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventMemberRemoved, OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
+			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
+	})
+}
