@@ -17,10 +17,21 @@ import (
 // session whose access token is "seat-token-<i>".
 func leaseServers(t *testing.T, seats, devices int) (dbs [2]*DB, sc store.Scope, licenseID string) {
 	t.Helper()
+	return licenseServers(t, store.Plan{Name: "Floating", MaxDevices: devices, MaxConcurrent: seats, LeaseSeconds: 60}, devices)
+}
+
+// licenseServers is leaseServers with the plan given and bound devices
+// with sessions.
+func licenseServers(t *testing.T, plan store.Plan, devices int) (dbs [2]*DB, sc store.Scope, licenseID string) {
+	t.Helper()
 	ctx := context.Background()
 	u := pgtest.URL(t)
+	// The file's content is the store's; its signature is package offline's.
+	sign := func(mf *store.MachineFile, _ bool) (*store.IssuedMachineFile, error) {
+		return &store.IssuedMachineFile{IssuedAt: mf.IssuedAt, ExpiresAt: mf.ExpiresAt, TTL: mf.TTL, DeviceID: mf.Device.ID}, nil
+	}
 	for i := range dbs {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}})
+		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}, MachineFiles: sign})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,8 +42,7 @@ func leaseServers(t *testing.T, seats, devices int) (dbs [2]*DB, sc store.Scope,
 	org, app := store.NewID(), store.NewID()
 	a := &store.Application{ID: app, OrgID: org, Name: "Seats", Slug: "seats", Status: store.AppActive, CreatedAt: now, UpdatedAt: now,
 		Environments: []store.Environment{{ID: store.NewID(), Name: store.EnvProduction, PublicKey: "pk_seats_" + app, CreatedAt: now}}}
-	plan := &store.Plan{ID: store.NewID(), AppID: app, Name: "Floating", MaxDevices: devices, MaxConcurrent: seats, LeaseSeconds: 60,
-		CreatedAt: now, UpdatedAt: now}
+	plan.ID, plan.AppID, plan.CreatedAt, plan.UpdatedAt = store.NewID(), app, now, now
 	err := dbs[0].update(ctx, func(tx *txn) error {
 		if _, err := tx.exec(`INSERT INTO orgs (id, slug, doc) VALUES ($1, $2, '{}')`, org, "seats-"+org); err != nil {
 			return err
@@ -40,7 +50,7 @@ func leaseServers(t *testing.T, seats, devices int) (dbs [2]*DB, sc store.Scope,
 		if err := tx.saveApp(a, true); err != nil {
 			return err
 		}
-		return tx.savePlan(plan, true)
+		return tx.savePlan(&plan, true)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -128,5 +138,51 @@ func TestFloatingSeatsAcrossServers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeviceLimitAcrossServers: machine files issued in parallel for N new
+// devices over two servers on one database, on a license of K devices,
+// bind exactly K; the others are refused as device_limit_reached, and the
+// license's count and index agree (docs/design.md §12).
+func TestDeviceLimitAcrossServers(t *testing.T) {
+	const limit, tries = 3, 12
+	dbs, sc, licID := licenseServers(t, store.Plan{Name: "Air-gapped", MaxDevices: limit, MaxOfflineDays: 10}, 0)
+	ctx := context.Background()
+	codes := make([]string, tries)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range tries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := dbs[i%2].IssueMachineFile(ctx, sc, licID, store.LicenseMachineFileInput{Fingerprint: fmt.Sprintf("air-pc-%02d", i)})
+			codes[i] = store.ErrorCode(err)
+			if err != nil && store.AsError(err) == nil {
+				codes[i] = err.Error()
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	bound := 0
+	for i, code := range codes {
+		switch code {
+		case "":
+			bound++
+		case store.ECodeDeviceLimit:
+		default:
+			t.Errorf("machine file %d: %s", i, code)
+		}
+	}
+	if bound != limit {
+		t.Fatalf("%d devices bound over two servers, want exactly %d (%q)", bound, limit, codes)
+	}
+	for i, db := range dbs {
+		d, err := db.FindLicense(ctx, sc, licID)
+		if err != nil || d.DevicesCount != limit || len(d.Devices) != limit || d.Status != store.LicenseActive {
+			t.Fatalf("FindLicense on server %d = %+v, %v; want %d devices", i, d, err, limit)
+		}
 	}
 }
