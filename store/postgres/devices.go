@@ -1,0 +1,118 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+
+	"licensectl/store"
+)
+
+var _ store.Devices = (*DB)(nil)
+
+// ListDevices implements store.Devices: keyset pages newest first, the one
+// device a fingerprint names, or the devices bound to a license.
+func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
+	if err := f.CheckDevices(); err != nil {
+		return nil, err
+	}
+	if err := f.Normalize(); err != nil {
+		return nil, err
+	}
+	var out *store.Page[*store.Device]
+	err := db.view(ctx, func(t *txn) error {
+		_, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		switch {
+		case f.LicenseID != "":
+			out, err = t.licenseDevicesPage(env.ID, f)
+		case f.Fingerprint != "":
+			var d *store.Device
+			if d, err = t.deviceByFingerprint(env.ID, strings.TrimSpace(f.Fingerprint)); err != nil {
+				return err
+			}
+			out, err = licLookupPage(licFound(d, f.Status, func(d *store.Device) string { return d.Status }), f.PageRequest)
+		default:
+			where, args := licStatusWhere(env.ID, f.Status)
+			out, err = listPage[store.Device](t, "devices", where, args, f.PageRequest)
+		}
+		return err
+	})
+	return out, err
+}
+
+// licStatusWhere is the condition of an environment's list of end-users or
+// devices, on the columns their env and env_status indexes cover.
+func licStatusWhere(envID, status string) (string, []any) {
+	if status == "" {
+		return `env_id = $1`, []any{envID}
+	}
+	return `env_id = $1 AND status = $2`, []any{envID, status}
+}
+
+// licFound is the list a lookup found: v, when there is one and its status
+// is the filter's.
+func licFound[T any](v *T, status string, statusOf func(*T) string) []*T {
+	if v == nil || (status != "" && statusOf(v) != status) {
+		return nil
+	}
+	return []*T{v}
+}
+
+// lockDevice loads a device of environment envID with its row locked until
+// the transaction ends, so that two changes of one device on two servers
+// come one after the other instead of one losing the other's.
+func (t *txn) lockDevice(envID, id string) (*store.Device, error) {
+	d, err := mustDoc[store.Device](t, "device", `SELECT doc FROM devices WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err != nil {
+		return nil, err
+	}
+	if envID != "" && d.EnvID != envID {
+		return nil, store.NotFound("device")
+	}
+	return d, nil
+}
+
+// SetDeviceStatus implements store.Devices. Blocking revokes every live
+// session of the device and frees its seats; unblocking restores none
+// (clients sign in again). Setting the status the device already has
+// changes nothing.
+func (db *DB) SetDeviceStatus(ctx context.Context, s store.Scope, id, status string) (*store.Device, error) {
+	if err := store.DeviceStatus.Check(status); err != nil {
+		return nil, err
+	}
+	var out *store.Device
+	err := db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		prev, err := t.lockDevice(env.ID, id)
+		if err != nil {
+			return err
+		}
+		next := *prev
+		change, err := next.SetStatus(status)
+		if err != nil || change.Event == "" {
+			out = prev
+			return err
+		}
+		if err := t.saveDevice(&next, false); err != nil {
+			return err
+		}
+		revoked := 0
+		if change.Revoke {
+			if revoked, err = t.revokeSessions("device_id", next.ID, RevokedStatus); err != nil {
+				return err
+			}
+			if _, err := t.endLeases("device_id", next.ID, change.Event); err != nil {
+				return err
+			}
+		}
+		out = &next
+		return t.audit(auditEvent{Event: change.Event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "device", ID: next.ID},
+			Metadata: map[string]any{"from": change.From, "to": change.To, "sessions_revoked": revoked}})
+	})
+	return out, err
+}

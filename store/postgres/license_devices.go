@@ -1,0 +1,56 @@
+package postgres
+
+import (
+	"time"
+
+	"licensectl/store"
+)
+
+// The devices bound to a license are the rows of license_devices, with the
+// count in licenses.devices_count (bindDevice, unbindDevice): testing a
+// binding and counting cost the same whatever the license's device count,
+// and a page of them is a keyset page of devices.
+
+// licBound reports whether the device is bound to the license.
+func (t *txn) licBound(licenseID, deviceID string) (bool, error) {
+	n, err := t.count(`SELECT count(*) FROM license_devices WHERE license_id = $1 AND device_id = $2`,
+		uuidOrNil(licenseID), uuidOrNil(deviceID))
+	return n > 0, err
+}
+
+// boundDevices returns up to limit devices bound to the license, newest
+// device first, with the time each was bound.
+func (t *txn) boundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT d.doc, ld.bound_at FROM license_devices ld JOIN devices d ON d.id = ld.device_id
+		WHERE ld.license_id = $1 AND d.env_id = $2 ORDER BY ld.device_id DESC LIMIT $3`, licenseID, envID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []store.LicenseDevice{}
+	for rows.Next() {
+		var raw []byte
+		var at time.Time
+		if err := rows.Scan(&raw, &at); err != nil {
+			return nil, err
+		}
+		dev, err := decode[store.Device](raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, store.LicenseDevice{ID: dev.ID, Fingerprint: dev.Fingerprint, Status: dev.Status,
+			BoundAt: at.UTC(), LastSeenAt: dev.LastSeenAt})
+	}
+	return out, rows.Err()
+}
+
+// licenseDevicesPage pages the devices bound to a license of the scope's
+// environment (ListDevices with a license_id), newest first, by keyset on
+// the devices' ids. Returns not_found.
+func (t *txn) licenseDevicesPage(envID string, f store.StatusFilter) (*store.Page[*store.Device], error) {
+	if _, err := t.license(envID, f.LicenseID); err != nil {
+		return nil, err
+	}
+	return listPage[store.Device](t, "devices", `id IN (SELECT device_id FROM license_devices WHERE license_id = $1)`,
+		[]any{f.LicenseID}, f.PageRequest)
+}

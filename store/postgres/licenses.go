@@ -1,0 +1,577 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"licensectl/store"
+)
+
+var (
+	_ store.Licenses = (*DB)(nil)
+	_                = conflictOn("licenses_key_key", func() error {
+		return store.Errorf(store.ECodeInternal, "could not generate a unique license key")
+	})
+)
+
+// licMaxKeyAttempts bounds the draws of a batch's keys: with 125 random
+// bits a single collision is already astronomically unlikely, a run of
+// them means the random source is broken.
+const licMaxKeyAttempts = 8
+
+// GenerateLicenses implements store.Licenses. All Quantity licenses and one
+// license.created entry each commit in one transaction; the tier's license
+// limit is checked under the organization's row lock.
+func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
+	}
+	var out []*store.LicenseItem
+	err = db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		p, err := t.plan(a.ID, in.PlanID)
+		if err != nil {
+			return store.Unknown(err, "plan_id", "unknown plan %s", in.PlanID)
+		}
+		extra, err := t.licEntitlementIDs(a.ID, in.EntitlementIDs)
+		if err != nil {
+			return err
+		}
+		if err := t.enforceLimit(a.OrgID, store.ResLicenses, in.Quantity); err != nil {
+			return err
+		}
+		expires, err := in.Expiry(t.now)
+		if err != nil {
+			return err
+		}
+		keys, err := t.newLicenseKeys(in.Quantity)
+		if err != nil {
+			return err
+		}
+		out = make([]*store.LicenseItem, 0, in.Quantity)
+		for _, k := range keys {
+			l := &store.License{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Key: k, PlanID: p.ID, Status: store.LicenseInactive,
+				EntitlementIDs: slices.Clone(extra), ExpiresAt: expires,
+				DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: t.now, UpdatedAt: t.now}
+			if err := t.saveLicense(a.OrgID, l, true); err != nil {
+				return err
+			}
+			if err := t.audit(auditEvent{Event: store.EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+				Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"plan_id": p.ID}}); err != nil {
+				return err
+			}
+			out = append(out, &store.LicenseItem{License: *l, PlanName: p.Name})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// newLicenseKeys draws n keys in use nowhere, checking a whole batch in one
+// query. A key another server inserts in between fails the unique index.
+func (t *txn) newLicenseKeys(n int) ([]string, error) {
+	keys := make([]string, 0, n)
+	seen := make(map[string]bool, n)
+	for range licMaxKeyAttempts {
+		var draw []string
+		for len(keys)+len(draw) < n {
+			k := store.NewLicenseKey()
+			if !seen[k] {
+				seen[k] = true
+				draw = append(draw, k)
+			}
+		}
+		rows, err := t.tx.Query(t.ctx, `SELECT key FROM licenses WHERE key = ANY($1)`, draw)
+		if err != nil {
+			return nil, err
+		}
+		taken := map[string]bool{}
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			taken[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		for _, k := range draw {
+			if !taken[k] {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == n {
+			return keys, nil
+		}
+	}
+	return nil, store.Errorf(store.ECodeInternal, "could not generate a unique license key")
+}
+
+// licEntitlementIDs checks that every id names an entitlement of the
+// application and returns the ids without duplicates, in the order given.
+func (t *txn) licEntitlementIDs(appID string, in []string) ([]string, error) {
+	return store.CheckEntitlementIDs(in, func(id string) error {
+		_, err := t.entitlement(appID, id)
+		return err
+	})
+}
+
+// licEntitlementRefs resolves ids into short forms, skipping none: every id
+// a plan or license holds is kept in step by DeleteEntitlement.
+func (t *txn) licEntitlementRefs(appID string, idLists ...[]string) ([]store.EntitlementRef, error) {
+	out := []store.EntitlementRef{}
+	seen := map[string]bool{}
+	for _, list := range idLists {
+		for _, id := range list {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			e, err := t.entitlement(appID, id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, store.EntitlementRef{ID: e.ID, Key: e.Key, Name: e.Name})
+		}
+	}
+	return out, nil
+}
+
+// licenseWhere is the condition of a license list without lookup, on
+// columns the licenses_env* indexes cover, and its arguments.
+func licenseWhere(envID string, f store.LicenseFilter) (string, []any) {
+	where, args := `env_id = $1`, []any{envID}
+	if f.Status != "" {
+		args = append(args, f.Status)
+		where += ` AND status = $2`
+	}
+	if f.PlanID != "" {
+		args = append(args, f.PlanID)
+		where += ` AND plan_id = $` + strconv.Itoa(len(args))
+	}
+	return where, args
+}
+
+// ListLicenses implements store.Licenses: keyset pages newest first, or the
+// few licenses a key or end-user lookup finds. Status filters match the
+// stored status, which ExpireLicenses moves to expired.
+func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	var out *store.Page[*store.LicenseItem]
+	err := db.view(ctx, func(t *txn) error {
+		_, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		var page *store.Page[*store.License]
+		if f.Key != "" || f.UserID != "" || f.UserEmail != "" {
+			found, err := t.lookupLicenses(env.ID, f)
+			if err != nil {
+				return err
+			}
+			if page, err = licLookupPage(found, f.PageRequest); err != nil {
+				return err
+			}
+		} else {
+			where, args := licenseWhere(env.ID, f)
+			if page, err = listPage[store.License](t, "licenses", where, args, f.PageRequest); err != nil {
+				return err
+			}
+		}
+		items, err := t.licenseItems(page.Data)
+		if err != nil {
+			return err
+		}
+		out = &store.Page[*store.LicenseItem]{Data: items, Total: page.Total, Page: page.Page, PerPage: page.PerPage, NextCursor: page.NextCursor}
+		return nil
+	})
+	return out, err
+}
+
+// licenseItems resolves a page of licenses: devices counts from their
+// column (a doc's count is not kept), plan names and user e-mails, three
+// queries whatever the page's size. A deleted plan's name reads as "".
+func (t *txn) licenseItems(ls []*store.License) ([]*store.LicenseItem, error) {
+	out := make([]*store.LicenseItem, 0, len(ls))
+	if len(ls) == 0 {
+		return out, nil
+	}
+	var licIDs, planIDs, userIDs []string
+	for _, l := range ls {
+		licIDs = append(licIDs, l.ID)
+		planIDs = append(planIDs, l.PlanID)
+		if l.UserID != "" {
+			userIDs = append(userIDs, l.UserID)
+		}
+	}
+	counts, err := t.licPairs(`SELECT id::text, devices_count::text FROM licenses WHERE id = ANY($1)`, licIDs)
+	if err != nil {
+		return nil, err
+	}
+	names, err := t.licPairs(`SELECT id::text, coalesce(doc->>'Name', '') FROM plans WHERE id = ANY($1)`, planIDs)
+	if err != nil {
+		return nil, err
+	}
+	emails, err := t.licPairs(`SELECT id::text, email FROM end_users WHERE id = ANY($1)`, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range ls {
+		item := &store.LicenseItem{License: *l, PlanName: names[l.PlanID], UserEmail: emails[l.UserID]}
+		if n, ok := counts[l.ID]; ok {
+			if item.DevicesCount, err = strconv.Atoi(n); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// licPairs runs a query of two text columns over ids into a map.
+func (t *txn) licPairs(sql string, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := t.tx.Query(t.ctx, sql, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}
+
+// lookupLicenses returns, newest first, the licenses of env matching a key
+// or end-user filter and then its status and plan. Each lookup is one
+// unique-index or user-index read, however large the environment.
+func (t *txn) lookupLicenses(envID string, f store.LicenseFilter) ([]*store.License, error) {
+	var ls []*store.License
+	var err error
+	switch {
+	case f.Key != "":
+		k := store.NormalizeLicenseKey(f.Key)
+		if k == "" {
+			return nil, nil
+		}
+		ls, err = t.licensesWhere(`key = $1`, k)
+	default:
+		userID := f.UserID
+		if f.UserEmail != "" {
+			id, err := t.endUserIDByEmail(envID, f.UserEmail)
+			if err != nil || id == "" || (userID != "" && id != userID) {
+				return nil, err
+			}
+			userID = id
+		}
+		ls, err = t.licensesWhere(`env_id = $1 AND user_id = $2`, envID, userID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*store.License
+	for _, l := range ls {
+		if l.EnvID != envID || (f.Status != "" && l.Status != f.Status) || (f.PlanID != "" && l.PlanID != f.PlanID) ||
+			(f.UserID != "" && l.UserID != f.UserID) {
+			continue
+		}
+		if f.UserEmail != "" && f.Key != "" {
+			id, err := t.endUserIDByEmail(envID, f.UserEmail)
+			if err != nil {
+				return nil, err
+			}
+			if l.UserID != id {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// licensesWhere loads the licenses matching where, newest first, with their
+// devices counts.
+func (t *txn) licensesWhere(where string, args ...any) ([]*store.License, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT doc, devices_count FROM licenses WHERE `+where+` ORDER BY id DESC`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*store.License
+	for rows.Next() {
+		var raw []byte
+		var n int
+		if err := rows.Scan(&raw, &n); err != nil {
+			return nil, err
+		}
+		l, err := decodeLicense(raw, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// endUserIDByEmail is the id of the end-user of env with this address, in
+// any letter case, or "".
+func (t *txn) endUserIDByEmail(envID, email string) (string, error) {
+	var id string
+	err := t.tx.QueryRow(t.ctx, `SELECT id::text FROM end_users WHERE env_id = $1 AND email = $2`,
+		envID, strings.ToLower(strings.TrimSpace(email))).Scan(&id)
+	if noRows(err) {
+		return "", nil
+	}
+	return id, err
+}
+
+// licLookupPage cuts the requested page out of the items a lookup found;
+// its cursor is an offset into them.
+func licLookupPage[T any](items []*T, p store.PageRequest) (*store.Page[*T], error) {
+	from, err := p.Start()
+	if err != nil {
+		return nil, err
+	}
+	out := &store.Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
+	if from < len(items) {
+		end := min(len(items), from+p.PerPage)
+		out.Data = items[from:end]
+		if end < len(items) {
+			out.NextCursor = store.OffsetCursor(end)
+		}
+	}
+	return out, nil
+}
+
+// FindLicense implements store.Licenses. Entitlements are the plan's and the
+// license's own, resolved now; devices are the first page of its bindings,
+// so the detail weighs the same at ten devices and at a million.
+func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
+	var out *store.LicenseDetail
+	err := db.view(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		l, err := t.license(env.ID, id)
+		if err != nil {
+			return err
+		}
+		item, err := t.licenseItem(l)
+		if err != nil {
+			return err
+		}
+		d := &store.LicenseDetail{LicenseItem: *item}
+		if d.Devices, err = t.boundDevices(env.ID, l.ID, store.LicenseDetailDevices); err != nil {
+			return err
+		}
+		var planEnts []string
+		p, err := doc[store.Plan](t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(l.PlanID))
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			planEnts = p.EntitlementIDs
+			d.DeviceResetsRemaining, _ = l.ResetsRemaining(p, t.now)
+		}
+		if d.Entitlements, err = t.licEntitlementRefs(a.ID, planEnts, l.EntitlementIDs); err != nil {
+			return err
+		}
+		out = d
+		return nil
+	})
+	return out, err
+}
+
+// SetLicenseStatus implements store.Licenses. The license row is locked
+// first, so that a status change and an activation or seat checkout on
+// another server come one after the other. Revoked and banned are final;
+// the moves are package store's. Setting the status a license already has
+// changes nothing.
+func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error) {
+	if err := store.LicenseStatus.Check(status); err != nil {
+		return nil, err
+	}
+	var out *store.License
+	err := db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		prev, err := t.lockLicense(env.ID, id)
+		if err != nil {
+			return err
+		}
+		next := *prev
+		change, err := next.SetStatus(status, t.now)
+		if err != nil || change.Event == "" {
+			out = prev
+			return err
+		}
+		if err := t.saveLicense(a.OrgID, &next, false); err != nil {
+			return err
+		}
+		revoked := 0
+		if change.Revoke {
+			if revoked, err = t.revokeSessions("license_id", next.ID, RevokedStatus); err != nil {
+				return err
+			}
+			if _, err := t.endLeases("license_id", next.ID, change.Event); err != nil {
+				return err
+			}
+		}
+		out = &next
+		return t.audit(auditEvent{Event: change.Event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: next.ID},
+			Metadata: map[string]any{"from": change.From, "to": change.To, "sessions_revoked": revoked}})
+	})
+	return out, err
+}
+
+// ResetLicenseDevice implements store.Licenses: the device is unbound and its
+// sessions on this license revoked; device_resets_remaining is untouched.
+func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error {
+	if err := store.CheckID("device_id", deviceID); err != nil {
+		return err
+	}
+	return db.update(ctx, func(t *txn) error {
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		prevL, err := t.lockLicense(env.ID, licenseID)
+		if err != nil {
+			return err
+		}
+		bound, err := t.licBound(prevL.ID, deviceID)
+		if err != nil {
+			return err
+		}
+		if !bound {
+			return store.Errorf(store.ECodeNotFound, "the device is not bound to this license")
+		}
+		prevD, err := t.lockDevice(env.ID, deviceID)
+		if err != nil {
+			return err
+		}
+		if _, err := t.unbindDevice(prevL.ID, deviceID); err != nil {
+			return err
+		}
+		l := *prevL
+		l.UpdatedAt = t.now
+		d := *prevD
+		d.LicenseIDs = slices.DeleteFunc(slices.Clone(prevD.LicenseIDs), func(id string) bool { return id == licenseID })
+		if err := t.saveLicense(a.OrgID, &l, false); err != nil {
+			return err
+		}
+		if err := t.saveDevice(&d, false); err != nil {
+			return err
+		}
+		n, err := t.exec(`UPDATE sessions SET revoked_at = $3, revoke_reason = $4
+			WHERE device_id = $1 AND license_id = $2 AND revoked_at IS NULL`, deviceID, licenseID, t.now, RevokedDeviceReset)
+		if err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: l.ID},
+			Metadata: map[string]any{"device_id": deviceID, "by": "management", "sessions_revoked": int(n)}})
+	})
+}
+
+// licExpireBatch bounds one expiry transaction, so that a large backlog
+// does not hold its row locks for long.
+const licExpireBatch = 500
+
+// ExpireLicenses stores status expired on every inactive or active license
+// whose expires_at has passed, so that status filters and counts agree with
+// the status reads derive, and returns how many it moved. Every server runs
+// it; one that finds the pass's lock held by another skips the round
+// (docs/design.md §12).
+func (db *DB) ExpireLicenses(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, more, err := db.expireSome(ctx)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// expireSome expires up to licExpireBatch licenses in one transaction.
+func (db *DB) expireSome(ctx context.Context) (n int, more bool, err error) {
+	err = db.update(ctx, func(t *txn) error {
+		n, more = 0, false
+		if ok, err := t.passLock("license expiry"); err != nil || !ok {
+			return err
+		}
+		rows, err := t.tx.Query(t.ctx, `SELECT org_id::text, doc, devices_count FROM licenses
+			WHERE expires_at <= $1 AND status IN ('active', 'inactive') ORDER BY expires_at, id LIMIT $2 FOR UPDATE`, t.now, licExpireBatch+1)
+		if err != nil {
+			return err
+		}
+		type due struct {
+			org string
+			l   *store.License
+		}
+		var list []due
+		for rows.Next() {
+			var org string
+			var raw []byte
+			var c int
+			if err := rows.Scan(&org, &raw, &c); err != nil {
+				rows.Close()
+				return err
+			}
+			l, err := decodeLicense(raw, c)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			list = append(list, due{org, l})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(list) > licExpireBatch {
+			list, more = list[:licExpireBatch], true
+		}
+		for _, d := range list {
+			if d.l.EffectiveStatus(t.now) != store.LicenseExpired {
+				continue
+			}
+			next := *d.l
+			next.Status, next.UpdatedAt = store.LicenseExpired, t.now
+			if err := t.saveLicense(d.org, &next, false); err != nil {
+				return err
+			}
+			if err := t.audit(auditEvent{Event: store.EventLicenseExpired, OrgID: d.org, AppID: next.AppID, EnvIDs: []string{next.EnvID},
+				Target: store.Target{Type: "license", ID: next.ID}, Metadata: map[string]any{"expires_at": next.ExpiresAt}}); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, more, err
+}

@@ -1,0 +1,250 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"licensectl/store"
+)
+
+var _ store.MachineFiles = (*DB)(nil)
+
+// CheckoutMachineFile implements store.Runtime. The checkout is one write:
+// the nonce, the checks and the license.checked_out entry; the caller signs
+// the file from what it returns.
+func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient, in store.MachineFileInput) (*store.MachineFile, error) {
+	if err := in.Check(); err != nil {
+		return nil, err
+	}
+	var out *store.MachineFile
+	err := r.db.licSoftUpdate(ctx, func(t *txn) error {
+		out = nil
+		ra, err := t.licClientApp(c)
+		if err != nil {
+			return err
+		}
+		if err := t.licConsumeNonce(ra, in.Replay, r.o.ReplayWindow, "license"); err != nil {
+			return err
+		}
+		v, err := t.licLeaseSession(ra, in.AccessToken, false)
+		if err != nil {
+			return err
+		}
+		t.licAsActor(store.ActorLicense, v.lic.ID)
+		if in.LicenseKey != "" && store.NormalizeLicenseKey(in.LicenseKey) != v.lic.Key {
+			return store.ErrLicenseMismatch()
+		}
+		p, err := t.leasePlan(v.lic)
+		if err != nil {
+			return err
+		}
+		ttl, err := store.MachineFileTTL(in.TTL, offlineDays(p))
+		if err != nil {
+			return err
+		}
+		if out, err = t.machineFile(ra, v.lic, p, v.dev, ttl); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventLicenseCheckedOut, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+			Target: store.Target{Type: "license", ID: v.lic.ID}, Metadata: map[string]any{"device_id": v.dev.ID,
+				"expires_at": out.ExpiresAt.Format(time.RFC3339Nano), "by": "runtime"}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// offlineDays is the plan's max_offline_days; a license whose plan is gone
+// (leasePlan's stand-in) keeps the default.
+func offlineDays(p *store.Plan) int {
+	if p.ID == "" {
+		return store.DefaultOfflineDays
+	}
+	return p.MaxOfflineDays
+}
+
+// machineFile is the content of a machine file of l on dev, valid ttl
+// seconds from now or until the license expires, whichever comes first.
+func (t *txn) machineFile(ra *store.RuntimeApp, l *store.License, p *store.Plan, dev *store.Device, ttl int) (*store.MachineFile, error) {
+	ents, err := t.licEntitlementKeys(l, p)
+	if err != nil {
+		return nil, err
+	}
+	exp := t.now.Add(time.Duration(ttl) * time.Second)
+	if l.ExpiresAt != nil && l.ExpiresAt.Before(exp) {
+		exp = *l.ExpiresAt
+	}
+	plan := *p
+	// The file carries the plan as stored, its entitlements as keys apart.
+	plan.Entitlements = nil
+	mf := &store.MachineFile{Env: ra.Env, AppID: ra.App.ID, IssuedAt: t.now, ExpiresAt: exp, TTL: ttl, License: *l, Plan: plan,
+		Entitlements: ents, Device: *dev}
+	mf.License.Status = l.EffectiveStatus(t.now)
+	if l.UserID != "" {
+		u, err := t.endUser(ra.Env.ID, l.UserID)
+		if err != nil {
+			return nil, err
+		}
+		mf.User = u
+	}
+	return mf, nil
+}
+
+// licEntitlementKeys is the sorted set of the keys of the license's
+// entitlements, its plan's and its own, in one query; a deleted
+// entitlement grants nothing.
+func (t *txn) licEntitlementKeys(l *store.License, p *store.Plan) ([]string, error) {
+	ids := slices.Concat(p.EntitlementIDs, l.EntitlementIDs)
+	keys := []string{}
+	if len(ids) == 0 {
+		return keys, nil
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT DISTINCT key FROM entitlements WHERE id = ANY($1) ORDER BY key`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
+}
+
+// IssueMachineFile implements store.MachineFiles: one write binds the device
+// as an activation does, under the license's row lock, and records
+// license.checked_out; the file is signed after the commit, from what the
+// write read.
+func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID string, in store.LicenseMachineFileInput) (*store.IssuedMachineFile, error) {
+	if db.signMF == nil {
+		return nil, store.Errorf(store.ECodeUnavailable, "this store was opened without a machine-file signer")
+	}
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
+	}
+	newDevID := store.NewID()
+	var mf *store.MachineFile
+	err = db.update(ctx, func(t *txn) error {
+		mf = nil
+		a, env, err := t.scope(s)
+		if err != nil {
+			return err
+		}
+		l, err := t.lockLicense(env.ID, licenseID)
+		if err != nil {
+			return err
+		}
+		if err := store.LicenseError(store.LicenseReason(l, t.now)); err != nil {
+			return err
+		}
+		plan, err := t.leasePlan(l)
+		if err != nil {
+			return err
+		}
+		ttl, err := store.MachineFileTTLDays(in.TTLDays, offlineDays(plan))
+		if err != nil {
+			return err
+		}
+		userID := ""
+		if in.UserEmail != "" {
+			if userID, err = t.endUserIDByEmail(env.ID, in.UserEmail); err != nil {
+				return err
+			}
+			if userID == "" {
+				return store.NotFound("user")
+			}
+		}
+		ra := &store.RuntimeApp{App: a, Env: env}
+		dev, bound, err := t.licBind(ra, l, plan, in.Fingerprint, userID, newDevID)
+		if err != nil {
+			return err
+		}
+		if mf, err = t.machineFile(ra, l, plan, dev, ttl); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventLicenseCheckedOut, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": in.Fingerprint,
+				"new_binding": !bound, "expires_at": mf.ExpiresAt.Format(time.RFC3339Nano), "by": "management"}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return db.signMF(mf, in.Encrypt)
+}
+
+// licBind binds the device of fingerprint fp (created as newDevID when the
+// environment has none) to l as an activation does, activating l and giving
+// it userID's ownership when it has none; l is updated in place and must
+// have been loaded with its row lock (lockLicense), which makes the device
+// limit hold across servers. Every check comes before the first write. It
+// reports whether the device was bound already. Returns the refusals of
+// l.CheckOwner and store.CheckBind.
+func (t *txn) licBind(ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp, userID, newDevID string) (*store.Device, bool, error) {
+	if err := l.CheckOwner(userID); err != nil {
+		return nil, false, err
+	}
+	dev, err := doc[store.Device](t, `SELECT doc FROM devices WHERE env_id = $1 AND fingerprint = $2 FOR UPDATE`, ra.Env.ID, fp)
+	if err != nil {
+		return nil, false, err
+	}
+	bound := false
+	if dev != nil {
+		if bound, err = t.licBound(l.ID, dev.ID); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := store.CheckBind(l, plan, dev, bound, l.DevicesCount); err != nil {
+		return nil, false, err
+	}
+
+	// Writes start here. A new device is written once, already bound.
+	isNew := dev == nil
+	if isNew {
+		dev = &store.Device{ID: newDevID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
+	}
+	if !bound {
+		dev.LicenseIDs = append(slices.Clone(dev.LicenseIDs), l.ID)
+		if plan.IsTrial && dev.TrialLicenseID == "" {
+			dev.TrialLicenseID = l.ID
+		}
+		if userID != "" && dev.UserID == "" {
+			dev.UserID = userID
+		}
+		// An activation is a sighting: recorded here, where the device is
+		// written anyway, it spares the last-seen flusher a write.
+		now := t.now
+		dev.LastSeenAt = &now
+		if err := t.saveDevice(dev, isNew); err != nil {
+			return nil, false, err
+		}
+		if _, err := t.bindDevice(l.ID, dev.ID); err != nil {
+			return nil, false, err
+		}
+		l.DevicesCount++
+	}
+	changed := !bound
+	if l.Status == store.LicenseInactive {
+		now := t.now
+		l.Status, l.ActivatedAt, changed = store.LicenseActive, &now, true
+		if plan.DurationDays != nil && l.ExpiresAt == nil {
+			exp := store.ExpiresAfter(now, *plan.DurationDays)
+			l.ExpiresAt = &exp
+		}
+	}
+	if userID != "" && l.UserID == "" {
+		l.UserID, changed = userID, true
+	}
+	if changed {
+		l.UpdatedAt = t.now
+		if err := t.saveLicense(ra.App.OrgID, l, false); err != nil {
+			return nil, false, err
+		}
+	}
+	return dev, bound, nil
+}
