@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"slices"
 
 	"licensectl/store"
 )
@@ -201,7 +202,7 @@ func (t *txn) purgeApp(a *store.Application) error {
 		{`DELETE FROM app_envs WHERE app_id = $1`, a.ID},
 		{`DELETE FROM apps WHERE id = $1`, a.ID},
 	}
-	if err := t.dropDeliveries(`app_id = $1`, a.ID); err != nil {
+	if err := t.catalogDropDeliveries(`app_id = $1`, a.ID); err != nil {
 		return err
 	}
 	for _, s := range steps {
@@ -213,13 +214,35 @@ func (t *txn) purgeApp(a *store.Application) error {
 	return nil
 }
 
-// dropDeliveries removes the webhook deliveries matching where (a condition
-// on $1… of args) and the shared payloads no remaining delivery names. The
-// statement's snapshot still shows the deleted rows, so "remaining" is
-// "not among those deleted".
-func (t *txn) dropDeliveries(where string, args ...any) error {
-	_, err := t.exec(`WITH gone AS (DELETE FROM webhook_deliveries WHERE `+where+` RETURNING id, body_of)
-		DELETE FROM outbox_bodies b WHERE b.event_id IN (SELECT body_of FROM gone WHERE body_of IS NOT NULL)
-		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.body_of = b.event_id AND d.id NOT IN (SELECT id FROM gone))`, args...)
+// catalogDropDeliveries removes the webhook deliveries matching where (a
+// condition on $1… of args) and the shared payloads no delivery is left to
+// use. The payload rows are locked before the check, so that two
+// transactions dropping the last deliveries of one event at once cannot
+// each see the other's delivery and keep the payload for ever.
+func (t *txn) catalogDropDeliveries(where string, args ...any) error {
+	rows, err := t.tx.Query(t.ctx, `DELETE FROM webhook_deliveries WHERE `+where+` RETURNING body_of::text`, args...)
+	if err != nil {
+		return err
+	}
+	var bodies []string
+	for rows.Next() {
+		var of *string
+		if err := rows.Scan(&of); err != nil {
+			rows.Close()
+			return err
+		}
+		if of != nil && !slices.Contains(bodies, *of) {
+			bodies = append(bodies, *of)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(bodies) == 0 {
+		return err
+	}
+	if _, err := t.exec(`SELECT 1 FROM outbox_bodies WHERE event_id = ANY($1::uuid[]) ORDER BY event_id FOR UPDATE`, bodies); err != nil {
+		return err
+	}
+	_, err = t.exec(`DELETE FROM outbox_bodies b WHERE b.event_id = ANY($1::uuid[])
+		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.body_of = b.event_id)`, bodies)
 	return err
 }
