@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,7 +30,7 @@ func (db *DB) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter)
 		if err != nil {
 			return err
 		}
-		out, err = t.auditLogPage(f, `env_ids @> ARRAY[$1::uuid]`, env.ID)
+		out, err = t.auditLogPage(f, env.ID, auditEnvLog(f)...)
 		return err
 	})
 	return out, err
@@ -47,7 +48,7 @@ func (db *DB) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilte
 			return err
 		}
 		var err error
-		out, err = t.auditLogPage(f, `org_id = $1 AND cardinality(env_ids) = 0`, orgID)
+		out, err = t.auditLogPage(f, orgID, `org_id = $1 AND cardinality(env_ids) = 0`)
 		return err
 	})
 	return out, err
@@ -57,14 +58,28 @@ func (db *DB) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilte
 // time (µs since 1970) and id, then the tag of its list.
 const auditCursorLen = 8 + 16 + 4
 
-// auditLogPage pages one log (log: a condition on $1 = owner) under the
-// filter, newest first by (created_at, id) as bbolt orders its audit keys
-// (the transaction's clock reading, then the id). Every filter pages by
-// keyset: a cursor names the last entry shown and resumes just older than
-// it, so page 10,000 of a target's history or of a time range costs what
-// page 1 does; a page number skips rows.
-func (t *txn) auditLogPage(f store.AuditFilter, log string, owner string) (*store.Page[*store.AuditEntry], error) {
-	where, args := log, []any{owner}
+// auditEnvLog is an environment's log (of $1) as disjoint parts, each
+// walked in order over an index of migrations/0020_catalog.sql: the
+// entries whose first environment it is, and those of both environments
+// (application-level events) whose second it is. A history (target_id) is
+// short and read over its own index instead.
+func auditEnvLog(f store.AuditFilter) []string {
+	if f.TargetID != "" {
+		return []string{`env_ids @> ARRAY[$1::uuid]`}
+	}
+	return []string{`env_ids[1] = $1`, `env_ids[2] = $1 AND cardinality(env_ids) = 2`}
+}
+
+// auditLogPage pages one log under the filter, newest first by
+// (created_at, id) as bbolt orders its audit keys (the transaction's clock
+// reading, then the id). The log is the union of parts, disjoint
+// conditions on $1 = owner; each part is read in order and only as far as
+// the page needs, and the parts merged. Every filter pages by keyset: a
+// cursor names the last entry shown and resumes just older than it, so
+// page 10,000 of a log, a history or a time range costs what page 1 does;
+// a page number skips rows.
+func (t *txn) auditLogPage(f store.AuditFilter, owner string, parts ...string) (*store.Page[*store.AuditEntry], error) {
+	where, args := "", []any{owner}
 	add := func(cond string, v any) {
 		args = append(args, v)
 		where += " AND " + cond + " $" + strconv.Itoa(len(args))
@@ -77,36 +92,46 @@ func (t *txn) auditLogPage(f store.AuditFilter, log string, owner string) (*stor
 	}
 	// bbolt compares nanoseconds; stored times are whole microseconds, so a
 	// bound rounded up to the next microsecond keeps exactly the same
-	// entries on both sides of it.
-	// A bound past what timestamptz holds bounds nothing.
+	// entries on both sides of it. A bound past what timestamptz holds
+	// bounds nothing.
 	if f.From != nil && f.From.After(auditMinTime) {
 		add("created_at >=", auditCeilMicro(*f.From))
 	}
 	if f.To != nil && f.To.Before(auditMaxTime) {
 		add("created_at <", auditCeilMicro(*f.To))
 	}
-	tag := auditListTag(where, args)
+	tag := auditListTag(strings.Join(parts, " | ")+where, args)
 	after, err := f.CursorKey()
 	if err != nil {
 		return nil, err
 	}
-	total, err := t.count(`SELECT count(*) FROM audit WHERE `+where, args...)
+	counts := make([]string, len(parts))
+	for i, part := range parts {
+		counts[i] = `(SELECT count(*) FROM audit WHERE ` + part + where + `)`
+	}
+	total, err := t.count(`SELECT `+strings.Join(counts, " + "), args...)
 	if err != nil {
 		return nil, err
 	}
-	q, qargs, offset := `SELECT id, created_at, ip, user_agent, doc FROM audit WHERE `+where, args, 0
+	qargs, offset := args, 0
 	if after != nil {
 		if len(after) != auditCursorLen || binary.BigEndian.Uint32(after[24:]) != tag {
 			return nil, store.Invalid("cursor", "cursor is not one this list answered with")
 		}
 		at := time.UnixMicro(int64(binary.BigEndian.Uint64(after[:8])))
 		qargs = append(append([]any(nil), args...), at, uuid.UUID(after[8:24]).String())
-		q += ` AND (created_at, id) < ($` + strconv.Itoa(len(qargs)-1) + `, $` + strconv.Itoa(len(qargs)) + `)`
+		where += ` AND (created_at, id) < ($` + strconv.Itoa(len(qargs)-1) + `, $` + strconv.Itoa(len(qargs)) + `)`
 	} else {
 		offset = f.Offset()
 	}
 	qargs = append(qargs, f.PerPage+1, offset)
-	q += ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(qargs)-1) + ` OFFSET $` + strconv.Itoa(len(qargs))
+	limit, skip := `$`+strconv.Itoa(len(qargs)-1)+`::bigint`, `$`+strconv.Itoa(len(qargs))+`::bigint`
+	const order = ` ORDER BY created_at DESC, id DESC`
+	selects := make([]string, len(parts))
+	for i, part := range parts {
+		selects[i] = `(SELECT id, created_at, ip, user_agent, doc FROM audit WHERE ` + part + where + order + ` LIMIT ` + limit + ` + ` + skip + `)`
+	}
+	q := `SELECT * FROM (` + strings.Join(selects, " UNION ALL ") + `) log` + order + ` LIMIT ` + limit + ` OFFSET ` + skip
 	rows, err := t.tx.Query(t.ctx, q, qargs...)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -361,6 +362,58 @@ func TestCatalogAuditOrder(t *testing.T) {
 			t.Fatalf("entry %d = %v, want %s (newest clock reading first)", i, e.Metadata["label"], labels[i])
 		}
 	}
+	t.Run("Environment", func(t *testing.T) {
+		a, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: "Ordered"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := store.AppRef{OrgID: org, AppID: a.ID}
+		// Application-level entries (both logs) and one environment's
+		// (its log only), interleaved, each an hour before the last.
+		want := []string{""} // application.created, at the last reading above
+		for i := range 6 {
+			clock.Set(start.Add(-time.Duration(10+i) * time.Hour))
+			name := string(rune('a' + i))
+			env := a.Environments[i%2]
+			if i%3 == 0 {
+				if _, err := db.CreateEntitlement(ctx, ref, store.CreateEntitlementInput{Key: "k" + name, Name: name}); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, _, err := db.CreateAppSecret(ctx, ref, store.CreateSecretInput{EnvironmentID: env.ID, Label: name}); err != nil {
+				t.Fatal(err)
+			}
+			if i%3 == 0 || env.Name == store.EnvProduction {
+				want = append(want, name)
+			}
+		}
+		sc := store.Scope{OrgID: org, AppID: a.ID, Env: store.EnvProduction}
+		var got []string
+		f := store.AuditFilter{PageRequest: store.PageRequest{PerPage: 2}}
+		for {
+			p, err := db.ListAudit(ctx, sc, f)
+			if err != nil || p.Total != len(want) {
+				t.Fatalf("ListAudit = %+v, %v; want %d entries", p, err, len(want))
+			}
+			for _, e := range p.Data {
+				name, _ := e.Metadata["label"].(string)
+				if n, ok := e.Metadata["name"].(string); ok && e.Event == store.EventEntitlementCreated {
+					name = n
+				}
+				got = append(got, name)
+			}
+			if p.NextCursor == "" {
+				break
+			}
+			f.Cursor = p.NextCursor
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("production's log = %q, want %q (newest clock reading first)", got, want)
+		}
+		p, err := db.ListAudit(ctx, sc, store.AuditFilter{Event: store.EventSecretCreated, PageRequest: store.PageRequest{Page: 2, PerPage: 1}})
+		if err != nil || p.Total != 2 || len(p.Data) != 1 || p.Data[0].Metadata["label"] != "f" {
+			t.Fatalf("ListAudit(secret.created, page 2) = %+v, %v; want f", p, err)
+		}
+	})
 	from, to := start.Add(-5*time.Hour), start.Add(-time.Hour+time.Nanosecond)
 	for _, f := range []store.AuditFilter{{}, {Event: store.EventAPIKeyCreated}, {From: &from, To: &to}, {TargetID: all.Data[3].Target.ID}} {
 		want := 0
