@@ -272,6 +272,17 @@ func (t *txn) catalogPlan(appID, id string, lock bool) (*store.Plan, error) {
 	return p, err
 }
 
+// catalogAppPlan loads the application of ref and its plan id, the plan's
+// row locked when lock is set.
+func (t *txn) catalogAppPlan(ref store.AppRef, id string, lock bool) (*store.Application, *store.Plan, error) {
+	a, err := t.app(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := t.catalogPlan(a.ID, id, lock)
+	return a, p, err
+}
+
 // ListPlans implements store.Plans.
 func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
 	out := []*store.Plan{}
@@ -306,11 +317,8 @@ func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, e
 func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
 	var out *store.Plan
 	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
 		var err error
-		out, err = t.catalogPlan(ref.AppID, id, false)
+		_, out, err = t.catalogAppPlan(ref, id, false)
 		return err
 	})
 	return out, err
@@ -354,11 +362,7 @@ func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInp
 func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error) {
 	var out *store.Plan
 	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		p, err := t.catalogPlan(a.ID, id, true)
+		a, p, err := t.catalogAppPlan(ref, id, true)
 		if err != nil {
 			return err
 		}
@@ -405,11 +409,7 @@ func (t *txn) planInUse(a *store.Application, planID string) (int, error) {
 // and then finds the plan gone.
 func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error {
 	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		p, err := t.catalogPlan(a.ID, id, true)
+		a, p, err := t.catalogAppPlan(ref, id, true)
 		if err != nil {
 			return err
 		}
