@@ -11,11 +11,23 @@ import (
 
 var _ store.Applications = (*DB)(nil)
 
-// lockApp is app with the application's row locked until the transaction
-// ends: a change of the application's doc is read, changed and written
-// whole, so two servers changing it at once must take turns.
-func (t *txn) lockApp(ref store.AppRef) (*store.Application, error) {
-	a, err := mustDoc[store.Application](t, "application", `SELECT doc FROM apps WHERE id = $1 FOR UPDATE`, uuidOrNil(ref.AppID))
+// The row locks an application's row is read with in a write. A record
+// written under the application takes appLockWrite, a change of the
+// application's doc appLockChange, and its permanent deletion appLockPurge, which
+// waits for every write under it and makes them wait: a record written
+// under an application another server is purging either commits first, and
+// is purged, or finds the application gone. appLockWrite and appLockChange do not
+// wait for each other.
+const (
+	appLockWrite  = "FOR KEY SHARE"
+	appLockChange = "FOR NO KEY UPDATE"
+	appLockPurge  = "FOR UPDATE"
+)
+
+// lockApp is app with the application's row locked as lock says until the
+// transaction ends.
+func (t *txn) lockApp(ref store.AppRef, lock string) (*store.Application, error) {
+	a, err := mustDoc[store.Application](t, "application", `SELECT doc FROM apps WHERE id = $1 `+lock, uuidOrNil(ref.AppID))
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +130,7 @@ func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store
 	}
 	var out *store.Application
 	err := db.update(ctx, func(t *txn) error {
-		a, err := t.lockApp(ref)
+		a, err := t.lockApp(ref, appLockChange)
 		if err != nil {
 			return err
 		}
@@ -159,7 +171,7 @@ func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent
 		return err
 	}
 	return db.update(ctx, func(t *txn) error {
-		a, err := t.lockApp(ref)
+		a, err := t.lockApp(ref, appLockPurge)
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.
 	id := store.NewID()
 	var out *store.Entitlement
 	err = db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
+		a, err := t.lockApp(ref, appLockWrite)
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.
 // commits before this reads the plans and licenses, or finds it gone.
 func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error {
 	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
+		a, err := t.lockApp(ref, appLockWrite)
 		if err != nil {
 			return err
 		}
@@ -272,10 +272,14 @@ func (t *txn) catalogPlan(appID, id string, lock bool) (*store.Plan, error) {
 	return p, err
 }
 
-// catalogAppPlan loads the application of ref and its plan id, the plan's
-// row locked when lock is set.
+// catalogAppPlan loads the application of ref and its plan id; for a
+// write (lock), the plan's row locked and the application's as appLockWrite.
 func (t *txn) catalogAppPlan(ref store.AppRef, id string, lock bool) (*store.Application, *store.Plan, error) {
-	a, err := t.app(ref)
+	appLock := ""
+	if lock {
+		appLock = appLockWrite
+	}
+	a, err := t.lockApp(ref, appLock)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -334,7 +338,7 @@ func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInp
 	var out *store.Plan
 	err = db.update(ctx, func(t *txn) error {
 		p := *proto // a retried transaction starts from the plan as given
-		a, err := t.app(ref)
+		a, err := t.lockApp(ref, appLockWrite)
 		if err != nil {
 			return err
 		}

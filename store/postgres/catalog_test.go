@@ -452,3 +452,73 @@ func TestCatalogAuditOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogPurgeRacesWrites: records written under an application on one
+// server while another deletes it for good either are purged with it or
+// are refused: none is left behind under an application that is gone.
+func TestCatalogPurgeRacesWrites(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	var dbs [2]*DB
+	for i := range dbs {
+		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	org := catalogOrg(t, dbs[0], "racing")
+	for round := range 4 {
+		a, err := dbs[0].CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: "Racing", Slug: "racing-" + string(rune('a'+round))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := store.AppRef{OrgID: org, AppID: a.ID}
+		sc := store.Scope{OrgID: org, AppID: a.ID, Env: store.EnvProduction}
+		var wg sync.WaitGroup
+		writes := []func(db *DB, i int) error{
+			func(db *DB, i int) error {
+				_, err := db.CreateEntitlement(ctx, ref, store.CreateEntitlementInput{Key: "k" + string(rune('a'+i)), Name: "K"})
+				return err
+			},
+			func(db *DB, i int) error { _, err := db.CreatePlan(ctx, ref, store.PlanInput{Name: ptrTo("P")}); return err },
+			func(db *DB, i int) error {
+				_, _, err := db.CreateAppSecret(ctx, ref, store.CreateSecretInput{EnvironmentID: a.Env(store.EnvProduction).ID})
+				return err
+			},
+			func(db *DB, i int) error {
+				_, err := db.RegisterEndUser(ctx, sc, "u"+string(rune('a'+i))+"@racing.test", "correct horse battery")
+				return err
+			},
+		}
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := writes[i%len(writes)](dbs[i%2], i)
+				if c := store.ErrorCode(err); c != "" && c != store.ECodeNotFound {
+					t.Errorf("a write racing the purge: %v", err)
+				}
+			}()
+			if i == 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := dbs[1].DeleteApplication(ctx, ref, true); err != nil {
+						t.Errorf("DeleteApplication: %v", err)
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		for _, table := range []string{"entitlements", "plans", "app_secrets", "end_users"} {
+			if n := catalogCount(t, dbs[0], `SELECT count(*) FROM `+table+` WHERE app_id = $1`, a.ID); n != 0 {
+				t.Fatalf("round %d: %d rows of %s left under the deleted application", round, n, table)
+			}
+		}
+		if n := catalogCount(t, dbs[0], `SELECT count(*) FROM audit WHERE app_id = $1`, a.ID); n != 0 {
+			t.Fatalf("round %d: %d audit entries left of the deleted application", round, n)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.Cr
 	var out *store.AppSecret
 	var plain string
 	err = db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
+		a, err := t.lockApp(ref, appLockWrite)
 		if err != nil {
 			return err
 		}
@@ -200,7 +200,7 @@ func (db *DB) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.Ap
 // so two revocations at once write one entry.
 func (db *DB) RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) error {
 	return db.update(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
+		if _, err := t.lockApp(ref, appLockWrite); err != nil {
 			return err
 		}
 		s, err := mustDoc[store.AppSecret](t, "secret", `SELECT doc FROM app_secrets WHERE id = $1 FOR UPDATE`, uuidOrNil(id))

@@ -31,7 +31,11 @@ func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw stri
 	id := store.NewID()
 	var out *store.EndUser
 	err = db.update(ctx, func(t *txn) error {
-		a, env, err := t.scope(s)
+		a, err := t.lockApp(s.App(), appLockWrite)
+		if err != nil {
+			return err
+		}
+		env, err := s.Environment(a)
 		if err != nil {
 			return err
 		}
