@@ -482,7 +482,10 @@ func TestCatalogPurgeRacesWrites(t *testing.T) {
 				_, err := db.CreateEntitlement(ctx, ref, store.CreateEntitlementInput{Key: "k" + string(rune('a'+i)), Name: "K"})
 				return err
 			},
-			func(db *DB, i int) error { _, err := db.CreatePlan(ctx, ref, store.PlanInput{Name: ptrTo("P")}); return err },
+			func(db *DB, i int) error {
+				_, err := db.CreatePlan(ctx, ref, store.PlanInput{Name: ptrTo("P")})
+				return err
+			},
 			func(db *DB, i int) error {
 				_, _, err := db.CreateAppSecret(ctx, ref, store.CreateSecretInput{EnvironmentID: a.Env(store.EnvProduction).ID})
 				return err
