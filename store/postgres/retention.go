@@ -25,6 +25,9 @@ const minRetention = 24 * time.Hour
 // organization that keeps everything are skipped by the query instead of
 // filling the batch.
 func (db *DB) PruneAudit(ctx context.Context, batch int) (int, error) {
+	if batch <= 0 {
+		return 0, nil
+	}
 	removed := 0
 	err := db.update(ctx, func(t *txn) error {
 		removed = 0
