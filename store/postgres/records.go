@@ -77,13 +77,13 @@ func (t *txn) plan(appID, id string) (*store.Plan, error) {
 	return p, nil
 }
 
-// savePlan writes p (insert when new).
+// savePlan writes p (insert when new), its policies verbatim (planJSON).
 func (t *txn) savePlan(p *store.Plan, isNew bool) error {
 	if isNew {
-		_, err := t.exec(`INSERT INTO plans (id, app_id, doc) VALUES ($1, $2, $3)`, p.ID, p.AppID, js(p))
+		_, err := t.exec(`INSERT INTO plans (id, app_id, doc) VALUES ($1, $2, $3)`, p.ID, p.AppID, planJSON(p))
 		return err
 	}
-	_, err := t.exec(`UPDATE plans SET doc = $2 WHERE id = $1`, p.ID, js(p))
+	_, err := t.exec(`UPDATE plans SET doc = $2 WHERE id = $1`, p.ID, planJSON(p))
 	return err
 }
 
