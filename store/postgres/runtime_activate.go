@@ -1,0 +1,297 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+
+	"licensectl/store"
+)
+
+// Activate implements store.Runtime. The license row is locked before its
+// devices are counted, so that activations on every server bind at most
+// max_devices (docs/design.md §12).
+func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.ActivateInput) (*store.Activation, error) {
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
+	}
+	userHash := ""
+	if in.UserToken != "" {
+		userHash = store.HashSecret(in.UserToken)
+	}
+	seed := newRTSeed("")
+	var out *store.Activation
+	err = r.softUpdate(ctx, func(t *txn) error {
+		out = nil
+		ra, err := r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		t.rtActor(store.ActorLicense, "")
+		if err := r.consumeNonce(t, ra, in.Replay, "license"); err != nil {
+			return err
+		}
+		out, err = r.activate(t, c, ra, in.LicenseKey, in.Fingerprint, userHash, seed)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// licenseIDByKey is the id of the license with the canonical key k, or "".
+func (t *txn) licenseIDByKey(k string) (string, error) {
+	var id string
+	err := t.tx.QueryRow(t.ctx, `SELECT id::text FROM licenses WHERE key = $1`, k).Scan(&id)
+	if noRows(err) {
+		return "", nil
+	}
+	return id, err
+}
+
+// activate is the activation proper, after the nonce is consumed. Every
+// check comes before the first write, so a refusal leaves nothing behind
+// but the consumed nonce.
+func (r *Runtime) activate(t *txn, c store.RuntimeClient, ra *store.RuntimeApp, licKey, fp, userHash string, seed rtSeed) (*store.Activation, error) {
+	var userID string
+	var roles []string
+	if userHash != "" {
+		v, err := r.view(t.ctx, t.tx, c, rtByAccess, userHash, t.now)
+		if err != nil {
+			return nil, err
+		}
+		if v.cascade(t.now, true) != "" || v.user == nil {
+			return nil, store.ErrEndUserToken()
+		}
+		userID, roles = v.user.ID, v.user.Roles
+	}
+	id, err := t.licenseIDByKey(licKey)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, store.NotFound("license")
+	}
+	l, err := t.lockLicense(ra.Env.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	t.rtActor(store.ActorLicense, l.ID)
+	if err := store.LicenseError(store.LicenseReason(l, t.now)); err != nil {
+		return nil, err
+	}
+	plan, err := doc[store.Plan](t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(l.PlanID))
+	if err != nil {
+		return nil, err
+	}
+	if plan == nil {
+		return nil, store.NotFound("plan")
+	}
+	dev, bound, err := r.bind(t, ra, l, plan, fp, userID, seed.DeviceID)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := t.licenseKeys(l.ID)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := r.openSession(t, rtSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: ents, roles: roles}, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.audit(auditEvent{Event: store.EventLicenseActivated, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": fp, "new_binding": !bound, "user_id": userID}}); err != nil {
+		return nil, err
+	}
+	return &store.Activation{RuntimeSession: *sess, LicenseStatus: l.EffectiveStatus(t.now), LicenseExpiresAt: l.ExpiresAt}, nil
+}
+
+// licenseKeys are the keys of a license's entitlements, its plan's and its
+// own, sorted.
+func (t *txn) licenseKeys(licenseID string) ([]string, error) {
+	var keys []string
+	err := t.tx.QueryRow(t.ctx, `SELECT `+rtKeysExpr("l.doc", "p.doc")+` FROM licenses l LEFT JOIN plans p ON p.id = l.plan_id WHERE l.id = $1`,
+		licenseID).Scan(&keys)
+	return rtKeySet(keys), err
+}
+
+// lockedDeviceByFingerprint loads the device of envID with this fingerprint
+// with its row locked, as every change of a device's doc does; nil when
+// there is none.
+func (t *txn) lockedDeviceByFingerprint(envID, fp string) (*store.Device, error) {
+	return doc[store.Device](t, `SELECT doc FROM devices WHERE env_id = $1 AND fingerprint = $2 FOR UPDATE`, envID, fp)
+}
+
+// insertNewDevice writes a device the runtime creates; false when another
+// transaction created one with its fingerprint first (the caller reads that
+// one instead).
+func (t *txn) insertNewDevice(d *store.Device) (bool, error) {
+	n, err := t.exec(`INSERT INTO devices (id, app_id, env_id, fingerprint, status, doc) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (env_id, fingerprint) DO NOTHING`, d.ID, d.AppID, d.EnvID, d.Fingerprint, d.Status, js(d))
+	return n == 1, err
+}
+
+// isBound reports whether device is bound to license.
+func (t *txn) isBound(licenseID, deviceID string) (bool, error) {
+	var ok bool
+	err := t.tx.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM license_devices WHERE license_id = $1 AND device_id = $2)`,
+		licenseID, deviceID).Scan(&ok)
+	return ok, err
+}
+
+// bind binds the device of fingerprint fp (created as newDevID when the
+// environment has none) to l, locked by the caller, as an activation does:
+// it activates l and gives it userID's ownership when it has none; l is
+// updated in place. Every check comes before the first write. It reports
+// whether the device was bound already. Returns the refusals of
+// l.CheckOwner and store.CheckBind.
+func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp, userID, newDevID string) (*store.Device, bool, error) {
+	if err := l.CheckOwner(userID); err != nil {
+		return nil, false, err
+	}
+	for attempt := 0; ; attempt++ {
+		dev, err := t.lockedDeviceByFingerprint(ra.Env.ID, fp)
+		if err != nil {
+			return nil, false, err
+		}
+		bound := false
+		if dev != nil {
+			if bound, err = t.isBound(l.ID, dev.ID); err != nil {
+				return nil, false, err
+			}
+		}
+		// l's row is locked: its count cannot move before the commit.
+		if err := store.CheckBind(l, plan, dev, bound, l.DevicesCount); err != nil {
+			return nil, false, err
+		}
+		// Writes start here. A new device is written once, already bound.
+		isNew := dev == nil
+		if isNew {
+			dev = &store.Device{ID: newDevID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
+		}
+		if !bound {
+			dev.LicenseIDs = append(slices.Clone(dev.LicenseIDs), l.ID)
+			if plan.IsTrial && dev.TrialLicenseID == "" {
+				dev.TrialLicenseID = l.ID
+			}
+			if userID != "" && dev.UserID == "" {
+				dev.UserID = userID
+			}
+			// An activation is a sighting: recorded here, where the device
+			// is written anyway, it spares the last-seen flush a write.
+			now := t.now
+			dev.LastSeenAt = &now
+			if isNew {
+				ok, err := t.insertNewDevice(dev)
+				if err != nil {
+					return nil, false, err
+				}
+				if !ok && attempt < 2 {
+					continue // created meanwhile by another activation: check again with it
+				}
+				if !ok {
+					return nil, false, errRTBusy()
+				}
+			} else if err := t.saveDevice(dev, false); err != nil {
+				return nil, false, err
+			}
+			if _, err := t.bindDevice(l.ID, dev.ID); err != nil {
+				return nil, false, err
+			}
+			l.DevicesCount++
+		}
+		changed := !bound
+		if l.Status == store.LicenseInactive {
+			now := t.now
+			l.Status, l.ActivatedAt, changed = store.LicenseActive, &now, true
+			if plan.DurationDays != nil && l.ExpiresAt == nil {
+				exp := store.ExpiresAfter(now, *plan.DurationDays)
+				l.ExpiresAt = &exp
+			}
+		}
+		if userID != "" && l.UserID == "" {
+			l.UserID, changed = userID, true
+		}
+		if changed {
+			l.UpdatedAt = t.now
+			if err := t.saveLicense(ra.App.OrgID, l, false); err != nil {
+				return nil, false, err
+			}
+		}
+		return dev, bound, nil
+	}
+}
+
+// ResetDevice implements store.Runtime. The license row is locked before
+// its resets are counted, so that resets on every server never take the
+// quota below zero (docs/design.md §12).
+func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in store.DeviceResetInput) (int, error) {
+	in, err := in.Check()
+	if err != nil {
+		return 0, err
+	}
+	remaining := 0
+	err = r.softUpdate(ctx, func(t *txn) error {
+		ra, err := r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		id, err := t.licenseIDByKey(in.LicenseKey)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return store.NotFound("license")
+		}
+		l, err := t.lockLicense(ra.Env.ID, id)
+		if err != nil {
+			return err
+		}
+		dev, err := t.lockedDeviceByFingerprint(ra.Env.ID, in.Fingerprint)
+		if err != nil {
+			return err
+		}
+		if dev == nil {
+			return store.NotFound("device")
+		}
+		if bound, err := t.isBound(l.ID, dev.ID); err != nil {
+			return err
+		} else if !bound {
+			return store.NotFound("device")
+		}
+		p, err := doc[store.Plan](t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(l.PlanID))
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			p = new(store.Plan)
+		}
+		if err := l.CheckResetLeft(p, t.now); err != nil {
+			return err
+		}
+		t.rtActor(store.ActorLicense, l.ID)
+		if _, err := t.unbindDevice(l.ID, dev.ID); err != nil {
+			return err
+		}
+		l.RecordReset(t.now)
+		l.UpdatedAt = t.now
+		dev.LicenseIDs = slices.DeleteFunc(slices.Clone(dev.LicenseIDs), func(id string) bool { return id == l.ID })
+		if err := t.saveLicense(ra.App.OrgID, l, false); err != nil {
+			return err
+		}
+		if err := t.saveDevice(dev, false); err != nil {
+			return err
+		}
+		// The device's sessions of this license end; its other licenses' stay.
+		n, err := t.exec(`UPDATE sessions SET revoked_at = $3, revoke_reason = $4
+			WHERE device_id = $1 AND license_id = $2 AND revoked_at IS NULL`, dev.ID, l.ID, t.now, RevokedDeviceReset)
+		if err != nil {
+			return err
+		}
+		remaining, _ = l.ResetsRemaining(p, t.now)
+		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": int(n)}})
+	})
+	return remaining, err
+}
