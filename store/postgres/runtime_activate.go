@@ -40,14 +40,27 @@ func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.
 	return out, nil
 }
 
-// licenseIDByKey is the id of the license with the canonical key k, or "".
-func (t *txn) licenseIDByKey(k string) (string, error) {
-	var id string
-	err := t.tx.QueryRow(t.ctx, `SELECT id::text FROM licenses WHERE key = $1`, k).Scan(&id)
+// lockLicenseByKey loads the license of environment envID with the
+// canonical key k, its row locked until the transaction ends (as
+// lockLicense does). Returns not_found.
+func (t *txn) lockLicenseByKey(envID, k string) (*store.License, error) {
+	var raw []byte
+	var n int
+	err := t.tx.QueryRow(t.ctx, `SELECT doc, devices_count FROM licenses WHERE key = $1 FOR UPDATE`, k).Scan(&raw, &n)
 	if noRows(err) {
-		return "", nil
+		return nil, store.NotFound("license")
 	}
-	return id, err
+	if err != nil {
+		return nil, err
+	}
+	l, err := decodeLicense(raw, n)
+	if err != nil {
+		return nil, err
+	}
+	if l.EnvID != envID {
+		return nil, store.NotFound("license")
+	}
+	return l, nil
 }
 
 // activate is the activation proper, after the nonce is consumed. Every
@@ -66,14 +79,7 @@ func (r *Runtime) activate(t *txn, c store.RuntimeClient, ra *store.RuntimeApp, 
 		}
 		userID, roles = v.user.ID, v.user.Roles
 	}
-	id, err := t.licenseIDByKey(licKey)
-	if err != nil {
-		return nil, err
-	}
-	if id == "" {
-		return nil, store.NotFound("license")
-	}
-	l, err := t.lockLicense(ra.Env.ID, id)
+	l, err := t.lockLicenseByKey(ra.Env.ID, licKey)
 	if err != nil {
 		return nil, err
 	}
@@ -217,14 +223,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		id, err := t.licenseIDByKey(in.LicenseKey)
-		if err != nil {
-			return err
-		}
-		if id == "" {
-			return store.NotFound("license")
-		}
-		l, err := t.lockLicense(ra.Env.ID, id)
+		l, err := t.lockLicenseByKey(ra.Env.ID, in.LicenseKey)
 		if err != nil {
 			return err
 		}

@@ -65,7 +65,7 @@ func (r *Runtime) SweepNonces(ctx context.Context, limit int) (int, error) {
 	n := 0
 	err := r.db.update(ctx, func(t *txn) error {
 		n = 0
-		if ok, err := t.passLock("nonces"); err != nil || !ok {
+		if ok, err := t.passLock("runtime nonces"); err != nil || !ok {
 			return err
 		}
 		m, err := t.exec(`DELETE FROM nonces WHERE (env_id, nonce) IN (

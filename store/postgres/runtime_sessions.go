@@ -164,9 +164,11 @@ func rtIDs(docExpr string) string {
 }
 
 // rtKeysExpr is the keys of the entitlements of a license doc and its
-// plan's doc; a deleted entitlement grants nothing.
+// plan's doc; a deleted entitlement grants nothing. The ids are gathered
+// first (= ANY of an array), so that the entitlements are looked up by
+// their primary key, never scanned.
 func rtKeysExpr(licDoc, planDoc string) string {
-	return `ARRAY(SELECT en.key FROM entitlements en WHERE en.id IN (` + rtIDs(planDoc) + ` UNION ` + rtIDs(licDoc) + `))`
+	return `ARRAY(SELECT en.key FROM entitlements en WHERE en.id = ANY (ARRAY(` + rtIDs(planDoc) + ` UNION ` + rtIDs(licDoc) + `)))`
 }
 
 // rtUserLicsExpr is the licenses of a user in an environment with their
@@ -336,7 +338,7 @@ func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 	n := 0
 	err := r.db.update(ctx, func(t *txn) error {
 		n = 0
-		if ok, err := t.passLock("sessions"); err != nil || !ok {
+		if ok, err := t.passLock("runtime sessions"); err != nil || !ok {
 			return err
 		}
 		m, err := t.exec(`DELETE FROM sessions WHERE id IN (

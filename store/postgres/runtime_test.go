@@ -454,3 +454,35 @@ func TestRuntimeResolveApp(t *testing.T) {
 	_, err = w.rts[0].ResolveApp(w.ctx, store.RuntimeClient{AppID: "not-an-id"})
 	runtimeWantCode(t, "ResolveApp(malformed id)", err, store.ECodeInvalidApp)
 }
+
+// TestRuntimeSweepsSkipWhileAnotherServerSweeps: a sweep whose pass lock
+// another server holds does nothing this round, and its next round does
+// the work.
+func TestRuntimeSweepsSkipWhileAnotherServerSweeps(t *testing.T) {
+	w := newRuntimeWorld(t, 2)
+	_, key := w.license(store.Plan{MaxDevices: 1})
+	w.mustActivate(0, key, "sweep-pc")
+	w.clock.Advance(30 * 24 * time.Hour)
+	for _, c := range []struct {
+		pass  string
+		sweep func(context.Context, int) (int, error)
+	}{{"runtime sessions", w.rts[0].SweepSessions}, {"runtime nonces", w.rts[0].SweepNonces}} {
+		tx, err := w.dbs[1].pool.Begin(w.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var held bool
+		if err := tx.QueryRow(w.ctx, `SELECT pg_try_advisory_xact_lock(hashtext('licensectl pass ' || $1))`, c.pass).Scan(&held); err != nil || !held {
+			t.Fatalf("taking %q on the other server: %v, %v", c.pass, held, err)
+		}
+		if n, err := c.sweep(w.ctx, 10); err != nil || n != 0 {
+			t.Fatalf("%s while the other server sweeps = %d, %v; want 0", c.pass, n, err)
+		}
+		if err := tx.Rollback(w.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := c.sweep(w.ctx, 10); err != nil || n != 1 {
+			t.Fatalf("%s after = %d, %v; want 1", c.pass, n, err)
+		}
+	}
+}
