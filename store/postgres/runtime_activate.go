@@ -40,27 +40,43 @@ func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.
 	return out, nil
 }
 
-// lockLicenseByKey loads the license of environment envID with the
-// canonical key k, its row locked until the transaction ends (as
-// lockLicense does). Returns not_found.
-func (t *txn) lockLicenseByKey(envID, k string) (*store.License, error) {
-	var raw []byte
+// rtLicense is a license an activation or a reset found by its key, with
+// its row locked, its plan (nil when gone) and its entitlement keys.
+type rtLicense struct {
+	l    *store.License
+	plan *store.Plan
+	keys []string
+}
+
+// lockLicenseByKey loads, in one statement, the license of environment
+// envID with the canonical key k, its row locked until the transaction
+// ends (as lockLicense does), with its plan and entitlement keys. Returns
+// not_found.
+func (t *txn) lockLicenseByKey(envID, k string) (*rtLicense, error) {
+	var raw, plan []byte
 	var n int
-	err := t.tx.QueryRow(t.ctx, `SELECT doc, devices_count FROM licenses WHERE key = $1 FOR UPDATE`, k).Scan(&raw, &n)
+	out := new(rtLicense)
+	err := t.tx.QueryRow(t.ctx, `SELECT l.doc, l.devices_count, p.doc, `+rtKeysExpr("l.doc", "p.doc")+`
+		FROM licenses l LEFT JOIN plans p ON p.id = l.plan_id WHERE l.key = $1 FOR UPDATE OF l`, k).Scan(&raw, &n, &plan, &out.keys)
 	if noRows(err) {
 		return nil, store.NotFound("license")
 	}
 	if err != nil {
 		return nil, err
 	}
-	l, err := decodeLicense(raw, n)
-	if err != nil {
+	if out.l, err = decodeLicense(raw, n); err != nil {
 		return nil, err
 	}
-	if l.EnvID != envID {
+	if out.l.EnvID != envID {
 		return nil, store.NotFound("license")
 	}
-	return l, nil
+	if plan != nil {
+		if out.plan, err = decode[store.Plan](plan); err != nil {
+			return nil, err
+		}
+	}
+	out.keys = rtKeySet(out.keys)
+	return out, nil
 }
 
 // activate is the activation proper, after the nonce is consumed. Every
@@ -79,16 +95,13 @@ func (r *Runtime) activate(t *txn, c store.RuntimeClient, ra *store.RuntimeApp, 
 		}
 		userID, roles = v.user.ID, v.user.Roles
 	}
-	l, err := t.lockLicenseByKey(ra.Env.ID, licKey)
+	found, err := t.lockLicenseByKey(ra.Env.ID, licKey)
 	if err != nil {
 		return nil, err
 	}
+	l, plan := found.l, found.plan
 	t.rtActor(store.ActorLicense, l.ID)
 	if err := store.LicenseError(store.LicenseReason(l, t.now)); err != nil {
-		return nil, err
-	}
-	plan, err := doc[store.Plan](t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(l.PlanID))
-	if err != nil {
 		return nil, err
 	}
 	if plan == nil {
@@ -98,11 +111,8 @@ func (r *Runtime) activate(t *txn, c store.RuntimeClient, ra *store.RuntimeApp, 
 	if err != nil {
 		return nil, err
 	}
-	ents, err := t.licenseKeys(l.ID)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := r.openSession(t, rtSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: ents, roles: roles}, seed)
+	// bind changes no entitlement: the keys read with the license hold.
+	sess, err := r.openSession(t, rtSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: found.keys, roles: roles}, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -113,20 +123,23 @@ func (r *Runtime) activate(t *txn, c store.RuntimeClient, ra *store.RuntimeApp, 
 	return &store.Activation{RuntimeSession: *sess, LicenseStatus: l.EffectiveStatus(t.now), LicenseExpiresAt: l.ExpiresAt}, nil
 }
 
-// licenseKeys are the keys of a license's entitlements, its plan's and its
-// own, sorted.
-func (t *txn) licenseKeys(licenseID string) ([]string, error) {
-	var keys []string
-	err := t.tx.QueryRow(t.ctx, `SELECT `+rtKeysExpr("l.doc", "p.doc")+` FROM licenses l LEFT JOIN plans p ON p.id = l.plan_id WHERE l.id = $1`,
-		licenseID).Scan(&keys)
-	return rtKeySet(keys), err
-}
-
 // lockedDeviceByFingerprint loads the device of envID with this fingerprint
-// with its row locked, as every change of a device's doc does; nil when
-// there is none.
-func (t *txn) lockedDeviceByFingerprint(envID, fp string) (*store.Device, error) {
-	return doc[store.Device](t, `SELECT doc FROM devices WHERE env_id = $1 AND fingerprint = $2 FOR UPDATE`, envID, fp)
+// with its row locked, as every change of a device's doc does, and whether
+// it is bound to the license licenseID ("" for none); nil when there is no
+// such device.
+func (t *txn) lockedDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
+	var raw []byte
+	var bound bool
+	err := t.tx.QueryRow(t.ctx, `SELECT d.doc, EXISTS (SELECT 1 FROM license_devices ld WHERE ld.license_id = $3 AND ld.device_id = d.id)
+		FROM devices d WHERE d.env_id = $1 AND d.fingerprint = $2 FOR UPDATE OF d`, envID, fp, uuidOrNil(licenseID)).Scan(&raw, &bound)
+	if noRows(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	d, err := decode[store.Device](raw)
+	return d, bound, err
 }
 
 // insertNewDevice writes a device the runtime creates; false when another
@@ -136,14 +149,6 @@ func (t *txn) insertNewDevice(d *store.Device) (bool, error) {
 	n, err := t.exec(`INSERT INTO devices (id, app_id, env_id, fingerprint, status, doc) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (env_id, fingerprint) DO NOTHING`, d.ID, d.AppID, d.EnvID, d.Fingerprint, d.Status, js(d))
 	return n == 1, err
-}
-
-// isBound reports whether device is bound to license.
-func (t *txn) isBound(licenseID, deviceID string) (bool, error) {
-	var ok bool
-	err := t.tx.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM license_devices WHERE license_id = $1 AND device_id = $2)`,
-		licenseID, deviceID).Scan(&ok)
-	return ok, err
 }
 
 // bind binds the device of fingerprint fp (created as newDevID when the
@@ -157,15 +162,9 @@ func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *sto
 		return nil, false, err
 	}
 	for attempt := 0; ; attempt++ {
-		dev, err := t.lockedDeviceByFingerprint(ra.Env.ID, fp)
+		dev, bound, err := t.lockedDeviceByFingerprint(ra.Env.ID, fp, l.ID)
 		if err != nil {
 			return nil, false, err
-		}
-		bound := false
-		if dev != nil {
-			if bound, err = t.isBound(l.ID, dev.ID); err != nil {
-				return nil, false, err
-			}
 		}
 		// l's row is locked: its count cannot move before the commit.
 		if err := store.CheckBind(l, plan, dev, bound, l.DevicesCount); err != nil {
@@ -223,25 +222,17 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		if err != nil {
 			return err
 		}
-		l, err := t.lockLicenseByKey(ra.Env.ID, in.LicenseKey)
+		found, err := t.lockLicenseByKey(ra.Env.ID, in.LicenseKey)
 		if err != nil {
 			return err
 		}
-		dev, err := t.lockedDeviceByFingerprint(ra.Env.ID, in.Fingerprint)
+		l, p := found.l, found.plan
+		dev, bound, err := t.lockedDeviceByFingerprint(ra.Env.ID, in.Fingerprint, l.ID)
 		if err != nil {
 			return err
 		}
-		if dev == nil {
+		if dev == nil || !bound {
 			return store.NotFound("device")
-		}
-		if bound, err := t.isBound(l.ID, dev.ID); err != nil {
-			return err
-		} else if !bound {
-			return store.NotFound("device")
-		}
-		p, err := doc[store.Plan](t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(l.PlanID))
-		if err != nil {
-			return err
 		}
 		if p == nil {
 			p = new(store.Plan)

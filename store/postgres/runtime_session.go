@@ -131,7 +131,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 	var dev *store.Device
 	for attempt := 0; dev == nil; attempt++ {
 		var err error
-		if dev, err = t.lockedDeviceByFingerprint(ra.Env.ID, fp); err != nil {
+		if dev, _, err = t.lockedDeviceByFingerprint(ra.Env.ID, fp, ""); err != nil {
 			return nil, err
 		}
 		if dev != nil {
