@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,6 +58,13 @@ func rtEnvWhere(c store.RuntimeClient) (string, []any, error) {
 		return "", nil, err
 	}
 	return rtEnvByName, []any{uuidOrNil(c.AppID), name}, nil
+}
+
+// rtEnvAfter renumbers the parameters of a condition of rtEnvWhere to
+// follow n parameters of a statement (which are all typed by their use,
+// whichever way the environment is found).
+func rtEnvAfter(where string, n int) string {
+	return strings.NewReplacer("$1", fmt.Sprintf("$%d", n+1), "$2", fmt.Sprintf("$%d", n+2)).Replace(where)
 }
 
 // rtApp builds the RuntimeApp of an application's doc and the id of the

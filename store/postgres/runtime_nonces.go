@@ -7,20 +7,6 @@ import (
 	"licensectl/store"
 )
 
-// replayed reports, without writing, why the request would be refused as a
-// replay, or nil. It lets a login skip the password hash for a replay.
-func (r *Runtime) replayed(ctx context.Context, q rtQuerier, envID string, rp store.Replay, now time.Time) error {
-	if err := rp.CheckWindow(now, r.o.ReplayWindow); err != nil {
-		return err
-	}
-	var usedUntil time.Time
-	err := q.QueryRow(ctx, `SELECT expires_at FROM nonces WHERE env_id = $1 AND nonce = $2`, envID, rp.Nonce).Scan(&usedUntil)
-	if err != nil && !noRows(err) {
-		return err
-	}
-	return store.CheckNonceUnused(usedUntil, now)
-}
-
 // consumeNonce refuses a replay, writing its audit entry, or records the
 // nonce as used until store.Replay.UsedUntil. The primary key settles two
 // servers racing on one nonce: the insert of one waits for the other's

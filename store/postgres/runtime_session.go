@@ -40,27 +40,9 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 	if r.db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
-	// A read first: a replay or a disabled application is refused without
-	// paying for a password hash.
-	var hash, userID string
-	var replay error
-	err = r.db.view(ctx, func(t *txn) error {
-		ra, err := r.activeApp(t, c)
-		if err != nil {
-			return err
-		}
-		if replay = r.replayed(t.ctx, t.tx, ra.Env.ID, in.Replay, t.now); replay != nil && store.AsError(replay) == nil {
-			return replay
-		}
-		u, err := doc[store.EndUser](t, `SELECT doc FROM end_users WHERE env_id = $1 AND email = $2`, ra.Env.ID, in.Email)
-		if err != nil {
-			return err
-		}
-		if u != nil {
-			hash, userID = u.PasswordHash, u.ID
-		}
-		return nil
-	})
+	// A read first, one statement: a replay or a disabled application is
+	// refused without paying for a password hash.
+	hash, userID, replay, err := r.loginRead(ctx, c, in)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +77,55 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 		return nil, err
 	}
 	return out, nil
+}
+
+// loginRead reads in one statement what a login checks before the
+// password: the application environment (refused when disabled), whether
+// the nonce is in use (replay: the refusal, without writing) and the
+// password hash and id of the end-user of the e-mail ("" when none).
+func (r *Runtime) loginRead(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (hash, userID string, replay, err error) {
+	where, args, err := rtEnvWhere(c)
+	if err != nil {
+		return "", "", nil, err
+	}
+	conn, err := r.db.acquire(ctx)
+	if err != nil {
+		return "", "", nil, err
+	}
+	defer conn.Release()
+	now := r.db.now()
+	var appDoc, userDoc []byte
+	var envID string
+	var usedUntil *time.Time
+	err = conn.QueryRow(ctx, `SELECT a.doc, e.id::text,
+			(SELECT n.expires_at FROM nonces n WHERE n.env_id = e.id AND n.nonce = $1),
+			(SELECT u.doc FROM end_users u WHERE u.env_id = e.id AND u.email = $2)
+		FROM app_envs e JOIN apps a ON a.id = e.app_id WHERE `+rtEnvAfter(where, 2), append([]any{in.Replay.Nonce, in.Email}, args...)...).Scan(
+		&appDoc, &envID, &usedUntil, &userDoc)
+	if noRows(err) {
+		return "", "", nil, store.ErrUnknownApp()
+	}
+	if err != nil {
+		return "", "", nil, err
+	}
+	ra, err := rtApp(appDoc, envID)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if err := ra.App.CheckActive(); err != nil {
+		return "", "", nil, err
+	}
+	if replay = in.Replay.CheckWindow(now, r.o.ReplayWindow); replay == nil && usedUntil != nil {
+		replay = store.CheckNonceUnused(*usedUntil, now)
+	}
+	if userDoc != nil {
+		u, err := decode[store.EndUser](userDoc)
+		if err != nil {
+			return "", "", nil, err
+		}
+		hash, userID = u.PasswordHash, u.ID
+	}
+	return hash, userID, replay, nil
 }
 
 // login opens the session once the password was checked against hash.

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"licensectl/store"
@@ -211,7 +210,7 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 		return nil, err
 	}
 	// The environment's parameters follow the session's ($1) and the time ($2).
-	where = strings.NewReplacer("$1", "$3", "$2", "$4").Replace(where)
+	where = rtEnvAfter(where, 2)
 	var (
 		appDoc, licDoc, userDoc, devDoc, planDoc, userLics []byte
 		envID                                              string
