@@ -486,3 +486,31 @@ func TestRuntimeSweepsSkipWhileAnotherServerSweeps(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeTwoServersOneNewDevice: one new fingerprint activated on many
+// licenses at once over two servers is one device, bound to every license,
+// and its doc lists them all (none lost to a concurrent rewrite).
+func TestRuntimeTwoServersOneNewDevice(t *testing.T) {
+	w := newRuntimeWorld(t, 2)
+	var keys []string
+	for range 8 {
+		_, key := w.license(store.Plan{MaxDevices: 1})
+		keys = append(keys, key)
+	}
+	codes := runtimeParallel(len(keys), func(i int) error {
+		_, err := w.activate(i%2, keys[i], "shared-pc")
+		return err
+	})
+	if codes["ok"] != len(keys) {
+		t.Fatalf("activations of one new device on %d licenses: %v", len(keys), codes)
+	}
+	if n := w.count(`SELECT count(*) FROM devices WHERE fingerprint = 'shared-pc'`); n != 1 {
+		t.Fatalf("%d devices, want 1", n)
+	}
+	if n := w.count(`SELECT count(*) FROM license_devices`); n != len(keys) {
+		t.Fatalf("%d bindings, want %d", n, len(keys))
+	}
+	if n := w.count(`SELECT json_array_length(doc->'LicenseIDs') FROM devices WHERE fingerprint = 'shared-pc'`); n != len(keys) {
+		t.Fatalf("the device's doc lists %d licenses, want %d", n, len(keys))
+	}
+}
