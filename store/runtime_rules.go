@@ -70,3 +70,72 @@ func (l *License) CheckResetLeft(p *Plan, now time.Time) error {
 	}
 	return e
 }
+
+// RecordActivation moves l as an activation by userID ("" for none) at now
+// does, under plan: an inactive license becomes active, expiring
+// plan.DurationDays later when it has no expiry yet, and a license without
+// an owner takes the user. It reports whether l changed (UpdatedAt is the
+// caller's, who may have changed l otherwise).
+func (l *License) RecordActivation(plan *Plan, userID string, now time.Time) bool {
+	changed := false
+	if l.Status == LicenseInactive {
+		activated := now
+		l.Status, l.ActivatedAt, changed = LicenseActive, &activated, true
+		if plan.DurationDays != nil && l.ExpiresAt == nil {
+			exp := ExpiresAfter(now, *plan.DurationDays)
+			l.ExpiresAt = &exp
+		}
+	}
+	if userID != "" && l.UserID == "" {
+		l.UserID, changed = userID, true
+	}
+	return changed
+}
+
+// RecordBinding records on d that an activation by userID ("" for none)
+// bound it to l under plan at now: l joins its licenses (in a new slice, as
+// d may be a shared copy), the first trial license it activates is its
+// trial, a device without an owner takes the user, and, an activation being
+// a sighting, it was last seen now.
+func (d *Device) RecordBinding(l *License, plan *Plan, userID string, now time.Time) {
+	ids := make([]string, 0, len(d.LicenseIDs)+1)
+	d.LicenseIDs = append(append(ids, d.LicenseIDs...), l.ID)
+	if plan.IsTrial && d.TrialLicenseID == "" {
+		d.TrialLicenseID = l.ID
+	}
+	if userID != "" && d.UserID == "" {
+		d.UserID = userID
+	}
+	seen := now
+	d.LastSeenAt = &seen
+}
+
+// SessionSubject is what a runtime session is about: the claims of its
+// access tokens besides their times and ids.
+type SessionSubject struct {
+	LicenseID    string // "" for a login session
+	UserID       string // "" for a license session without a signed-in user
+	DeviceID     string
+	Entitlements []string
+	Roles        []string
+}
+
+// SignAccess issues an access token of session sid for s in ra at now, with
+// token id jti, by o's signer, and returns it with its expiry (now +
+// AccessTTL). Its subject is the user, or the license when there is none.
+func (o RuntimeOptions) SignAccess(now time.Time, ra *RuntimeApp, s SessionSubject, sid, jti string) (string, time.Time, error) {
+	exp := now.Add(o.AccessTTL)
+	sub := s.UserID
+	if sub == "" {
+		sub = s.LicenseID
+	}
+	roles := s.Roles
+	if roles == nil {
+		roles = []string{}
+	}
+	tok, err := o.Signer(ra.Env, AccessClaims{
+		ID: jti, Issuer: o.Issuer, Audience: ra.App.ID, Subject: sub, SessionID: sid, Env: ra.Env.Name,
+		LicenseID: s.LicenseID, DeviceID: s.DeviceID, Entitlements: s.Entitlements, Roles: roles, IssuedAt: now, ExpiresAt: exp,
+	})
+	return tok, exp, err
+}

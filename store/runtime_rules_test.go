@@ -56,3 +56,50 @@ func TestRuntimeRules(t *testing.T) {
 		})
 	}
 }
+
+// TestActivationRecords: what an activation writes on the license and the
+// device, once and then again.
+func TestActivationRecords(t *testing.T) {
+	now := time.Date(2026, 1, 31, 12, 0, 0, 0, time.UTC)
+	days := 30
+	plan := &Plan{IsTrial: true, DurationDays: &days}
+	l := &License{ID: NewID(), Status: LicenseInactive}
+	if !l.RecordActivation(plan, "u1", now) || l.Status != LicenseActive || l.ActivatedAt == nil || !l.ActivatedAt.Equal(now) ||
+		l.ExpiresAt == nil || !l.ExpiresAt.Equal(ExpiresAfter(now, days)) || l.UserID != "u1" {
+		t.Fatalf("first activation: %+v", l)
+	}
+	if l.RecordActivation(plan, "u2", now.Add(time.Hour)) || l.UserID != "u1" || !l.ActivatedAt.Equal(now) {
+		t.Fatalf("second activation changed the license: %+v", l)
+	}
+	shared := make([]string, 1, 4) // room to append in place, which a shared copy must not see
+	shared[0] = "other"
+	d := &Device{LicenseIDs: shared}
+	d.RecordBinding(l, plan, "u1", now)
+	if len(d.LicenseIDs) != 2 || d.LicenseIDs[1] != l.ID || shared[:2][1] != "" || d.TrialLicenseID != l.ID || d.UserID != "u1" ||
+		d.LastSeenAt == nil || !d.LastSeenAt.Equal(now) {
+		t.Fatalf("bound device: %+v", d)
+	}
+	d.RecordBinding(&License{ID: NewID()}, plan, "u2", now)
+	if d.TrialLicenseID != l.ID || d.UserID != "u1" {
+		t.Fatalf("a second trial or owner replaced the first: %+v", d)
+	}
+}
+
+// TestSignAccess: the claims of an access token, its subject and expiry.
+func TestSignAccess(t *testing.T) {
+	now := time.Date(2026, 1, 31, 12, 0, 0, 0, time.UTC)
+	var got AccessClaims
+	o := RuntimeOptions{Issuer: "iss", AccessTTL: time.Minute, Signer: func(env *Environment, c AccessClaims) (string, error) {
+		got = c
+		return env.Name, nil
+	}}
+	ra := &RuntimeApp{App: &Application{ID: "app"}, Env: &Environment{Name: EnvProduction}}
+	tok, exp, err := o.SignAccess(now, ra, SessionSubject{LicenseID: "lic", DeviceID: "dev", Entitlements: []string{"e"}}, "sid", "jti")
+	if err != nil || tok != EnvProduction || !exp.Equal(now.Add(time.Minute)) || got.Subject != "lic" || got.Roles == nil ||
+		got.Audience != "app" || got.SessionID != "sid" || got.ID != "jti" || got.Issuer != "iss" || !got.ExpiresAt.Equal(exp) {
+		t.Fatalf("SignAccess = %q, %v, %v; claims %+v", tok, exp, err, got)
+	}
+	if _, _, err := o.SignAccess(now, ra, SessionSubject{LicenseID: "lic", UserID: "user"}, "sid", "jti"); err != nil || got.Subject != "user" {
+		t.Fatalf("a user's session: subject %q, %v", got.Subject, err)
+	}
+}

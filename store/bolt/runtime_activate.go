@@ -185,17 +185,9 @@ func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *sto
 	}
 	prevLic := *l
 	if !bound {
-		dev.LicenseIDs = append(slices.Clone(dev.LicenseIDs), l.ID)
-		if plan.IsTrial && dev.TrialLicenseID == "" {
-			dev.TrialLicenseID = l.ID
-		}
-		if userID != "" && dev.UserID == "" {
-			dev.UserID = userID
-		}
 		// An activation is a sighting: recorded here, where the device is
 		// written anyway, it spares the last-seen flusher a write.
-		now := t.now
-		dev.LastSeenAt = &now
+		dev.RecordBinding(l, plan, userID, t.now)
 		if err := t.saveDevice(prevDev, dev); err != nil {
 			return nil, false, err
 		}
@@ -203,19 +195,7 @@ func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *sto
 			return nil, false, err
 		}
 	}
-	changed := !bound
-	if l.Status == store.LicenseInactive {
-		now := t.now
-		l.Status, l.ActivatedAt, changed = store.LicenseActive, &now, true
-		if plan.DurationDays != nil && l.ExpiresAt == nil {
-			exp := store.ExpiresAfter(now, *plan.DurationDays)
-			l.ExpiresAt = &exp
-		}
-	}
-	if userID != "" && l.UserID == "" {
-		l.UserID, changed = userID, true
-	}
-	if changed {
+	if changed := l.RecordActivation(plan, userID, t.now); changed || !bound {
 		l.UpdatedAt = t.now
 		if err := t.saveLicense(&prevLic, l); err != nil {
 			return nil, false, err

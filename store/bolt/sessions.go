@@ -149,20 +149,8 @@ type sessionSpec struct {
 
 // sign issues the access token of a session for spec.
 func (r *Runtime) sign(now time.Time, sp sessionSpec, sid, jti string) (string, time.Time, error) {
-	exp := now.Add(r.o.AccessTTL)
-	sub := sp.userID
-	if sub == "" {
-		sub = sp.licenseID
-	}
-	roles := sp.roles
-	if roles == nil {
-		roles = []string{}
-	}
-	tok, err := r.o.Signer(sp.ra.Env, store.AccessClaims{
-		ID: jti, Issuer: r.o.Issuer, Audience: sp.ra.App.ID, Subject: sub, SessionID: sid, Env: sp.ra.Env.Name,
-		LicenseID: sp.licenseID, DeviceID: sp.deviceID, Entitlements: sp.ents, Roles: roles, IssuedAt: now, ExpiresAt: exp,
-	})
-	return tok, exp, err
+	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
+		Entitlements: sp.ents, Roles: sp.roles}, sid, jti)
 }
 
 // openSession writes a new session and its indexes and returns its tokens.

@@ -1,15 +1,29 @@
 package postgres
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"licensectl/store"
 )
 
-// Runtime is the runtime API of the store (store.RuntimeBackend).
+// Runtime is the runtime API of the store (store.RuntimeBackend). It holds
+// nothing another server could change: every answer comes from the
+// database (docs/design.md §12), and only the last-seen times it has noted
+// wait in memory for FlushSeen.
 type Runtime struct {
-	db *DB
-	o  store.RuntimeOptions
+	db   *DB
+	o    store.RuntimeOptions
+	seen rtSeenTracker
+
+	dummyOnce sync.Once
+	dummyHash string
 }
 
 // OpenRuntime implements store.Backend.
@@ -17,5 +31,138 @@ func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	return &Runtime{db: db, o: o}
+	return &Runtime{db: db, o: o, seen: rtSeenTracker{pending: map[string]rtSeenEntry{}}}
+}
+
+// rtQuerier runs one query: a transaction, or a pooled connection for the
+// reads that are one statement.
+type rtQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// rtEnvSQL finds the application environment of a runtime client: by its
+// public key, or by the application id and the environment's name.
+const (
+	rtEnvByKey  = `e.public_key = $1`
+	rtEnvByName = `a.id = $1 AND e.name = $2`
+)
+
+// rtEnvWhere returns the condition and arguments that find c's environment,
+// or the refusal of c's environment name.
+func rtEnvWhere(c store.RuntimeClient) (string, []any, error) {
+	if c.PublicKey != "" {
+		return rtEnvByKey, []any{c.PublicKey}, nil
+	}
+	name, err := c.EnvName()
+	if err != nil {
+		return "", nil, err
+	}
+	return rtEnvByName, []any{uuidOrNil(c.AppID), name}, nil
+}
+
+// rtEnvAfter renumbers the parameters of a condition of rtEnvWhere to
+// follow n parameters of a statement (which are all typed by their use,
+// whichever way the environment is found).
+func rtEnvAfter(where string, n int) string {
+	return strings.NewReplacer("$1", fmt.Sprintf("$%d", n+1), "$2", fmt.Sprintf("$%d", n+2)).Replace(where)
+}
+
+// rtApp builds the RuntimeApp of an application's doc and the id of the
+// environment found with it.
+func rtApp(raw []byte, envID string) (*store.RuntimeApp, error) {
+	a, err := decode[store.Application](raw)
+	if err != nil {
+		return nil, err
+	}
+	env := a.EnvByID(envID)
+	if env == nil {
+		return nil, store.ErrUnknownApp()
+	}
+	return &store.RuntimeApp{App: a, Env: env}, nil
+}
+
+// ResolveApp implements store.Runtime: one query, app_envs by public key
+// (or the application and the environment's name) joined to apps.
+func (r *Runtime) ResolveApp(ctx context.Context, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	conn, err := r.db.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	return r.resolve(ctx, conn, c)
+}
+
+func (r *Runtime) resolve(ctx context.Context, q rtQuerier, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	where, args, err := rtEnvWhere(c)
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	var envID string
+	err = q.QueryRow(ctx, `SELECT a.doc, e.id::text FROM app_envs e JOIN apps a ON a.id = e.app_id WHERE `+where, args...).Scan(&raw, &envID)
+	if noRows(err) {
+		return nil, store.ErrUnknownApp()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rtApp(raw, envID)
+}
+
+// resolveIn resolves c in the transaction t.
+func (r *Runtime) resolveIn(t *txn, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	return r.resolve(t.ctx, t.tx, c)
+}
+
+// activeApp resolves c and refuses a disabled application.
+func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	ra, err := r.resolveIn(t, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := ra.App.CheckActive(); err != nil {
+		return nil, err
+	}
+	return ra, nil
+}
+
+// rtKeySet sorts keys and drops duplicates; it never returns nil, since an
+// empty set is the JSON array [].
+func rtKeySet(keys []string) []string {
+	if len(keys) == 0 {
+		return []string{}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// rtActor makes the audit entries of the rest of the transaction name who
+// acted, keeping the request's address and user agent.
+func (t *txn) rtActor(typ, id string) {
+	a := store.ActorFrom(t.ctx)
+	a.Type, a.ID = typ, id
+	t.ctx = store.WithActor(t.ctx, a)
+}
+
+// softUpdate runs fn in one transaction. A *store.Error returned by fn is
+// the request's answer but does not roll back what fn wrote before it (the
+// consumed nonce, the audit entry of a refused login, the revocation of a
+// reused refresh token): the transaction commits and the error is handed
+// back afterwards. Other errors roll back. fn may run more than once (a
+// deadlock is retried), so its randomness is drawn before it.
+func (r *Runtime) softUpdate(ctx context.Context, fn func(t *txn) error) error {
+	var soft error
+	err := r.db.update(ctx, func(t *txn) error {
+		soft = nil
+		err := fn(t)
+		if err != nil && store.AsError(err) != nil {
+			soft = err
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return soft
 }

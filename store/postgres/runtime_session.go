@@ -1,0 +1,398 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"time"
+
+	"licensectl/store"
+)
+
+// errRTBusy answers a runtime write whose rows kept changing under it
+// between its read and its conditional write: retried by the client.
+func errRTBusy() error {
+	return &store.Error{Code: store.ECodeUnavailable, Message: "the record kept changing during the request; retry", RetryAfter: 1}
+}
+
+// dummy returns a password hash that no password matches, made with the
+// hasher's parameters: a login for an unknown e-mail verifies against it so
+// that it costs what a wrong password costs.
+func (r *Runtime) dummy(ctx context.Context) string {
+	r.dummyOnce.Do(func() {
+		var b [24]byte
+		_, _ = rand.Read(b[:])
+		r.dummyHash, _ = r.db.hasher.Hash(ctx, hex.EncodeToString(b[:]))
+	})
+	return r.dummyHash
+}
+
+// Login implements store.Runtime. The password is verified outside the
+// write transaction (argon2id takes tens of milliseconds, and must not
+// hold the user's row lock); the transaction re-reads the user and decides.
+func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (*store.RuntimeSession, error) {
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
+	}
+	if r.db.hasher == nil {
+		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
+	}
+	// A read first, one statement: a replay or a disabled application is
+	// refused without paying for a password hash.
+	hash, userID, replay, err := r.loginRead(ctx, c, in)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	if replay == nil {
+		h := hash
+		if h == "" {
+			h = r.dummy(ctx)
+		}
+		match, err := r.db.hasher.Verify(ctx, in.Password, h)
+		if err != nil {
+			return nil, err
+		}
+		ok = match && hash != ""
+	}
+	seed := newRTSeed("")
+	var out *store.RuntimeSession
+	err = r.softUpdate(ctx, func(t *txn) error {
+		out = nil
+		ra, err := r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		t.rtActor(store.ActorEndUser, userID)
+		if err := r.consumeNonce(t, ra, in.Replay, "user"); err != nil {
+			return err
+		}
+		out, err = r.login(t, ra, in.Email, userID, hash, ok, in.Fingerprint, seed)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// loginRead reads in one statement what a login checks before the
+// password: the application environment (refused when disabled), whether
+// the nonce is in use (replay: the refusal, without writing) and the
+// password hash and id of the end-user of the e-mail ("" when none).
+func (r *Runtime) loginRead(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (hash, userID string, replay, err error) {
+	where, args, err := rtEnvWhere(c)
+	if err != nil {
+		return "", "", nil, err
+	}
+	conn, err := r.db.acquire(ctx)
+	if err != nil {
+		return "", "", nil, err
+	}
+	defer conn.Release()
+	now := r.db.now()
+	var appDoc, userDoc []byte
+	var envID string
+	var usedUntil *time.Time
+	err = conn.QueryRow(ctx, `SELECT a.doc, e.id::text,
+			(SELECT n.expires_at FROM nonces n WHERE n.env_id = e.id AND n.nonce = $1),
+			(SELECT u.doc FROM end_users u WHERE u.env_id = e.id AND u.email = $2)
+		FROM app_envs e JOIN apps a ON a.id = e.app_id WHERE `+rtEnvAfter(where, 2), append([]any{in.Replay.Nonce, in.Email}, args...)...).Scan(
+		&appDoc, &envID, &usedUntil, &userDoc)
+	if noRows(err) {
+		return "", "", nil, store.ErrUnknownApp()
+	}
+	if err != nil {
+		return "", "", nil, err
+	}
+	ra, err := rtApp(appDoc, envID)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if err := ra.App.CheckActive(); err != nil {
+		return "", "", nil, err
+	}
+	if replay = in.Replay.CheckWindow(now, r.o.ReplayWindow); replay == nil && usedUntil != nil {
+		replay = store.CheckNonceUnused(*usedUntil, now)
+	}
+	if userDoc != nil {
+		u, err := decode[store.EndUser](userDoc)
+		if err != nil {
+			return "", "", nil, err
+		}
+		hash, userID = u.PasswordHash, u.ID
+	}
+	return hash, userID, replay, nil
+}
+
+// login opens the session once the password was checked against hash.
+func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string, ok bool, fp string, seed rtSeed) (*store.RuntimeSession, error) {
+	var u *store.EndUser
+	if userID != "" {
+		var err error
+		if u, err = doc[store.EndUser](t, `SELECT doc FROM end_users WHERE id = $1 FOR UPDATE`, userID); err != nil {
+			return nil, err
+		}
+		// A password changed since the check invalidates the check.
+		if u == nil || u.EnvID != ra.Env.ID || u.PasswordHash != hash {
+			ok = false
+		}
+	}
+	if !ok {
+		target := store.Target{Type: "user"}
+		if u != nil {
+			target.ID = u.ID
+		}
+		if err := t.audit(auditEvent{Event: store.EventUserLoginFailed, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
+			return nil, err
+		}
+		return nil, store.ErrEndUserCredentials()
+	}
+	switch u.Status {
+	case store.UserBanned:
+		return nil, store.ErrAccountRefused("banned")
+	case store.UserDisabled:
+		return nil, store.ErrAccountRefused("disabled")
+	}
+	now := t.now
+	var dev *store.Device
+	for attempt := 0; dev == nil; attempt++ {
+		var err error
+		if dev, _, err = t.lockedDeviceByFingerprint(ra.Env.ID, fp, ""); err != nil {
+			return nil, err
+		}
+		if dev != nil {
+			if err := dev.CheckUsable(); err != nil {
+				return nil, err
+			}
+			if dev.UserID == "" {
+				dev.UserID, dev.LastSeenAt = u.ID, &now
+				if err := t.saveDevice(dev, false); err != nil {
+					return nil, err
+				}
+			}
+			break
+		}
+		if attempt == 2 {
+			return nil, errRTBusy()
+		}
+		d := &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive,
+			UserID: u.ID, LicenseIDs: []string{}, LastSeenAt: &now, CreatedAt: now}
+		created, err := t.insertNewDevice(d)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			dev = d
+		} // else another request created it meanwhile: read it again
+	}
+	u.LastLoginAt, u.UpdatedAt = &now, now
+	if err := t.saveEndUser(u, false); err != nil {
+		return nil, err
+	}
+	ents, err := t.userKeys(ra.Env.ID, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := r.openSession(t, rtSpec{ra: ra, userID: u.ID, deviceID: dev.ID, ents: ents, roles: u.Roles}, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.audit(auditEvent{Event: store.EventUserLogin, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+		Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"device_id": dev.ID, "session_id": sess.SessionID}}); err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+// userKeys is the union of the entitlements of the user's usable licenses
+// of the environment: what a login session grants.
+func (t *txn) userKeys(envID, userID string) ([]string, error) {
+	var raw []byte
+	if err := t.tx.QueryRow(t.ctx, `SELECT `+rtUserLicsExpr("$1::uuid", "$2::uuid"), envID, userID).Scan(&raw); err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return []string{}, nil
+	}
+	lics, err := decode[[]rtUserLicense](raw)
+	if err != nil {
+		return nil, err
+	}
+	return rtUsableKeys(*lics, t.now), nil
+}
+
+// Logout implements store.Runtime.
+func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken string) error {
+	if accessToken == "" {
+		return store.ErrUnknownAccessToken()
+	}
+	hash := store.HashSecret(accessToken)
+	return r.db.update(ctx, func(t *txn) error {
+		v, err := r.view(t.ctx, t.tx, c, rtByAccess, hash, t.now)
+		if err != nil {
+			return err
+		}
+		if v.s == nil || v.s.AppID != v.ra.App.ID || v.s.EnvID != v.ra.Env.ID {
+			return store.ErrUnknownAccessToken()
+		}
+		_, err = t.exec(`UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
+			v.s.ID, t.now, RevokedLogout)
+		return err
+	})
+}
+
+// Validate implements store.Runtime. It is one query and writes nothing:
+// nothing is cached, so a revocation committed by any server is seen by the
+// next validation on every server (docs/design.md §12); a device whose
+// last_seen_at is stale is queued for FlushSeen instead.
+func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessToken string) (*store.Validation, error) {
+	hash := ""
+	if accessToken != "" {
+		hash = store.HashSecret(accessToken)
+	}
+	conn, err := r.db.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	now := r.db.now()
+	v, err := r.view(ctx, conn, c, rtByAccess, hash, now)
+	if err != nil {
+		return nil, err
+	}
+	reason := v.cascade(now, true)
+	if reason == "" {
+		reason = v.leaseReason()
+	}
+	if reason != "" {
+		return &store.Validation{Reason: reason}, nil
+	}
+	r.seen.note(v, now, r.o.SeenInterval)
+	return &store.Validation{Valid: true, Entitlements: v.entitlements(now), ExpiresAt: v.s.AccessExpiresAt}, nil
+}
+
+// Refresh implements store.Runtime. Of the refreshes of one token on every
+// server exactly one wins: the rotation is a conditional UPDATE on the
+// token it replaces, and a loser reads the session again and is told it
+// rotated (docs/design.md §12).
+func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshToken string) (*store.RuntimeSession, error) {
+	if refreshToken == "" {
+		return nil, store.ErrUnknownRefreshToken()
+	}
+	hash := store.HashSecret(refreshToken)
+	where, key := rtByLegacyRefesh, any(hash)
+	if sid, _, ok := strings.Cut(refreshToken, "."); ok {
+		where, key = rtByID, uuidOrNil(sid)
+	}
+	seed := newRTSeed("")
+	var out *store.RuntimeSession
+	err := r.softUpdate(ctx, func(t *txn) error {
+		out = nil
+		for attempt := 0; attempt < 3; attempt++ {
+			v, err := r.view(t.ctx, t.tx, c, where, key, t.now)
+			if err != nil {
+				return err
+			}
+			out, err = r.rotate(t, v, hash, seed)
+			if out != nil || err != nil {
+				return err
+			}
+		}
+		return errRTBusy()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rotate decides a refresh on the session of v as read, and rotates its
+// pair when hash is its current token. It returns nil and no error when
+// another refresh rotated or revoked the session since v was read: the
+// caller reads it again.
+func (r *Runtime) rotate(t *txn, v *rtView, hash string, seed rtSeed) (*store.RuntimeSession, error) {
+	s, ra := v.s, v.ra
+	var current, known bool
+	if s != nil {
+		current, known = s.refreshState(hash)
+	}
+	// A token naming a session whose hashes it does not match is unknown,
+	// not reuse: the session id alone is no proof of holding the session.
+	if !known || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
+		return nil, store.ErrUnknownRefreshToken()
+	}
+	if err := ra.App.CheckActive(); err != nil {
+		return nil, err
+	}
+	if !current && r.rotatedJustNow(t, s, hash) {
+		return nil, store.ErrRefreshRotated()
+	}
+	if !current {
+		// A retired token presented again: whoever holds it is not the
+		// session's current holder, so the whole session ends, once.
+		n, err := t.exec(`UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
+			s.ID, t.now, RevokedRefreshReuse)
+		if err != nil {
+			return nil, err
+		}
+		if n == 1 {
+			t.rtActor(store.ActorSystem, "")
+			if err := t.audit(auditEvent{Event: store.EventSessionRefreshReused, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+				Target: store.Target{Type: "session", ID: s.ID}, Metadata: map[string]any{"license_id": s.LicenseID, "user_id": s.UserID, "device_id": s.DeviceID}}); err != nil {
+				return nil, err
+			}
+		}
+		return nil, store.ErrRefreshReused()
+	}
+	if reason := v.cascade(t.now, false); reason != "" {
+		return nil, store.ErrSessionInvalid(reason)
+	}
+	if !t.now.Before(s.RefreshExpiresAt) || !t.now.Before(s.AbsoluteExpires) {
+		return nil, store.ErrRefreshExpired()
+	}
+	ents := v.entitlements(t.now)
+	sp := rtSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: v.roles()}
+	access, exp, err := r.sign(t.now, sp, s.ID, seed.JTI)
+	if err != nil {
+		return nil, err
+	}
+	retired := append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
+	if n := len(retired) - rtMaxRetired; n > 0 {
+		// Older retired tokens are forgotten: presenting one is then just
+		// unknown, and the row does not grow with every rotation.
+		retired = retired[n:]
+	}
+	seed.SessionID = s.ID
+	refresh := seed.refreshToken()
+	rexp := minTimeRT(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
+	// The winner: of the transactions that read this token as current,
+	// only the first to update the row finds it still there.
+	var rotated time.Time
+	err = t.tx.QueryRow(t.ctx, `UPDATE sessions SET access_hash = $3, refresh_hash = $4, retired_refresh = $5, rotated_at = $6,
+			access_expires_at = $7, refresh_expires_at = $8
+		WHERE id = $1 AND refresh_hash = $2 AND revoked_at IS NULL RETURNING rotated_at`,
+		s.ID, s.RefreshHash, store.HashSecret(access), store.HashSecret(refresh), retired, t.now, exp, rexp).Scan(&rotated)
+	if noRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
+		RefreshExpiresAt: rexp, Entitlements: ents}, nil
+}
+
+// rotatedJustNow reports whether hash is the token the session's last
+// rotation retired, presented within the grace of that rotation: a second
+// thread of the same client refreshing at the same moment, not a thief.
+func (r *Runtime) rotatedJustNow(t *txn, s *rtSession, hash string) bool {
+	if r.o.RefreshReuseGrace <= 0 || s.RevokedAt != nil || s.RotatedAt == nil || len(s.RetiredRefresh) == 0 {
+		return false
+	}
+	return s.RetiredRefresh[len(s.RetiredRefresh)-1] == hash && t.now.Sub(*s.RotatedAt) < r.o.RefreshReuseGrace
+}

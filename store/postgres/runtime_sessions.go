@@ -1,0 +1,349 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"licensectl/store"
+)
+
+// rtSession is a runtime session as stored: one row of sessions, every
+// field a column. Tokens are kept only as SHA-256 hashes. RetiredRefresh
+// holds the hashes of the last rtMaxRetired rotated-out refresh tokens:
+// presenting one of them is reuse and revokes the session (docs/design.md
+// §5). Refresh tokens name their session (`<session id>.<secret>`); those
+// issued before that form have no dot and are found by their hash, current
+// or retired.
+type rtSession struct {
+	ID               string
+	AppID            string
+	EnvID            string
+	LicenseID        string
+	UserID           string
+	DeviceID         string
+	AccessHash       string
+	RefreshHash      string
+	RetiredRefresh   []string
+	AccessExpiresAt  time.Time
+	RefreshExpiresAt time.Time
+	AbsoluteExpires  time.Time
+	RevokedAt        *time.Time
+	RevokeReason     string
+	CreatedAt        time.Time
+	LastSeenAt       *time.Time
+	RotatedAt        *time.Time
+}
+
+// rtMaxRetired is how many rotated-out refresh tokens are still recognized
+// as reuse; it bounds the row.
+const rtMaxRetired = 4
+
+// refreshState tells what hash is to session s: its current refresh token,
+// one it retired, or unknown. The session id in a token is public, so the
+// hashes are compared in constant time.
+func (s *rtSession) refreshState(hash string) (current, known bool) {
+	cur := subtle.ConstantTimeCompare([]byte(s.RefreshHash), []byte(hash))
+	retired := 0
+	for _, h := range s.RetiredRefresh {
+		retired |= subtle.ConstantTimeCompare([]byte(h), []byte(hash))
+	}
+	return cur == 1, cur|retired == 1
+}
+
+// rtSeed is the randomness of a token pair (and of a device an activation
+// may create), drawn before the transaction so that a rerun of it after a
+// deadlock issues the same tokens.
+type rtSeed struct {
+	SessionID string
+	DeviceID  string
+	Secret    string
+	JTI       string
+}
+
+func newRTSeed(sessionID string) rtSeed {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	if sessionID == "" {
+		sessionID = store.NewID()
+	}
+	return rtSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
+}
+
+// refreshToken is the refresh token the seed issues: `<session id>.<secret>`
+// (docs/design.md §5).
+func (s rtSeed) refreshToken() string { return s.SessionID + "." + s.Secret }
+
+// rtSpec is what a new session is about.
+type rtSpec struct {
+	ra        *store.RuntimeApp
+	licenseID string
+	userID    string
+	deviceID  string
+	ents      []string
+	roles     []string
+}
+
+// sign issues the access token of a session for sp.
+func (r *Runtime) sign(now time.Time, sp rtSpec, sid, jti string) (string, time.Time, error) {
+	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
+		Entitlements: sp.ents, Roles: sp.roles}, sid, jti)
+}
+
+// openSession writes a new session and returns its tokens.
+func (r *Runtime) openSession(t *txn, sp rtSpec, seed rtSeed) (*store.RuntimeSession, error) {
+	access, exp, err := r.sign(t.now, sp, seed.SessionID, seed.JTI)
+	if err != nil {
+		return nil, err
+	}
+	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
+	refresh := seed.refreshToken()
+	rexp := minTimeRT(t.now.Add(r.o.RefreshIdleTTL), abs)
+	if _, err := t.exec(`INSERT INTO sessions (id, app_id, env_id, license_id, user_id, device_id, access_hash, refresh_hash,
+		access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		seed.SessionID, sp.ra.App.ID, sp.ra.Env.ID, nullID(sp.licenseID), nullID(sp.userID), sp.deviceID,
+		store.HashSecret(access), store.HashSecret(refresh), exp, rexp, abs, t.now); err != nil {
+		return nil, err
+	}
+	return &store.RuntimeSession{SessionID: seed.SessionID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
+		RefreshExpiresAt: rexp, Entitlements: sp.ents}, nil
+}
+
+func minTimeRT(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// rtView is a session with everything its cascade and its entitlements
+// read, loaded by one query (rtViewSQL).
+type rtView struct {
+	ra   *store.RuntimeApp
+	s    *rtSession // nil: no such session
+	lic  *store.License
+	user *store.EndUser
+	dev  *store.Device
+	plan *store.Plan
+	// licKeys are the keys of the license's entitlements (its plan's and
+	// its own); userLics the user's licenses of the environment with
+	// theirs, for a login session.
+	licKeys  []string
+	userLics []rtUserLicense
+	// leased: the device holds a live lease of the license.
+	leased bool
+}
+
+// rtUserLicense is a license of a login session's user with the keys of
+// its entitlements.
+type rtUserLicense struct {
+	License store.License `json:"l"`
+	Keys    []string      `json:"k"`
+}
+
+// How a view finds its session: by the hash of an access token, by id, or
+// by the hash of a refresh token of the form before `<session id>.<secret>`,
+// current or retired.
+const (
+	rtByAccess       = `s.access_hash = $1`
+	rtByID           = `s.id = $1`
+	rtByLegacyRefesh = `(s.refresh_hash = $1 OR s.retired_refresh @> ARRAY[$1::text])`
+)
+
+// rtIDs is the set of entitlement ids a doc's EntitlementIDs names (none
+// when the doc or the field is absent or null).
+func rtIDs(docExpr string) string {
+	return fmt.Sprintf(`SELECT x::uuid FROM json_array_elements_text(CASE json_typeof(%[1]s->'EntitlementIDs') WHEN 'array' THEN %[1]s->'EntitlementIDs' ELSE '[]' END) x`, docExpr)
+}
+
+// rtKeysExpr is the keys of the entitlements of a license doc and its
+// plan's doc; a deleted entitlement grants nothing. The ids are gathered
+// first (= ANY of an array), so that the entitlements are looked up by
+// their primary key, never scanned.
+func rtKeysExpr(licDoc, planDoc string) string {
+	return `ARRAY(SELECT en.key FROM entitlements en WHERE en.id = ANY (ARRAY(` + rtIDs(planDoc) + ` UNION ` + rtIDs(licDoc) + `)))`
+}
+
+// rtUserLicsExpr is the licenses of a user in an environment with their
+// entitlement keys, as a JSON array of rtUserLicense.
+func rtUserLicsExpr(envExpr, userExpr string) string {
+	return `(SELECT json_agg(json_build_object('l', ul.doc, 'k', ` + rtKeysExpr("ul.doc", "up.doc") + `))
+		FROM licenses ul LEFT JOIN plans up ON up.id = ul.plan_id WHERE ul.env_id = ` + envExpr + ` AND ul.user_id = ` + userExpr + `)`
+}
+
+// rtViewSQL is the one query of a view: the client's application
+// environment (by the condition envWhere, its arguments from $3), the
+// session found by sessWhere ($1), its license, user, device and plan, the
+// entitlement keys, and whether the device holds a live lease at $2.
+func rtViewSQL(sessWhere, envWhere string) string {
+	return `SELECT a.doc, e.id::text, s.id IS NOT NULL,
+		coalesce(s.id::text, ''), coalesce(s.app_id::text, ''), coalesce(s.env_id::text, ''), coalesce(s.license_id::text, ''),
+		coalesce(s.user_id::text, ''), coalesce(s.device_id::text, ''), coalesce(s.access_hash, ''), coalesce(s.refresh_hash, ''),
+		coalesce(s.retired_refresh, '{}'), coalesce(s.access_expires_at, 'epoch'), coalesce(s.refresh_expires_at, 'epoch'),
+		coalesce(s.absolute_expires_at, 'epoch'), s.revoked_at, coalesce(s.revoke_reason, ''), coalesce(s.created_at, 'epoch'),
+		s.last_seen_at, s.rotated_at,
+		l.doc, coalesce(l.devices_count, 0), u.doc, d.doc, p.doc,
+		` + rtKeysExpr("l.doc", "p.doc") + `,
+		CASE WHEN s.license_id IS NULL AND s.user_id IS NOT NULL THEN ` + rtUserLicsExpr("s.env_id", "s.user_id") + ` END,
+		EXISTS (SELECT 1 FROM leases le WHERE le.license_id = l.id AND le.device_id = s.device_id AND le.expires_at > $2)
+	FROM app_envs e JOIN apps a ON a.id = e.app_id
+	LEFT JOIN sessions s ON ` + sessWhere + `
+	LEFT JOIN licenses l ON l.id = s.license_id
+	LEFT JOIN end_users u ON u.id = s.user_id
+	LEFT JOIN devices d ON d.id = s.device_id
+	LEFT JOIN plans p ON p.id = l.plan_id
+	WHERE ` + envWhere + ` LIMIT 1`
+}
+
+// view loads, in one query, the application environment c names and the
+// session sessWhere finds with key, with every record of its cascade.
+// Returns invalid_application and validation_failed (environment name).
+func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, sessWhere string, key any, now time.Time) (*rtView, error) {
+	where, args, err := rtEnvWhere(c)
+	if err != nil {
+		return nil, err
+	}
+	// The environment's parameters follow the session's ($1) and the time ($2).
+	where = rtEnvAfter(where, 2)
+	var (
+		appDoc, licDoc, userDoc, devDoc, planDoc, userLics []byte
+		envID                                              string
+		found                                              bool
+		s                                                  rtSession
+		devices                                            int
+		v                                                  rtView
+	)
+	err = q.QueryRow(ctx, rtViewSQL(sessWhere, where), append([]any{key, now}, args...)...).Scan(
+		&appDoc, &envID, &found,
+		&s.ID, &s.AppID, &s.EnvID, &s.LicenseID, &s.UserID, &s.DeviceID, &s.AccessHash, &s.RefreshHash,
+		&s.RetiredRefresh, &s.AccessExpiresAt, &s.RefreshExpiresAt, &s.AbsoluteExpires, &s.RevokedAt, &s.RevokeReason, &s.CreatedAt,
+		&s.LastSeenAt, &s.RotatedAt,
+		&licDoc, &devices, &userDoc, &devDoc, &planDoc, &v.licKeys, &userLics, &v.leased)
+	if noRows(err) {
+		return nil, store.ErrUnknownApp()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v.ra, err = rtApp(appDoc, envID); err != nil {
+		return nil, err
+	}
+	if !found {
+		return &v, nil
+	}
+	v.s = &s
+	if licDoc != nil {
+		if v.lic, err = decodeLicense(licDoc, devices); err != nil {
+			return nil, err
+		}
+	}
+	if userDoc != nil {
+		if v.user, err = decode[store.EndUser](userDoc); err != nil {
+			return nil, err
+		}
+	}
+	if devDoc != nil {
+		if v.dev, err = decode[store.Device](devDoc); err != nil {
+			return nil, err
+		}
+	}
+	if planDoc != nil {
+		if v.plan, err = decode[store.Plan](planDoc); err != nil {
+			return nil, err
+		}
+	}
+	if userLics != nil {
+		if err := json.Unmarshal(userLics, &v.userLics); err != nil {
+			return nil, fmt.Errorf("decode the licenses of a session's user: %w", err)
+		}
+	}
+	return &v, nil
+}
+
+// cascade checks the view's session in the order of docs/design.md §5 and
+// returns the first reason it is not usable, or "". checkExpiry includes
+// the access token's expiry (refresh checks its own lifetimes instead).
+func (v *rtView) cascade(now time.Time, checkExpiry bool) string {
+	s := v.s
+	if s == nil || s.AppID != v.ra.App.ID || s.EnvID != v.ra.Env.ID {
+		return store.ReasonTokenInvalid
+	}
+	if (s.LicenseID != "" && v.lic == nil) || (s.UserID != "" && v.user == nil) || v.dev == nil {
+		return store.ReasonTokenInvalid
+	}
+	if reason := store.SessionReason(v.ra.App, v.lic, v.user, v.dev, now); reason != "" {
+		return reason
+	}
+	if s.RevokedAt != nil {
+		return store.ReasonSessionRevoked
+	}
+	if checkExpiry && !now.Before(s.AccessExpiresAt) {
+		return store.ReasonTokenExpired
+	}
+	return ""
+}
+
+// leaseReason is lease_required when the session's license has floating
+// seats (docs/design.md §13) and its device holds no live lease.
+func (v *rtView) leaseReason() string {
+	if v.lic == nil || v.plan == nil || v.plan.MaxConcurrent == 0 || v.leased {
+		return ""
+	}
+	return store.ReasonLeaseRequired
+}
+
+// entitlements are the current entitlements of the view's session: its
+// license's, or for a login session the union of its user's usable
+// licenses'.
+func (v *rtView) entitlements(now time.Time) []string {
+	if v.lic != nil {
+		return rtKeySet(v.licKeys)
+	}
+	return rtUsableKeys(v.userLics, now)
+}
+
+// rtUsableKeys is the union of the keys of the licenses a login grants: those
+// inactive or active at now.
+func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
+	var keys []string
+	for i := range lics {
+		if st := lics[i].License.EffectiveStatus(now); st != store.LicenseActive && st != store.LicenseInactive {
+			continue
+		}
+		keys = append(keys, lics[i].Keys...)
+	}
+	return rtKeySet(keys)
+}
+
+// roles are the roles of the view's user (none for a license session).
+func (v *rtView) roles() []string {
+	if v.user != nil {
+		return v.user.Roles
+	}
+	return nil
+}
+
+// SweepSessions implements store.RuntimeBackend: it deletes sessions past
+// their absolute lifetime (no token of theirs can be used any more),
+// oldest first, at most limit of them. One server sweeps at a time; the
+// others skip the round.
+func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
+	n := 0
+	err := r.db.update(ctx, func(t *txn) error {
+		n = 0
+		if ok, err := t.passLock("runtime sessions"); err != nil || !ok {
+			return err
+		}
+		m, err := t.exec(`DELETE FROM sessions WHERE id IN (
+			SELECT id FROM sessions WHERE absolute_expires_at <= $1 ORDER BY absolute_expires_at LIMIT $2)`, t.now, limit)
+		n = int(m)
+		return err
+	})
+	return n, err
+}
