@@ -109,20 +109,20 @@ func (r *Runtime) CheckoutLease(ctx context.Context, c store.RuntimeClient, acce
 		return nil, err
 	}
 	var out *store.LeaseGrant
-	err := r.db.licSoftUpdate(ctx, func(t *txn) error {
+	err := r.softUpdate(ctx, func(t *txn) error {
 		out = nil
-		ra, err := t.licClientApp(c)
+		ra, err := r.activeApp(t, c)
 		if err != nil {
 			return err
 		}
-		if err := t.licConsumeNonce(ra, rp, r.o.ReplayWindow, "license"); err != nil {
+		if err := r.consumeNonce(t, ra, rp, "license"); err != nil {
 			return err
 		}
 		v, err := t.licLeaseSession(ra, accessToken, true)
 		if err != nil {
 			return err
 		}
-		t.licAsActor(store.ActorLicense, v.lic.ID)
+		t.rtActor(store.ActorLicense, v.lic.ID)
 		p, err := t.leasePlan(v.lic)
 		if err != nil {
 			return err
@@ -191,7 +191,7 @@ func (r *Runtime) CheckoutLease(ctx context.Context, c store.RuntimeClient, acce
 // system as the sweeper does.
 func (t *txn) expireLease(id string) error {
 	ctx := t.ctx
-	t.licAsActor(store.ActorSystem, "")
+	t.rtActor(store.ActorSystem, "")
 	_, err := t.dropLeases(store.EventLeaseExpired, nil, `id = $1 AND expires_at <= $2`, id, t.now)
 	t.ctx = ctx
 	return err
@@ -199,8 +199,8 @@ func (t *txn) expireLease(id string) error {
 
 // sessionLease checks the session and returns the live lease id of its
 // device on its license, else lease_not_found.
-func (t *txn) sessionLease(c store.RuntimeClient, in store.LeaseInput) (*licSession, error) {
-	ra, err := t.licClientApp(c)
+func (r *Runtime) sessionLease(t *txn, c store.RuntimeClient, in store.LeaseInput) (*licSession, error) {
+	ra, err := r.activeApp(t, c)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func (t *txn) sessionLease(c store.RuntimeClient, in store.LeaseInput) (*licSess
 	if uuidOrNil(in.LeaseID) == nil {
 		return nil, store.ErrLeaseNotFound()
 	}
-	t.licAsActor(store.ActorLicense, v.lic.ID)
+	t.rtActor(store.ActorLicense, v.lic.ID)
 	return v, nil
 }
 
@@ -219,9 +219,9 @@ func (t *txn) sessionLease(c store.RuntimeClient, in store.LeaseInput) (*licSess
 // the lease only while it is live.
 func (r *Runtime) HeartbeatLease(ctx context.Context, c store.RuntimeClient, in store.LeaseInput) (*store.Lease, error) {
 	var out *store.Lease
-	err := r.db.licSoftUpdate(ctx, func(t *txn) error {
+	err := r.softUpdate(ctx, func(t *txn) error {
 		out = nil
-		v, err := t.sessionLease(c, in)
+		v, err := r.sessionLease(t, c, in)
 		if err != nil {
 			return err
 		}
@@ -250,8 +250,8 @@ func (r *Runtime) HeartbeatLease(ctx context.Context, c store.RuntimeClient, in 
 
 // ReleaseLease implements store.Leases.
 func (r *Runtime) ReleaseLease(ctx context.Context, c store.RuntimeClient, in store.LeaseInput) error {
-	return r.db.licSoftUpdate(ctx, func(t *txn) error {
-		v, err := t.sessionLease(c, in)
+	return r.softUpdate(ctx, func(t *txn) error {
+		v, err := r.sessionLease(t, c, in)
 		if err != nil {
 			return err
 		}
@@ -274,7 +274,7 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (int, error) {
 		if ok, err := t.passLock("lease sweep"); err != nil || !ok {
 			return err
 		}
-		t.licAsActor(store.ActorSystem, "")
+		t.rtActor(store.ActorSystem, "")
 		gone, err := t.dropLeases(store.EventLeaseExpired, nil,
 			`id IN (SELECT id FROM leases WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) AND expires_at <= $1`,
 			t.now, limit)

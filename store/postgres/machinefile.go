@@ -18,20 +18,20 @@ func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient
 		return nil, err
 	}
 	var out *store.MachineFile
-	err := r.db.licSoftUpdate(ctx, func(t *txn) error {
+	err := r.softUpdate(ctx, func(t *txn) error {
 		out = nil
-		ra, err := t.licClientApp(c)
+		ra, err := r.activeApp(t, c)
 		if err != nil {
 			return err
 		}
-		if err := t.licConsumeNonce(ra, in.Replay, r.o.ReplayWindow, "license"); err != nil {
+		if err := r.consumeNonce(t, ra, in.Replay, "license"); err != nil {
 			return err
 		}
 		v, err := t.licLeaseSession(ra, in.AccessToken, false)
 		if err != nil {
 			return err
 		}
-		t.licAsActor(store.ActorLicense, v.lic.ID)
+		t.rtActor(store.ActorLicense, v.lic.ID)
 		if in.LicenseKey != "" && store.NormalizeLicenseKey(in.LicenseKey) != v.lic.Key {
 			return store.ErrLicenseMismatch()
 		}
@@ -161,7 +161,7 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 			}
 		}
 		ra := &store.RuntimeApp{App: a, Env: env}
-		dev, bound, err := t.licBind(ra, l, plan, in.Fingerprint, userID, newDevID)
+		dev, bound, err := t.bind(ra, l, plan, in.Fingerprint, userID, newDevID)
 		if err != nil {
 			return err
 		}
@@ -176,75 +176,4 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 		return nil, err
 	}
 	return db.signMF(mf, in.Encrypt)
-}
-
-// licBind binds the device of fingerprint fp (created as newDevID when the
-// environment has none) to l as an activation does, activating l and giving
-// it userID's ownership when it has none; l is updated in place and must
-// have been loaded with its row lock (lockLicense), which makes the device
-// limit hold across servers. Every check comes before the first write. It
-// reports whether the device was bound already. Returns the refusals of
-// l.CheckOwner and store.CheckBind.
-func (t *txn) licBind(ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp, userID, newDevID string) (*store.Device, bool, error) {
-	if err := l.CheckOwner(userID); err != nil {
-		return nil, false, err
-	}
-	dev, err := doc[store.Device](t, `SELECT doc FROM devices WHERE env_id = $1 AND fingerprint = $2 FOR UPDATE`, ra.Env.ID, fp)
-	if err != nil {
-		return nil, false, err
-	}
-	bound := false
-	if dev != nil {
-		if bound, err = t.licBound(l.ID, dev.ID); err != nil {
-			return nil, false, err
-		}
-	}
-	if err := store.CheckBind(l, plan, dev, bound, l.DevicesCount); err != nil {
-		return nil, false, err
-	}
-
-	// Writes start here. A new device is written once, already bound.
-	isNew := dev == nil
-	if isNew {
-		dev = &store.Device{ID: newDevID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: t.now}
-	}
-	if !bound {
-		dev.LicenseIDs = append(slices.Clone(dev.LicenseIDs), l.ID)
-		if plan.IsTrial && dev.TrialLicenseID == "" {
-			dev.TrialLicenseID = l.ID
-		}
-		if userID != "" && dev.UserID == "" {
-			dev.UserID = userID
-		}
-		// An activation is a sighting: recorded here, where the device is
-		// written anyway, it spares the last-seen flusher a write.
-		now := t.now
-		dev.LastSeenAt = &now
-		if err := t.saveDevice(dev, isNew); err != nil {
-			return nil, false, err
-		}
-		if _, err := t.bindDevice(l.ID, dev.ID); err != nil {
-			return nil, false, err
-		}
-		l.DevicesCount++
-	}
-	changed := !bound
-	if l.Status == store.LicenseInactive {
-		now := t.now
-		l.Status, l.ActivatedAt, changed = store.LicenseActive, &now, true
-		if plan.DurationDays != nil && l.ExpiresAt == nil {
-			exp := store.ExpiresAfter(now, *plan.DurationDays)
-			l.ExpiresAt = &exp
-		}
-	}
-	if userID != "" && l.UserID == "" {
-		l.UserID, changed = userID, true
-	}
-	if changed {
-		l.UpdatedAt = t.now
-		if err := t.saveLicense(ra.App.OrgID, l, false); err != nil {
-			return nil, false, err
-		}
-	}
-	return dev, bound, nil
 }

@@ -107,7 +107,7 @@ func (r *Runtime) activate(t *txn, c store.RuntimeClient, ra *store.RuntimeApp, 
 	if plan == nil {
 		return nil, store.NotFound("plan")
 	}
-	dev, bound, err := r.bind(t, ra, l, plan, fp, userID, seed.DeviceID)
+	dev, bound, err := t.bind(ra, l, plan, fp, userID, seed.DeviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (t *txn) insertNewDevice(d *store.Device) (bool, error) {
 // updated in place. Every check comes before the first write. It reports
 // whether the device was bound already. Returns the refusals of
 // l.CheckOwner and store.CheckBind.
-func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp, userID, newDevID string) (*store.Device, bool, error) {
+func (t *txn) bind(ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp, userID, newDevID string) (*store.Device, bool, error) {
 	if err := l.CheckOwner(userID); err != nil {
 		return nil, false, err
 	}
