@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"licensectl/config"
 )
 
 // backupView is the JSON output of backup.
@@ -37,6 +39,17 @@ func newBackupCmd(e *env) *cobra.Command {
 				return err
 			}
 			file := args[0]
+			if e.flagOrEnv(cmd, flagServer, envServer) == "" {
+				// Answered before anything is opened or written: the
+				// database's own tools back it up (docs/design.md §12).
+				cfg, err := loadConfig(cmd, e)
+				if err != nil {
+					return err
+				}
+				if cfg.Storage.Driver == config.DriverPostgres {
+					return errPostgresBackup
+				}
+			}
 			if file != "-" && !force {
 				if _, err := os.Stat(file); err == nil {
 					return fmt.Errorf("%s exists: choose another name or pass --force to replace it", file)

@@ -84,6 +84,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newConfigCmd(e),
 		newBackupCmd(e),
 		newRestoreCmd(e),
+		newOperatorTokenCmd(e),
 		newOrgCmd(e),
 		newMemberCmd(e),
 		newAppCmd(e),
