@@ -28,7 +28,8 @@ func newBackupCmd(e *env) *cobra.Command {
 			"consistent even while the server keeps writing. Locally (server stopped) it\n" +
 			"reads <data-dir>/licensectl.db; remotely (--server, operator token) it\n" +
 			"streams GET /v1/admin/backup. FILE is written to a temporary name and\n" +
-			"renamed when complete. To restore: stop the server, replace the file, start.",
+			"renamed when complete. To restore: stop the server, replace the file, start.\n" +
+			"On PostgreSQL (storage.driver postgres) use pg_dump instead: docs/deploy.md.",
 		Example: "  licensectl backup /var/backups/licensectl-$(date +%F).db\n" +
 			"  licensectl --server http://127.0.0.1:8080 --api-key \"$(cat data/operator.token)\" backup backup.db\n" +
 			"  licensectl backup - | gzip > backup.db.gz",
