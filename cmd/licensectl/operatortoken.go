@@ -40,10 +40,7 @@ func newOperatorTokenCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if e.flagOrEnv(cmd, flagServer, envServer) != "" {
-				return usageErrorf("operator-token rotate works on the local store only: run it without --server")
-			}
-			cfg, err := loadConfig(cmd, e)
+			cfg, err := e.localConfig(cmd, "operator-token rotate works on the local store only: run it without --server")
 			if err != nil {
 				return err
 			}

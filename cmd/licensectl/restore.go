@@ -47,10 +47,7 @@ func newRestoreCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if e.flagOrEnv(cmd, flagServer, envServer) != "" {
-				return usageErrorf("restore works on the local file only: stop the server and run it without --server")
-			}
-			cfg, err := loadConfig(cmd, e)
+			cfg, err := e.localConfig(cmd, "restore works on the local file only: stop the server and run it without --server")
 			if err != nil {
 				return err
 			}

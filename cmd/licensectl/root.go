@@ -108,6 +108,16 @@ func loadConfig(cmd *cobra.Command, e *env) (config.Config, error) {
 	return config.Load(config.LoadOptions{Flags: cmd.Flags(), Env: e.getenv})
 }
 
+// localConfig loads the configuration of a command that works on the local
+// store only; with --server (or LICENSECTL_SERVER) it is the usage error
+// remoteMsg.
+func (e *env) localConfig(cmd *cobra.Command, remoteMsg string) (config.Config, error) {
+	if e.flagOrEnv(cmd, flagServer, envServer) != "" {
+		return config.Config{}, usageErrorf("%s", remoteMsg)
+	}
+	return loadConfig(cmd, e)
+}
+
 // noun builds a command that groups verbs; run alone or with an unknown verb
 // it is a usage error.
 func noun(use, short string, verbs ...*cobra.Command) *cobra.Command {

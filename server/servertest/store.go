@@ -74,6 +74,23 @@ func OpenStore(dir string, o StoreOptions) (Store, error) {
 	return open(dir, o)
 }
 
+// startBilling gives a newly opened store the policy of its options, or
+// leaves the store's default (no limits) when it names no tiers; the store
+// is closed when the policy is refused.
+func startBilling(db interface {
+	ConfigureBilling(p store.BillingPolicy) error
+	Close() error
+}, p store.BillingPolicy) error {
+	if len(p.Tiers) == 0 {
+		return nil
+	}
+	if err := db.ConfigureBilling(p); err != nil {
+		db.Close()
+		return err
+	}
+	return nil
+}
+
 // boltStore is a bbolt file with its fixtures.
 type boltStore struct {
 	*bolt.DB
@@ -92,11 +109,8 @@ func OpenBolt(dir string, o StoreOptions) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(o.Billing.Tiers) > 0 {
-		if err := db.ConfigureBilling(o.Billing); err != nil {
-			db.Close()
-			return nil, err
-		}
+	if err := startBilling(db, o.Billing); err != nil {
+		return nil, err
 	}
 	return boltStore{DB: db, Fixtures: bolt.FixturesOf(db)}, nil
 }
@@ -149,11 +163,8 @@ func OpenPostgresURL(u string, o StoreOptions) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(o.Billing.Tiers) > 0 {
-		if err := db.ConfigureBilling(o.Billing); err != nil {
-			db.Close()
-			return nil, err
-		}
+	if err := startBilling(db, o.Billing); err != nil {
+		return nil, err
 	}
 	return db, nil
 }
