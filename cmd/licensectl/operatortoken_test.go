@@ -158,3 +158,17 @@ func TestRestoreKeepsOperatorToken(t *testing.T) {
 		t.Fatalf("after restore --new-operator-token the file's new token must work and the previous must not")
 	}
 }
+
+// Messages and logs name the database without its password, whatever form
+// storage.postgres.url takes.
+func TestDescribePostgres(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://lc:hunter2@db.internal:5432/lc?sslmode=verify-full": "postgres://lc@db.internal:5432/lc?sslmode=verify-full",
+		"postgresql://lc@db/lc?password=hunter2&sslmode=require":        "postgresql://lc@db/lc?sslmode=require",
+		"host=db.internal user=lc password=hunter2 dbname=lc":           "PostgreSQL host=db.internal user=lc dbname=lc",
+	} {
+		if got := describePostgres(in); got != want || strings.Contains(got, "hunter2") {
+			t.Errorf("describePostgres(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
