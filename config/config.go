@@ -12,6 +12,7 @@ import "time"
 type Config struct {
 	Server    Server    `mapstructure:"server"`
 	DataDir   string    `mapstructure:"data_dir"`
+	Storage   Storage   `mapstructure:"storage"`
 	Log       Log       `mapstructure:"log"`
 	Admin     Admin     `mapstructure:"admin"`
 	Mail      Mail      `mapstructure:"mail"`
@@ -65,6 +66,33 @@ type TLS struct {
 
 // Enabled reports whether HTTPS is configured.
 func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" || t.ACMEHost != "" }
+
+// Storage names the store the server and the admin CLI's local mode open
+// (docs/design.md §12): the bbolt file <data_dir>/licensectl.db, or a
+// PostgreSQL database that several servers share.
+type Storage struct {
+	// Driver is bolt (the default) or postgres.
+	Driver   string   `mapstructure:"driver"`
+	Postgres Postgres `mapstructure:"postgres"`
+}
+
+// Postgres configures the PostgreSQL store.
+type Postgres struct {
+	// URL is a libpq URL or key=value DSN; it may hold a password, so
+	// `config show` masks it.
+	URL string `mapstructure:"url"`
+	// MaxConns bounds the connection pool of one server; 0 means 4 ×
+	// GOMAXPROCS.
+	MaxConns int `mapstructure:"max_conns"`
+	// ConnectTimeout bounds each connection attempt.
+	ConnectTimeout time.Duration `mapstructure:"connect_timeout"`
+}
+
+// Storage drivers.
+const (
+	DriverBolt     = "bolt"
+	DriverPostgres = "postgres"
+)
 
 // Log configures log/slog output.
 type Log struct {
@@ -249,6 +277,7 @@ func Default() Config {
 			GCPercent:       400,
 		},
 		DataDir: "./data",
+		Storage: Storage{Driver: DriverBolt, Postgres: Postgres{ConnectTimeout: 5 * time.Second}},
 		Log:     Log{Level: "info", Format: "auto", Requests: "writes"},
 		Mail:    Mail{Driver: "file", From: "licensectl <no-reply@localhost>", SMTP: SMTP{Port: 587, TLS: "starttls"}},
 		Metrics: Metrics{Enabled: true},

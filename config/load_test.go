@@ -146,17 +146,22 @@ billing:
 		{
 			name: "EnvOverridesDefaults",
 			env: map[string]string{
-				"LICENSECTL_AUTH_SESSION_TTL":               "1h30m",
-				"LICENSECTL_METRICS_ENABLED":                "0",
-				"LICENSECTL_WEBHOOKS_ALLOW_PRIVATE_TARGETS": "true",
-				"LICENSECTL_BILLING_PIX_MERCHANT_CITY":      "Recife",
-				"LICENSECTL_ADMIN_OPERATOR_TOKEN":           "s3cret",
-				"LICENSECTL_TUI_CLIPBOARD":                  "osc52-tmux",
-				"LICENSECTL_TUI_READ_ONLY":                  "true",
-				"LICENSECTL_TUI_REFRESH":                    "2s",
-				"LICENSECTL_LOG_REQUESTS":                   "none",
+				"LICENSECTL_AUTH_SESSION_TTL":                 "1h30m",
+				"LICENSECTL_METRICS_ENABLED":                  "0",
+				"LICENSECTL_WEBHOOKS_ALLOW_PRIVATE_TARGETS":   "true",
+				"LICENSECTL_BILLING_PIX_MERCHANT_CITY":        "Recife",
+				"LICENSECTL_ADMIN_OPERATOR_TOKEN":             "s3cret",
+				"LICENSECTL_TUI_CLIPBOARD":                    "osc52-tmux",
+				"LICENSECTL_TUI_READ_ONLY":                    "true",
+				"LICENSECTL_TUI_REFRESH":                      "2s",
+				"LICENSECTL_LOG_REQUESTS":                     "none",
+				"LICENSECTL_STORAGE_DRIVER":                   "postgres",
+				"LICENSECTL_STORAGE_POSTGRES_URL":             "postgres://lc:pw@db.internal/lc",
+				"LICENSECTL_STORAGE_POSTGRES_MAX_CONNS":       "24",
+				"LICENSECTL_STORAGE_POSTGRES_CONNECT_TIMEOUT": "2s",
 			},
 			want: func(c *Config) {
+				c.Storage = Storage{Driver: DriverPostgres, Postgres: Postgres{URL: "postgres://lc:pw@db.internal/lc", MaxConns: 24, ConnectTimeout: 2 * time.Second}}
 				c.Log.Requests = "none"
 				c.TUI.Clipboard = "osc52-tmux"
 				c.TUI.ReadOnly = true

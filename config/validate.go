@@ -34,6 +34,15 @@ func (c Config) Validate() error {
 		v.check(perr == nil || aerr == nil, "server.trusted_proxies", "%q is not a CIDR or an IP address", p)
 	}
 	v.check(strings.TrimSpace(c.DataDir) != "", "data_dir", "must not be empty")
+	v.oneOf("storage.driver", c.Storage.Driver, DriverBolt, DriverPostgres)
+	if pg := c.Storage.Postgres; c.Storage.Driver == DriverPostgres {
+		v.check(strings.TrimSpace(pg.URL) != "", "storage.postgres.url", "must be set when storage.driver is postgres (postgres://user:password@host:5432/db)")
+		// The URL is never echoed: it may hold the database password.
+		v.check(strings.TrimSpace(pg.URL) == "" || postgresURL(pg.URL), "storage.postgres.url",
+			"must be a postgres:// (or postgresql://) URL or a key=value DSN such as \"host=db user=licensectl dbname=licensectl\"")
+	}
+	v.check(c.Storage.Postgres.MaxConns >= 0, "storage.postgres.max_conns", "must be 0 (4 × GOMAXPROCS) or more, got %d", c.Storage.Postgres.MaxConns)
+	v.positive("storage.postgres.connect_timeout", c.Storage.Postgres.ConnectTimeout)
 	v.check(c.Webhooks.Workers >= 1, "webhooks.workers", "must be 1 or more")
 	v.positive("webhooks.timeout", c.Webhooks.Timeout)
 	for _, d := range c.Webhooks.RetrySchedule {
@@ -184,6 +193,26 @@ func LoopbackHost(host string) bool {
 	}
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.Unmap().IsLoopback()
+}
+
+// postgresURL reports whether s has the form of a libpq connection
+// string: a postgres:// URL with a host or a socket directory, or key=value
+// pairs. The driver checks the rest when it connects.
+func postgresURL(s string) bool {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
+		_, err := url.Parse(s)
+		return err == nil
+	}
+	if strings.Contains(s, "://") {
+		return false
+	}
+	for _, f := range strings.Fields(s) {
+		if k, _, ok := strings.Cut(f, "="); !ok || k == "" {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // hostPort reports whether addr is host:port with a port net.Listen takes

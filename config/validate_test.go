@@ -64,6 +64,16 @@ func TestValidate(t *testing.T) {
 		{name: "ErrPixMerchantCity", change: func(c *Config) {
 			c.Billing.Pix = Pix{Key: "pix@example.com", MerchantName: "Licensectl", MerchantCity: "São Paulo"}
 		}, want: "billing.pix.merchant_city"},
+		{name: "OKPostgresURL", change: postgres("postgres://lc:pw@db.internal:5432/lc?sslmode=verify-full")},
+		{name: "OKPostgresSocketURL", change: postgres("postgresql:///lc?host=/run/postgresql")},
+		{name: "OKPostgresDSN", change: postgres("host=db.internal user=lc dbname=lc")},
+		{name: "OKBoltIgnoresPostgres", change: func(c *Config) { c.Storage.Postgres.URL = "not used" }},
+		{name: "ErrStorageDriver", change: func(c *Config) { c.Storage.Driver = "sqlite" }, want: `storage.driver: must be one of bolt, postgres, got "sqlite"`},
+		{name: "ErrPostgresNoURL", change: postgres(""), want: "storage.postgres.url: must be set when storage.driver is postgres"},
+		{name: "ErrPostgresBadURL", change: postgres("mysql://root:hunter2@db/lc"), want: "storage.postgres.url: must be a postgres:// (or postgresql://) URL or a key=value DSN"},
+		{name: "ErrPostgresBadDSN", change: postgres("db.internal"), want: "storage.postgres.url: must be a postgres://"},
+		{name: "ErrPostgresMaxConns", change: func(c *Config) { c.Storage.Postgres.MaxConns = -1 }, want: "storage.postgres.max_conns: must be 0 (4 × GOMAXPROCS) or more, got -1"},
+		{name: "ErrPostgresConnectTimeout", change: func(c *Config) { c.Storage.Postgres.ConnectTimeout = 0 }, want: "storage.postgres.connect_timeout: must be a positive duration"},
 		{name: "ErrPartnerHalfConfigured", change: func(c *Config) { c.Partner.ClientID = "id" }, want: "partner.issuer"},
 		{name: "OKPartnerIssuerHTTPS", change: partner("https://id.example.com/realms/a")},
 		{name: "OKPartnerIssuerHTTPLoopback4", change: partner("http://127.0.0.1:5556/oidc")},
@@ -89,6 +99,22 @@ func TestValidate(t *testing.T) {
 				t.Errorf("got %q, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// postgres selects the PostgreSQL store at url.
+func postgres(url string) func(*Config) {
+	return func(c *Config) { c.Storage.Driver, c.Storage.Postgres.URL = DriverPostgres, url }
+}
+
+// The database password never reaches an error message: the URL is not
+// echoed, whatever is wrong with it.
+func TestValidatePostgresURLNotEchoed(t *testing.T) {
+	c := Default()
+	postgres("mysql://root:hunter2@db/lc")(&c)
+	err := c.Validate()
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("Validate = %v; want an error without the password", err)
 	}
 }
 

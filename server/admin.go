@@ -16,7 +16,11 @@ import (
 // token is forbidden.
 func (s *Server) admin(fn handlerFunc) http.Handler {
 	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		if !s.isOperator(credential(r)) {
+		op, err := s.isOperator(r.Context(), credential(r))
+		if err != nil {
+			return err
+		}
+		if !op {
 			if _, err := s.authenticate(r); err != nil {
 				return err
 			}

@@ -65,17 +65,22 @@ func (s *Server) authenticate(r *http.Request) (*principal, error) {
 			return nil, err
 		}
 		return &principal{Kind: store.ActorAppSecret, ID: sec.ID, OrgID: sec.OrgID, Role: store.RoleDeveloper, Verified: true, AppID: sec.AppID, Env: sec.Env}, nil
-	case s.isOperator(tok):
-		p := &principal{Kind: store.ActorOperator, ID: "operator", Role: store.RoleOwner, Verified: true}
-		if org := r.Header.Get("x-organization-id"); org != "" {
-			if _, err := s.db.FindOrganization(ctx, org); err != nil {
-				return nil, err
-			}
-			p.OrgID = org
-		}
-		return p, nil
 	}
-	return s.authenticateDashboard(ctx, tok)
+	op, err := s.isOperator(ctx, tok)
+	if err != nil {
+		return nil, err
+	}
+	if !op {
+		return s.authenticateDashboard(ctx, tok)
+	}
+	p := &principal{Kind: store.ActorOperator, ID: "operator", Role: store.RoleOwner, Verified: true}
+	if org := r.Header.Get("x-organization-id"); org != "" {
+		if _, err := s.db.FindOrganization(ctx, org); err != nil {
+			return nil, err
+		}
+		p.OrgID = org
+	}
+	return p, nil
 }
 
 // perm is what a management route requires of its caller.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"licensectl/server/servertest"
+	"licensectl/store/postgres/pgtest"
 )
 
 // TestMain reports how many requests and answers the tests checked against
@@ -14,6 +15,7 @@ import (
 // (each answered with an error).
 func TestMain(m *testing.M) {
 	code := m.Run()
+	pgtest.Stop()                                // the throw-away cluster of LICENSECTL_TEST_STORE=postgres, if any
 	if n := servertest.Validated.Load(); n > 0 { // fuzzing runs no server
 		fmt.Fprintf(os.Stderr, "OpenAPI: %d requests and answers validated against the document (%d requests it refuses, each refused)\n", n, servertest.Refused.Load())
 	}

@@ -80,7 +80,7 @@ func New(cfg config.Config, db store.Backend, opts ...Option) (*Server, error) {
 		o(s)
 	}
 	var err error
-	if s.operatorToken, err = loadOperatorToken(cfg, s.logger); err != nil {
+	if err = s.initOperatorToken(context.Background()); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -107,33 +107,108 @@ func New(cfg config.Config, db store.Backend, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// loadOperatorToken returns the configured operator token, or the one in
-// <data-dir>/operator.token, writing a new one (0600) on first start.
-func loadOperatorToken(cfg config.Config, logger *slog.Logger) (string, error) {
-	if cfg.Admin.OperatorToken != "" {
-		return cfg.Admin.OperatorToken, nil
+// operatorPrefix starts every operator token licensectl makes; a
+// credential without it is not looked up in the store.
+const operatorPrefix = "op_"
+
+// initOperatorToken settles the operator token (docs/design.md §12). A
+// configured token (admin.operator_token) is used as it is. Otherwise its
+// hash lives in the store: the server that finds none makes a token, stores
+// its hash and writes the plaintext to <data-dir>/operator.token (0600); of
+// servers starting together on one empty database, one wins and the others
+// write nothing. A token file from before the hash moved into the store is
+// adopted, so an upgrade keeps the operator's token.
+func (s *Server) initOperatorToken(ctx context.Context) error {
+	if s.cfg.Admin.OperatorToken != "" {
+		s.operatorToken = s.cfg.Admin.OperatorToken
+		return nil
 	}
-	path := filepath.Join(cfg.DataDir, "operator.token")
-	b, err := os.ReadFile(path)
-	if err == nil {
-		if tok := strings.TrimSpace(string(b)); tok != "" {
-			return tok, nil
+	path := filepath.Join(s.cfg.DataDir, "operator.token")
+	file, err := readOperatorToken(path)
+	if err != nil {
+		return err
+	}
+	stored, err := s.db.OperatorTokenHash(ctx)
+	if err != nil {
+		return fmt.Errorf("read the operator token's hash: %w", err)
+	}
+	if stored != "" {
+		if file != "" && subtle.ConstantTimeCompare([]byte(store.HashSecret(file)), []byte(stored)) == 1 {
+			s.operatorToken = file
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("read operator token: %w", err)
+		return nil
 	}
-	tok := store.NewSecret("op_")
-	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write operator token: %w", err)
+	tok, fresh := file, file == ""
+	if fresh {
+		tok = store.NewSecret(operatorPrefix)
+	}
+	won, err := s.db.SwapOperatorTokenHash(ctx, "", store.HashSecret(tok))
+	if err != nil {
+		return fmt.Errorf("store the operator token's hash: %w", err)
+	}
+	if !won {
+		// Another server initialised the store a moment earlier: its token
+		// is the one, written to its own data directory.
+		return nil
+	}
+	s.operatorToken = tok
+	if !fresh {
+		return nil
+	}
+	if err := WriteOperatorToken(path, tok); err != nil {
+		return err
 	}
 	// Its path, never its value: logs travel further than the data directory.
-	logger.Info("wrote a new operator token", "path", path)
-	return tok, nil
+	s.logger.Info("wrote a new operator token", "path", path)
+	return nil
 }
 
-// isOperator compares in constant time.
-func (s *Server) isOperator(tok string) bool {
-	return tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.operatorToken)) == 1
+// readOperatorToken returns the token in the file at path, or "" when there
+// is none.
+func readOperatorToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read operator token: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// WriteOperatorToken writes tok to the file at path (0600), replacing it
+// whole: a reader never sees half a token.
+func WriteOperatorToken(path, tok string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(tok+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write operator token: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write operator token: %w", err)
+	}
+	return nil
+}
+
+// isOperator reports whether tok is the operator token: the configured one,
+// compared in constant time, or one whose hash is the store's. The hash is
+// read on every call, never kept, so that a rotation holds at once on every
+// server of the database (docs/design.md §12).
+func (s *Server) isOperator(ctx context.Context, tok string) (bool, error) {
+	if tok == "" {
+		return false, nil
+	}
+	if s.cfg.Admin.OperatorToken != "" {
+		return subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Admin.OperatorToken)) == 1, nil
+	}
+	if !strings.HasPrefix(tok, operatorPrefix) {
+		return false, nil
+	}
+	stored, err := s.db.OperatorTokenHash(ctx)
+	if err != nil || stored == "" {
+		return false, err
+	}
+	return subtle.ConstantTimeCompare([]byte(store.HashSecret(tok)), []byte(stored)) == 1, nil
 }
 
 // Open starts listening on the configured address; a bind error is returned
@@ -203,7 +278,10 @@ func (s *Server) MetricsURL() string {
 // Handler is the server's HTTP handler, for in-process tests and benchmarks.
 func (s *Server) Handler() http.Handler { return s.router }
 
-// OperatorToken is the token that authorizes /v1/admin.
+// OperatorToken is the token that authorizes /v1/admin, as this server
+// knows it: the configured one, the one it made, or the one of its token file
+// when that matches the store; "" when another server made it or it was
+// rotated since.
 func (s *Server) OperatorToken() string { return s.operatorToken }
 
 // Close stops accepting requests, waits for those in flight (up to the

@@ -26,6 +26,7 @@ type Backend interface {
 	StatsReporter
 	Maintenance
 	EndUserAccounts
+	OperatorTokens
 	// OpenRuntime returns the runtime API of the store with these options.
 	OpenRuntime(o RuntimeOptions) RuntimeBackend
 }
@@ -43,6 +44,20 @@ type Maintenance interface {
 	MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error)
 	// Close releases the store.
 	Close() error
+}
+
+// OperatorTokens keep the hash of the operator token, the credential of
+// /v1/admin (docs/design.md §12): in the store, so that every server on one
+// database accepts the same token and a rotation holds on all of them at
+// once. The plaintext is never stored.
+type OperatorTokens interface {
+	// OperatorTokenHash returns the stored hash, or "" when the store has
+	// none yet.
+	OperatorTokenHash(ctx context.Context) (string, error)
+	// SwapOperatorTokenHash stores hash ("" removes it) if the stored one
+	// is still old ("" meaning none), and reports whether it did: of servers
+	// initialising one empty store together, exactly one wins.
+	SwapOperatorTokenHash(ctx context.Context, old, hash string) (bool, error)
 }
 
 // FileBackup is what a store kept in one file offers besides Backend: a

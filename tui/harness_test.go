@@ -18,6 +18,7 @@ import (
 	"licensectl/store"
 	"licensectl/store/bolt"
 	"licensectl/store/password"
+	"licensectl/store/postgres/pgtest"
 )
 
 // updating reports the -update flag (rewrite the golden files under
@@ -34,7 +35,9 @@ func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
 	time.Local = time.UTC // the status line shows local times; goldens must not depend on TZ
 	os.Setenv("LANG", "C.UTF-8")
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.Stop() // the throw-away cluster of LICENSECTL_TEST_STORE=postgres, if any
+	os.Exit(code)
 }
 
 // harness drives the root model by hand: commands run synchronously and

@@ -284,7 +284,8 @@ func TestVersionAndConfig(t *testing.T) {
 	if out := c.ok("version"); !strings.HasPrefix(out, "licensectl ") {
 		t.Fatalf("version: %q", out)
 	}
-	c.env = []string{"LICENSECTL_ADMIN_OPERATOR_TOKEN=op_secret_value", "LICENSECTL_SERVER_LISTEN=0.0.0.0:9999"}
+	c.env = []string{"LICENSECTL_ADMIN_OPERATOR_TOKEN=op_secret_value", "LICENSECTL_SERVER_LISTEN=0.0.0.0:9999",
+		"LICENSECTL_STORAGE_POSTGRES_URL=postgres://lc:db_password_value@db.internal/lc"}
 	var cfg struct {
 		Mode   string         `json:"mode"`
 		Config map[string]any `json:"config"`
@@ -292,10 +293,12 @@ func TestVersionAndConfig(t *testing.T) {
 	c.json(&cfg, "config", "show")
 	srvCfg, _ := cfg.Config["server"].(map[string]any)
 	adm, _ := cfg.Config["admin"].(map[string]any)
-	if cfg.Mode != "local" || srvCfg["listen"] != "0.0.0.0:9999" || adm["operator_token"] != "********" {
+	pg, _ := cfg.Config["storage"].(map[string]any)["postgres"].(map[string]any)
+	if cfg.Mode != "local" || srvCfg["listen"] != "0.0.0.0:9999" || adm["operator_token"] != "********" || pg["url"] != "********" {
 		t.Fatalf("config show = %+v", cfg)
 	}
-	if out := c.ok("config", "show"); strings.Contains(out, "op_secret_value") || !strings.Contains(out, "server.listen") {
+	if out := c.ok("config", "show"); strings.Contains(out, "op_secret_value") || strings.Contains(out, "db_password_value") ||
+		!strings.Contains(out, "server.listen") || !strings.Contains(out, "storage.driver") {
 		t.Fatalf("config show table:\n%s", out)
 	}
 	if out := c.ok("completion", "bash"); !strings.Contains(out, "licensectl") {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"licensectl/config"
 )
 
 // backupView is the JSON output of backup.
@@ -26,7 +28,8 @@ func newBackupCmd(e *env) *cobra.Command {
 			"consistent even while the server keeps writing. Locally (server stopped) it\n" +
 			"reads <data-dir>/licensectl.db; remotely (--server, operator token) it\n" +
 			"streams GET /v1/admin/backup. FILE is written to a temporary name and\n" +
-			"renamed when complete. To restore: stop the server, replace the file, start.",
+			"renamed when complete. To restore: stop the server, replace the file, start.\n" +
+			"On PostgreSQL (storage.driver postgres) use pg_dump instead: docs/deploy.md.",
 		Example: "  licensectl backup /var/backups/licensectl-$(date +%F).db\n" +
 			"  licensectl --server http://127.0.0.1:8080 --api-key \"$(cat data/operator.token)\" backup backup.db\n" +
 			"  licensectl backup - | gzip > backup.db.gz",
@@ -37,6 +40,17 @@ func newBackupCmd(e *env) *cobra.Command {
 				return err
 			}
 			file := args[0]
+			if e.flagOrEnv(cmd, flagServer, envServer) == "" {
+				// Answered before anything is opened or written: the
+				// database's own tools back it up (docs/design.md §12).
+				cfg, err := loadConfig(cmd, e)
+				if err != nil {
+					return err
+				}
+				if cfg.Storage.Driver == config.DriverPostgres {
+					return errPostgresBackup
+				}
+			}
 			if file != "-" && !force {
 				if _, err := os.Stat(file); err == nil {
 					return fmt.Errorf("%s exists: choose another name or pass --force to replace it", file)

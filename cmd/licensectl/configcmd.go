@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,8 +65,17 @@ func newConfigShowCmd(e *env) *cobra.Command {
 
 func must[T any](v T, _ error) T { return v }
 
-// secretKey reports whether a configuration key holds a secret to mask.
+// secretKeys are the keys whose name does not say they hold a secret: a
+// database URL carries its password (docs/design.md §12).
+var secretKeys = []string{"storage.postgres.url"}
+
+// secretKey reports whether a configuration key (the dotted path) holds a
+// secret to mask.
 func secretKey(k string) bool {
+	if slices.Contains(secretKeys, k) {
+		return true
+	}
+	k = k[strings.LastIndex(k, ".")+1:]
 	for _, s := range []string{"password", "secret", "token"} {
 		if strings.Contains(k, s) {
 			return true
@@ -92,7 +102,7 @@ func walkConfig(prefix string, v reflect.Value, m map[string]any, leaves *[][2]s
 			continue
 		}
 		val := fv.Interface()
-		if secretKey(name) && fv.Kind() == reflect.String && fv.String() != "" {
+		if secretKey(key) && fv.Kind() == reflect.String && fv.String() != "" {
 			val = "********"
 		}
 		text := fmt.Sprint(val)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"time"
 
@@ -10,15 +11,30 @@ import (
 	"licensectl/server/client"
 	"licensectl/server/webhook"
 	"licensectl/store"
-	"licensectl/store/bolt"
 )
 
-// local is the backend of local mode: the data file, and what the server
-// would do for a remote command done here instead.
+// local is the backend of local mode: the store the configuration names,
+// and what the server would do for a remote command done here instead.
 type local struct {
-	*bolt.DB
+	localStore
 	cfg config.Config
 }
+
+// Backup implements backend: the bbolt file streams a consistent copy; a
+// store on a database server is backed up with that database's tools, and
+// nothing is written (docs/design.md §12).
+func (l local) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	fb, ok := l.localStore.(store.FileBackup)
+	if !ok {
+		return 0, errPostgresBackup
+	}
+	return fb.Backup(ctx, w)
+}
+
+// errPostgresBackup is the one-line answer of backup and restore on
+// PostgreSQL.
+var errPostgresBackup = store.Errorf(store.ECodeBackupUnsupported,
+	"the store is PostgreSQL (storage.driver postgres): back it up with pg_dump and restore it with pg_restore (docs/deploy.md, PostgreSQL)")
 
 // OrgBound implements backend: the file holds every organization, as the
 // operator token does.
@@ -33,7 +49,7 @@ func (local) WebhookEvents(context.Context) ([]string, error) { return store.Eve
 func (l local) PingWebhook(ctx context.Context, ref store.AppRef, webhookID string) (*api.WebhookTestResult, error) {
 	c := l.cfg.Webhooks
 	sender := &webhook.Sender{Client: l.guard().Client(c.Timeout), UserAgent: "licensectl/" + version, Now: store.SystemClock}
-	d := webhook.NewDispatcher(l.DB, sender, webhook.Config{Workers: c.Workers, Lease: c.Timeout + 30*time.Second}, slog.Default())
+	d := webhook.NewDispatcher(l.localStore, sender, webhook.Config{Workers: c.Workers, Lease: c.Timeout + 30*time.Second}, slog.Default())
 	job, a, err := d.Ping(ctx, ref, webhookID)
 	if err != nil {
 		return nil, err

@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"licensectl/config"
+	"licensectl/server"
 	"licensectl/store"
 	"licensectl/store/bolt"
 )
@@ -44,12 +47,12 @@ func newRestoreCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if e.flagOrEnv(cmd, flagServer, envServer) != "" {
-				return usageErrorf("restore works on the local file only: stop the server and run it without --server")
-			}
-			cfg, err := loadConfig(cmd, e)
+			cfg, err := e.localConfig(cmd, "restore works on the local file only: stop the server and run it without --server")
 			if err != nil {
 				return err
+			}
+			if cfg.Storage.Driver == config.DriverPostgres {
+				return errPostgresRestore
 			}
 			v, err := restoreFile(args[0], cfg.DataDir, newToken)
 			if err != nil {
@@ -75,6 +78,11 @@ func newRestoreCmd(e *env) *cobra.Command {
 	c.Flags().BoolVar(&newToken, "new-operator-token", false, "replace the operator token file with a new token")
 	return c
 }
+
+// errPostgresRestore is restore's one-line answer on PostgreSQL: its
+// backups are the database's own (docs/design.md §12).
+var errPostgresRestore = store.Errorf(store.ECodeBackupUnsupported,
+	"restore replaces the bbolt file, and the store is PostgreSQL (storage.driver postgres): restore a pg_dump archive with pg_restore (docs/deploy.md, PostgreSQL)")
 
 // restoreFile checks the backup, then swaps it in for dataDir's database.
 // Nothing is replaced until a copy of the backup, migrated and with every
@@ -112,7 +120,13 @@ func restoreFile(from, dataDir string, newToken bool) (restoreView, error) {
 			cur.Close()
 		}
 	}
-	staged, n, err := stageRestore(src, dataDir)
+	tokPath := filepath.Join(dataDir, "operator.token")
+	tok, err := planOperatorToken(tokPath, newToken)
+	if err != nil {
+		return v, err
+	}
+	v.OperatorToken = tok.outcome
+	staged, n, err := stageRestore(src, dataDir, tok.hash)
 	if err != nil {
 		return v, err
 	}
@@ -132,7 +146,9 @@ func restoreFile(from, dataDir string, newToken bool) (restoreView, error) {
 		return v, err
 	}
 	syncDir(dataDir)
-	v.OperatorToken, err = restoreOperatorToken(filepath.Join(dataDir, "operator.token"), newToken)
+	if tok.outcome == "new" {
+		err = server.WriteOperatorToken(tokPath, tok.plain)
+	}
 	return v, err
 }
 
@@ -208,7 +224,10 @@ func checkBackup(db *bolt.DB, path string) (uint64, error) {
 // returns the file's path and size, or removes it and says why not. An old
 // backup is thus migrated here, where a failing migration still leaves the
 // database untouched, rather than at the next start.
-func stageRestore(src *bolt.DB, dataDir string) (string, int64, error) {
+//
+// The restored store gets the operator token's hash the data directory
+// needs (tokenHash, "" for none): the backup's own may be another token's.
+func stageRestore(src *bolt.DB, dataDir, tokenHash string) (string, int64, error) {
 	f, err := os.CreateTemp(dataDir, ".licensectl.db.restore-*")
 	if err != nil {
 		return "", 0, err
@@ -227,6 +246,9 @@ func stageRestore(src *bolt.DB, dataDir string) (string, int64, error) {
 		return fail(err)
 	}
 	err = db.VerifyRecords(context.Background())
+	if err == nil {
+		err = setOperatorTokenHash(db, tokenHash)
+	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -248,21 +270,47 @@ func syncDir(dir string) {
 	}
 }
 
-// restoreOperatorToken keeps the token file, or writes a new token when asked.
-func restoreOperatorToken(path string, renew bool) (string, error) {
-	_, err := os.Stat(path)
-	exists := err == nil
-	if !renew {
-		if exists {
-			return "kept", nil
-		}
-		return "none", nil
+// restoredToken is what restore does with the operator token: the hash
+// the restored store gets and the outcome restore reports.
+type restoredToken struct {
+	outcome string // kept, new or none
+	plain   string // the new token, written after the swap
+	hash    string
+}
+
+// planOperatorToken decides the operator token of the restored store: the
+// token file's, kept working; a new one when asked; or none, so that the
+// server makes one at its next start (docs/design.md §12).
+func planOperatorToken(path string, renew bool) (restoredToken, error) {
+	if renew {
+		tok := store.NewSecret("op_")
+		return restoredToken{outcome: "new", plain: tok, hash: store.HashSecret(tok)}, nil
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(store.NewSecret("op_")+"\n"), 0o600); err != nil {
-		return "", err
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return restoredToken{outcome: "none"}, nil
 	}
-	return "new", os.Rename(tmp, path)
+	if err != nil {
+		return restoredToken{}, err
+	}
+	if tok := strings.TrimSpace(string(b)); tok != "" {
+		return restoredToken{outcome: "kept", hash: store.HashSecret(tok)}, nil
+	}
+	return restoredToken{outcome: "none"}, nil
+}
+
+// setOperatorTokenHash replaces the operator token's hash of db with hash
+// ("" removes it).
+func setOperatorTokenHash(db *bolt.DB, hash string) error {
+	ctx := context.Background()
+	cur, err := db.OperatorTokenHash(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := db.SwapOperatorTokenHash(ctx, cur, hash); err != nil {
+		return fmt.Errorf("set the operator token: %w", err)
+	}
+	return nil
 }
 
 func absPath(p string) string {

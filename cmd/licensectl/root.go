@@ -84,6 +84,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newConfigCmd(e),
 		newBackupCmd(e),
 		newRestoreCmd(e),
+		newOperatorTokenCmd(e),
 		newOrgCmd(e),
 		newMemberCmd(e),
 		newAppCmd(e),
@@ -105,6 +106,16 @@ func newRootCmd(e *env) *cobra.Command {
 // loadConfig loads the configuration for cmd from its flags and the environment.
 func loadConfig(cmd *cobra.Command, e *env) (config.Config, error) {
 	return config.Load(config.LoadOptions{Flags: cmd.Flags(), Env: e.getenv})
+}
+
+// localConfig loads the configuration of a command that works on the local
+// store only; with --server (or LICENSECTL_SERVER) it is the usage error
+// remoteMsg.
+func (e *env) localConfig(cmd *cobra.Command, remoteMsg string) (config.Config, error) {
+	if e.flagOrEnv(cmd, flagServer, envServer) != "" {
+		return config.Config{}, usageErrorf("%s", remoteMsg)
+	}
+	return loadConfig(cmd, e)
 }
 
 // noun builds a command that groups verbs; run alone or with an unknown verb

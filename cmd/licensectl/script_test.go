@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"licensectl/server/servertest"
+	"licensectl/store/postgres/pgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/script/*.txtar")
@@ -26,7 +31,13 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/sc
 //	                                a device (see cmdHolder)
 //	legacy APP                      seeds records holding terminal escapes,
 //	                                as old releases stored them (see cmdLegacy)
+//
+// The binary runs on the store LICENSECTL_TEST_STORE names: with postgres,
+// each script gets a database of its own through storage.driver and
+// storage.postgres.url (docs/design.md §12). The conditions [bolt] and
+// [postgres] mark the lines about one store.
 func TestScripts(t *testing.T) {
+	onPostgres := os.Getenv(servertest.StoreEnv) == "postgres"
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
@@ -37,7 +48,31 @@ func TestScripts(t *testing.T) {
 					env.Setenv(k, "")
 				}
 			}
+			if onPostgres {
+				if err := pgtest.Available(); err != nil {
+					if os.Getenv("CI") == "true" {
+						return fmt.Errorf("PostgreSQL is required under CI=true: %w", err)
+					}
+					env.T().Skip("SKIP: no PostgreSQL for the tests (" + err.Error() + "); install Debian's postgresql package or set " + pgtest.URLEnv)
+				}
+				u, drop, err := pgtest.NewDatabase(context.Background())
+				if err != nil {
+					return err
+				}
+				env.Defer(drop)
+				env.Setenv("LICENSECTL_STORAGE_DRIVER", "postgres")
+				env.Setenv("LICENSECTL_STORAGE_POSTGRES_URL", u)
+			}
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "bolt":
+				return !onPostgres, nil
+			case "postgres":
+				return onPostgres, nil
+			}
+			return false, fmt.Errorf("unknown condition %q (bolt, postgres)", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":   cmdExits,

@@ -38,13 +38,22 @@ func cmdHolder(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("LICENSE", page.Data[0].ID)
 }
 
-// openScope opens the store of $LICENSECTL_DATA_DIR and finds the
-// production scope of the application with slug; cmd names the caller in
-// the failure.
+// openScope opens the store the script's licensectl uses (the file of
+// $LICENSECTL_DATA_DIR, or the database of $LICENSECTL_STORAGE_POSTGRES_URL)
+// and finds the production scope of the application with slug; cmd names
+// the caller in the failure.
 func openScope(ts *testscript.TestScript, cmd, slug string) (servertest.Store, store.Scope) {
 	ctx := context.Background()
-	db, err := servertest.OpenStore(ts.Getenv("LICENSECTL_DATA_DIR"),
-		servertest.StoreOptions{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})})
+	opts := servertest.StoreOptions{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash})}
+	var (
+		db  servertest.Store
+		err error
+	)
+	if ts.Getenv("LICENSECTL_STORAGE_DRIVER") == "postgres" {
+		db, err = servertest.OpenPostgresURL(ts.Getenv("LICENSECTL_STORAGE_POSTGRES_URL"), opts)
+	} else {
+		db, err = servertest.OpenBolt(ts.Getenv("LICENSECTL_DATA_DIR"), opts)
+	}
 	ts.Check(err)
 	orgs, err := db.ListOrganizations(ctx)
 	ts.Check(err)

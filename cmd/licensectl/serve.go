@@ -21,7 +21,9 @@ func newServeCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP server (management and runtime API)",
-		Long: "serve runs the HTTP server on <data-dir>/licensectl.db. The whole\n" +
+		Long: "serve runs the HTTP server on the store of storage.driver: the file\n" +
+			"<data-dir>/licensectl.db (bolt), or the PostgreSQL database of\n" +
+			"storage.postgres.url that several servers share (postgres). The whole\n" +
 			"configuration is checked before anything is written. A missing data dir\n" +
 			"is created (0700, with a new database and operator token) only when it is\n" +
 			"the default ./data or with --init: a mistyped --data-dir is refused.\n\n" +
@@ -53,7 +55,7 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			gc := applyGCPercent(cfg.Server.GCPercent, e)
-			db, _, err := openLocal(cfg, openOpts{create: true})
+			db, where, err := openLocal(cfg, openOpts{create: true})
 			if err != nil {
 				return err
 			}
@@ -76,7 +78,7 @@ func newServeCmd(e *env) *cobra.Command {
 				srv.Close()
 				return err
 			}
-			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "gc_percent", gc)
+			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "store", where, "gc_percent", gc)
 			if dev {
 				devBanner(e.stderr, cfg, srv.URL(), srv.OperatorToken())
 			}

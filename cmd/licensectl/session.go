@@ -2,24 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"licensectl/config"
-	"licensectl/offline"
 	"licensectl/server/api"
 	"licensectl/server/client"
 	"licensectl/store"
-	"licensectl/store/bolt"
-	"licensectl/store/password"
 )
 
 // backend is what the commands use: store.Admin, the backup, and the few
@@ -113,36 +106,6 @@ func (e *env) flagOrEnv(cmd *cobra.Command, flag, envVar string) string {
 		return strings.TrimSpace(v)
 	}
 	return ""
-}
-
-// openLocal opens <data-dir>/licensectl.db. Unless opts.create, a missing
-// file is an error rather than a new empty store (a mistyped --data-dir). A
-// file held by a running server fails after the 2 s lock timeout with advice.
-func openLocal(cfg config.Config, opts openOpts) (*bolt.DB, string, error) {
-	path := filepath.Join(cfg.DataDir, "licensectl.db")
-	if opts.create {
-		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-			return nil, path, fmt.Errorf("create data dir: %w", err)
-		}
-	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, path, fmt.Errorf("no database at %s: pass --data-dir (or --server for a running server), or create one with `licensectl org create NAME`", path)
-	}
-	hasher := password.NewHasher(password.Options{Concurrency: cfg.Auth.HashConcurrency, MaxWait: cfg.Auth.HashWait})
-	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout,
-		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints, MaxQueueWait: cfg.Server.MaxQueueWait, MachineFiles: offline.Sign})
-	if errors.Is(err, bolt.ErrLocked) {
-		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
-			"Stop it, or administer it remotely: --server http://%s --api-key <token from %s>",
-			path, cfg.Server.Listen, filepath.Join(cfg.DataDir, "operator.token"))
-	}
-	if err != nil {
-		return nil, path, err
-	}
-	if err := db.ConfigureBilling(cfg.Billing.Policy()); err != nil {
-		db.Close()
-		return nil, path, err
-	}
-	return db, path, nil
 }
 
 // org returns the id of the organization the command acts in.

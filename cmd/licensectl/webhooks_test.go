@@ -168,7 +168,7 @@ func TestLocalRegisterWebhookChecksTheURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := store.AppRef{OrgID: org.ID, AppID: app.ID}
-	l := local{DB: db} // the default rules: https, no private targets
+	l := local{localStore: db} // the default rules: https, no private targets
 	for _, u := range []string{"http://hooks.example.com/in", "https://127.0.0.1/in"} {
 		_, err := l.RegisterWebhook(ctx, ref, u, []string{"*"})
 		if e := store.AsError(err); e == nil || e.Field != "url" {

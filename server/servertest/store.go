@@ -1,7 +1,10 @@
 package servertest
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +15,8 @@ import (
 	"licensectl/store"
 	"licensectl/store/bolt"
 	"licensectl/store/password"
+	"licensectl/store/postgres"
+	"licensectl/store/postgres/pgtest"
 	"licensectl/store/storetest"
 )
 
@@ -47,9 +52,8 @@ type StoreOpener func(dir string, o StoreOptions) (Store, error)
 // server (and every script's seeding) runs on; unset means bolt.
 const StoreEnv = "LICENSECTL_TEST_STORE"
 
-// stores are the stores tests can run on, by name. The PostgreSQL store
-// adds its opener here.
-var stores = map[string]StoreOpener{"bolt": OpenBolt}
+// stores are the stores tests can run on, by name.
+var stores = map[string]StoreOpener{"bolt": OpenBolt, "postgres": OpenPostgres}
 
 // OpenStore opens the store of dir with the opener $LICENSECTL_TEST_STORE
 // names.
@@ -70,6 +74,23 @@ func OpenStore(dir string, o StoreOptions) (Store, error) {
 	return open(dir, o)
 }
 
+// startBilling gives a newly opened store the policy of its options, or
+// leaves the store's default (no limits) when it names no tiers; the store
+// is closed when the policy is refused.
+func startBilling(db interface {
+	ConfigureBilling(p store.BillingPolicy) error
+	Close() error
+}, p store.BillingPolicy) error {
+	if len(p.Tiers) == 0 {
+		return nil
+	}
+	if err := db.ConfigureBilling(p); err != nil {
+		db.Close()
+		return err
+	}
+	return nil
+}
+
 // boltStore is a bbolt file with its fixtures.
 type boltStore struct {
 	*bolt.DB
@@ -88,11 +109,62 @@ func OpenBolt(dir string, o StoreOptions) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(o.Billing.Tiers) > 0 {
-		if err := db.ConfigureBilling(o.Billing); err != nil {
-			db.Close()
-			return nil, err
-		}
+	if err := startBilling(db, o.Billing); err != nil {
+		return nil, err
 	}
 	return boltStore{DB: db, Fixtures: bolt.FixturesOf(db)}, nil
+}
+
+// postgresURLFile keeps, in a test's data directory, the URL of the
+// database its store is in, so that a server restarted on that directory
+// opens the same database.
+const postgresURLFile = "postgres.url"
+
+// PostgresURL returns the database of the data directory dir: the one a
+// previous call made for it, or a new, empty one (pgtest.NewDatabase, on
+// $LICENSECTL_TEST_POSTGRES_URL's server or a throw-away cluster). The
+// database lives until pgtest.Stop, so that restarts find it.
+func PostgresURL(dir string) (string, error) {
+	path := filepath.Join(dir, postgresURLFile)
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	u, _, err := pgtest.NewDatabase(context.Background())
+	if err != nil {
+		return "", fmt.Errorf("%s=postgres: %w", StoreEnv, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return u, os.WriteFile(path, []byte(u+"\n"), 0o600)
+}
+
+// OpenPostgres opens the PostgreSQL database of the data directory dir
+// (PostgresURL) with the password policy the server uses.
+func OpenPostgres(dir string, o StoreOptions) (Store, error) {
+	u, err := PostgresURL(dir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenPostgresURL(u, o)
+}
+
+// OpenPostgresURL opens the PostgreSQL database at u as a test store: the
+// store of a data directory, or one a test gave a `licensectl` process.
+func OpenPostgresURL(u string, o StoreOptions) (Store, error) {
+	opts := postgres.Options{URL: u, Clock: o.Clock, Policy: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait,
+		MaxWebhookEndpoints: o.MaxWebhookEndpoints, MachineFiles: offline.Sign}
+	if o.Hasher != nil {
+		opts.Hasher = o.Hasher
+	}
+	db, err := postgres.Open(context.Background(), opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := startBilling(db, o.Billing); err != nil {
+		return nil, err
+	}
+	return db, nil
 }

@@ -1,11 +1,13 @@
 package servertest_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"licensectl/server/servertest"
 	"licensectl/store"
+	"licensectl/store/postgres/pgtest"
 )
 
 // TestOpenStoreByEnv: $LICENSECTL_TEST_STORE picks the store of every test
@@ -42,5 +44,41 @@ func TestOpenStoreByEnv(t *testing.T) {
 			t.Fatalf("reopened store lists %d organizations, %v; want the one created", len(orgs), err)
 		}
 		again.Close()
+	}
+}
+
+// TestOpenPostgresByDir: the postgres opener gives each data directory a
+// database of its own and finds it again when a server restarts on that
+// directory.
+func TestOpenPostgresByDir(t *testing.T) {
+	if err := pgtest.Available(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL is required under CI=true: %v", err)
+		}
+		t.Skipf("SKIP: no PostgreSQL for the tests (%v); install Debian's postgresql package or set %s", err, pgtest.URLEnv)
+	}
+	t.Setenv(servertest.StoreEnv, "postgres")
+	dir, other := t.TempDir(), t.TempDir()
+	secret := func(dir, value string) string {
+		t.Helper()
+		db, err := servertest.OpenStore(dir, servertest.StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		v, err := db.MetaSecret("opener", func() ([]byte, error) { return []byte(value), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v)
+	}
+	if got := secret(dir, "first"); got != "first" {
+		t.Fatalf("a new database holds %q", got)
+	}
+	if got := secret(dir, "second"); got != "first" {
+		t.Fatalf("reopened on the same directory, the store holds %q; want the first database's %q", got, "first")
+	}
+	if got := secret(other, "other"); got != "other" {
+		t.Fatalf("another directory's store holds %q; want a database of its own", got)
 	}
 }

@@ -2,9 +2,12 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,6 +49,69 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
 	t.Run("Fixtures", func(t *testing.T) { testFixtures(t, open) })
 	t.Run("Maintenance", func(t *testing.T) { testMaintenance(t, open) })
+	t.Run("OperatorToken", func(t *testing.T) { testOperatorToken(t, open) })
+}
+
+// testOperatorToken: the operator token's hash is kept by the store and
+// swapped only from the hash the caller read, so that of servers
+// initialising one empty store exactly one stores its token, and a rotation
+// that raced another is refused rather than lost (docs/design.md §12).
+func testOperatorToken(t *testing.T, open Opener) {
+	be := open(t, Billing(false)).Backend
+	ctx := context.Background()
+	want := func(label, h string) {
+		t.Helper()
+		got, err := be.OperatorTokenHash(ctx)
+		if err != nil || got != h {
+			t.Fatalf("%s: OperatorTokenHash = %q, %v; want %q", label, got, err, h)
+		}
+	}
+	swap := func(old, h string, ok bool) {
+		t.Helper()
+		got, err := be.SwapOperatorTokenHash(ctx, old, h)
+		if err != nil || got != ok {
+			t.Fatalf("SwapOperatorTokenHash(%q, %q) = %v, %v; want %v", old, h, got, err, ok)
+		}
+	}
+	want("a new store", "")
+	a, b := store.HashSecret("op_a"), store.HashSecret("op_b")
+	// Ten servers start on one empty store: one token wins.
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := be.SwapOperatorTokenHash(ctx, "", store.HashSecret(fmt.Sprint("op_", i)))
+			if err != nil {
+				t.Errorf("SwapOperatorTokenHash: %v", err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d of 10 initialisations stored their token; want exactly 1", wins.Load())
+	}
+	won, err := be.OperatorTokenHash(ctx)
+	if err != nil || won == "" {
+		t.Fatalf("OperatorTokenHash after the race = %q, %v", won, err)
+	}
+	swap("", a, false)
+	swap(b, a, false)
+	want("after refused swaps", won)
+	swap(won, a, true)
+	want("after a rotation", a)
+	swap(won, b, false)
+	swap(a, b, true)
+	want("after a second rotation", b)
+	swap(a, "", false)
+	swap(b, "", true)
+	want("after removal", "")
+	swap("", a, true)
+	want("after a new initialisation", a)
 }
 
 // testRuntimeHousekeeping: what the runtime's workers do: resolve

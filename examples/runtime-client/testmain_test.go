@@ -1,0 +1,11 @@
+package main
+
+import (
+	"testing"
+
+	"licensectl/store/postgres/pgtest"
+)
+
+// TestMain stops the throw-away PostgreSQL cluster the test may start
+// (LICENSECTL_TEST_STORE=postgres).
+func TestMain(m *testing.M) { pgtest.Main(m) }
