@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"licensectl/server/servertest"
+	"licensectl/store/postgres/pgtest"
 )
 
 // binary is the licensectl binary built once for every test of the package.
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	pgtest.Stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
