@@ -130,7 +130,7 @@ type ErrCopyTargetNotEmpty struct {
 }
 
 func (e *ErrCopyTargetNotEmpty) Error() string {
-	return fmt.Sprintf("the target is not empty: it holds %d %s; store copy writes only into an empty database", e.N, e.Kind)
+	return fmt.Sprintf("the target is not empty: it holds %s (%d); store copy writes only into an empty database", e.Kind, e.N)
 }
 
 // CopyMetaValue is a secret the store keeps for the server (MetaSecret).

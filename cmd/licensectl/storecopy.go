@@ -1,13 +1,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"licensectl/config"
 	"licensectl/store"
+	"licensectl/store/bolt"
 	"licensectl/store/postgres"
 )
 
@@ -55,7 +61,7 @@ func newStoreCopyCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			src, path, err := openLocal(cfg, openOpts{readOnly: true})
+			src, path, err := openCopySource(cfg.DataDir)
 			if err != nil {
 				return err
 			}
@@ -63,18 +69,39 @@ func newStoreCopyCmd(e *env) *cobra.Command {
 			ctx := cmd.Context()
 			dst, err := postgres.Open(ctx, postgres.Options{URL: to})
 			if err != nil {
-				return fmt.Errorf("store copy --to: %w", err)
+				return fmt.Errorf("store copy --to: %s", oneLine(err))
 			}
 			defer dst.Close()
 			counts, err := dst.ImportRecords(ctx, src)
 			if err != nil {
-				return fmt.Errorf("store copy: %w", err)
+				return fmt.Errorf("store copy: %s", oneLine(err))
 			}
 			return printCopyCounts(out, path, counts)
 		},
 	}
 	c.Flags().StringVar(&to, "to", "", "URL of the empty PostgreSQL database to copy into (postgres://user:password@host/db)")
 	return c
+}
+
+// openCopySource opens <dataDir>/licensectl.db read-only. It is the bbolt
+// file whatever storage.driver says: the copy is how a data dir moves to
+// PostgreSQL, so the configuration may already name the database.
+func openCopySource(dataDir string) (*bolt.DB, string, error) {
+	path := filepath.Join(dataDir, "licensectl.db")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, path, fmt.Errorf("no database at %s: store copy copies the bbolt file of --data-dir (%s)", path, config.EnvName("data_dir"))
+	}
+	db, err := bolt.Open(path, bolt.Options{ReadOnly: true})
+	if errors.Is(err, bolt.ErrLocked) {
+		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`: stop it first, store copy reads the file with the server stopped", path)
+	}
+	return db, path, err
+}
+
+// oneLine joins the lines of an error (a failed connection lists every
+// address it tried) so the refusal stays one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 }
 
 // printCopyCounts prints the counts per kind, every kind listed, in the

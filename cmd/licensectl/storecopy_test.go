@@ -99,7 +99,7 @@ func TestStoreCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.ImportRecords(context.Background(), emptySource{}); err == nil || !strings.Contains(err.Error(), strconv.Itoa(want[store.CopyMeta])+" meta_secrets") {
+	if _, err := db.ImportRecords(context.Background(), emptySource{}); err == nil || !strings.Contains(err.Error(), "meta_secrets ("+strconv.Itoa(want[store.CopyMeta])+")") {
 		t.Errorf("after the refused copy the database should hold the first copy only: %v", err)
 	}
 
@@ -115,7 +115,16 @@ func TestStoreCopy(t *testing.T) {
 	}
 
 	c.fails(2, args("store", "copy"), "needs --to")
-	c.fails(1, args("store", "copy", "--to", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"), "store copy --to")
+	r = c.fails(1, args("store", "copy", "--to", "postgres://nobody:hunter2@127.0.0.1:1/none?connect_timeout=1"), "store copy --to: ")
+	if strings.Contains(r.stderr, "hunter2") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("an unreachable target should be one line without the password:\n%s", r.stderr)
+	}
+	newLocal(t).fails(1, args("store", "copy", "--to", url), "no database at", "store copy copies the bbolt file")
+
+	// The file of a running server is refused, not read beside it.
+	s := startServe(t, c.dir, nil, "listening", "--data-dir", filepath.Join(c.dir, "data"))
+	c.fails(1, args("store", "copy", "--to", pgtest.URL(t)), "is locked by another process", "stop it first")
+	s.stop(t)
 }
 
 // emptySource exports nothing: importing it probes the target's refusal.

@@ -114,7 +114,7 @@ func TestCopyRefusesNonEmptyTarget(t *testing.T) {
 	}
 	_, err = dst.ImportRecords(ctx, src)
 	var full *store.ErrCopyTargetNotEmpty
-	if !errors.As(err, &full) || full.Kind != store.CopyDevices || full.N != 1 || err.Error() != "the target is not empty: it holds 1 devices; store copy writes only into an empty database" {
+	if !errors.As(err, &full) || full.Kind != store.CopyDevices || full.N != 1 || err.Error() != "the target is not empty: it holds devices (1); store copy writes only into an empty database" {
 		t.Fatalf("copy into a database with a device: %v", err)
 	}
 }
