@@ -154,7 +154,10 @@ func skipUnlessBuilt(t *testing.T, url string, seed *storetest.CopySeed) {
 	probes := map[string]func() error{
 		"AuthenticateAPIKey": func() error { _, err := db.AuthenticateAPIKey(ctx, "probe"); return err },
 		"ListOrganizations":  func() error { _, err := db.ListOrganizations(ctx); return err },
-		"FindApplication":    func() error { _, err := db.FindApplication(ctx, store.AppRef{OrgID: seed.Org.ID, AppID: seed.App.ID}); return err },
+		"FindApplication": func() error {
+			_, err := db.FindApplication(ctx, store.AppRef{OrgID: seed.Org.ID, AppID: seed.App.ID})
+			return err
+		},
 		"ListLicenses": func() error {
 			_, err := db.ListLicenses(ctx, store.Scope{OrgID: seed.Org.ID, AppID: seed.App.ID, Env: store.EnvProduction}, store.LicenseFilter{})
 			return err
