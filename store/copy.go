@@ -21,7 +21,7 @@ type CopyKind string
 
 // The kinds of a copy, and the Go type of each one's CopyRecord.Value.
 const (
-	CopyMeta                CopyKind = "meta_secrets"         // *CopyMetaValue
+	CopyMeta                CopyKind = "meta"                 // *CopyMetaValue
 	CopyOrganizations       CopyKind = "organizations"        // *Organization
 	CopyMembers             CopyKind = "members"              // *Member
 	CopyDashboardSessions   CopyKind = "dashboard_sessions"   // *DashboardSession
@@ -133,13 +133,17 @@ func (e *ErrCopyTargetNotEmpty) Error() string {
 	return fmt.Sprintf("the target is not empty: it holds %s (%d); store copy writes only into an empty database", e.Kind, e.N)
 }
 
-// CopyMetaValue is a secret the store keeps for the server (MetaSecret).
+// CopyMetaValue is a value a store keeps for the server under a name both
+// stores share: MetaSecret's keys ("secret:" and the secret's name), the
+// operator token's hash. A store's own bookkeeping (its schema version) is
+// not one.
 type CopyMetaValue struct {
 	Name  string
 	Value []byte
 }
 
-// CopyMailToken is a mail token as kept: under the hash of its plaintext.
+// CopyMailToken is a mail token as kept: under the hash of its plaintext
+// (HashSecret).
 type CopyMailToken struct {
 	Hash      string
 	Purpose   string
@@ -150,10 +154,10 @@ type CopyMailToken struct {
 }
 
 // CopyExpiring is a spent anti-bot solution or a pending partner sign-in
-// attempt: a key (the solution, or the hash of the attempt's state) kept
-// until it expires.
+// attempt, kept until it expires: Hash is the HashSecret of the solution or
+// of the attempt's state.
 type CopyExpiring struct {
-	Key       string
+	Hash      string
 	ExpiresAt time.Time
 }
 
@@ -298,8 +302,11 @@ type CopyOutboxBody struct {
 
 // CopyDelivery is a delivery, pending or done. Its payload is its own
 // (Delivery.Body) or, when BodyOf is set, the CopyOutboxBody of that event.
+// Queued: pending and waiting in the queue for its next attempt; a pending
+// delivery of a disabled endpoint, or a test ping, is not.
 type CopyDelivery struct {
 	Delivery Delivery
 	DoneAt   *time.Time
 	BodyOf   string
+	Queued   bool
 }

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	pgtest.Stop()
+	pgtest.Stop() // the throw-away cluster of LICENSECTL_TEST_STORE=postgres, if any
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -99,7 +99,7 @@ func TestStoreCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.ImportRecords(context.Background(), emptySource{}); err == nil || !strings.Contains(err.Error(), "meta_secrets ("+strconv.Itoa(want[store.CopyMeta])+")") {
+	if _, err := db.ImportRecords(context.Background(), emptySource{}); err == nil || !strings.Contains(err.Error(), "meta ("+strconv.Itoa(want[store.CopyMeta])+")") {
 		t.Errorf("after the refused copy the database should hold the first copy only: %v", err)
 	}
 

@@ -101,7 +101,7 @@ func (x *exporter) run() error {
 			return exportBucket[store.DashboardSession](x, bDashSessions, store.CopyDashboardSessions, nil)
 		},
 		x.mailTokens,
-		func() error { return x.expiring(bChallenges, store.CopyUsedChallenges) },
+		x.usedChallenges,
 		x.onboarding,
 		x.partnerAttempts,
 		x.partnerIdentities,
@@ -134,17 +134,20 @@ func (x *exporter) run() error {
 	return nil
 }
 
-// metaSecretPrefix is how MetaSecret keys its values in the meta bucket;
-// the schema version, the other meta key, is the file's own.
-const metaSecretPrefix = "secret:"
+// fileMeta are the meta keys of the file's own bookkeeping, which a copy
+// leaves behind: the target keeps its own schema version and counts.
+var fileMeta = [][]byte{metaSchemaVersion, metaOrgLicenseCounts}
 
+// meta exports the values kept for the server under their names:
+// MetaSecret's secrets and whatever else the server keeps there.
 func (x *exporter) meta() error {
 	return x.each(bMeta, func(k, v []byte) error {
-		name, ok := bytes.CutPrefix(k, []byte(metaSecretPrefix))
-		if !ok {
-			return nil
+		for _, own := range fileMeta {
+			if bytes.Equal(k, own) {
+				return nil
+			}
 		}
-		return x.put(store.CopyMeta, &store.CopyMetaValue{Name: string(name), Value: clone(v)})
+		return x.put(store.CopyMeta, &store.CopyMetaValue{Name: string(k), Value: clone(v)})
 	})
 }
 
@@ -155,14 +158,15 @@ func (x *exporter) mailTokens() error {
 	})
 }
 
-// expiring emits a bucket of key → expiry (Unix nanoseconds).
-func (x *exporter) expiring(bucket []byte, kind store.CopyKind) error {
-	return x.each(bucket, func(k, v []byte) error {
-		exp, err := nanos(bucket, k, v)
+// usedChallenges exports the spent solutions, which the file keeps as
+// given, under their hash.
+func (x *exporter) usedChallenges() error {
+	return x.each(bChallenges, func(k, v []byte) error {
+		exp, err := nanos(bChallenges, k, v)
 		if err != nil {
 			return err
 		}
-		return x.put(kind, &store.CopyExpiring{Key: string(k), ExpiresAt: exp})
+		return x.put(store.CopyUsedChallenges, &store.CopyExpiring{Hash: store.HashSecret(string(k)), ExpiresAt: exp})
 	})
 }
 
@@ -177,7 +181,8 @@ func (x *exporter) onboarding() error {
 
 func (x *exporter) partnerAttempts() error {
 	return exportBucket[partnerAttempt](x, bPartnerAttempts, store.CopyPartnerAttempts, func(k []byte, r *partnerAttempt) (any, error) {
-		return &store.CopyExpiring{Key: string(k), ExpiresAt: r.ExpiresAt}, nil
+		// The file keys an attempt by HashSecret of its state already.
+		return &store.CopyExpiring{Hash: string(k), ExpiresAt: r.ExpiresAt}, nil
 	})
 }
 
@@ -325,10 +330,14 @@ func (x *exporter) outboxBodies() error {
 	})
 }
 
+// deliveries exports every delivery; one is queued when the due index
+// lists it (the file lists the pending deliveries of active endpoints).
 func (x *exporter) deliveries() error {
+	due := x.t.tx.Bucket(bDelivDue)
 	return exportBucket[deliveryRecord](x, bDeliveries, store.CopyDeliveries, func(k []byte, r *deliveryRecord) (any, error) {
 		d := r.domain()
 		d.Body = clone(r.Body)
-		return &store.CopyDelivery{Delivery: *d, DoneAt: r.DoneAt, BodyOf: r.BodyOf}, nil
+		queued := r.NextAttemptAt != nil && due.Get(key(timeKey(*r.NextAttemptAt), idb(r.ID))) != nil
+		return &store.CopyDelivery{Delivery: *d, DoneAt: r.DoneAt, BodyOf: r.BodyOf, Queued: queued}, nil
 	})
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -24,7 +25,7 @@ type copyTable struct {
 // copyTables lists, for each kind of store.CopyKinds, the table of
 // migrations/0001_schema.sql it fills.
 var copyTables = map[store.CopyKind]copyTable{
-	store.CopyMeta:                {"meta", []string{"name", "value"}, `SELECT count(*) FROM meta WHERE name LIKE 'secret:%'`},
+	store.CopyMeta:                {"meta", []string{"name", "value"}, ""},
 	store.CopyOrganizations:       {"orgs", []string{"id", "slug", "doc"}, ""},
 	store.CopyMembers:             {"members", []string{"id", "org_id", "email", "role", "doc"}, ""},
 	store.CopyDashboardSessions:   {"dashboard_sessions", []string{"id", "member_id", "expires_at", "doc"}, ""},
@@ -92,6 +93,9 @@ func (db *DB) ImportRecords(ctx context.Context, src store.CopySource) (store.Co
 		if err := w.flushAll(); err != nil {
 			return err
 		}
+		if err := w.laterColumns(); err != nil {
+			return err
+		}
 		if _, err := t.exec(`UPDATE licenses l SET devices_count = d.n
 			FROM (SELECT license_id, count(*) AS n FROM license_devices GROUP BY license_id) d WHERE d.license_id = l.id`); err != nil {
 			return err
@@ -153,6 +157,30 @@ type copyWriter struct {
 	// envs are the app_envs rows of the applications.
 	envs [][]any
 	seen store.CopyCounts
+	// spent are the hashes of mail tokens spent, and usedAt when; unqueued
+	// the pending deliveries out of the queue (laterColumns).
+	spent    [][]byte
+	usedAt   []time.Time
+	unqueued []string
+}
+
+// laterColumns writes what the parts' own migrations added to the tables
+// of 0001 (mail_tokens.used_at of 0010, webhook_deliveries.queued of
+// 0050), after the rows: each statement runs only for records that need
+// it, a spent mail token or a pending delivery not in the queue.
+func (w *copyWriter) laterColumns() error {
+	if len(w.spent) > 0 {
+		if _, err := w.t.exec(`UPDATE mail_tokens k SET used_at = u.at FROM unnest($1::bytea[], $2::timestamptz[]) AS u(hash, at)
+			WHERE k.hash = u.hash`, w.spent, w.usedAt); err != nil {
+			return fmt.Errorf("copy mail tokens: %w", err)
+		}
+	}
+	if len(w.unqueued) > 0 {
+		if _, err := w.t.exec(`UPDATE webhook_deliveries SET queued = false WHERE id = ANY($1::uuid[])`, w.unqueued); err != nil {
+			return fmt.Errorf("copy webhook deliveries: %w", err)
+		}
+	}
+	return nil
 }
 
 func (w *copyWriter) add(rec store.CopyRecord) error {
@@ -164,6 +192,9 @@ func (w *copyWriter) add(rec store.CopyRecord) error {
 		return fmt.Errorf("copy %s: %w", rec.Kind, err)
 	}
 	w.seen[rec.Kind]++
+	if row == nil {
+		return nil // written through the table's saver
+	}
 	w.rows[rec.Kind] = append(w.rows[rec.Kind], row)
 	if len(w.rows[rec.Kind]) >= copyBatch {
 		return w.flush(rec.Kind)
@@ -209,7 +240,9 @@ func (w *copyWriter) flushAll() error {
 }
 
 // row turns a record into the values of its table's columns, each written
-// as the loaders of this package read it back.
+// as the loaders of this package read it back; nil when it wrote the record
+// itself through the saver of records.go, as for plans (whose doc keeps the
+// policies byte for byte).
 func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 	if _, ok := copyTables[rec.Kind]; !ok {
 		return nil, fmt.Errorf("no table for this kind")
@@ -220,22 +253,31 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		if rec.Kind != store.CopyMeta {
 			return bad()
 		}
-		// MetaSecret's key: the same name reads the same secret.
-		return []any{"secret:" + v.Name, v.Value}, nil
+		return []any{v.Name, v.Value}, nil
 	case *store.Organization:
 		return []any{v.ID, v.Slug, js(v)}, nil
 	case *store.Member:
-		return []any{v.ID, v.OrgID, v.Email, v.Role, js(v)}, nil
+		return []any{v.ID, nullID(v.OrgID), v.Email, v.Role, js(v)}, nil
 	case *store.DashboardSession:
 		return []any{v.ID, v.MemberID, v.ExpiresAt, js(v)}, nil
 	case *store.CopyMailToken:
-		return []any{[]byte(v.Hash), v.MemberID, v.Purpose, v.ExpiresAt, js(copyMailTokenDoc{Purpose: v.Purpose,
-			MemberID: v.MemberID, CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, UsedAt: v.UsedAt})}, nil
+		h, err := copySum(v.Hash)
+		if err != nil {
+			return nil, err
+		}
+		if !v.UsedAt.IsZero() {
+			w.spent, w.usedAt = append(w.spent, h), append(w.usedAt, v.UsedAt)
+		}
+		return []any{h, v.MemberID, v.Purpose, v.ExpiresAt, js(copyMailTokenDoc{CreatedAt: v.CreatedAt})}, nil
 	case *store.CopyExpiring:
 		if rec.Kind != store.CopyUsedChallenges && rec.Kind != store.CopyPartnerAttempts {
 			return bad()
 		}
-		return []any{[]byte(v.Key), v.ExpiresAt}, nil
+		h, err := copySum(v.Hash)
+		if err != nil {
+			return nil, err
+		}
+		return []any{h, v.ExpiresAt}, nil
 	case *store.CopyOnboardingState:
 		return []any{v.MemberID, js(copyOnboardingDoc{TourStatus: v.TourStatus, CurrentStep: v.CurrentStep,
 			CompletedSteps: v.CompletedSteps, DismissedFeatures: v.DismissedFeatures, FeatureProgress: v.FeatureProgress,
@@ -260,7 +302,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 	case *store.Entitlement:
 		return []any{v.ID, v.AppID, v.Key, js(v)}, nil
 	case *store.Plan:
-		return []any{v.ID, v.AppID, js(v)}, nil
+		return nil, w.t.savePlan(v, true)
 	case *store.CopyLicense:
 		l := v.License
 		// The column keeps the count (set from the bindings after the
@@ -293,7 +335,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		if envs == nil {
 			envs = []string{}
 		}
-		return []any{e.ID, e.OrgID, nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)}, nil
+		return []any{e.ID, nullID(e.OrgID), nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)}, nil
 	case *store.CopyWebhook:
 		h := v.Webhook
 		r := &webhookRow{ID: h.ID, OrgID: h.OrgID, AppID: h.AppID, URL: h.URL, Events: h.Events, Status: h.Status,
@@ -309,26 +351,36 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		if v.BodyOf == "" {
 			body = d.Body
 		}
+		if d.Status == store.DeliveryPending && !v.Queued {
+			w.unqueued = append(w.unqueued, d.ID)
+		}
 		// A lease is a live sender's claim: no sender of the file's server
 		// is alive after it stopped, so every pending delivery is free.
 		return []any{d.ID, d.OrgID, d.AppID, d.WebhookID, d.Status, d.NextAttemptAt, v.DoneAt, nil, "", nullID(v.BodyOf),
 			body, js(copyDeliveryDoc{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event,
-				Status: d.Status, Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError,
-				LastLatency: d.LastLatency, LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, DoneAt: v.DoneAt,
-				CreatedAt: d.CreatedAt, BodyOf: v.BodyOf})}, nil
+				Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
+				LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt})}, nil
 	}
 	return bad()
 }
 
+// copySum is the 32 bytes of a HashSecret: how this store keys what it
+// keeps by the hash of a secret (mail tokens, spent solutions, partner
+// attempts).
+func copySum(hash string) ([]byte, error) {
+	b, err := hex.DecodeString(hash)
+	if err != nil || len(b) != 32 {
+		return nil, fmt.Errorf("a hash %q that is not a HashSecret", hash)
+	}
+	return b, nil
+}
+
 // The docs of the records that only a store keeps carry the short names the
-// file's records have, as webhookRow and subscriptionRow do.
+// file's records have, as webhookRow and subscriptionRow do; each holds what
+// its row's columns leave out.
 
 type copyMailTokenDoc struct {
-	Purpose   string
-	MemberID  string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	UsedAt    time.Time `json:",omitzero"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 type copyOnboardingDoc struct {
@@ -361,22 +413,19 @@ type copyBillingTxDoc struct {
 	PaidAt    *time.Time `json:"p,omitempty"`
 }
 
-// copyDeliveryDoc is a delivery's doc; its payload is in the body column
-// (or in outbox_bodies, by body_of), never in the doc.
+// copyDeliveryDoc is a delivery's doc: what only an attempt changes. Its
+// state (status, next attempt, done at, queued) and its payload (body, or
+// outbox_bodies by body_of) are columns.
 type copyDeliveryDoc struct {
 	ID             string        `json:"id"`
 	OrgID          string        `json:"org"`
 	AppID          string        `json:"app"`
 	WebhookID      string        `json:"wh"`
 	Event          string        `json:"ev"`
-	Status         string        `json:"st"`
 	Attempts       int           `json:"n,omitempty"`
 	ResponseStatus int           `json:"rs,omitempty"`
 	LastError      string        `json:"le,omitempty"`
 	LastLatency    time.Duration `json:"lat,omitempty"`
 	LastAttemptAt  *time.Time    `json:"la,omitempty"`
-	NextAttemptAt  *time.Time    `json:"na,omitempty"`
-	DoneAt         *time.Time    `json:"da,omitempty"`
 	CreatedAt      time.Time     `json:"ca"`
-	BodyOf         string        `json:"bo,omitempty"`
 }

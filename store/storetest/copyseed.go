@@ -26,6 +26,12 @@ type CopySeed struct {
 	RefreshToken       string
 	LegacyRefreshToken string
 	SessionIDs         []string
+	// VerifyToken is the owner's unspent verification mail token; Challenge
+	// a spent anti-bot solution and PartnerState a pending partner sign-in's
+	// state: each kept only under its hash.
+	VerifyToken  string
+	Challenge    string
+	PartnerState string
 }
 
 // SeedCopy fills be, through its interfaces, with at least one record of
@@ -45,11 +51,11 @@ func SeedCopy(t testing.TB, be store.Backend, fx Fixtures, clock *Clock) *CopySe
 			t.Fatalf("seed %s: %v", what, err)
 		}
 	}
-	s := &CopySeed{OwnerEmail: "owner@copy.test"}
+	s := &CopySeed{OwnerEmail: "owner@copy.test", Challenge: "copy-challenge-solution", PartnerState: "copy-partner-state"}
 	res, err := be.Signup(ctx, store.SignupInput{FirstName: "Ada", LastName: "Copy", OrganizationName: "Copy Co",
 		Email: s.OwnerEmail, Password: Password, Phone: "+5511987654321", TOSVersion: "2025-01", VerifyTTL: time.Hour})
 	must("signup", err)
-	s.Org = res.Organization
+	s.Org, s.VerifyToken = res.Organization, res.VerifyToken
 	_, err = be.Login(ctx, s.OwnerEmail, Password, time.Hour)
 	must("dashboard login", err)
 	_, _, err = be.IssueMailToken(ctx, s.OwnerEmail, store.TokenResetPassword, time.Hour)
@@ -57,9 +63,9 @@ func SeedCopy(t testing.TB, be store.Backend, fx Fixtures, clock *Clock) *CopySe
 	tour := "in_progress"
 	_, err = be.UpdateOnboarding(ctx, res.Member.ID, store.OnboardingUpdate{TourStatus: &tour})
 	must("onboarding", err)
-	_, err = be.UseChallenge(ctx, "copy-challenge-solution", clock.Now().Add(10*time.Minute))
+	_, err = be.UseChallenge(ctx, s.Challenge, clock.Now().Add(10*time.Minute))
 	must("challenge", err)
-	must("partner attempt", be.CreatePartnerAttempt(ctx, "copy-partner-state", 10*time.Minute))
+	must("partner attempt", be.CreatePartnerAttempt(ctx, s.PartnerState, 10*time.Minute))
 	_, err = be.MetaSecret("copy_seed_key", func() ([]byte, error) { return []byte("copy seed secret"), nil })
 	must("meta secret", err)
 
