@@ -35,13 +35,24 @@ func seedDataDir(t *testing.T, dir string) (*storetest.CopySeed, store.CopyCount
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	seed := storetest.SeedCopy(t, db, bolt.FixturesOf(db), clock)
+	db.Close()
+	return seed, fileCounts(t, dir)
+}
+
+// fileCounts exports dir/licensectl.db, read-only, and counts its records.
+func fileCounts(t *testing.T, dir string) store.CopyCounts {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "licensectl.db"), bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	counts, err := db.ExportRecords(context.Background(), func(store.CopyRecord) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return seed, counts
+	return counts
 }
 
 // copyTable reads the table store copy prints into counts per kind.
@@ -248,13 +259,16 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 	url := pgtest.URL(t)
 	c := newLocal(t)
 	data := filepath.Join(c.dir, "data")
-	seed, want := seedDataDir(t, data)
+	seed, _ := seedDataDir(t, data)
 	skipUnlessBuilt(t, url, seed)
 	pub := seed.App.Env(store.EnvProduction).PublicKey
 
 	onBolt := startServe(t, c.dir, nil, "listening", "--data-dir", data)
 	before := jwks(t, onBolt.url, seed.App.ID)
 	onBolt.stop(t)
+	// The server wrote to the file (its keys, the operator token's hash,
+	// the outbox expanded): the counts to match are the file's now.
+	want := fileCounts(t, data)
 
 	got := copyTable(t, c.ok("store", "copy", "--to", url))
 	for _, k := range store.CopyKinds() {
@@ -275,15 +289,26 @@ func TestStoreCopyRoundTrip(t *testing.T) {
 	validate(t, onPG.url, pub, refresh(t, onPG.url, pub, seed.RefreshToken))
 	validate(t, onPG.url, pub, refresh(t, onPG.url, pub, seed.LegacyRefreshToken))
 
-	remote := newRemote(t, onPG.url, seed.APIKey)
-	keys := strings.Fields(remote.ok("license", "list", "--app", seed.App.Slug, "-o", "keys"))
-	slices.Sort(keys)
 	wantKeys := slices.Clone(seed.LicenseKeys)
 	slices.Sort(wantKeys)
-	if !slices.Equal(keys, wantKeys) {
-		t.Errorf("the API key lists licenses %v on PostgreSQL, want %v", keys, wantKeys)
+	if len(wantKeys) != want[store.CopyLicenses] {
+		t.Fatalf("the seed's %d licenses, the file holds %d", len(wantKeys), want[store.CopyLicenses])
 	}
-	if len(keys) != want[store.CopyLicenses] {
-		t.Errorf("%d licenses listed, the file held %d", len(keys), want[store.CopyLicenses])
+	op, err := os.ReadFile(filepath.Join(data, "operator.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The developer API key, the application secret and the operator token
+	// of the file's server list the same licenses.
+	for what, remote := range map[string]*cli{
+		"API key":            newRemote(t, onPG.url, seed.APIKey),
+		"application secret": newRemote(t, onPG.url, seed.AppSecret),
+		"operator token":     newRemote(t, onPG.url, strings.TrimSpace(string(op)), "--org", seed.Org.Slug),
+	} {
+		keys := strings.Fields(remote.ok("license", "list", "--app", seed.App.ID, "-o", "keys"))
+		slices.Sort(keys)
+		if !slices.Equal(keys, wantKeys) {
+			t.Errorf("the %s lists licenses %v on PostgreSQL, want %v", what, keys, wantKeys)
+		}
 	}
 }
