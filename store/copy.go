@@ -163,13 +163,8 @@ type CopyExpiring struct {
 
 // CopyOnboardingState is a member's onboarding progress.
 type CopyOnboardingState struct {
-	MemberID          string
-	TourStatus        string
-	CurrentStep       int
-	CompletedSteps    []string
-	DismissedFeatures []string
-	FeatureProgress   map[string]string
-	CompletedAt       *time.Time
+	MemberID string
+	Progress OnboardingProgress
 }
 
 // CopyPartnerIdentity links a provider identity to an account.

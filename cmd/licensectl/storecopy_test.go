@@ -204,12 +204,12 @@ func jwks(t *testing.T, base, appID string) []byte {
 	return body
 }
 
-// refresh rotates a refresh token at a server and returns the new access
-// token.
-func refresh(t *testing.T, base, publicKey, token string) string {
+// runtimeCall posts body to a runtime endpoint of a server as the
+// application of publicKey, wants 200 and decodes the answer into out.
+func runtimeCall(t *testing.T, base, publicKey, path string, body map[string]string, out any) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"refresh_token": token})
-	req, _ := http.NewRequest("POST", base+"/v1/runtime/sessions/refresh", bytes.NewReader(body))
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", base+"/v1/runtime"+path, bytes.NewReader(raw))
 	req.Header.Set("content-type", "application/json")
 	req.Header.Set("x-api-key", publicKey)
 	resp, err := http.DefaultClient.Do(req)
@@ -217,13 +217,22 @@ func refresh(t *testing.T, base, publicKey, token string) string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var out struct {
-		AccessToken  string `json:"access_token"`
-		RefreshToken string `json:"refresh_token"`
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(answer, out) != nil {
+		t.Fatalf("%s: %d %s", path, resp.StatusCode, answer)
 	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &out) != nil || out.AccessToken == "" {
-		t.Fatalf("refresh %.12s…: %d %s", token, resp.StatusCode, raw)
+}
+
+// refresh rotates a refresh token at a server and returns the new access
+// token.
+func refresh(t *testing.T, base, publicKey, token string) string {
+	t.Helper()
+	var out struct {
+		AccessToken string `json:"access_token"`
+	}
+	runtimeCall(t, base, publicKey, "/sessions/refresh", map[string]string{"refresh_token": token}, &out)
+	if out.AccessToken == "" {
+		t.Fatalf("refresh %.12s…: no access token", token)
 	}
 	return out.AccessToken
 }
@@ -231,21 +240,12 @@ func refresh(t *testing.T, base, publicKey, token string) string {
 // validate wants an access token valid at a server.
 func validate(t *testing.T, base, publicKey, token string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"access_token": token})
-	req, _ := http.NewRequest("POST", base+"/v1/runtime/sessions/validate", bytes.NewReader(body))
-	req.Header.Set("content-type", "application/json")
-	req.Header.Set("x-api-key", publicKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
 	var out struct {
 		Valid bool `json:"valid"`
 	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &out) != nil || !out.Valid {
-		t.Fatalf("validate: %d %s", resp.StatusCode, raw)
+	runtimeCall(t, base, publicKey, "/sessions/validate", map[string]string{"access_token": token}, &out)
+	if !out.Valid {
+		t.Fatalf("validate: the refreshed access token is not valid")
 	}
 }
 

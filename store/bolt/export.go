@@ -173,9 +173,7 @@ func (x *exporter) usedChallenges() error {
 func (x *exporter) onboarding() error {
 	return exportBucket[onboardingRecord](x, bOnboarding, store.CopyOnboarding, func(k []byte, r *onboardingRecord) (any, error) {
 		id, err := idKey(bOnboarding, k)
-		return &store.CopyOnboardingState{MemberID: id, TourStatus: r.TourStatus, CurrentStep: r.CurrentStep,
-			CompletedSteps: r.CompletedSteps, DismissedFeatures: r.DismissedFeatures, FeatureProgress: r.FeatureProgress,
-			CompletedAt: r.CompletedAt}, err
+		return &store.CopyOnboardingState{MemberID: id, Progress: store.OnboardingProgress(*r)}, err
 	})
 }
 

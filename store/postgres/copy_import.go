@@ -279,9 +279,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		}
 		return []any{h, v.ExpiresAt}, nil
 	case *store.CopyOnboardingState:
-		return []any{v.MemberID, js(copyOnboardingDoc{TourStatus: v.TourStatus, CurrentStep: v.CurrentStep,
-			CompletedSteps: v.CompletedSteps, DismissedFeatures: v.DismissedFeatures, FeatureProgress: v.FeatureProgress,
-			CompletedAt: v.CompletedAt})}, nil
+		return []any{v.MemberID, js(copyOnboardingDoc(v.Progress))}, nil
 	case *store.CopyPartnerIdentity:
 		return []any{v.Issuer, v.Subject, v.MemberID, js(copyPartnerIdentityDoc{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
 			AccountVerified: v.AccountVerified})}, nil

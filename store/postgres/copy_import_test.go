@@ -170,6 +170,15 @@ func same(t *testing.T, what string, a, b any) {
 	}
 }
 
+// sameAs is same for a record a loader read back, or the loader's error.
+func sameAs[T any](t *testing.T, what string, want any, got *T, err error) error {
+	t.Helper()
+	if err == nil {
+		same(t, what, got, want)
+	}
+	return err
+}
+
 // checkCopied reads r back from the database through this package's
 // loaders (where one exists) or its columns, and compares.
 func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, r store.CopyRecord) error {
@@ -177,34 +186,17 @@ func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, 
 	switch v := r.Value.(type) {
 	case *store.Organization:
 		got, err := doc[store.Organization](tx, `SELECT doc FROM orgs WHERE id = $1 AND slug = $2`, v.ID, v.Slug)
-		if err != nil {
-			return err
-		}
-		same(t, "organization", got, v)
+		return sameAs(t, "organization", v, got, err)
 	case *store.Member:
 		got, err := doc[store.Member](tx, `SELECT doc FROM members WHERE id = $1 AND email = $2 AND role = $3`, v.ID, v.Email, v.Role)
-		if err != nil {
-			return err
-		}
-		same(t, "member", got, v)
+		return sameAs(t, "member", v, got, err)
 	case *store.APIKey:
 		got, err := doc[store.APIKey](tx, `SELECT doc FROM api_keys WHERE hash = $1`, store.HashSecret(seed.APIKey))
-		if err != nil {
-			return err
-		}
-		same(t, "API key found by the hash of its plaintext", got, v)
+		return sameAs(t, "API key found by the hash of its plaintext", v, got, err)
 	case *store.AppSecret:
 		got, err := doc[store.AppSecret](tx, `SELECT doc FROM app_secrets WHERE hash = $1`, store.HashSecret(seed.AppSecret))
-		if err != nil {
-			return err
-		}
-		same(t, "application secret found by the hash of its plaintext", got, v)
+		return sameAs(t, "application secret found by the hash of its plaintext", v, got, err)
 	case *store.Application:
-		got, err := tx.app(store.AppRef{OrgID: v.OrgID, AppID: v.ID})
-		if err != nil {
-			return err
-		}
-		same(t, "application", got, v)
 		for _, e := range v.Environments {
 			if len(e.SigningKey) == 0 {
 				t.Errorf("environment %s has no signing key to copy", e.Name)
@@ -215,18 +207,14 @@ func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, 
 				t.Errorf("environment %s: %d rows, %v", e.Name, n, err)
 			}
 		}
+		got, err := tx.app(store.AppRef{OrgID: v.OrgID, AppID: v.ID})
+		return sameAs(t, "application", v, got, err)
 	case *store.Plan:
 		got, err := tx.plan(v.AppID, v.ID)
-		if err != nil {
-			return err
-		}
-		same(t, "plan", got, v)
+		return sameAs(t, "plan", v, got, err)
 	case *store.Entitlement:
 		got, err := tx.entitlement(v.AppID, v.ID)
-		if err != nil {
-			return err
-		}
-		same(t, "entitlement", got, v)
+		return sameAs(t, "entitlement", v, got, err)
 	case *store.CopyLicense:
 		got, err := tx.license(v.License.EnvID, v.License.ID)
 		if err != nil {
@@ -245,16 +233,10 @@ func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, 
 		}
 	case *store.EndUser:
 		got, err := tx.endUser(v.EnvID, v.ID)
-		if err != nil {
-			return err
-		}
-		same(t, "end-user", got, v)
+		return sameAs(t, "end-user", v, got, err)
 	case *store.Device:
 		got, err := tx.device(v.EnvID, v.ID)
-		if err != nil {
-			return err
-		}
-		same(t, "device", got, v)
+		return sameAs(t, "device", v, got, err)
 	case *store.CopyWebhook:
 		got, err := doc[webhookRow](tx, `SELECT doc FROM webhooks WHERE id = $1 AND status = $2`, v.Webhook.ID, v.Webhook.Status)
 		if err != nil {
@@ -272,14 +254,11 @@ func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, 
 		if err != nil {
 			return err
 		}
-		got, err := decodeAudit(raw, ip, ua)
-		if err != nil {
-			return err
-		}
-		same(t, "audit entry", got, &v.Entry)
 		if strings.Join(envs, ",") != strings.Join(v.EnvIDs, ",") {
 			t.Errorf("audit %s listed in %v, want %v", v.Entry.Event, envs, v.EnvIDs)
 		}
+		got, err := decodeAudit(raw, ip, ua)
+		return sameAs(t, "audit entry", &v.Entry, got, err)
 	case *store.CopySession:
 		return checkSession(t, tx, seed, v)
 	case *store.CopyMetaValue:
