@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -335,3 +336,100 @@ func utcSession(s store.CopySession) store.CopySession {
 	}
 	return s
 }
+
+// pageData drops what only names a position in one store (the cursor) from
+// a page's answer.
+func pageData[T any](p *store.Page[T], err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return []any{p.Data, p.Total}, nil
+}
+
+// TestCopyAnswersAsTheFile asks the file and its copy the same questions
+// through store.Backend and wants the same answers: what the parts of this
+// store read is what the copy wrote. A question whose method answers "not
+// built yet" (a part not merged into this branch) is skipped.
+func TestCopyAnswersAsTheFile(t *testing.T) {
+	ctx := context.Background()
+	clock := storetest.NewClock(time.Now().Truncate(time.Microsecond))
+	src, seed := seededBolt(t, clock)
+	dst := openTest(t, Options{Clock: clock.Now})
+	if _, err := dst.ImportRecords(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	ref := store.AppRef{OrgID: seed.Org.ID, AppID: seed.App.ID}
+	sc := store.Scope{OrgID: seed.Org.ID, AppID: seed.App.ID, Env: store.EnvProduction}
+	members, err := src.ListMembers(ctx, seed.Org.ID)
+	if err != nil || len(members) != 1 {
+		t.Fatalf("the seed's members: %v, %v", members, err)
+	}
+	questions := map[string]func(be store.Backend) (any, error){
+		"FindOrganization": func(be store.Backend) (any, error) { return be.FindOrganization(ctx, seed.Org.ID) },
+		"ListMembers":      func(be store.Backend) (any, error) { return be.ListMembers(ctx, seed.Org.ID) },
+		"FindApplication":  func(be store.Backend) (any, error) { return be.FindApplication(ctx, ref) },
+		"ListAPIKeys":      func(be store.Backend) (any, error) { return be.ListAPIKeys(ctx, seed.Org.ID) },
+		"ListAppSecrets":   func(be store.Backend) (any, error) { return be.ListAppSecrets(ctx, ref) },
+		"ListEntitlements": func(be store.Backend) (any, error) { return be.ListEntitlements(ctx, ref) },
+		"FindPlan":         func(be store.Backend) (any, error) { return be.FindPlan(ctx, ref, seed.Plan.ID) },
+		"ListLicenses":     func(be store.Backend) (any, error) { return pageData(be.ListLicenses(ctx, sc, store.LicenseFilter{})) },
+		"ListEndUsers":     func(be store.Backend) (any, error) { return pageData(be.ListEndUsers(ctx, sc, store.StatusFilter{})) },
+		"ListDevices":      func(be store.Backend) (any, error) { return pageData(be.ListDevices(ctx, sc, store.StatusFilter{})) },
+		"ListAudit":        func(be store.Backend) (any, error) { return pageData(be.ListAudit(ctx, sc, store.AuditFilter{})) },
+		"ListOrgAudit": func(be store.Backend) (any, error) {
+			return pageData(be.ListOrgAudit(ctx, seed.Org.ID, store.AuditFilter{}))
+		},
+		"ListWebhooks": func(be store.Backend) (any, error) { return be.ListWebhooks(ctx, ref) },
+		"Onboarding":   func(be store.Backend) (any, error) { return be.Onboarding(ctx, members[0].ID) },
+		"MailTokenState": func(be store.Backend) (any, error) {
+			return be.MailTokenState(ctx, seed.VerifyToken, store.TokenVerifyEmail)
+		},
+		"AuthenticateAPIKey": func(be store.Backend) (any, error) {
+			k, err := be.AuthenticateAPIKey(ctx, seed.APIKey)
+			if err != nil {
+				return nil, err
+			}
+			return k.ID, nil
+		},
+		"ListDeliveries": func(be store.Backend) (any, error) {
+			// Without their payloads, which a list does not read (the file
+			// answers a shared payload's "null" there); checkCopied compares
+			// the payloads.
+			p, err := be.ListDeliveries(ctx, ref, seed.Webhook.ID, store.DeliveryFilter{})
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range p.Data {
+				d.Body = nil
+			}
+			return pageData(p, nil)
+		},
+		"FindLicense": func(be store.Backend) (any, error) {
+			l, err := be.ListLicenses(ctx, sc, store.LicenseFilter{Key: seed.LicenseKeys[0]})
+			if err != nil {
+				return nil, err
+			}
+			if len(l.Data) != 1 {
+				return nil, fmt.Errorf("license %s: %d found", seed.LicenseKeys[0], len(l.Data))
+			}
+			return be.FindLicense(ctx, sc, l.Data[0].ID)
+		},
+	}
+	for name, ask := range questions {
+		t.Run(name, func(t *testing.T) {
+			got, err := ask(dst)
+			if notBuiltYet(err) {
+				t.Skipf("%s is not built in this branch", name)
+			}
+			want, werr := ask(src)
+			if err != nil || werr != nil {
+				t.Fatalf("copy: %v; file: %v", err, werr)
+			}
+			same(t, name, got, want)
+		})
+	}
+}
+
+// notBuiltYet reports the foundation's answer of a method another part
+// builds (notbuilt_*.go).
+func notBuiltYet(err error) bool { return err != nil && err.Error() == "postgres: not built yet" }
