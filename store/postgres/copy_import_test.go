@@ -415,6 +415,32 @@ func TestCopyAnswersAsTheFile(t *testing.T) {
 			return be.FindLicense(ctx, sc, l.Data[0].ID)
 		},
 	}
+	// What spends or rotates: asked once of each store, each on records no
+	// other question reads.
+	rtOptions := store.RuntimeOptions{Issuer: "copy", AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour,
+		RefreshAbsoluteTTL: 30 * 24 * time.Hour, ReplayWindow: 5 * time.Minute,
+		Signer: func(env *store.Environment, c store.AccessClaims) (string, error) { return "copy." + c.SessionID + "." + c.ID, nil }}
+	client := store.RuntimeClient{AppID: seed.App.ID}
+	refresh := func(token string) func(be store.Backend) (any, error) {
+		return func(be store.Backend) (any, error) {
+			s, err := be.OpenRuntime(rtOptions).Refresh(ctx, client, token)
+			if err != nil {
+				return nil, err
+			}
+			return []any{s.SessionID, s.Entitlements}, nil
+		}
+	}
+	questions["Refresh"] = refresh(seed.RefreshToken)
+	questions["RefreshLegacy"] = refresh(seed.LegacyRefreshToken)
+	questions["UseChallenge"] = func(be store.Backend) (any, error) {
+		return be.UseChallenge(ctx, seed.Challenge, clock.Now().Add(time.Minute))
+	}
+	questions["SpendPartnerAttempt"] = func(be store.Backend) (any, error) {
+		return "spent", be.SpendPartnerAttempt(ctx, seed.PartnerState)
+	}
+	questions["MetaSecret"] = func(be store.Backend) (any, error) {
+		return be.MetaSecret("copy_seed_key", func() ([]byte, error) { return []byte("a new secret"), nil })
+	}
 	for name, ask := range questions {
 		t.Run(name, func(t *testing.T) {
 			got, err := ask(dst)
