@@ -419,7 +419,9 @@ func TestCopyAnswersAsTheFile(t *testing.T) {
 	// other question reads.
 	rtOptions := store.RuntimeOptions{Issuer: "copy", AccessTTL: 15 * time.Minute, RefreshIdleTTL: 14 * 24 * time.Hour,
 		RefreshAbsoluteTTL: 30 * 24 * time.Hour, ReplayWindow: 5 * time.Minute,
-		Signer: func(env *store.Environment, c store.AccessClaims) (string, error) { return "copy." + c.SessionID + "." + c.ID, nil }}
+		Signer: func(env *store.Environment, c store.AccessClaims) (string, error) {
+			return "copy." + c.SessionID + "." + c.ID, nil
+		}}
 	client := store.RuntimeClient{AppID: seed.App.ID}
 	refresh := func(token string) func(be store.Backend) (any, error) {
 		return func(be store.Backend) (any, error) {
