@@ -36,8 +36,10 @@ type exporter struct {
 	t      *txn
 	counts store.CopyCounts
 	emit   func(store.CopyRecord) error
-	// orgOf maps an application to its organization, for the licenses.
-	orgOf map[string]string
+	// orgOf maps an application to its organization, for the licenses, and
+	// envsOf to its environments, for the audit log.
+	orgOf  map[string]string
+	envsOf map[string][]string
 }
 
 func (x *exporter) put(kind store.CopyKind, v any) error {
@@ -211,9 +213,12 @@ func (x *exporter) billingTransactions() error {
 }
 
 func (x *exporter) applications() error {
-	x.orgOf = map[string]string{}
+	x.orgOf, x.envsOf = map[string]string{}, map[string][]string{}
 	return exportBucket[store.Application](x, bApps, store.CopyApplications, func(k []byte, a *store.Application) (any, error) {
 		x.orgOf[a.ID] = a.OrgID
+		for _, e := range a.Environments {
+			x.envsOf[a.ID] = append(x.envsOf[a.ID], e.ID)
+		}
 		return a, nil
 	})
 }
@@ -282,25 +287,38 @@ func (x *exporter) usage() error {
 	})
 }
 
-// audit emits every entry with the environment logs that list it, read
-// from audit_by_env (env|time|entry): an application-level entry is listed
-// in both environments of its application while naming neither.
+// audit emits every entry with the environment logs that list it: an
+// application-level entry is listed in both environments of its
+// application while naming neither. Each listing is looked up in
+// audit_by_env (env|time|entry) among its application's environments, so
+// that the export holds no map of the log; that every listing of the index
+// was found is checked at the end.
 func (x *exporter) audit() error {
-	envs := map[string][]string{}
-	err := x.each(bAuditEnv, func(k, _ []byte) error {
-		if len(k) != 40 {
-			return fmt.Errorf("%s/%x: a key of %d bytes", bAuditEnv, k, len(k))
-		}
-		entry := ids(k[24:])
-		envs[entry] = append(envs[entry], ids(k[:16]))
-		return nil
-	})
-	if err != nil {
+	index := x.t.tx.Bucket(bAuditEnv)
+	listed, found := 0, 0
+	if err := index.ForEach(func(k, _ []byte) error { listed++; return nil }); err != nil {
 		return err
 	}
-	return exportBucket[store.AuditEntry](x, bAudit, store.CopyAudit, func(k []byte, e *store.AuditEntry) (any, error) {
-		return &store.CopyAuditEntry{Entry: *e, EnvIDs: envs[e.ID]}, nil
+	err := exportBucket[store.AuditEntry](x, bAudit, store.CopyAudit, func(k []byte, e *store.AuditEntry) (any, error) {
+		var envs []string
+		if e.AppID != "" {
+			appEnvs, ok := x.envsOf[e.AppID]
+			if !ok {
+				return nil, fmt.Errorf("audit entry %s: its application %s is missing", e.ID, e.AppID)
+			}
+			for _, env := range appEnvs {
+				if index.Get(key(idb(env), timeKey(e.CreatedAt), idb(e.ID))) != nil {
+					envs = append(envs, env)
+				}
+			}
+		}
+		found += len(envs)
+		return &store.CopyAuditEntry{Entry: *e, EnvIDs: envs}, nil
 	})
+	if err == nil && found != listed {
+		err = fmt.Errorf("%s lists %d entries in environment logs, the export found %d of them", bAuditEnv, listed, found)
+	}
+	return err
 }
 
 func (x *exporter) webhooks() error {

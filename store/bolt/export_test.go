@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,10 +88,19 @@ func TestExportReadOnly(t *testing.T) {
 	defer ro.Close()
 	emitted := store.CopyCounts{}
 	var sessions []*store.CopySession
+	logs := map[string][]string{} // environment ("" for the organization) → entries
 	counts, err := ro.ExportRecords(context.Background(), func(r store.CopyRecord) error {
 		emitted[r.Kind]++
-		if s, ok := r.Value.(*store.CopySession); ok {
-			sessions = append(sessions, s)
+		switch v := r.Value.(type) {
+		case *store.CopySession:
+			sessions = append(sessions, v)
+		case *store.CopyAuditEntry:
+			if len(v.EnvIDs) == 0 {
+				logs[""] = append(logs[""], v.Entry.ID)
+			}
+			for _, env := range v.EnvIDs {
+				logs[env] = append(logs[env], v.Entry.ID)
+			}
 		}
 		return nil
 	})
@@ -100,7 +110,38 @@ func TestExportReadOnly(t *testing.T) {
 	if d := counts.Diff(emitted); d != "" {
 		t.Errorf("counted ≠ emitted: %s", d)
 	}
+	// Each log lists what the file's own log reads answer.
+	ctx := context.Background()
+	org, err := ro.ListOrgAudit(ctx, seed.Org.ID, store.AuditFilter{PageRequest: store.PageRequest{PerPage: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLogs := map[string][]string{"": auditIDs(org.Data)}
+	for _, env := range seed.App.Environments {
+		p, err := ro.ListAudit(ctx, store.Scope{OrgID: seed.Org.ID, AppID: seed.App.ID, Env: env.Name}, store.AuditFilter{PageRequest: store.PageRequest{PerPage: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantLogs[env.ID] = auditIDs(p.Data)
+	}
+	for log, want := range wantLogs {
+		got := slices.Clone(logs[log])
+		slices.Sort(got)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("log %q: exported %v, the file lists %v", log, got, want)
+		}
+	}
 	if len(sessions) != 2 || sessions[1].ID != seed.SessionIDs[1] || sessions[1].RefreshHash != store.HashSecret(seed.LegacyRefreshToken) {
 		t.Errorf("sessions %+v: want the seed's two, the second with the legacy refresh token's hash", sessions)
 	}
+}
+
+// auditIDs lists the ids of entries, sorted.
+func auditIDs(entries []*store.AuditEntry) []string {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.ID)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -71,8 +71,9 @@ func (c copyTable) countSQL() string {
 }
 
 // copyBatch is how many rows one COPY sends: large enough that the round
-// trips do not dominate, small enough that a big store is not held in memory.
-const copyBatch = 2000
+// trips do not dominate, small enough that a big store is not held in
+// memory. A variable, so that a test sends every table in several.
+var copyBatch = 2000
 
 // ImportRecords implements store.CopyTarget (docs/design.md §12, "Moving
 // from the file"): in one transaction it refuses a database holding any

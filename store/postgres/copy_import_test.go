@@ -113,6 +113,35 @@ func TestCopyFromBolt(t *testing.T) {
 	}
 }
 
+// TestCopyInBatches: a table sent in several COPY batches (and the
+// environments of applications with them) arrives whole.
+func TestCopyInBatches(t *testing.T) {
+	defer func(n int) { copyBatch = n }(copyBatch)
+	copyBatch = 2
+	ctx := context.Background()
+	clock := storetest.NewClock(time.Now())
+	src, _ := seededBolt(t, clock)
+	_, want := exported(t, src)
+	dst := openTest(t, Options{Clock: clock.Now})
+	got, err := dst.ImportRecords(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := want.Diff(got); d != "" || got[store.CopyAudit] <= copyBatch {
+		t.Fatalf("counts %v (differ: %s): want the file's, several batches of audit", got, d)
+	}
+	err = dst.view(ctx, func(tx *txn) error {
+		n, err := tx.count(`SELECT count(*) FROM app_envs`)
+		if err == nil && n != 2 {
+			t.Errorf("%d application environments, want 2", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCopyRefusesNonEmptyTarget: one record of any kind refuses the copy,
 // naming what was found.
 func TestCopyRefusesNonEmptyTarget(t *testing.T) {
