@@ -42,9 +42,10 @@ func newStoreCopyCmd(e *env) *cobra.Command {
 			"database and fails, writing nothing, unless the counts are the file's.\n" +
 			"It prints the counts per kind. Afterwards set storage.driver to postgres\n" +
 			"and storage.postgres.url to the same URL, and start the server: API keys,\n" +
-			"secrets, license keys, refresh tokens and JWKS keep working.",
-		Example: "  licensectl serve  # stopped first\n" +
-			"  licensectl store copy --to 'postgres://licensectl:secret@db.internal/licensectl'",
+			"secrets, license keys, refresh tokens, the operator token and JWKS keep\n" +
+			"working.",
+		Example: "  licensectl store copy --to 'postgres://licensectl:secret@db.internal/licensectl'\n" +
+			"  LICENSECTL_STORAGE_DRIVER=postgres LICENSECTL_STORAGE_POSTGRES_URL='postgres://…' licensectl serve",
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := outputFor(cmd, fmtTable, fmtJSON)
