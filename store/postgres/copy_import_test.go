@@ -26,6 +26,37 @@ func seededBolt(t *testing.T, clock *storetest.Clock) (*bolt.DB, *storetest.Copy
 	return src, storetest.SeedCopy(t, src, bolt.FixturesOf(src), clock)
 }
 
+// copyCase is a seeded file and an empty database on one clock.
+type copyCase struct {
+	ctx   context.Context
+	clock *storetest.Clock
+	src   *bolt.DB
+	seed  *storetest.CopySeed
+	dst   *DB
+}
+
+func newCopyCase(t *testing.T) *copyCase {
+	t.Helper()
+	c := &copyCase{ctx: context.Background(), clock: storetest.NewClock(time.Now().Truncate(time.Microsecond))}
+	c.src, c.seed = seededBolt(t, c.clock)
+	c.dst = openTest(t, Options{Clock: c.clock.Now})
+	return c
+}
+
+// copyAll copies the file into the database and wants the file's counts.
+func (c *copyCase) copyAll(t *testing.T) store.CopyCounts {
+	t.Helper()
+	_, want := exported(t, c.src)
+	got, err := c.dst.ImportRecords(c.ctx, c.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := want.Diff(got); d != "" {
+		t.Fatalf("counts differ (export ≠ import): %s", d)
+	}
+	return got
+}
+
 // exported collects every record src exports.
 func exported(t *testing.T, src store.CopySource) ([]store.CopyRecord, store.CopyCounts) {
 	t.Helper()
@@ -43,19 +74,10 @@ func exported(t *testing.T, src store.CopySource) ([]store.CopyRecord, store.Cop
 // TestCopyFromBolt copies a seeded bbolt store into an empty database and
 // reads every record back (docs/design.md §12, "Moving from the file").
 func TestCopyFromBolt(t *testing.T) {
-	ctx := context.Background()
-	clock := storetest.NewClock(time.Now().Truncate(time.Microsecond))
-	src, seed := seededBolt(t, clock)
+	c := newCopyCase(t)
+	ctx, src, seed, dst := c.ctx, c.src, c.seed, c.dst
 	recs, want := exported(t, src)
-	dst := openTest(t, Options{Clock: clock.Now})
-
-	got, err := dst.ImportRecords(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := want.Diff(got); d != "" {
-		t.Fatalf("counts differ (export ≠ import): %s", d)
-	}
+	got := c.copyAll(t)
 	// What SeedCopy makes none of: floating seats, billing, partner links
 	// and a subscription need a configured policy or a provider.
 	none := map[store.CopyKind]bool{store.CopyLeases: true, store.CopyBillingTransactions: true,
@@ -69,7 +91,7 @@ func TestCopyFromBolt(t *testing.T) {
 		t.Errorf("counts %v: want 2 sessions, 2 bindings, deliveries and 1 unexpanded event", got)
 	}
 
-	err = dst.view(ctx, func(tx *txn) error {
+	err := dst.view(ctx, func(tx *txn) error {
 		for _, r := range recs {
 			if err := checkCopied(t, tx, src, seed, r); err != nil {
 				return err
@@ -118,19 +140,11 @@ func TestCopyFromBolt(t *testing.T) {
 func TestCopyInBatches(t *testing.T) {
 	defer func(n int) { copyBatch = n }(copyBatch)
 	copyBatch = 2
-	ctx := context.Background()
-	clock := storetest.NewClock(time.Now())
-	src, _ := seededBolt(t, clock)
-	_, want := exported(t, src)
-	dst := openTest(t, Options{Clock: clock.Now})
-	got, err := dst.ImportRecords(ctx, src)
-	if err != nil {
-		t.Fatal(err)
+	c := newCopyCase(t)
+	if got := c.copyAll(t); got[store.CopyAudit] <= copyBatch {
+		t.Fatalf("counts %v: want several batches of audit", got)
 	}
-	if d := want.Diff(got); d != "" || got[store.CopyAudit] <= copyBatch {
-		t.Fatalf("counts %v (differ: %s): want the file's, several batches of audit", got, d)
-	}
-	err = dst.view(ctx, func(tx *txn) error {
+	err := c.dst.view(c.ctx, func(tx *txn) error {
 		n, err := tx.count(`SELECT count(*) FROM app_envs`)
 		if err == nil && n != 2 {
 			t.Errorf("%d application environments, want 2", n)
@@ -380,13 +394,9 @@ func pageData[T any](p *store.Page[T], err error) (any, error) {
 // store read is what the copy wrote. A question whose method answers "not
 // built yet" (a part not merged into this branch) is skipped.
 func TestCopyAnswersAsTheFile(t *testing.T) {
-	ctx := context.Background()
-	clock := storetest.NewClock(time.Now().Truncate(time.Microsecond))
-	src, seed := seededBolt(t, clock)
-	dst := openTest(t, Options{Clock: clock.Now})
-	if _, err := dst.ImportRecords(ctx, src); err != nil {
-		t.Fatal(err)
-	}
+	c := newCopyCase(t)
+	ctx, clock, src, seed, dst := c.ctx, c.clock, c.src, c.seed, c.dst
+	c.copyAll(t)
 	ref := store.AppRef{OrgID: seed.Org.ID, AppID: seed.App.ID}
 	sc := store.Scope{OrgID: seed.Org.ID, AppID: seed.App.ID, Env: store.EnvProduction}
 	members, err := src.ListMembers(ctx, seed.Org.ID)
@@ -496,10 +506,8 @@ func notBuiltYet(err error) bool { return err != nil && err.Error() == "postgres
 // disabled endpoint (out of the queue). Skipped while the accounts or the
 // webhooks part answers "not built yet".
 func TestCopySpentAndPaused(t *testing.T) {
-	ctx := context.Background()
-	clock := storetest.NewClock(time.Now().Truncate(time.Microsecond))
-	src, seed := seededBolt(t, clock)
-	dst := openTest(t, Options{Clock: clock.Now})
+	c := newCopyCase(t)
+	ctx, src, seed, dst := c.ctx, c.src, c.seed, c.dst
 	ref := store.AppRef{OrgID: seed.Org.ID, AppID: seed.App.ID}
 	if _, err := dst.MailTokenState(ctx, "probe", store.TokenVerifyEmail); notBuiltYet(err) {
 		t.Skip("MailTokenState is not built in this branch")
@@ -514,9 +522,7 @@ func TestCopySpentAndPaused(t *testing.T) {
 	if _, err := src.UpdateWebhook(ctx, ref, seed.Webhook.ID, store.WebhookUpdate{Status: &disabled}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dst.ImportRecords(ctx, src); err != nil {
-		t.Fatal(err)
-	}
+	c.copyAll(t)
 	for _, be := range []store.Backend{src, dst} {
 		if st, err := be.MailTokenState(ctx, seed.VerifyToken, store.TokenVerifyEmail); err != nil || st != store.TokenStateUsed {
 			t.Errorf("%T: the spent verification token is %q, %v; want used", be, st, err)
