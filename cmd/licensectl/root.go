@@ -98,6 +98,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newAuditCmd(e),
 		newWebhookCmd(e),
 		newBillingCmd(e),
+		newStoreCmd(e),
 	)
 	e.addCompletions(root)
 	return root
