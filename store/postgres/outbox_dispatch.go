@@ -50,15 +50,15 @@ type hookLoads struct {
 	timedOut map[string]bool
 }
 
-// loads reads the live leases at now.
-func (t *txn) loads(now time.Time, owner string) (*hookLoads, error) {
+// hookLoadsAt reads the live leases at now.
+func (t *txn) hookLoadsAt(now time.Time, owner string) (*hookLoads, error) {
 	l := &hookLoads{perHook: map[string]int{}, perApp: map[string]int{}, timedOut: map[string]bool{}}
 	rows, err := t.tx.Query(t.ctx, `SELECT d.webhook_id::text, d.app_id::text, d.leased_by, coalesce((w.doc->>'to')::boolean, false)
 		FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.leased_until > $1`, now)
 	if err != nil {
 		return nil, err
 	}
-	_, err = collectRows(rows, func(r pgx.CollectableRow) error {
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
 		var hook, app, by string
 		var to bool
 		if err := r.Scan(&hook, &app, &by, &to); err != nil {
@@ -114,7 +114,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		}
 		// The endpoints with due work and room by the leases read now, in
 		// round-robin order, locked.
-		pre, err := t.loads(now, c.Owner)
+		pre, err := t.hookLoadsAt(now, c.Owner)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		}
 		// The leases again, after the lock: a claim of these endpoints that
 		// committed meanwhile is counted.
-		l, err := t.loads(now, c.Owner)
+		l, err := t.hookLoadsAt(now, c.Owner)
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 				ids, rooms = append(ids, w.ID), append(rooms, int32(room))
 			}
 		}
-		queue, err := t.dueOf(now, ids, rooms)
+		queue, err := t.dueDeliveries(now, ids, rooms)
 		if err != nil {
 			return err
 		}
@@ -172,7 +172,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		if len(chosen) == 0 {
 			return nil
 		}
-		jobs, err := t.lease(chosen, now.Add(c.Lease), c.Owner)
+		jobs, err := t.leaseDeliveries(chosen, now.Add(c.Lease), c.Owner)
 		if err != nil {
 			return err
 		}
@@ -196,9 +196,9 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 	return out, nil
 }
 
-// dueOf lists, per endpoint of ids, up to rooms[i] of its due deliveries,
+// dueDeliveries lists, per endpoint of ids, up to rooms[i] of its due deliveries,
 // oldest first, locked (FOR UPDATE SKIP LOCKED).
-func (t *txn) dueOf(now time.Time, ids []string, rooms []int32) (map[string][]string, error) {
+func (t *txn) dueDeliveries(now time.Time, ids []string, rooms []int32) (map[string][]string, error) {
 	queue := map[string][]string{}
 	if len(ids) == 0 {
 		return queue, nil
@@ -211,7 +211,7 @@ func (t *txn) dueOf(now time.Time, ids []string, rooms []int32) (map[string][]st
 	if err != nil {
 		return nil, err
 	}
-	_, err = collectRows(rows, func(r pgx.CollectableRow) error {
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
 		var id, hook string
 		err := r.Scan(&id, &hook)
 		queue[hook] = append(queue[hook], id)
@@ -220,9 +220,9 @@ func (t *txn) dueOf(now time.Time, ids []string, rooms []int32) (map[string][]st
 	return queue, err
 }
 
-// lease leases the deliveries ids to owner until until and returns them
+// leaseDeliveries leases the deliveries ids to owner until until and returns them
 // with their payloads.
-func (t *txn) lease(ids []string, until time.Time, owner string) (map[string]*store.Delivery, error) {
+func (t *txn) leaseDeliveries(ids []string, until time.Time, owner string) (map[string]*store.Delivery, error) {
 	rows, err := t.tx.Query(t.ctx, `UPDATE webhook_deliveries d SET leased_until = $2, leased_by = $3 WHERE d.id = ANY($1::uuid[])
 		RETURNING d.doc, d.status, d.next_attempt_at, coalesce(d.body_of::text, ''),
 		coalesce(d.body, (SELECT b.body FROM outbox_bodies b WHERE b.event_id = d.body_of))`, ids, until, owner)
@@ -230,7 +230,7 @@ func (t *txn) lease(ids []string, until time.Time, owner string) (map[string]*st
 		return nil, err
 	}
 	out := map[string]*store.Delivery{}
-	_, err = collectRows(rows, func(r pgx.CollectableRow) error {
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
 		var raw []byte
 		var bodyOf string
 		var c deliveryCols
@@ -369,7 +369,7 @@ func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID stri
 		if err != nil {
 			return err
 		}
-		l, err := t.loads(now, c.Owner)
+		l, err := t.hookLoadsAt(now, c.Owner)
 		if err != nil {
 			return err
 		}

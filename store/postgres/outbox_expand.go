@@ -38,7 +38,7 @@ func (t *txn) outboxEvents(sql string, args ...any) ([]*outboxRow, error) {
 		return nil, err
 	}
 	var out []*outboxRow
-	_, err = collectRows(rows, func(r pgx.CollectableRow) error {
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
 		e := new(outboxRow)
 		out = append(out, e)
 		return r.Scan(&e.ID, &e.OrgID, &e.AppID, &e.Event, &e.CreatedAt, &e.Body)
@@ -81,8 +81,8 @@ func (t *txn) expandEvent(x *expansion, e *outboxRow) (int, error) {
 	return n, nil
 }
 
-// write inserts what x gathered and deletes the events it expanded.
-func (t *txn) write(x *expansion) error {
+// writeExpansion inserts what x gathered and deletes the events it expanded.
+func (t *txn) writeExpansion(x *expansion) error {
 	if len(x.ids) > 0 {
 		if _, err := t.exec(`INSERT INTO webhook_deliveries (id, org_id, app_id, webhook_id, status, next_attempt_at, queued, body_of, doc)
 			SELECT u.id, u.org, u.app, u.hook, 'pending', u.at, true, u.body_of, u.doc
@@ -123,7 +123,7 @@ func (t *txn) settle(orgID, appID string) error {
 		}
 	}
 	t.hooks = nil
-	return t.write(x)
+	return t.writeExpansion(x)
 }
 
 // expandBatch bounds the deliveries one expansion transaction writes, so
@@ -166,7 +166,7 @@ func (db *DB) ExpandEvents(ctx context.Context, limit int) (int, error) {
 			written += d
 			n++
 		}
-		return t.write(x)
+		return t.writeExpansion(x)
 	})
 	return n, err
 }

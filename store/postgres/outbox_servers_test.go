@@ -41,9 +41,9 @@ func hookServers(t *testing.T, n int) ([]*DB, store.AppRef) {
 	return dbs, store.AppRef{OrgID: a.OrgID, AppID: a.ID}
 }
 
-// planEvents commits n plan.created events of ref's application, each in
+// hookPlanEvents commits n plan.created events of ref's application, each in
 // its own transaction, as n changes would.
-func planEvents(t *testing.T, db *DB, ref store.AppRef, n int) {
+func hookPlanEvents(t *testing.T, db *DB, ref store.AppRef, n int) {
 	t.Helper()
 	for range n {
 		err := db.update(context.Background(), func(t *txn) error {
@@ -69,7 +69,7 @@ func mustHook(t *testing.T, db *DB, ref store.AppRef, events ...string) *store.W
 	return h
 }
 
-func expandEvery(t *testing.T, db *DB) {
+func expandHooks(t *testing.T, db *DB) {
 	t.Helper()
 	for {
 		n, err := db.ExpandEvents(context.Background(), 100)
@@ -86,7 +86,7 @@ func hookClaim(owner string, limit int) store.Claim {
 	return store.Claim{Owner: owner, Limit: limit, PerEndpoint: 2, PerApp: 100, Lease: time.Minute}
 }
 
-func deliveries(t *testing.T, db *DB, ref store.AppRef, hookID, status string) []*store.Delivery {
+func hookDeliveries(t *testing.T, db *DB, ref store.AppRef, hookID, status string) []*store.Delivery {
 	t.Helper()
 	p, err := db.ListDeliveries(context.Background(), ref, hookID, store.DeliveryFilter{Status: status, PageRequest: store.PageRequest{PerPage: 100}})
 	if err != nil {
@@ -102,9 +102,9 @@ func deliveries(t *testing.T, db *DB, ref store.AppRef, hookID, status string) [
 func TestOutboxTwoServersSendOnce(t *testing.T) {
 	dbs, ref := hookServers(t, 2)
 	hook := mustHook(t, dbs[0], ref, "plan.*")
-	expandEvery(t, dbs[0]) // nothing hears webhook.created
-	planEvents(t, dbs[0], ref, 10)
-	planEvents(t, dbs[1], ref, 10)
+	expandHooks(t, dbs[0]) // nothing hears webhook.created
+	hookPlanEvents(t, dbs[0], ref, 10)
+	hookPlanEvents(t, dbs[1], ref, 10)
 	ctx := context.Background()
 	var mu sync.Mutex
 	sent := map[string]int{}
@@ -167,7 +167,7 @@ func TestOutboxTwoServersSendOnce(t *testing.T) {
 	if m := most.Load(); m > 2 {
 		t.Fatalf("%d sends in flight to one endpoint over two servers, the bound is 2", m)
 	}
-	if got := deliveries(t, dbs[1], ref, hook.ID, store.DeliveryDelivered); len(got) != 20 {
+	if got := hookDeliveries(t, dbs[1], ref, hook.ID, store.DeliveryDelivered); len(got) != 20 {
 		t.Fatalf("%d deliveries delivered, want 20", len(got))
 	}
 	if n, _, err := dbs[0].OutboxStats(ctx); err != nil || n != 0 {
@@ -180,7 +180,7 @@ func TestOutboxTwoServersSendOnce(t *testing.T) {
 func TestOutboxExpandOnce(t *testing.T) {
 	dbs, ref := hookServers(t, 2)
 	hooks := []*store.Webhook{mustHook(t, dbs[0], ref, "plan.*"), mustHook(t, dbs[0], ref, "plan.created")}
-	planEvents(t, dbs[0], ref, 60)
+	hookPlanEvents(t, dbs[0], ref, 60)
 	var wg sync.WaitGroup
 	var expanded atomic.Int32
 	for i := range 4 {
@@ -205,7 +205,7 @@ func TestOutboxExpandOnce(t *testing.T) {
 		t.Fatalf("the servers report %d events expanded, want 60", n)
 	}
 	for _, h := range hooks {
-		if got := deliveries(t, dbs[1], ref, h.ID, ""); len(got) != 60 {
+		if got := hookDeliveries(t, dbs[1], ref, h.ID, ""); len(got) != 60 {
 			t.Fatalf("endpoint %s has %d deliveries, want 60", h.ID, len(got))
 		}
 	}
@@ -220,8 +220,8 @@ func TestOutboxDeadServer(t *testing.T) {
 	dbs, ref := hookServers(t, 2)
 	alive, dead := dbs[0], dbs[1]
 	hook := mustHook(t, alive, ref, "plan.created")
-	planEvents(t, alive, ref, 3)
-	expandEvery(t, alive)
+	hookPlanEvents(t, alive, ref, 3)
+	expandHooks(t, alive)
 	ctx := context.Background()
 	now := time.Now()
 	gone, err := dead.ClaimDue(ctx, now, hookClaim("dead", 10))
@@ -264,7 +264,7 @@ func TestOutboxDeadServer(t *testing.T) {
 		t.Fatalf("the last claim = %d jobs, %v; want only the third delivery", len(rest), err)
 	}
 	var n int
-	for _, d := range deliveries(t, alive, ref, hook.ID, store.DeliveryDelivered) {
+	for _, d := range hookDeliveries(t, alive, ref, hook.ID, store.DeliveryDelivered) {
 		if d.ID == gone[0].Delivery.ID {
 			n = d.Attempts
 		}
@@ -280,8 +280,8 @@ func TestOutboxDeadServer(t *testing.T) {
 func TestOutboxCapAcrossServers(t *testing.T) {
 	dbs, ref := hookServers(t, 2)
 	hook := mustHook(t, dbs[0], ref, "plan.created")
-	planEvents(t, dbs[0], ref, 12)
-	expandEvery(t, dbs[0])
+	hookPlanEvents(t, dbs[0], ref, 12)
+	expandHooks(t, dbs[0])
 	ctx := context.Background()
 	now := time.Now()
 	one, err := dbs[0].ClaimDue(ctx, now, hookClaim("a", 1))
@@ -343,17 +343,17 @@ func TestOutboxSettleAcrossServers(t *testing.T) {
 	dbs, ref := hookServers(t, 2)
 	ctx := context.Background()
 	a := mustHook(t, dbs[0], ref, "plan.*")
-	expandEvery(t, dbs[1])
-	planEvents(t, dbs[1], ref, 2)
+	expandHooks(t, dbs[1])
+	hookPlanEvents(t, dbs[1], ref, 2)
 	b := mustHook(t, dbs[0], ref, "plan.*")
 	if _, err := dbs[0].UpdateWebhook(ctx, ref, a.ID, store.WebhookUpdate{Status: hookPtr(store.WebhookDisabled)}); err != nil {
 		t.Fatal(err)
 	}
-	expandEvery(t, dbs[1])
-	if got := deliveries(t, dbs[1], ref, a.ID, store.DeliveryPending); len(got) != 2 {
+	expandHooks(t, dbs[1])
+	if got := hookDeliveries(t, dbs[1], ref, a.ID, store.DeliveryPending); len(got) != 2 {
 		t.Fatalf("A (subscribed at the events) has %d pending deliveries, want 2", len(got))
 	}
-	if got := deliveries(t, dbs[1], ref, b.ID, ""); len(got) != 0 {
+	if got := hookDeliveries(t, dbs[1], ref, b.ID, ""); len(got) != 0 {
 		t.Fatalf("B (created after the events) has %d deliveries, want 0", len(got))
 	}
 	if n, _, err := dbs[1].OutboxStats(ctx); err != nil || n != 0 {

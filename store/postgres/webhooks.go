@@ -212,7 +212,7 @@ func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) er
 		if err := t.settle(w.OrgID, w.AppID); err != nil {
 			return err
 		}
-		if _, err := t.dropDeliveries(`webhook_id = $1`, w.ID); err != nil {
+		if err := t.hookDropDeliveries(`webhook_id = $1`, w.ID); err != nil {
 			return err
 		}
 		t.hooks = nil
@@ -224,16 +224,15 @@ func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) er
 	})
 }
 
-// dropDeliveries deletes the deliveries that match where (a condition on
-// $1…$n of args) and the shared payloads none is left to use; it reports
-// how many it deleted. The retention pass uses it for finished deliveries.
-func (t *txn) dropDeliveries(where string, args ...any) (int, error) {
+// hookDropDeliveries deletes the deliveries that match where (a condition
+// on $1…$n of args) and the shared payloads none is left to use.
+func (t *txn) hookDropDeliveries(where string, args ...any) error {
 	rows, err := t.tx.Query(t.ctx, `DELETE FROM webhook_deliveries WHERE `+where+` RETURNING body_of::text`, args...)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var bodies []string
-	n, err := collectRows(rows, func(r pgx.CollectableRow) error {
+	if _, err := hookRows(rows, func(r pgx.CollectableRow) error {
 		var of *string
 		if err := r.Scan(&of); err != nil {
 			return err
@@ -242,23 +241,22 @@ func (t *txn) dropDeliveries(where string, args ...any) (int, error) {
 			bodies = append(bodies, *of)
 		}
 		return nil
-	})
-	if err != nil || len(bodies) == 0 {
-		return n, err
+	}); err != nil || len(bodies) == 0 {
+		return err
 	}
 	// The payload rows are locked first, so that two transactions dropping
 	// the last deliveries of one event concurrently do not both see the
 	// other's delivery and keep the payload for ever.
 	if _, err := t.exec(`SELECT 1 FROM outbox_bodies WHERE event_id = ANY($1::uuid[]) ORDER BY event_id FOR UPDATE`, bodies); err != nil {
-		return n, err
+		return err
 	}
 	_, err = t.exec(`DELETE FROM outbox_bodies b WHERE b.event_id = ANY($1::uuid[])
 		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.body_of = b.event_id)`, bodies)
-	return n, err
+	return err
 }
 
-// collectRows calls fn on every row and reports how many there were.
-func collectRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
+// hookRows calls fn on every row and reports how many there were.
+func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
@@ -319,7 +317,7 @@ func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID st
 		if err != nil {
 			return err
 		}
-		if _, err := collectRows(rows, func(r pgx.CollectableRow) error {
+		if _, err := hookRows(rows, func(r pgx.CollectableRow) error {
 			var id string
 			var c deliveryCols
 			err := r.Scan(&id, &c.Status, &c.NextAttemptAt, &c.DoneAt, &c.Body)
