@@ -86,6 +86,24 @@ func (t *txn) lockHooks(orgID string) error {
 	return err
 }
 
+// changeWebhook loads an endpoint of ref's application that is about to
+// change, with its application: under the organization's endpoint lock,
+// the endpoint's row locked, the events it could hear settled.
+func (t *txn) changeWebhook(ref store.AppRef, id string) (*store.Application, *webhookRow, error) {
+	a, err := t.app(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := t.lockHooks(a.OrgID); err != nil {
+		return nil, nil, err
+	}
+	w, err := t.webhook(ref, id, "FOR UPDATE")
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, w, t.settle(w.OrgID, w.AppID)
+}
+
 // CreateWebhook implements store.Webhooks.
 func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
 	if err := store.CheckEventPatterns(events); err != nil {
@@ -146,18 +164,8 @@ func (db *DB) UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u 
 	}
 	var out *store.Webhook
 	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
+		a, w, err := t.changeWebhook(ref, id)
 		if err != nil {
-			return err
-		}
-		if err := t.lockHooks(a.OrgID); err != nil {
-			return err
-		}
-		w, err := t.webhook(ref, id, "FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		if err := t.settle(w.OrgID, w.AppID); err != nil {
 			return err
 		}
 		meta := map[string]any{}
@@ -198,18 +206,8 @@ func (db *DB) UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u 
 // DeleteWebhook implements store.Webhooks.
 func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) error {
 	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
+		a, w, err := t.changeWebhook(ref, id)
 		if err != nil {
-			return err
-		}
-		if err := t.lockHooks(a.OrgID); err != nil {
-			return err
-		}
-		w, err := t.webhook(ref, id, "FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		if err := t.settle(w.OrgID, w.AppID); err != nil {
 			return err
 		}
 		if err := t.hookDropDeliveries(`webhook_id = $1`, w.ID); err != nil {
