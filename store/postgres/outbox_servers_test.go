@@ -379,3 +379,45 @@ func TestOutboxSettleAcrossServers(t *testing.T) {
 }
 
 func hookPtr[T any](v T) *T { return &v }
+
+// TestOutboxGoneDisables: a 410 disables the endpoint (the record runs
+// again under the organization's endpoint lock): its waiting deliveries
+// leave the queue, the change is audited, and the events committed before
+// it still reach it once it is enabled.
+func TestOutboxGoneDisables(t *testing.T) {
+	dbs, ref := hookServers(t, 2)
+	ctx := context.Background()
+	hook := mustHook(t, dbs[0], ref, "plan.created")
+	hookPlanEvents(t, dbs[0], ref, 3)
+	expandHooks(t, dbs[0])
+	now := time.Now()
+	jobs, err := dbs[1].ClaimDue(ctx, now, hookClaim("d", 1))
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
+	}
+	hookPlanEvents(t, dbs[0], ref, 1) // waits unexpanded: the disabling settles it
+	if err := dbs[1].RecordAttempt(ctx, jobs[0].Delivery.ID, store.Attempt{Status: 410, At: now},
+		store.RetryPolicy{Schedule: []time.Duration{time.Minute}}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := dbs[0].ListWebhooks(ctx, ref)
+	if err != nil || len(list) != 1 || list[0].Status != store.WebhookDisabled || list[0].FailingSince == nil {
+		t.Fatalf("ListWebhooks after a 410 = %+v, %v", list, err)
+	}
+	if n, _, err := dbs[0].OutboxStats(ctx); err != nil || n != 0 {
+		t.Fatalf("OutboxStats with the endpoint disabled = %d, %v", n, err)
+	}
+	if got := hookDeliveries(t, dbs[0], ref, hook.ID, store.DeliveryPending); len(got) != 4 {
+		t.Fatalf("%d deliveries wait for the disabled endpoint, want 4", len(got))
+	}
+	var audited int
+	if err := dbs[0].pool.QueryRow(ctx, `SELECT count(*) FROM audit WHERE event = $1 AND target_id = $2`, store.EventWebhookDisabled, hook.ID).Scan(&audited); err != nil || audited != 1 {
+		t.Fatalf("%d webhook.disabled entries (%v), want 1", audited, err)
+	}
+	if _, err := dbs[1].UpdateWebhook(ctx, ref, hook.ID, store.WebhookUpdate{Status: hookPtr(store.WebhookActive)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := dbs[0].OutboxStats(ctx); err != nil || n != 4 {
+		t.Fatalf("OutboxStats after enabling = %d, %v; want the 4 deliveries due", n, err)
+	}
+}
