@@ -126,7 +126,8 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		if err != nil || len(hooks) == 0 {
 			return err
 		}
-		// The leases again, after the lock: a claim of these endpoints that
+		// The leases again, after the lock, in a statement of its own (under
+		// READ COMMITTED a new snapshot): a claim of these endpoints that
 		// committed meanwhile is counted.
 		l, err := t.hookLoadsAt(now, c.Owner)
 		if err != nil {

@@ -150,7 +150,7 @@ func (db *DB) ExpandEvents(ctx context.Context, limit int) (int, error) {
 			if !seen {
 				// An organization whose endpoints are changing is left to
 				// the change, which expands its events itself (settle).
-				if err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock_shared(hashtextextended('licensectl webhooks ' || $1, 0))`,
+				if err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock_shared(`+hooksLockKey+`)`,
 					e.OrgID).Scan(&ok); err != nil {
 					return err
 				}

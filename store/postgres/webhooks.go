@@ -82,9 +82,12 @@ func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRow, error) {
 // an event is expanded against the endpoints of its time on every server,
 // and two creations cannot both pass webhooks.max_endpoints.
 func (t *txn) lockHooks(orgID string) error {
-	_, err := t.exec(`SELECT pg_advisory_xact_lock(hashtextextended('licensectl webhooks ' || $1, 0))`, orgID)
+	_, err := t.exec(`SELECT pg_advisory_xact_lock(`+hooksLockKey+`)`, orgID)
 	return err
 }
+
+// hooksLockKey is the advisory lock key of the organization $1's endpoints.
+const hooksLockKey = `hashtextextended('licensectl webhooks ' || $1, 0)`
 
 // changeWebhook loads an endpoint of ref's application that is about to
 // change, with its application: under the organization's endpoint lock,
