@@ -71,7 +71,9 @@ func (d *Dispatcher) claim(n int) store.Claim {
 
 // Run dispatches until ctx ends, then waits up to Drain for the sends in
 // flight and cancels the rest. An interrupted send is not recorded: its
-// lease runs out, and the delivery is sent again (here, after a restart).
+// lease is given back, and the delivery is sent again (here, after a
+// restart). A dispatcher that dies without stopping leaves its leases to
+// run out.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	sendCtx, cancelSends := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSends()
@@ -166,6 +168,12 @@ func (d *Dispatcher) fill(ctx, sendCtx context.Context, wg *sync.WaitGroup) {
 			defer d.give(1)
 			a := d.send.Send(sendCtx, job)
 			if sendCtx.Err() != nil {
+				// Cut short by the stop: the lease goes back, so that the
+				// delivery is sent again at once, by another server on the
+				// same database or after the restart, not when it runs out.
+				if err := d.out.ReleaseClaim(context.WithoutCancel(ctx), job.Delivery.ID, d.cfg.Owner); err != nil {
+					d.logger.Error("webhook dispatcher: giving back a claim", "delivery", job.Delivery.ID, "err", err)
+				}
 				return
 			}
 			d.record(job, a)

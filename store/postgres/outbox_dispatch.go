@@ -347,6 +347,17 @@ func (t *txn) recordAttempt(deliveryID string, a store.Attempt, p store.RetryPol
 	return nil
 }
 
+// ReleaseClaim implements store.Outbox. The commit wakes every server's
+// dispatcher: the delivery is due at once.
+func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error {
+	return db.update(ctx, func(t *txn) error {
+		n, err := t.exec(`UPDATE webhook_deliveries SET leased_until = NULL, leased_by = '' WHERE id = $1 AND leased_by = $2 AND leased_until IS NOT NULL`,
+			uuidOrNil(deliveryID), owner)
+		t.queued = n > 0
+		return err
+	})
+}
+
 // hookAppEnvs lists the environments of an application by id; none when
 // it is gone.
 func (t *txn) hookAppEnvs(appID string) ([]string, error) {
