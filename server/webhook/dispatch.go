@@ -50,7 +50,10 @@ type Dispatcher struct {
 
 	mu       sync.Mutex
 	inflight int // sends and pings in flight
-	freed    chan struct{}
+	// sending holds the deliveries of the sends in flight, until their
+	// attempt is recorded.
+	sending map[string]bool
+	freed   chan struct{}
 }
 
 // NewDispatcher builds a dispatcher; it does nothing until Run.
@@ -61,7 +64,7 @@ func NewDispatcher(out store.Outbox, send *Sender, cfg Config, logger *slog.Logg
 	if cfg.Owner == "" {
 		cfg.Owner = store.NewID()
 	}
-	return &Dispatcher{out: out, send: send, cfg: cfg, logger: logger, freed: make(chan struct{}, 1)}
+	return &Dispatcher{out: out, send: send, cfg: cfg, logger: logger, sending: map[string]bool{}, freed: make(chan struct{}, 1)}
 }
 
 // claim is the bounds of docs/design.md §9 for n free workers.
@@ -156,6 +159,7 @@ func (d *Dispatcher) fill(ctx, sendCtx context.Context, wg *sync.WaitGroup) {
 	if err != nil {
 		d.logger.Error("webhook dispatcher: claiming due deliveries", "err", err)
 	}
+	jobs = d.fresh(jobs)
 	if unused := free - len(jobs); unused > 0 {
 		d.mu.Lock()
 		d.inflight -= unused
@@ -166,6 +170,7 @@ func (d *Dispatcher) fill(ctx, sendCtx context.Context, wg *sync.WaitGroup) {
 		go func() {
 			defer wg.Done()
 			defer d.give(1)
+			defer d.sent(job.Delivery.ID)
 			a := d.send.Send(sendCtx, job)
 			if sendCtx.Err() != nil {
 				// Cut short by the stop: the lease goes back, so that the
@@ -179,6 +184,31 @@ func (d *Dispatcher) fill(ctx, sendCtx context.Context, wg *sync.WaitGroup) {
 			d.record(job, a)
 		}()
 	}
+}
+
+// fresh drops the jobs whose delivery this dispatcher is sending already:
+// a lease that ran out under a slow send or record (or a clock moved past
+// it) must not make one dispatcher send a delivery twice at once. The send
+// in flight records its attempt, which ends the renewed lease as well.
+func (d *Dispatcher) fresh(jobs []*store.DeliveryJob) []*store.DeliveryJob {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := jobs[:0]
+	for _, j := range jobs {
+		if d.sending[j.Delivery.ID] {
+			continue
+		}
+		d.sending[j.Delivery.ID] = true
+		out = append(out, j)
+	}
+	return out
+}
+
+// sent forgets a delivery whose attempt is recorded (or given back).
+func (d *Dispatcher) sent(id string) {
+	d.mu.Lock()
+	delete(d.sending, id)
+	d.mu.Unlock()
 }
 
 // record stores an attempt's outcome.

@@ -222,4 +222,23 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 			return true
 		})
 	})
+
+	t.Run("OKOwnLeaseRunOutNotSentTwice", func(t *testing.T) {
+		before := rc.counts()
+		rc.hold.Store(true)
+		defer rc.hold.Store(false)
+		stopC := dispatcher(t, db, clock, "c", lease)
+		plans(t, 1)
+		eventually(t, "c's three sends in flight", func() bool { return len(rc.counts()) == len(before)+3 })
+		// The clock passes c's leases while its sends hang: its next
+		// claims hand it the same deliveries again.
+		clock.advance(lease + time.Second)
+		time.Sleep(1500 * time.Millisecond) // c polls every second
+		for id, n := range rc.counts() {
+			if _, old := before[id]; !old && n != 1 {
+				t.Fatalf("delivery %s sent %d times at once by one dispatcher", id, n)
+			}
+		}
+		stopC()
+	})
 }
