@@ -60,6 +60,28 @@ func (h *hits) counts() map[string]int {
 	return out
 }
 
+// since lists the deliveries first heard after the counts before.
+func (h *hits) since(before map[string]int) map[string]bool {
+	out := map[string]bool{}
+	for id := range h.counts() {
+		if _, ok := before[id]; !ok {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// each reports whether every delivery of ids was heard n times.
+func (h *hits) each(ids map[string]bool, n int) bool {
+	c := h.counts()
+	for id := range ids {
+		if c[id] != n {
+			return false
+		}
+	}
+	return true
+}
+
 // dispatcher runs a dispatcher named owner on out until the returned stop.
 func dispatcher(t *testing.T, out store.Outbox, clock *fakeClock, owner string, lease time.Duration) (stop func()) {
 	sender := &webhook.Sender{Client: &http.Client{Timeout: 5 * time.Second}, UserAgent: "licensectl/test", Now: clock.now}
@@ -168,12 +190,7 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 		a.dead.Store(true)
 		stopA() // its sends are cut short, and neither recorded nor given back: the leases stay
 		rc.hold.Store(false)
-		held := map[string]bool{}
-		for id := range rc.counts() {
-			if _, ok := before[id]; !ok {
-				held[id] = true
-			}
-		}
+		held := rc.since(before)
 		dispatcher(t, db, clock, "b", lease)
 		time.Sleep(1500 * time.Millisecond) // b polls every second
 		for id := range held {
@@ -182,15 +199,7 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 			}
 		}
 		clock.advance(lease + time.Second)
-		eventually(t, "b sends what a held", func() bool {
-			c := rc.counts()
-			for id := range held {
-				if c[id] != 2 {
-					return false
-				}
-			}
-			return true
-		})
+		eventually(t, "b sends what a held", func() bool { return rc.each(held, 2) })
 		eventually(t, "the queue empty", func() bool {
 			n, _, err := db.OutboxStats(ctx)
 			return err == nil && n == 0
@@ -205,22 +214,9 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 		eventually(t, "a's three sends in flight", func() bool { return len(rc.counts()) == len(before)+3 })
 		stopA() // the sends are cut short: their leases go back
 		rc.hold.Store(false)
-		held := map[string]bool{}
-		for id := range rc.counts() {
-			if _, ok := before[id]; !ok {
-				held[id] = true
-			}
-		}
+		held := rc.since(before)
 		dispatcher(t, db, clock, "b", lease)
-		eventually(t, "b sends what a gave back, within the lease", func() bool {
-			c := rc.counts()
-			for id := range held {
-				if c[id] != 2 {
-					return false
-				}
-			}
-			return true
-		})
+		eventually(t, "b sends what a gave back, within the lease", func() bool { return rc.each(held, 2) })
 	})
 
 	t.Run("OKOwnLeaseRunOutNotSentTwice", func(t *testing.T) {
@@ -234,10 +230,8 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 		// claims hand it the same deliveries again.
 		clock.advance(lease + time.Second)
 		time.Sleep(1500 * time.Millisecond) // c polls every second
-		for id, n := range rc.counts() {
-			if _, old := before[id]; !old && n != 1 {
-				t.Fatalf("delivery %s sent %d times at once by one dispatcher", id, n)
-			}
+		if !rc.each(rc.since(before), 1) {
+			t.Fatalf("one dispatcher sent a delivery twice at once: %v", rc.counts())
 		}
 		stopC()
 	})

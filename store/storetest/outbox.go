@@ -47,6 +47,23 @@ func testOutbox(t *testing.T, open Opener) {
 	claim := func(owner string, limit int) store.Claim {
 		return store.Claim{Owner: owner, Limit: limit, PerEndpoint: 2, PerApp: 100, Lease: time.Minute}
 	}
+	// claimedPlan is an endpoint hearing plan.created and the delivery of
+	// one plan's creation, claimed by "one" at the time returned.
+	claimedPlan := func(t *testing.T, f *fixture) (*store.Webhook, *store.DeliveryJob, time.Time) {
+		t.Helper()
+		h := hook(t, f, "plan.created")
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Claimed")}); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		now := time.Now().Add(time.Second)
+		jobs, err := f.be.ClaimDue(f.ctx, now, claim("one", 10))
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
+		}
+		return h, jobs[0], now
+	}
+
 	fixture := func(t *testing.T) *fixture {
 		t.Helper()
 		f := newFixture(t, open)
@@ -192,17 +209,8 @@ func testOutbox(t *testing.T, open Opener) {
 
 	t.Run("OKReleaseClaim", func(t *testing.T) {
 		f := fixture(t)
-		hook(t, f, "plan.created")
-		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Released")}); err != nil {
-			t.Fatal(err)
-		}
-		expandAll(t, f)
-		now := time.Now().Add(time.Second)
-		jobs, err := f.be.ClaimDue(f.ctx, now, claim("one", 10))
-		if err != nil || len(jobs) != 1 {
-			t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
-		}
-		id := jobs[0].Delivery.ID
+		_, job, now := claimedPlan(t, f)
+		id := job.Delivery.ID
 		// Another owner cannot give back a lease it does not hold.
 		if err := f.be.ReleaseClaim(f.ctx, id, "two"); err != nil {
 			t.Fatal(err)
@@ -223,18 +231,9 @@ func testOutbox(t *testing.T, open Opener) {
 
 	t.Run("OKAttemptRecorded", func(t *testing.T) {
 		f := fixture(t)
-		h := hook(t, f, "plan.created")
-		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Timed")}); err != nil {
-			t.Fatal(err)
-		}
-		expandAll(t, f)
-		now := time.Now().Add(time.Second)
-		jobs, err := f.be.ClaimDue(f.ctx, now, claim("one", 10))
-		if err != nil || len(jobs) != 1 {
-			t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
-		}
+		h, job, now := claimedPlan(t, f)
 		a := store.Attempt{At: now, Latency: 1500 * time.Millisecond, Error: "context deadline exceeded", TimedOut: true}
-		if err := f.be.RecordAttempt(f.ctx, jobs[0].Delivery.ID, a, store.RetryPolicy{Schedule: []time.Duration{time.Second}}); err != nil {
+		if err := f.be.RecordAttempt(f.ctx, job.Delivery.ID, a, store.RetryPolicy{Schedule: []time.Duration{time.Second}}); err != nil {
 			t.Fatal(err)
 		}
 		p, err := f.db.ListDeliveries(f.ctx, f.ref(), h.ID, store.DeliveryFilter{})
