@@ -161,6 +161,11 @@ type Outbox interface {
 	// delivered on 2xx, else the next try per p or failed; 410 and a
 	// failure run longer than p.DisableAfter disable the endpoint.
 	RecordAttempt(ctx context.Context, deliveryID string, a Attempt, p RetryPolicy) error
+	// ReleaseClaim ends owner's lease of a delivery whose send was cut
+	// short (the dispatcher stopping), recording no attempt: the delivery
+	// is due again at once, for another server or after a restart, rather
+	// than when the lease runs out. A lease owner no longer holds is kept.
+	ReleaseClaim(ctx context.Context, deliveryID, owner string) error
 	// TestDelivery records a webhook.test delivery to the endpoint, not
 	// queued, leased to c.Owner as ClaimDue would (now is the claim's
 	// time), and returns it with what sending it needs. Returns not_found,

@@ -50,7 +50,10 @@ type Dispatcher struct {
 
 	mu       sync.Mutex
 	inflight int // sends and pings in flight
-	freed    chan struct{}
+	// sending holds the deliveries of the sends in flight, until their
+	// attempt is recorded.
+	sending map[string]bool
+	freed   chan struct{}
 }
 
 // NewDispatcher builds a dispatcher; it does nothing until Run.
@@ -61,7 +64,7 @@ func NewDispatcher(out store.Outbox, send *Sender, cfg Config, logger *slog.Logg
 	if cfg.Owner == "" {
 		cfg.Owner = store.NewID()
 	}
-	return &Dispatcher{out: out, send: send, cfg: cfg, logger: logger, freed: make(chan struct{}, 1)}
+	return &Dispatcher{out: out, send: send, cfg: cfg, logger: logger, sending: map[string]bool{}, freed: make(chan struct{}, 1)}
 }
 
 // claim is the bounds of docs/design.md §9 for n free workers.
@@ -71,7 +74,9 @@ func (d *Dispatcher) claim(n int) store.Claim {
 
 // Run dispatches until ctx ends, then waits up to Drain for the sends in
 // flight and cancels the rest. An interrupted send is not recorded: its
-// lease runs out, and the delivery is sent again (here, after a restart).
+// lease is given back, and the delivery is sent again (here, after a
+// restart). A dispatcher that dies without stopping leaves its leases to
+// run out.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	sendCtx, cancelSends := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSends()
@@ -154,6 +159,7 @@ func (d *Dispatcher) fill(ctx, sendCtx context.Context, wg *sync.WaitGroup) {
 	if err != nil {
 		d.logger.Error("webhook dispatcher: claiming due deliveries", "err", err)
 	}
+	jobs = d.fresh(jobs)
 	if unused := free - len(jobs); unused > 0 {
 		d.mu.Lock()
 		d.inflight -= unused
@@ -164,13 +170,45 @@ func (d *Dispatcher) fill(ctx, sendCtx context.Context, wg *sync.WaitGroup) {
 		go func() {
 			defer wg.Done()
 			defer d.give(1)
+			defer d.sent(job.Delivery.ID)
 			a := d.send.Send(sendCtx, job)
 			if sendCtx.Err() != nil {
+				// Cut short by the stop: the lease goes back, so that the
+				// delivery is sent again at once, by another server on the
+				// same database or after the restart, not when it runs out.
+				if err := d.out.ReleaseClaim(context.WithoutCancel(ctx), job.Delivery.ID, d.cfg.Owner); err != nil {
+					d.logger.Error("webhook dispatcher: giving back a claim", "delivery", job.Delivery.ID, "err", err)
+				}
 				return
 			}
 			d.record(job, a)
 		}()
 	}
+}
+
+// fresh drops the jobs whose delivery this dispatcher is sending already:
+// a lease that ran out under a slow send or record (or a clock moved past
+// it) must not make one dispatcher send a delivery twice at once. The send
+// in flight records its attempt, which ends the renewed lease as well.
+func (d *Dispatcher) fresh(jobs []*store.DeliveryJob) []*store.DeliveryJob {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := jobs[:0]
+	for _, j := range jobs {
+		if d.sending[j.Delivery.ID] {
+			continue
+		}
+		d.sending[j.Delivery.ID] = true
+		out = append(out, j)
+	}
+	return out
+}
+
+// sent forgets a delivery whose attempt is recorded (or given back).
+func (d *Dispatcher) sent(id string) {
+	d.mu.Lock()
+	delete(d.sending, id)
+	d.mu.Unlock()
 }
 
 // record stores an attempt's outcome.

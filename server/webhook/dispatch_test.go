@@ -60,10 +60,32 @@ func (h *hits) counts() map[string]int {
 	return out
 }
 
-// dispatcher runs a dispatcher named owner on db until the returned stop.
-func dispatcher(t *testing.T, db *bolt.DB, clock *fakeClock, owner string, lease time.Duration) (stop func()) {
+// since lists the deliveries first heard after the counts before.
+func (h *hits) since(before map[string]int) map[string]bool {
+	out := map[string]bool{}
+	for id := range h.counts() {
+		if _, ok := before[id]; !ok {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// each reports whether every delivery of ids was heard n times.
+func (h *hits) each(ids map[string]bool, n int) bool {
+	c := h.counts()
+	for id := range ids {
+		if c[id] != n {
+			return false
+		}
+	}
+	return true
+}
+
+// dispatcher runs a dispatcher named owner on out until the returned stop.
+func dispatcher(t *testing.T, out store.Outbox, clock *fakeClock, owner string, lease time.Duration) (stop func()) {
 	sender := &webhook.Sender{Client: &http.Client{Timeout: 5 * time.Second}, UserAgent: "licensectl/test", Now: clock.now}
-	d := webhook.NewDispatcher(db, sender, webhook.Config{Owner: owner, Workers: 8, Lease: lease, Drain: time.Millisecond,
+	d := webhook.NewDispatcher(out, sender, webhook.Config{Owner: owner, Workers: 8, Lease: lease, Drain: time.Millisecond,
 		Policy: store.RetryPolicy{Schedule: []time.Duration{time.Hour}}}, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -72,6 +94,21 @@ func dispatcher(t *testing.T, db *bolt.DB, clock *fakeClock, owner string, lease
 	stop = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(stop)
 	return stop
+}
+
+// killable is the store as a dispatcher's process sees it: once killed,
+// nothing the dispatcher still calls reaches the store (a killed process
+// gives no claim back).
+type killable struct {
+	store.Outbox
+	dead atomic.Bool
+}
+
+func (k *killable) ReleaseClaim(ctx context.Context, id, owner string) error {
+	if k.dead.Load() {
+		return nil
+	}
+	return k.Outbox.ReleaseClaim(ctx, id, owner)
 }
 
 // eventually polls cond for up to 10 s.
@@ -89,7 +126,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // TestTwoDispatchersOneStore: two dispatchers work one store. Neither sends
 // a delivery the other holds while the lease holds; when one is killed in
 // the middle of its sends, the other sends what it held once the lease has
-// run out.
+// run out; one that stops gives back what it held, sent at once.
 func TestTwoDispatchersOneStore(t *testing.T) {
 	clock := &fakeClock{}
 	clock.ns.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
@@ -146,17 +183,14 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 	t.Run("OKKilledDispatchersClaimsAfterLease", func(t *testing.T) {
 		before := rc.counts()
 		rc.hold.Store(true)
-		stopA := dispatcher(t, db, clock, "a", lease)
+		a := &killable{Outbox: db}
+		stopA := dispatcher(t, a, clock, "a", lease)
 		plans(t, 1) // 3 deliveries, one per endpoint
 		eventually(t, "a's three sends in flight", func() bool { return len(rc.counts()) == len(before)+3 })
-		stopA() // its sends are cut short and not recorded: the leases stay
+		a.dead.Store(true)
+		stopA() // its sends are cut short, and neither recorded nor given back: the leases stay
 		rc.hold.Store(false)
-		held := map[string]bool{}
-		for id := range rc.counts() {
-			if _, ok := before[id]; !ok {
-				held[id] = true
-			}
-		}
+		held := rc.since(before)
 		dispatcher(t, db, clock, "b", lease)
 		time.Sleep(1500 * time.Millisecond) // b polls every second
 		for id := range held {
@@ -165,18 +199,40 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 			}
 		}
 		clock.advance(lease + time.Second)
-		eventually(t, "b sends what a held", func() bool {
-			c := rc.counts()
-			for id := range held {
-				if c[id] != 2 {
-					return false
-				}
-			}
-			return true
-		})
+		eventually(t, "b sends what a held", func() bool { return rc.each(held, 2) })
 		eventually(t, "the queue empty", func() bool {
 			n, _, err := db.OutboxStats(ctx)
 			return err == nil && n == 0
 		})
+	})
+
+	t.Run("OKStoppedDispatcherGivesBack", func(t *testing.T) {
+		before := rc.counts()
+		rc.hold.Store(true)
+		stopA := dispatcher(t, db, clock, "a", lease)
+		plans(t, 1)
+		eventually(t, "a's three sends in flight", func() bool { return len(rc.counts()) == len(before)+3 })
+		stopA() // the sends are cut short: their leases go back
+		rc.hold.Store(false)
+		held := rc.since(before)
+		dispatcher(t, db, clock, "b", lease)
+		eventually(t, "b sends what a gave back, within the lease", func() bool { return rc.each(held, 2) })
+	})
+
+	t.Run("OKOwnLeaseRunOutNotSentTwice", func(t *testing.T) {
+		before := rc.counts()
+		rc.hold.Store(true)
+		defer rc.hold.Store(false)
+		stopC := dispatcher(t, db, clock, "c", lease)
+		plans(t, 1)
+		eventually(t, "c's three sends in flight", func() bool { return len(rc.counts()) == len(before)+3 })
+		// The clock passes c's leases while its sends hang: its next
+		// claims hand it the same deliveries again.
+		clock.advance(lease + time.Second)
+		time.Sleep(1500 * time.Millisecond) // c polls every second
+		if !rc.each(rc.since(before), 1) {
+			t.Fatalf("one dispatcher sent a delivery twice at once: %v", rc.counts())
+		}
+		stopC()
 	})
 }

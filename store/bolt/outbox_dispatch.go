@@ -152,6 +152,17 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 	return err
 }
 
+// ReleaseClaim implements store.Outbox.
+func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error {
+	lt := &db.leases
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if l, ok := lt.byID[deliveryID]; ok && l.owner == owner {
+		delete(lt.byID, deliveryID)
+	}
+	return nil
+}
+
 // appEnvs lists the environments of an application by id; none when it is gone.
 func (t *txn) appEnvs(appID string) []string {
 	a := new(store.Application)

@@ -13,7 +13,8 @@ import (
 // testOutbox certifies store.Outbox: one outbox event per change whatever
 // the number of endpoints, expansion against the endpoints of the event's
 // time, a leased claim that never hands one delivery to two dispatchers
-// while the lease holds and hands it again after, round-robin over
+// while the lease holds and hands it again after (or at once when its
+// holder gives it back), round-robin over
 // endpoints, the per-endpoint and per-application bounds, pings within
 // them, and the bounds on endpoints and patterns. It drives the outbox by
 // hand, so it runs only on a store no dispatcher works (Harness.Dispatched).
@@ -46,6 +47,23 @@ func testOutbox(t *testing.T, open Opener) {
 	claim := func(owner string, limit int) store.Claim {
 		return store.Claim{Owner: owner, Limit: limit, PerEndpoint: 2, PerApp: 100, Lease: time.Minute}
 	}
+	// claimedPlan is an endpoint hearing plan.created and the delivery of
+	// one plan's creation, claimed by "one" at the time returned.
+	claimedPlan := func(t *testing.T, f *fixture) (*store.Webhook, *store.DeliveryJob, time.Time) {
+		t.Helper()
+		h := hook(t, f, "plan.created")
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Claimed")}); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		now := time.Now().Add(time.Second)
+		jobs, err := f.be.ClaimDue(f.ctx, now, claim("one", 10))
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
+		}
+		return h, jobs[0], now
+	}
+
 	fixture := func(t *testing.T) *fixture {
 		t.Helper()
 		f := newFixture(t, open)
@@ -189,20 +207,33 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("OKAttemptRecorded", func(t *testing.T) {
+	t.Run("OKReleaseClaim", func(t *testing.T) {
 		f := fixture(t)
-		h := hook(t, f, "plan.created")
-		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Timed")}); err != nil {
+		_, job, now := claimedPlan(t, f)
+		id := job.Delivery.ID
+		// Another owner cannot give back a lease it does not hold.
+		if err := f.be.ReleaseClaim(f.ctx, id, "two"); err != nil {
 			t.Fatal(err)
 		}
-		expandAll(t, f)
-		now := time.Now().Add(time.Second)
-		jobs, err := f.be.ClaimDue(f.ctx, now, claim("one", 10))
-		if err != nil || len(jobs) != 1 {
-			t.Fatalf("ClaimDue = %d, %v", len(jobs), err)
+		if again, err := f.be.ClaimDue(f.ctx, now, claim("two", 10)); err != nil || len(again) != 0 {
+			t.Fatalf("ClaimDue after another owner's release = %d jobs, %v; the lease holds", len(again), err)
 		}
+		// The holder stops before the send ends: the delivery is due at
+		// once, under its id, and no attempt is counted.
+		if err := f.be.ReleaseClaim(f.ctx, id, "one"); err != nil {
+			t.Fatal(err)
+		}
+		again, err := f.be.ClaimDue(f.ctx, now, claim("two", 10))
+		if err != nil || len(again) != 1 || again[0].Delivery.ID != id || again[0].Delivery.Attempts != 0 {
+			t.Fatalf("ClaimDue after the release = %d jobs, %v; want delivery %s again, unattempted", len(again), err, id)
+		}
+	})
+
+	t.Run("OKAttemptRecorded", func(t *testing.T) {
+		f := fixture(t)
+		h, job, now := claimedPlan(t, f)
 		a := store.Attempt{At: now, Latency: 1500 * time.Millisecond, Error: "context deadline exceeded", TimedOut: true}
-		if err := f.be.RecordAttempt(f.ctx, jobs[0].Delivery.ID, a, store.RetryPolicy{Schedule: []time.Duration{time.Second}}); err != nil {
+		if err := f.be.RecordAttempt(f.ctx, job.Delivery.ID, a, store.RetryPolicy{Schedule: []time.Duration{time.Second}}); err != nil {
 			t.Fatal(err)
 		}
 		p, err := f.db.ListDeliveries(f.ctx, f.ref(), h.ID, store.DeliveryFilter{})

@@ -1,0 +1,427 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"licensectl/store"
+)
+
+var _ store.Outbox = (*DB)(nil)
+
+// Claims across servers (docs/design.md §12). A claim leases deliveries in
+// their rows: leased_until and leased_by, taken with FOR UPDATE SKIP LOCKED
+// so that two servers claiming at once never take the same one, and a
+// delivery whose lease ran out (its server died) is due again for any
+// server, under the same id (the webhook-id of every attempt). The bounds
+// count the live leases in the table, whoever holds them: a claim locks the
+// endpoints it serves (FOR UPDATE SKIP LOCKED; another server's claim of
+// the same endpoint skips it) and counts their leases after the lock, so
+// two servers never both see room for one endpoint. The claims of one
+// owner run one at a time (ownerLock), as the application's share is the
+// owner's. The round-robin's position is the endpoints' claimed_seq, shared
+// by every server: a claim serves the endpoints least recently served first.
+
+// hookCap is how many sends w may have in flight under c.
+func hookCap(w *webhookRow, c store.Claim) int {
+	if w.TimedOut {
+		return min(c.PerEndpoint, 1)
+	}
+	return c.PerEndpoint
+}
+
+// ownerLock serializes the claims and pings of one dispatcher.
+func (t *txn) ownerLock(owner string) error {
+	_, err := t.exec(`SELECT pg_advisory_xact_lock(hashtextextended('licensectl claim ' || $1, 0))`, owner)
+	return err
+}
+
+// hookLoads is what the live leases at one time weigh: per endpoint (every
+// owner) and per application (one owner's).
+type hookLoads struct {
+	perHook, perApp map[string]int
+	// timedOut: the endpoints with leases whose last attempt timed out.
+	timedOut map[string]bool
+}
+
+// hookLoadsAt reads the live leases at now.
+func (t *txn) hookLoadsAt(now time.Time, owner string) (*hookLoads, error) {
+	l := &hookLoads{perHook: map[string]int{}, perApp: map[string]int{}, timedOut: map[string]bool{}}
+	rows, err := t.tx.Query(t.ctx, `SELECT d.webhook_id::text, d.app_id::text, d.leased_by, coalesce((w.doc->>'to')::boolean, false)
+		FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.leased_until > $1`, now)
+	if err != nil {
+		return nil, err
+	}
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
+		var hook, app, by string
+		var to bool
+		if err := r.Scan(&hook, &app, &by, &to); err != nil {
+			return err
+		}
+		l.perHook[hook]++
+		l.timedOut[hook] = to
+		if by == owner {
+			l.perApp[app]++
+		}
+		return nil
+	})
+	return l, err
+}
+
+// full lists the endpoints at their bound under c and the applications at
+// the owner's share.
+func (l *hookLoads) full(c store.Claim) (hooks, apps []string) {
+	hooks, apps = []string{}, []string{}
+	for h, n := range l.perHook {
+		if n >= hookCap(&webhookRow{TimedOut: l.timedOut[h]}, c) {
+			hooks = append(hooks, h)
+		}
+	}
+	for a, n := range l.perApp {
+		if n >= c.PerApp {
+			apps = append(apps, a)
+		}
+	}
+	return hooks, apps
+}
+
+// dueWhere is the condition of a delivery due at $n and not under a live
+// lease, d being webhook_deliveries.
+func dueWhere(n string) string {
+	return `d.status = 'pending' AND d.queued AND d.next_attempt_at <= ` + n + ` AND (d.leased_until IS NULL OR d.leased_until <= ` + n + `)`
+}
+
+// maxClaimHooks bounds the endpoints one claim serves; claimed_seq keeps
+// the order of one claim's endpoints below it.
+const maxClaimHooks = 1 << 20
+
+// ClaimDue implements store.Outbox.
+func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*store.DeliveryJob, error) {
+	var out []*store.DeliveryJob
+	err := db.update(ctx, func(t *txn) error {
+		out = nil
+		if c.Limit <= 0 {
+			return nil
+		}
+		if err := t.ownerLock(c.Owner); err != nil {
+			return err
+		}
+		// The endpoints with due work and room by the leases read now, in
+		// round-robin order, locked.
+		pre, err := t.hookLoadsAt(now, c.Owner)
+		if err != nil {
+			return err
+		}
+		fullHooks, fullApps := pre.full(c)
+		hooks, err := docs[webhookRow](t, `SELECT w.doc FROM webhooks w
+			WHERE w.status = 'active' AND NOT (w.id = ANY($2::uuid[])) AND NOT (w.app_id = ANY($3::uuid[]))
+			AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND `+dueWhere("$1")+`)
+			ORDER BY w.claimed_seq, w.id LIMIT $4 FOR UPDATE OF w SKIP LOCKED`, now, fullHooks, fullApps, min(c.Limit, maxClaimHooks))
+		if err != nil || len(hooks) == 0 {
+			return err
+		}
+		// The leases again, after the lock, in a statement of its own (under
+		// READ COMMITTED a new snapshot): a claim of these endpoints that
+		// committed meanwhile is counted.
+		l, err := t.hookLoadsAt(now, c.Owner)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		var rooms []int32
+		for _, w := range hooks {
+			if room := min(hookCap(w, c)-l.perHook[w.ID], c.Limit); room > 0 && l.perApp[w.AppID] < c.PerApp {
+				ids, rooms = append(ids, w.ID), append(rooms, int32(room))
+			}
+		}
+		queue, err := t.dueDeliveries(now, ids, rooms)
+		if err != nil {
+			return err
+		}
+		// Rounds of one delivery per endpoint until the limit, or until no
+		// endpoint can take more.
+		var chosen []string
+		hookOf := map[string]*webhookRow{}
+		lastServed := map[string]int{}
+		round := hooks
+		for len(chosen) < c.Limit && len(round) > 0 {
+			var again []*webhookRow
+			for _, w := range round {
+				if len(chosen) == c.Limit {
+					break
+				}
+				if l.perHook[w.ID] >= hookCap(w, c) || l.perApp[w.AppID] >= c.PerApp || len(queue[w.ID]) == 0 {
+					continue
+				}
+				id := queue[w.ID][0]
+				queue[w.ID] = queue[w.ID][1:]
+				l.perHook[w.ID]++
+				l.perApp[w.AppID]++
+				chosen = append(chosen, id)
+				hookOf[id] = w
+				lastServed[w.ID] = len(chosen)
+				again = append(again, w)
+			}
+			round = again
+		}
+		if len(chosen) == 0 {
+			return nil
+		}
+		jobs, err := t.leaseDeliveries(chosen, now.Add(c.Lease), c.Owner)
+		if err != nil {
+			return err
+		}
+		for _, id := range chosen {
+			w := hookOf[id]
+			out = append(out, &store.DeliveryJob{Delivery: jobs[id], URL: w.URL, Secret: w.Secret})
+		}
+		// The endpoints served go behind the others, the last served last.
+		served := make([]string, 0, len(lastServed))
+		for h := range lastServed {
+			served = append(served, h)
+		}
+		slices.SortFunc(served, func(a, b string) int { return lastServed[a] - lastServed[b] })
+		_, err = t.exec(`UPDATE webhooks w SET claimed_seq = (SELECT nextval('webhook_claim_seq')) * $2 + u.ord
+			FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) WHERE w.id = u.id`, served, int64(maxClaimHooks))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// dueDeliveries lists, per endpoint of ids, up to rooms[i] of its due deliveries,
+// oldest first, locked (FOR UPDATE SKIP LOCKED).
+func (t *txn) dueDeliveries(now time.Time, ids []string, rooms []int32) (map[string][]string, error) {
+	queue := map[string][]string{}
+	if len(ids) == 0 {
+		return queue, nil
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT x.id::text, x.webhook_id::text FROM unnest($1::uuid[], $2::int[]) AS h(id, n)
+		CROSS JOIN LATERAL (SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+			WHERE d.webhook_id = h.id AND `+dueWhere("$3")+`
+			ORDER BY d.next_attempt_at, d.id LIMIT h.n FOR UPDATE SKIP LOCKED) x
+		ORDER BY x.webhook_id, x.next_attempt_at, x.id`, ids, rooms, now)
+	if err != nil {
+		return nil, err
+	}
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
+		var id, hook string
+		err := r.Scan(&id, &hook)
+		queue[hook] = append(queue[hook], id)
+		return err
+	})
+	return queue, err
+}
+
+// leaseDeliveries leases the deliveries ids to owner until until and returns them
+// with their payloads.
+func (t *txn) leaseDeliveries(ids []string, until time.Time, owner string) (map[string]*store.Delivery, error) {
+	rows, err := t.tx.Query(t.ctx, `UPDATE webhook_deliveries d SET leased_until = $2, leased_by = $3 WHERE d.id = ANY($1::uuid[])
+		RETURNING d.doc, d.status, d.next_attempt_at, coalesce(d.body_of::text, ''),
+		coalesce(d.body, (SELECT b.body FROM outbox_bodies b WHERE b.event_id = d.body_of))`, ids, until, owner)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*store.Delivery{}
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
+		var raw []byte
+		var bodyOf string
+		var c deliveryCols
+		if err := r.Scan(&raw, &c.Status, &c.NextAttemptAt, &bodyOf, &c.Body); err != nil {
+			return err
+		}
+		d, err := decode[deliveryDoc](raw)
+		if err != nil {
+			return err
+		}
+		if c.Body == nil {
+			return fmt.Errorf("delivery %s: the payload of event %s is missing", d.ID, bodyOf)
+		}
+		out[d.ID] = d.domain(c)
+		return nil
+	})
+	return out, err
+}
+
+// errHookLockNeeded: the attempt disables its endpoint, which takes the
+// organization's endpoint lock first (lockHooks); the transaction runs again
+// under it.
+var errHookLockNeeded = errors.New("postgres: the attempt disables its endpoint")
+
+// RecordAttempt implements store.Outbox. Whoever holds the lease now (the
+// claim may have run out and been taken over by another server), the
+// attempt is recorded and the lease ends, as in the bbolt store: delivery
+// is at least once, and the webhook-id stays.
+func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Attempt, p store.RetryPolicy) error {
+	err := db.update(ctx, func(t *txn) error { return t.recordAttempt(deliveryID, a, p, false) })
+	if errors.Is(err, errHookLockNeeded) {
+		err = db.update(ctx, func(t *txn) error { return t.recordAttempt(deliveryID, a, p, true) })
+	}
+	return err
+}
+
+// recordAttempt is RecordAttempt in t; hookLocked: under lockHooks, with
+// the endpoint's events settled.
+func (t *txn) recordAttempt(deliveryID string, a store.Attempt, p store.RetryPolicy, hookLocked bool) error {
+	var orgID, appID, hookID string
+	err := t.tx.QueryRow(t.ctx, `SELECT org_id::text, app_id::text, webhook_id::text FROM webhook_deliveries WHERE id = $1`,
+		uuidOrNil(deliveryID)).Scan(&orgID, &appID, &hookID)
+	if noRows(err) {
+		return nil // the endpoint was deleted while the send ran
+	}
+	if err != nil {
+		return err
+	}
+	if hookLocked {
+		if err := t.lockHooks(orgID); err != nil {
+			return err
+		}
+		if err := t.settle(orgID, appID); err != nil {
+			return err
+		}
+	}
+	// The endpoint, then its delivery: the order of every writer.
+	w, err := doc[webhookRow](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
+	if err != nil {
+		return err
+	}
+	var raw []byte
+	var c deliveryCols
+	err = t.tx.QueryRow(t.ctx, `SELECT doc, status, next_attempt_at, done_at FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
+		deliveryID).Scan(&raw, &c.Status, &c.NextAttemptAt, &c.DoneAt)
+	if noRows(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if w == nil {
+		return store.NotFound("webhook")
+	}
+	d, err := decode[deliveryDoc](raw)
+	if err != nil {
+		return err
+	}
+	st, h, disable := p.Attempted(store.DeliveryState{Status: c.Status, Attempts: d.Attempts, NextAttemptAt: c.NextAttemptAt, DoneAt: c.DoneAt},
+		store.EndpointHealth{FailingSince: w.FailingSince, TimedOut: w.TimedOut}, d.Event == store.EventWebhookTest, a)
+	disabling := w.Status == store.WebhookActive && disable != ""
+	if disabling && !hookLocked {
+		return errHookLockNeeded
+	}
+	at := a.At
+	d.Attempts, d.ResponseStatus, d.LastError, d.LastLatency, d.LastAttemptAt = st.Attempts, a.Status, a.Error, a.Latency, &at
+	hookChanged := w.TimedOut != h.TimedOut || (w.FailingSince == nil) != (h.FailingSince == nil)
+	w.FailingSince, w.TimedOut = h.FailingSince, h.TimedOut
+	queued := st.Status == store.DeliveryPending && w.Status == store.WebhookActive
+	if _, err := t.exec(`UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, done_at = $4, queued = $5,
+		leased_until = NULL, leased_by = '', doc = $6 WHERE id = $1`,
+		deliveryID, st.Status, st.NextAttemptAt, st.DoneAt, queued, js(d)); err != nil {
+		return err
+	}
+	if disabling {
+		if err := t.disableWebhook(w); err != nil {
+			return err
+		}
+		w.UpdatedAt = t.now
+		if err := t.saveWebhook(w, false); err != nil {
+			return err
+		}
+		envs, err := t.hookAppEnvs(w.AppID)
+		if err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventWebhookDisabled, OrgID: w.OrgID, AppID: w.AppID, EnvIDs: envs,
+			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"reason": disable, "response_status": a.Status}})
+	}
+	if hookChanged {
+		return t.saveWebhook(w, false)
+	}
+	return nil
+}
+
+// ReleaseClaim implements store.Outbox. The commit wakes every server's
+// dispatcher: the delivery is due at once.
+func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error {
+	return db.update(ctx, func(t *txn) error {
+		n, err := t.exec(`UPDATE webhook_deliveries SET leased_until = NULL, leased_by = '' WHERE id = $1 AND leased_by = $2 AND leased_until IS NOT NULL`,
+			uuidOrNil(deliveryID), owner)
+		t.queued = n > 0
+		return err
+	})
+}
+
+// hookAppEnvs lists the environments of an application by id; none when
+// it is gone.
+func (t *txn) hookAppEnvs(appID string) ([]string, error) {
+	a, err := doc[store.Application](t, `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(appID))
+	if err != nil || a == nil {
+		return nil, err
+	}
+	return appEnvIDs(a), nil
+}
+
+// TestDelivery implements store.Outbox. The endpoint's row is locked while
+// its leases are counted, as a claim counts them, and the ping's lease is
+// written with the delivery.
+func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) (*store.DeliveryJob, error) {
+	var out *store.DeliveryJob
+	err := db.update(ctx, func(t *txn) error {
+		if err := t.ownerLock(c.Owner); err != nil {
+			return err
+		}
+		w, err := t.webhook(ref, webhookID, "FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		l, err := t.hookLoadsAt(now, c.Owner)
+		if err != nil {
+			return err
+		}
+		if l.perHook[w.ID] >= hookCap(w, c) || l.perApp[w.AppID] >= c.PerApp {
+			return store.Errorf(store.ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", l.perHook[w.ID], l.perApp[w.AppID])
+		}
+		appID := w.AppID
+		body, err := json.Marshal(store.EventPayload{Type: store.EventWebhookTest, Timestamp: t.now.UTC(),
+			Data: store.EventData{ApplicationID: &appID, Extra: map[string]any{"webhook_id": w.ID}}})
+		if err != nil {
+			return err
+		}
+		d := &deliveryDoc{ID: store.NewID(), OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: store.EventWebhookTest, CreatedAt: t.now}
+		// Not queued: the request sends it; a lease that runs out leaves it
+		// pending, as a lost ping is not sent again.
+		if _, err := t.exec(`INSERT INTO webhook_deliveries (id, org_id, app_id, webhook_id, status, next_attempt_at, queued, leased_until, leased_by, body, doc)
+			VALUES ($1, $2, $3, $4, 'pending', $5, false, $6, $7, $8, $9)`,
+			d.ID, d.OrgID, d.AppID, d.WebhookID, t.now, now.Add(c.Lease), c.Owner, body, js(d)); err != nil {
+			return err
+		}
+		next := t.now
+		out = &store.DeliveryJob{Delivery: d.domain(deliveryCols{Status: store.DeliveryPending, NextAttemptAt: &next, Body: body}), URL: w.URL, Secret: w.Secret}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OutboxStats implements store.Outbox.
+func (db *DB) OutboxStats(ctx context.Context) (int, time.Time, error) {
+	var n int64
+	var oldest *time.Time
+	err := db.pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND queued) + (SELECT count(*) FROM outbox_events),
+		least((SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND queued), (SELECT min(created_at) FROM outbox_events))`).
+		Scan(&n, &oldest)
+	if err != nil || oldest == nil {
+		return int(n), time.Time{}, err
+	}
+	return int(n), *oldest, nil
+}

@@ -1,0 +1,370 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"licensectl/store"
+)
+
+var _ store.Webhooks = (*DB)(nil)
+
+// deliveryDoc is the doc of a webhook_deliveries row: what only an attempt
+// changes. The state the queue works on (status, next attempt, done at,
+// queued, lease) and the payload are columns, so that disabling or
+// enabling an endpoint moves its backlog in one UPDATE.
+type deliveryDoc struct {
+	ID             string        `json:"id"`
+	OrgID          string        `json:"org"`
+	AppID          string        `json:"app"`
+	WebhookID      string        `json:"wh"`
+	Event          string        `json:"ev"`
+	Attempts       int           `json:"n,omitempty"`
+	ResponseStatus int           `json:"rs,omitempty"`
+	LastError      string        `json:"le,omitempty"`
+	LastLatency    time.Duration `json:"lat,omitempty"`
+	LastAttemptAt  *time.Time    `json:"la,omitempty"`
+	CreatedAt      time.Time     `json:"ca"`
+}
+
+// deliveryCols are the columns of a delivery besides its doc.
+type deliveryCols struct {
+	Status        string
+	NextAttemptAt *time.Time
+	DoneAt        *time.Time
+	Body          []byte // its own payload (a ping's); nil when it shares its event's
+}
+
+// domain is the delivery of doc d with its columns c.
+func (d *deliveryDoc) domain(c deliveryCols) *store.Delivery {
+	return &store.Delivery{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Status: c.Status,
+		Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
+		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: c.NextAttemptAt, CreatedAt: d.CreatedAt, Body: c.Body}
+}
+
+// newHookSecret is the Standard Webhooks form: whsec_ and the standard
+// base64 of 24 random bytes.
+func newHookSecret() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return store.PrefixWebhook + base64.StdEncoding.EncodeToString(b[:])
+}
+
+// maxHookEndpoints is webhooks.max_endpoints.
+func (db *DB) maxHookEndpoints() int {
+	if db.maxHooks > 0 {
+		return db.maxHooks
+	}
+	return store.DefaultMaxEndpoints
+}
+
+// webhook loads an endpoint of ref's application, the row locked as lock
+// says ("", "FOR SHARE", "FOR UPDATE"); another application's is not_found.
+func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRow, error) {
+	w, err := mustDoc[webhookRow](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1 `+lock, uuidOrNil(id))
+	if err != nil {
+		return nil, err
+	}
+	if w.AppID != ref.AppID || w.OrgID != ref.OrgID {
+		return nil, store.NotFound("webhook")
+	}
+	return w, nil
+}
+
+// lockHooks takes the lock of an organization's set of endpoints until the
+// transaction ends. Every change to an endpoint that decides who hears an
+// event (created, edited, enabled, disabled, deleted) holds it, and so does
+// the expansion of the organization's events (shared, outbox_expand.go):
+// an event is expanded against the endpoints of its time on every server,
+// and two creations cannot both pass webhooks.max_endpoints.
+func (t *txn) lockHooks(orgID string) error {
+	_, err := t.exec(`SELECT pg_advisory_xact_lock(`+hooksLockKey+`)`, orgID)
+	return err
+}
+
+// hooksLockKey is the advisory lock key of the organization $1's endpoints.
+const hooksLockKey = `hashtextextended('licensectl webhooks ' || $1, 0)`
+
+// changeWebhook loads an endpoint of ref's application that is about to
+// change, with its application: under the organization's endpoint lock,
+// the endpoint's row locked, the events it could hear settled.
+func (t *txn) changeWebhook(ref store.AppRef, id string) (*store.Application, *webhookRow, error) {
+	a, err := t.app(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := t.lockHooks(a.OrgID); err != nil {
+		return nil, nil, err
+	}
+	w, err := t.webhook(ref, id, "FOR UPDATE")
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, w, t.settle(w.OrgID, w.AppID)
+}
+
+// CreateWebhook implements store.Webhooks.
+func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
+	if err := store.CheckEventPatterns(events); err != nil {
+		return nil, err
+	}
+	var out *store.Webhook
+	err := db.update(ctx, func(t *txn) error {
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		if err := t.lockHooks(a.OrgID); err != nil {
+			return err
+		}
+		n, err := t.count(`SELECT count(*) FROM webhooks WHERE app_id = $1`, a.ID)
+		if err != nil {
+			return err
+		}
+		if most := db.maxHookEndpoints(); n >= most {
+			return store.Errorf(store.ECodeConflict, "the application has %d webhook endpoints, the most webhooks.max_endpoints allows: delete one or raise the setting", n)
+		}
+		if err := t.settle(a.OrgID, a.ID); err != nil {
+			return err
+		}
+		w := &webhookRow{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, URL: url, Events: events, Status: store.WebhookActive,
+			Secret: newHookSecret(), CreatedAt: t.now, UpdatedAt: t.now}
+		if err := t.saveWebhook(w, true); err != nil {
+			return err
+		}
+		out = w.domain()
+		return t.audit(auditEvent{Event: store.EventWebhookCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"url": url, "events": events}})
+	})
+	return out, err
+}
+
+// ListWebhooks implements store.Webhooks.
+func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error) {
+	out := []*store.Webhook{}
+	err := db.view(ctx, func(t *txn) error {
+		out = out[:0]
+		if _, err := t.app(ref); err != nil {
+			return err
+		}
+		hooks, err := docs[webhookRow](t, `SELECT doc FROM webhooks WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
+		for _, w := range hooks {
+			out = append(out, w.domain())
+		}
+		return err
+	})
+	return out, err
+}
+
+// UpdateWebhook implements store.Webhooks.
+func (db *DB) UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u store.WebhookUpdate) (*store.Webhook, error) {
+	if err := u.Check(); err != nil {
+		return nil, err
+	}
+	var out *store.Webhook
+	err := db.update(ctx, func(t *txn) error {
+		a, w, err := t.changeWebhook(ref, id)
+		if err != nil {
+			return err
+		}
+		meta := map[string]any{}
+		if u.URL != nil && *u.URL != w.URL {
+			w.URL, meta["url"] = *u.URL, *u.URL
+		}
+		if u.Events != nil {
+			w.Events, meta["events"] = u.Events, u.Events
+		}
+		event := store.EventWebhookUpdated
+		if u.Status != nil && *u.Status != w.Status {
+			meta["status"] = *u.Status
+			if *u.Status == store.WebhookDisabled {
+				event = store.EventWebhookDisabled
+				err = t.disableWebhook(w)
+			} else {
+				err = t.enableWebhook(w)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		out = w.domain()
+		if len(meta) == 0 {
+			return nil
+		}
+		w.UpdatedAt = t.now
+		if err := t.saveWebhook(w, false); err != nil {
+			return err
+		}
+		out = w.domain()
+		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: meta})
+	})
+	return out, err
+}
+
+// DeleteWebhook implements store.Webhooks.
+func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) error {
+	return db.update(ctx, func(t *txn) error {
+		a, w, err := t.changeWebhook(ref, id)
+		if err != nil {
+			return err
+		}
+		if err := t.hookDropDeliveries(`webhook_id = $1`, w.ID); err != nil {
+			return err
+		}
+		t.hooks = nil
+		if _, err := t.exec(`DELETE FROM webhooks WHERE id = $1`, w.ID); err != nil {
+			return err
+		}
+		return t.audit(auditEvent{Event: store.EventWebhookDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"url": w.URL}})
+	})
+}
+
+// hookDropDeliveries deletes the deliveries that match where (a condition
+// on $1…$n of args) and the shared payloads none is left to use.
+func (t *txn) hookDropDeliveries(where string, args ...any) error {
+	rows, err := t.tx.Query(t.ctx, `DELETE FROM webhook_deliveries WHERE `+where+` RETURNING body_of::text`, args...)
+	if err != nil {
+		return err
+	}
+	var bodies []string
+	if _, err := hookRows(rows, func(r pgx.CollectableRow) error {
+		var of *string
+		if err := r.Scan(&of); err != nil {
+			return err
+		}
+		if of != nil {
+			bodies = append(bodies, *of)
+		}
+		return nil
+	}); err != nil || len(bodies) == 0 {
+		return err
+	}
+	// The payload rows are locked first, so that two transactions dropping
+	// the last deliveries of one event concurrently do not both see the
+	// other's delivery and keep the payload for ever.
+	if _, err := t.exec(`SELECT 1 FROM outbox_bodies WHERE event_id = ANY($1::uuid[]) ORDER BY event_id FOR UPDATE`, bodies); err != nil {
+		return err
+	}
+	_, err = t.exec(`DELETE FROM outbox_bodies b WHERE b.event_id = ANY($1::uuid[])
+		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.body_of = b.event_id)`, bodies)
+	return err
+}
+
+// hookRows calls fn on every row and reports how many there were.
+func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// disableWebhook stops deliveries to w: its pending deliveries leave the
+// queue and wait until it is enabled again.
+func (t *txn) disableWebhook(w *webhookRow) error {
+	w.Status = store.WebhookDisabled
+	t.hooks = nil
+	_, err := t.exec(`UPDATE webhook_deliveries SET queued = false WHERE webhook_id = $1 AND status = 'pending' AND queued`, w.ID)
+	return err
+}
+
+// enableWebhook resumes w: the failure clock restarts and its waiting
+// deliveries are due at once.
+func (t *txn) enableWebhook(w *webhookRow) error {
+	w.Status, w.FailingSince, w.TimedOut = store.WebhookActive, nil, false
+	t.hooks = nil
+	_, err := t.exec(`UPDATE webhook_deliveries SET queued = true, next_attempt_at = $2 WHERE webhook_id = $1 AND status = 'pending'`, w.ID, t.now)
+	return err
+}
+
+// ListDeliveries implements store.Webhooks.
+func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	var out *store.Page[*store.Delivery]
+	err := db.view(ctx, func(t *txn) error {
+		if _, err := t.app(ref); err != nil {
+			return err
+		}
+		if _, err := t.webhook(ref, webhookID, ""); err != nil {
+			return err
+		}
+		where, args := `webhook_id = $1`, []any{webhookID}
+		if f.Status != "" {
+			where, args = `webhook_id = $1 AND status = $2`, append(args, f.Status)
+		}
+		page, err := listPage[deliveryDoc](t, "webhook_deliveries", where, args, f.PageRequest)
+		if err != nil {
+			return err
+		}
+		// The page's columns, read in the same snapshot.
+		ids := make([]string, len(page.Data))
+		for i, d := range page.Data {
+			ids[i] = d.ID
+		}
+		cols := map[string]deliveryCols{}
+		rows, err := t.tx.Query(t.ctx, `SELECT id::text, status, next_attempt_at, done_at, body FROM webhook_deliveries WHERE id = ANY($1::uuid[])`, ids)
+		if err != nil {
+			return err
+		}
+		if _, err := hookRows(rows, func(r pgx.CollectableRow) error {
+			var id string
+			var c deliveryCols
+			err := r.Scan(&id, &c.Status, &c.NextAttemptAt, &c.DoneAt, &c.Body)
+			cols[id] = c
+			return err
+		}); err != nil {
+			return err
+		}
+		out = &store.Page[*store.Delivery]{Data: make([]*store.Delivery, 0, len(page.Data)), Total: page.Total, Page: page.Page,
+			PerPage: page.PerPage, NextCursor: page.NextCursor}
+		for _, d := range page.Data {
+			out.Data = append(out.Data, d.domain(cols[d.ID]))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RetryDelivery implements store.Webhooks.
+func (db *DB) RetryDelivery(ctx context.Context, ref store.AppRef, webhookID, deliveryID string) error {
+	return db.update(ctx, func(t *txn) error {
+		if _, err := t.app(ref); err != nil {
+			return err
+		}
+		// Shared: an endpoint being disabled or enabled meanwhile decides
+		// whether the delivery is queued, after or before this.
+		w, err := t.webhook(ref, webhookID, "FOR SHARE")
+		if err != nil {
+			return err
+		}
+		var hook string
+		err = t.tx.QueryRow(t.ctx, `SELECT webhook_id::text FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, uuidOrNil(deliveryID)).Scan(&hook)
+		if noRows(err) || (err == nil && hook != w.ID) {
+			return store.NotFound("delivery")
+		}
+		if err != nil {
+			return err
+		}
+		active := w.Status == store.WebhookActive
+		if _, err := t.exec(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $2, done_at = NULL, queued = $3 WHERE id = $1`,
+			deliveryID, t.now, active); err != nil {
+			return err
+		}
+		// The commit wakes every server's dispatcher; a disabled endpoint's
+		// delivery waits for it to be enabled again.
+		t.queued = t.queued || active
+		return nil
+	})
+}
