@@ -70,6 +70,8 @@ type DB struct {
 	maxWait  time.Duration
 	// billing is the policy set by ConfigureBilling.
 	billing atomic.Pointer[store.BillingPolicy]
+	// sessionCount is Stats' cached count of sessions (stats.go).
+	sessionCount statsSessions
 	// enqueued is signalled when this server committed outbox events or
 	// another server's NOTIFY arrived (listen.go).
 	enqueued chan struct{}
