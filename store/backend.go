@@ -26,6 +26,7 @@ type Backend interface {
 	StatsReporter
 	Maintenance
 	EndUserAccounts
+	Counters
 	// OpenRuntime returns the runtime API of the store with these options.
 	OpenRuntime(o RuntimeOptions) RuntimeBackend
 }
