@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"licensectl/store"
@@ -20,14 +19,11 @@ var (
 // filled from their keys. The policy is configuration, not data: every
 // server reads it from its own configuration file.
 func (db *DB) ConfigureBilling(p store.BillingPolicy) error {
-	if len(p.Tiers) == 0 {
-		return fmt.Errorf("billing: no tiers")
+	c, err := p.Configured()
+	if err != nil {
+		return err
 	}
-	p.Tiers = append([]store.Tier(nil), p.Tiers...)
-	for i := range p.Tiers {
-		p.Tiers[i].ID = store.TierID(p.Tiers[i].Key)
-	}
-	db.billing.Store(&p)
+	db.billing.Store(c)
 	return nil
 }
 
@@ -60,23 +56,18 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 		if err != nil {
 			return err
 		}
-		p := db.billingPolicy()
-		tier := rec.tier(p)
-		out = &store.Usage{PeriodStart: store.MonthStart(at), PlanKey: tier.Key, PlanName: tier.Name, Status: rec.Status, Enforced: p.Enforce}
-		for _, c := range []struct {
-			res store.Resource
-			to  *store.UsageCount
-			max int64
-		}{{store.ResApplications, &out.Applications, tier.MaxApplications}, {store.ResLicenses, &out.LicensesActive, tier.MaxLicenses}} {
-			n, err := t.orgCount(orgID, c.res)
-			if err != nil {
+		var counts [3]int64
+		for i, res := range []store.Resource{store.ResApplications, store.ResLicenses} {
+			if counts[i], err = t.orgCount(orgID, res); err != nil {
 				return err
 			}
-			*c.to = store.UsageCount{Current: n, Limit: c.max}
 		}
-		n, err := t.billingRequests(orgID, at)
-		out.RuntimeRequests = store.UsageCount{Current: n, Limit: tier.MaxRequestsPerMonth}
-		return err
+		if counts[2], err = t.billingRequests(orgID, at); err != nil {
+			return err
+		}
+		p := db.billingPolicy()
+		out = p.UsageOf(rec.tier(p), rec.Status, at, counts[0], counts[1], counts[2])
+		return nil
 	})
 	return out, err
 }
