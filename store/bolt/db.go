@@ -78,6 +78,8 @@ type DB struct {
 	signMF   store.MachineFileSigner
 	leases   leaseTable // the outbox claims in flight (outbox_lease.go)
 	maxHooks int        // webhooks.max_endpoints
+	// counts shares commits among the shared counters' hits (counters.go).
+	counts *groupCommit
 }
 
 var (
@@ -122,6 +124,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1),
 		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait), signMF: opts.MachineFiles}
+	db.counts = &groupCommit{db: db}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()
