@@ -85,7 +85,9 @@ func (db *DB) ConfirmBillingPayment(ctx context.Context, id string, amountCents 
 // two servers receive at once is confirmed by the first, and the second
 // finds it paid and changes nothing (docs/design.md §12). The
 // organization's row is locked next, so that two payments of one
-// organization extend its period one after the other.
+// organization extend its period one after the other, and its stored
+// subscription last (the billing pass also locks transactions before
+// subscriptions).
 func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*store.Subscription, error) {
 	p := db.billingPolicy()
 	var out *store.Subscription
@@ -100,6 +102,11 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 			}
 		}
 		if _, err := t.exec(`SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE`, rec.OrgID); err != nil {
+			return err
+		}
+		// The stored subscription too, so that a billing pass ageing it
+		// meanwhile is read, not overwritten.
+		if _, err := t.exec(`SELECT 1 FROM subscriptions WHERE org_id = $1 FOR UPDATE`, rec.OrgID); err != nil {
 			return err
 		}
 		sub, err := t.subscription(rec.OrgID)
