@@ -34,7 +34,8 @@ func (db *DB) Stats(ctx context.Context) (store.Stats, error) {
 	sc := &db.sessionCount
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	fresh := !sc.at.IsZero() && time.Since(sc.at) < statsSessionTTL
+	now := db.now()
+	fresh := !sc.at.IsZero() && now.Sub(sc.at) < statsSessionTTL
 	err := db.view(ctx, func(t *txn) error {
 		if err := t.tx.QueryRow(t.ctx, `SELECT pg_database_size(current_database())`).Scan(&out.SizeBytes); err != nil {
 			return err
@@ -46,7 +47,7 @@ func (db *DB) Stats(ctx context.Context) (store.Stats, error) {
 		if err != nil {
 			return err
 		}
-		sc.val, sc.at = n, time.Now()
+		sc.val, sc.at = n, now
 		return nil
 	})
 	out.Sessions = sc.val
