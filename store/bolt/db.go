@@ -70,7 +70,7 @@ type DB struct {
 	// billing is the policy set by ConfigureBilling (billing.go).
 	billing atomic.Pointer[store.BillingPolicy]
 
-	commits  *commitStats
+	commits  *store.CommitStats
 	sessions sessionCount
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
@@ -122,7 +122,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1),
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: store.NewCommitStats(), enqueued: make(chan struct{}, 1),
 		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait), signMF: opts.MachineFiles}
 	db.counts = &groupCommit{db: db}
 	if !opts.ReadOnly {
