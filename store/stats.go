@@ -36,6 +36,35 @@ type StatsReporter interface {
 	Stats(ctx context.Context) (Stats, error)
 }
 
+// SessionCountTTL is how long a store reuses its count of sessions for
+// Stats: counting them walks them all, too much for every scrape, and the
+// figure is a metric, read by no decision.
+const SessionCountTTL = time.Minute
+
+// SessionCount caches a store's count of sessions for Stats.
+type SessionCount struct {
+	mu  sync.Mutex
+	at  time.Time
+	val int
+}
+
+// Get returns the count, taking a new one from count when the cached one is
+// SessionCountTTL old at now, or there is none. A failed count keeps the
+// cached one.
+func (c *SessionCount) Get(now time.Time, count func() (int, error)) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && now.Sub(c.at) < SessionCountTTL {
+		return c.val, nil
+	}
+	n, err := count()
+	if err != nil {
+		return c.val, err
+	}
+	c.val, c.at = n, now
+	return n, nil
+}
+
 // CommitStats accumulate the commits a store reports as GroupCommitSize and
 // GroupCommitSeconds.
 type CommitStats struct {

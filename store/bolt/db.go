@@ -71,7 +71,7 @@ type DB struct {
 	billing atomic.Pointer[store.BillingPolicy]
 
 	commits  *store.CommitStats
-	sessions sessionCount
+	sessions store.SessionCount
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 	writer   *writerGate   // every write after Open goes through it

@@ -71,7 +71,7 @@ type DB struct {
 	// billing is the policy set by ConfigureBilling.
 	billing atomic.Pointer[store.BillingPolicy]
 	// sessionCount is Stats' cached count of sessions (stats.go).
-	sessionCount statsSessions
+	sessionCount store.SessionCount
 	// commits times the commits of write transactions (stats.go).
 	commits *store.CommitStats
 	// enqueued is signalled when this server committed outbox events or
