@@ -73,9 +73,9 @@ func (s *Server) initServices() error {
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		a.perIP = newLimiter(rl.Account, rl.Window, s.now)
 	}
-	a.logins = newLoginThrottle(s.cfg.RateLimit, s.now, a.challenger)
+	a.logins = newLoginThrottle(s.cfg.RateLimit, s.db, "dashboard", a.challenger, s.logger)
 	s.acct = a
-	s.mailq = newMailQueue(s.cfg.RateLimit, s.now, s.logger)
+	s.mailq = newMailQueue(s.cfg.RateLimit, s.db, s.logger)
 	s.partner, err = newPartnerSignIn(s)
 	return err
 }
@@ -287,11 +287,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	res, err := s.db.Login(r.Context(), req.Email, req.Password, s.cfg.Auth.SessionTTL)
 	if err != nil {
 		if store.ErrorCode(err) == store.ECodeRateLimited {
-			s.acct.logins.notJudged(account, ip) // the hasher was saturated: no guess was made
+			s.acct.logins.notJudged(r.Context(), account, ip) // the hasher was saturated: no guess was made
 		}
 		return err
 	}
-	s.acct.logins.succeeded(account, ip)
+	s.acct.logins.succeeded(r.Context(), account, ip)
 	tok, err := s.acct.signer.sign(res.Session)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"licensectl/config"
@@ -17,10 +18,15 @@ import (
 // still gets in. Every attempt is counted before the password is checked,
 // so parallel guesses cannot slip past the limit while their hashes run; a
 // success gives the attempt back and resets the pair.
+//
+// Both counts live in the store, shared by every server of it, so that a
+// guesser spreading attempts over the servers behind a balancer gets no more
+// of them (docs/design.md §12, "Shared counters").
 type loginThrottle struct {
-	pair       *limiter // key account|address key (IPv6: its /64)
-	global     *limiter // key account
+	pair       *sharedLimiter // key account|address key (IPv6: its /64)
+	global     *sharedLimiter // key account
 	challenges challengeVerifier
+	logger     *slog.Logger
 }
 
 // challengeVerifier accepts each solved anti-bot challenge once
@@ -33,14 +39,16 @@ type challengeVerifier interface {
 const globalLoginWindow = time.Hour
 
 // newLoginThrottle returns nil when rate limits or login limits are off.
-// challenges checks the altcha field once the per-account bound trips.
-func newLoginThrottle(rl config.RateLimit, now store.Clock, challenges challengeVerifier) *loginThrottle {
+// kind names the logins it counts ("dashboard", "runtime"), so that the two
+// keep apart in the store. challenges checks the altcha field once the
+// per-account bound trips.
+func newLoginThrottle(rl config.RateLimit, counters store.Counters, kind string, challenges challengeVerifier, logger *slog.Logger) *loginThrottle {
 	if !rl.Enabled || rl.LoginFailures <= 0 {
 		return nil
 	}
-	t := &loginThrottle{pair: newLimiter(rl.LoginFailures, rl.Window, now), challenges: challenges}
+	t := &loginThrottle{pair: newSharedLimiter(counters, "login:"+kind+":pair", rl.LoginFailures, rl.Window), challenges: challenges, logger: logger}
 	if rl.LoginFailuresGlobal > 0 {
-		t.global = newLimiter(rl.LoginFailuresGlobal, globalLoginWindow, now)
+		t.global = newSharedLimiter(counters, "login:"+kind+":account", rl.LoginFailuresGlobal, globalLoginWindow)
 	}
 	return t
 }
@@ -61,50 +69,65 @@ func (t *loginThrottle) attempt(ctx context.Context, account, addr, altcha strin
 		return nil
 	}
 	pair := account + "|" + addr
-	if st := t.pair.Allow(pair); !st.ok {
+	if st, err := t.pair.Allow(ctx, pair); err != nil {
+		return err
+	} else if !st.ok {
 		return rateLimited(st, loginLimitMsg)
 	}
 	if t.global == nil {
 		return nil
 	}
-	st := t.global.Allow(account)
+	st, err := t.global.Allow(ctx, account)
+	if err != nil {
+		t.undo(ctx, t.pair, pair)
+		return err
+	}
 	if st.ok {
 		return nil
 	}
 	if altcha == "" {
-		t.pair.Undo(pair)
+		t.undo(ctx, t.pair, pair)
 		return &store.Error{Code: store.ECodeChallenge, Message: loginChallengeMsg, RetryAfter: st.retryAfter()}
 	}
 	if err := verifyAltcha(ctx, t.challenges, altcha); err != nil {
-		t.pair.Undo(pair)
+		t.undo(ctx, t.pair, pair)
 		return err
 	}
 	// Counted past the bound: a success takes one back, and that must
 	// leave the bound tripped for the rest of its hour.
-	t.global.Force(account)
-	return nil
+	return t.global.Force(ctx, account)
+}
+
+// undo takes back an attempt of key. A failure is logged and otherwise
+// left: the attempt stays counted, which errs on the guarded side.
+func (t *loginThrottle) undo(ctx context.Context, l *sharedLimiter, key string) {
+	if err := l.Undo(ctx, key); err != nil {
+		t.logger.Error("login throttle: take back an attempt", "err", err)
+	}
 }
 
 // notJudged gives back an attempt in which no password was judged (a busy
 // hasher, a replayed nonce, bad input).
-func (t *loginThrottle) notJudged(account, addr string) {
+func (t *loginThrottle) notJudged(ctx context.Context, account, addr string) {
 	if t == nil {
 		return
 	}
-	t.pair.Undo(account + "|" + addr)
+	t.undo(ctx, t.pair, account+"|"+addr)
 	if t.global != nil {
-		t.global.Undo(account)
+		t.undo(ctx, t.global, account)
 	}
 }
 
 // succeeded resets the pair and gives the attempt back to the global count,
 // which counts failures only.
-func (t *loginThrottle) succeeded(account, addr string) {
+func (t *loginThrottle) succeeded(ctx context.Context, account, addr string) {
 	if t == nil {
 		return
 	}
-	t.pair.Reset(account + "|" + addr)
+	if err := t.pair.Reset(ctx, account+"|"+addr); err != nil {
+		t.logger.Error("login throttle: clear the failures of a signed-in pair", "err", err)
+	}
 	if t.global != nil {
-		t.global.Undo(account)
+		t.undo(ctx, t.global, account)
 	}
 }

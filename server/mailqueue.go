@@ -16,8 +16,10 @@ import (
 // resend-verification and forgot-password then costs the same whether or
 // not the address has an account (docs/design.md §8: no timing oracle), and a slow
 // mail server slows no request. Each address gets at most mailsPerAddress
-// mails per mailWindow, whoever asks; the answers do not change when a mail
-// is held back. Close drains the queue before the store closes.
+// mails per mailWindow, whoever asks and whichever server is asked: the
+// count lives in the store (docs/design.md §12, "Shared counters"); the
+// answers do not change when a mail is held back. Close drains the queue
+// before the store closes.
 
 const (
 	mailsPerAddress = 3
@@ -31,36 +33,55 @@ type mailJob func(ctx context.Context)
 
 type mailQueue struct {
 	jobs    chan mailJob
-	perAddr *limiter // nil when rate limits are off
+	perAddr *sharedLimiter // nil when rate limits are off
 	pending sync.WaitGroup
 	logger  *slog.Logger
 }
 
-func newMailQueue(rl config.RateLimit, now store.Clock, logger *slog.Logger) *mailQueue {
+func newMailQueue(rl config.RateLimit, counters store.Counters, logger *slog.Logger) *mailQueue {
 	q := &mailQueue{jobs: make(chan mailJob, mailQueueSize), logger: logger}
 	if rl.Enabled {
-		q.perAddr = newLimiter(mailsPerAddress, mailWindow, now)
+		q.perAddr = newSharedLimiter(counters, "mail", mailsPerAddress, mailWindow)
 	}
 	return q
 }
 
-// enqueue queues job for the address addr, unless the address had its share
-// of mail or the queue is full (both logged, neither told to the caller).
+// enqueue queues job for the address addr, unless the queue is full
+// (logged, not told to the caller). The worker counts the mail against the
+// address's share before it runs the job, so the request pays no trip to
+// the store for it.
 func (q *mailQueue) enqueue(addr string, job mailJob) {
 	addr = strings.ToLower(strings.TrimSpace(addr))
-	if q.perAddr != nil {
-		if st := q.perAddr.Allow(addr); !st.ok {
-			q.logger.Info("account mail held back: the address had its share", "retry_after_s", st.retryAfter())
-			return
-		}
-	}
 	q.pending.Add(1)
 	select {
-	case q.jobs <- job:
+	case q.jobs <- func(ctx context.Context) {
+		if q.allowed(ctx, addr) {
+			job(ctx)
+		}
+	}:
 	default:
 		q.pending.Done()
 		q.logger.Error("account mail dropped: the queue is full")
 	}
+}
+
+// allowed counts one mail to addr, or holds it back (logged) when the
+// address had its share. When the store cannot count, the mail is held
+// back too: the cap guards the address's owner from a flood, which a
+// failing store must not open.
+func (q *mailQueue) allowed(ctx context.Context, addr string) bool {
+	if q.perAddr == nil {
+		return true
+	}
+	st, err := q.perAddr.Allow(ctx, addr)
+	if err != nil {
+		q.logger.Error("account mail held back: the mail cap could not be counted", "err", err)
+		return false
+	}
+	if !st.ok {
+		q.logger.Info("account mail held back: the address had its share", "retry_after_s", st.retryAfter())
+	}
+	return st.ok
 }
 
 // Run sends queued mail until ctx ends, then sends what is still queued.

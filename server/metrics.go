@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,32 +57,44 @@ func methodLabel(m string) string {
 }
 
 // watchLimiters exposes the refusals of each rate limiter that is on.
-func (m *metrics) watchLimiters(named map[string]*limiter) {
+func (m *metrics) watchLimiters(named map[string]*atomic.Uint64) {
 	for name, l := range named {
-		if l == nil {
-			continue
-		}
 		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "licensectl_rate_limited_total", Help: "Requests refused by a rate limiter (rate_limited; challenge_required past the per-account login bounds), by limiter.",
 			ConstLabels: prometheus.Labels{"limiter": name},
-		}, func() float64 { return float64(l.refused.Load()) }))
+		}, func() float64 { return float64(l.Load()) }))
 	}
 }
 
-// limiters names the server's rate limiters for the metrics; nil ones are
-// off.
-func (s *Server) limiters() map[string]*limiter {
-	out := map[string]*limiter{}
+// limiters names the refusal counts of the server's rate limiters that are
+// on, for the metrics. Those of the shared login limits count this server's
+// refusals.
+func (s *Server) limiters() map[string]*atomic.Uint64 {
+	out := map[string]*atomic.Uint64{}
+	local := func(name string, l *limiter) {
+		if l != nil {
+			out[name] = &l.refused
+		}
+	}
+	shared := func(name string, l *sharedLimiter) {
+		if l != nil {
+			out[name] = &l.refused
+		}
+	}
 	if s.rt != nil {
-		out["runtime_ip"], out["runtime_auth_ip"], out["management"] = s.rt.ipLimit, s.rt.auLimit, s.rt.mgLimit
+		local("runtime_ip", s.rt.ipLimit)
+		local("runtime_auth_ip", s.rt.auLimit)
+		local("management", s.rt.mgLimit)
 		if t := s.rt.logins; t != nil {
-			out["runtime_login"], out["runtime_login_global"] = t.pair, t.global
+			shared("runtime_login", t.pair)
+			shared("runtime_login_global", t.global)
 		}
 	}
 	if s.acct != nil {
-		out["account_ip"] = s.acct.perIP
+		local("account_ip", s.acct.perIP)
 		if t := s.acct.logins; t != nil {
-			out["dashboard_login"], out["dashboard_login_global"] = t.pair, t.global
+			shared("dashboard_login", t.pair)
+			shared("dashboard_login_global", t.global)
 		}
 	}
 	return out

@@ -113,35 +113,6 @@ func (l *limiter) Allow(key string) limitState {
 	return limitState{ok: true, remaining: l.limit - w.n, reset: reset}
 }
 
-// Force counts one event for key even past the limit: an event let through
-// on other grounds (a solved challenge) still counts, so that taking back
-// another one later leaves the key at or over its limit.
-func (l *limiter) Force(key string) {
-	now := l.now()
-	sh := l.shard(key)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	l.open(sh, key, now).n++
-}
-
-// Undo takes back one event counted by Allow that turned out not to count.
-func (l *limiter) Undo(key string) {
-	sh := l.shard(key)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if w := sh.m[key]; w != nil && w.n > 0 {
-		w.n--
-	}
-}
-
-// Reset forgets key (a successful login clears its failures).
-func (l *limiter) Reset(key string) {
-	sh := l.shard(key)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	delete(sh.m, key)
-}
-
 // take counts one request of key and sets the RateLimit headers; past the
 // limit it returns rate_limited with msg and the seconds until the window
 // resets.

@@ -41,7 +41,7 @@ func (s *Server) newRuntime() *runtimeAPI {
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
 	}
-	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.now, s.acct.challenger)
+	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.db, "runtime", s.acct.challenger, s.logger)
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
 	return rt
 }
@@ -62,11 +62,13 @@ func (s *Server) flushUsage(ctx context.Context) {
 
 // sweepSessions removes sessions past their absolute lifetime, expired
 // seat leases (live by their expiry at read time: this only removes dead
-// ones and tells webhooks they expired) and nonces past their window.
+// ones and tells webhooks they expired), nonces past their window, and the
+// closed windows of the shared counters (login throttles, mail cap).
 func (s *Server) sweepSessions(ctx context.Context) {
 	s.sweepAll(ctx, "sessions", 1000, s.rt.store.SweepSessions)
 	s.sweepAll(ctx, "leases", 1000, s.rt.store.SweepLeases)
 	s.sweepAll(ctx, "nonces", 10000, s.rt.store.SweepNonces)
+	s.sweepAll(ctx, "counters", 10000, s.db.SweepCounters)
 }
 
 // sweepAll runs sweep in batches of batch until one comes back short or
@@ -290,11 +292,11 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
 	if err != nil {
 		if store.ErrorCode(err) != store.ECodeInvalidCreds {
-			s.rt.logins.notJudged(account, ip) // replay, busy hasher, bad input
+			s.rt.logins.notJudged(r.Context(), account, ip) // replay, busy hasher, bad input
 		}
 		return err
 	}
-	s.rt.logins.succeeded(account, ip)
+	s.rt.logins.succeeded(r.Context(), account, ip)
 	writeJSON(w, http.StatusOK, newSessionBody(sess))
 	return nil
 }

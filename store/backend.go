@@ -27,6 +27,7 @@ type Backend interface {
 	Maintenance
 	EndUserAccounts
 	OperatorTokens
+	Counters
 	// OpenRuntime returns the runtime API of the store with these options.
 	OpenRuntime(o RuntimeOptions) RuntimeBackend
 }

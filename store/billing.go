@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -203,6 +204,30 @@ type Usage struct {
 	// Enforced says whether the limits refuse what would cross them
 	// (billing.enforce); when false they are only counted.
 	Enforced bool
+}
+
+// UsageOf is the usage of an organization on tier t with status, in the
+// month of at, from its counts: applications, active licenses and the
+// month's runtime requests.
+func (p *BillingPolicy) UsageOf(t *Tier, status string, at time.Time, apps, licenses, requests int64) *Usage {
+	return &Usage{PeriodStart: MonthStart(at), PlanKey: t.Key, PlanName: t.Name, Status: status, Enforced: p.Enforce,
+		Applications:    UsageCount{Current: apps, Limit: t.MaxApplications},
+		LicensesActive:  UsageCount{Current: licenses, Limit: t.MaxLicenses},
+		RuntimeRequests: UsageCount{Current: requests, Limit: t.MaxRequestsPerMonth},
+	}
+}
+
+// Configured is p as a store applies it, or an error when it lists no
+// tier: its own copy of the tiers, each with its stable id (TierID).
+func (p BillingPolicy) Configured() (*BillingPolicy, error) {
+	if len(p.Tiers) == 0 {
+		return nil, fmt.Errorf("billing: no tiers")
+	}
+	p.Tiers = append([]Tier(nil), p.Tiers...)
+	for i := range p.Tiers {
+		p.Tiers[i].ID = TierID(p.Tiers[i].Key)
+	}
+	return &p, nil
 }
 
 // MonthStart is the first instant of t's UTC month.

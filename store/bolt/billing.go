@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"time"
 
 	"licensectl/store"
@@ -27,14 +26,11 @@ var unconfiguredPolicy = &store.BillingPolicy{Tiers: []store.Tier{{
 // the store applies. p must list at least one tier; tier ids are filled from
 // their keys.
 func (db *DB) ConfigureBilling(p store.BillingPolicy) error {
-	if len(p.Tiers) == 0 {
-		return fmt.Errorf("billing: no tiers")
+	c, err := p.Configured()
+	if err != nil {
+		return err
 	}
-	p.Tiers = append([]store.Tier(nil), p.Tiers...)
-	for i := range p.Tiers {
-		p.Tiers[i].ID = store.TierID(p.Tiers[i].Key)
-	}
-	db.billing.Store(&p)
+	db.billing.Store(c)
 	return nil
 }
 
@@ -156,12 +152,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 			return err
 		}
 		p := db.billingPolicy()
-		tier := rec.tier(p)
-		out = &store.Usage{PeriodStart: store.MonthStart(at), PlanKey: tier.Key, PlanName: tier.Name, Status: rec.Status, Enforced: p.Enforce,
-			Applications:    store.UsageCount{Current: t.orgCount(orgID, resApplications), Limit: tier.MaxApplications},
-			LicensesActive:  store.UsageCount{Current: t.orgCount(orgID, resLicenses), Limit: tier.MaxLicenses},
-			RuntimeRequests: store.UsageCount{Current: t.runtimeRequests(orgID, at), Limit: tier.MaxRequestsPerMonth},
-		}
+		out = p.UsageOf(rec.tier(p), rec.Status, at, t.orgCount(orgID, resApplications), t.orgCount(orgID, resLicenses), t.runtimeRequests(orgID, at))
 		return nil
 	})
 	return out, err

@@ -70,14 +70,16 @@ type DB struct {
 	// billing is the policy set by ConfigureBilling (billing.go).
 	billing atomic.Pointer[store.BillingPolicy]
 
-	commits  *commitStats
-	sessions sessionCount
+	commits  *store.CommitStats
+	sessions store.SessionCount
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 	writer   *writerGate   // every write after Open goes through it
 	signMF   store.MachineFileSigner
 	leases   leaseTable // the outbox claims in flight (outbox_lease.go)
 	maxHooks int        // webhooks.max_endpoints
+	// counts shares commits among the shared counters' hits (counters.go).
+	counts *groupCommit
 }
 
 var (
@@ -120,8 +122,9 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: newCommitStats(), enqueued: make(chan struct{}, 1),
+	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: store.NewCommitStats(), enqueued: make(chan struct{}, 1),
 		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait), signMF: opts.MachineFiles}
+	db.counts = &groupCommit{db: db}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()

@@ -95,8 +95,7 @@ func (g *groupCommit) run(batch []*commitCall) {
 		})
 		if failed < 0 {
 			err = g.db.commitErr(err)
-			g.db.commits.size.observe(float64(len(batch)))
-			g.db.commits.seconds.observe(time.Since(start).Seconds())
+			g.db.commits.Observe(len(batch), time.Since(start))
 			for _, c := range batch {
 				c.done <- err
 			}

@@ -139,6 +139,11 @@ var (
 // not listed.
 var bAuditTarget = []byte("audit_by_target")
 
+// Shared counters (counters.go): key → count and window end (unix nanos),
+// 8 bytes each. Created at open like every bucket, so an older file gains
+// it without a schema change, and an older binary ignores it.
+var bCounters = []byte("shared_counters")
+
 // allBuckets is created at open.
 var allBuckets = [][]byte{
 	bMeta, bCounts,
@@ -163,6 +168,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxScope, bDelivDueHook, bOutboxBodies,
 	bLicDevices,
 	bLeases, bLeasesLicense, bLeasesDevice, bLeasesExpiry,
+	bCounters,
 }
 
 // Meta keys.

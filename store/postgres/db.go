@@ -70,6 +70,10 @@ type DB struct {
 	maxWait  time.Duration
 	// billing is the policy set by ConfigureBilling.
 	billing atomic.Pointer[store.BillingPolicy]
+	// sessionCount is Stats' cached count of sessions (stats.go).
+	sessionCount store.SessionCount
+	// commits times the commits of write transactions (stats.go).
+	commits *store.CommitStats
 	// enqueued is signalled when this server committed outbox events or
 	// another server's NOTIFY arrived (listen.go).
 	enqueued chan struct{}
@@ -183,7 +187,8 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	db := &DB{pool: pool, now: o.Clock, hasher: o.Hasher, policy: o.Policy, signMF: o.MachineFiles,
-		maxHooks: o.MaxWebhookEndpoints, maxWait: o.MaxQueueWait, enqueued: make(chan struct{}, 1), done: make(chan struct{})}
+		maxHooks: o.MaxWebhookEndpoints, maxWait: o.MaxQueueWait, enqueued: make(chan struct{}, 1), done: make(chan struct{}),
+		commits: store.NewCommitStats()}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -87,8 +87,12 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(t *txn) e
 			return err
 		}
 	}
+	start := time.Now()
 	if err := tx.Commit(ctx); err != nil {
 		return err
+	}
+	if opts.AccessMode != pgx.ReadOnly {
+		db.commits.Observe(1, time.Since(start))
 	}
 	if t.queued {
 		db.wake()

@@ -1,0 +1,66 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"licensectl/store/storetest"
+)
+
+// TestCountersLockOnBothServers: wrong passwords spread over two servers
+// count into one window, so the account is locked on both once the limit
+// is reached between them, and opens on both when the window closes.
+func TestCountersLockOnBothServers(t *testing.T) {
+	clock := storetest.NewClock(time.Now())
+	a, b := twoServers(t, clock)
+	ctx := context.Background()
+	const key, limit = "login:dashboard:pair:owner@example.com|192.0.2.1", 4
+	for i := range limit {
+		st, err := []*DB{a, b}[i%2].CountHit(ctx, key, limit, time.Minute)
+		if err != nil || !st.Allowed || st.Count != i+1 {
+			t.Fatalf("failure %d = %+v, %v; want counted as %d", i+1, st, err, i+1)
+		}
+	}
+	for name, db := range map[string]*DB{"a": a, "b": b} {
+		st, err := db.CountHit(ctx, key, limit, time.Minute)
+		if err != nil || st.Allowed || st.Count != limit || st.Reset != time.Minute {
+			t.Fatalf("server %s past the limit = %+v, %v; want refused for a minute", name, st, err)
+		}
+	}
+	clock.Advance(time.Minute)
+	for name, db := range map[string]*DB{"a": a, "b": b} {
+		if st, err := db.CountHit(ctx, key, limit, time.Minute); err != nil || !st.Allowed {
+			t.Fatalf("server %s after the window = %+v, %v; want allowed", name, st, err)
+		}
+	}
+
+	// Parallel guesses over both servers get the limit between them.
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 40 {
+		db := []*DB{a, b}[i%2]
+		wg.Go(func() {
+			st, err := db.CountHit(ctx, "login:runtime:account:parallel", limit, time.Hour)
+			if err != nil {
+				t.Errorf("CountHit: %v", err)
+			}
+			if st.Allowed {
+				allowed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if allowed.Load() != limit {
+		t.Fatalf("parallel guesses allowed = %d over two servers, want %d", allowed.Load(), limit)
+	}
+	// A success on one server clears the pair for both.
+	if err := b.CountReset(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := a.CountHit(ctx, key, 1, time.Minute); err != nil || !st.Allowed || st.Count != 1 {
+		t.Fatalf("after a reset on the other server = %+v, %v", st, err)
+	}
+}
