@@ -75,7 +75,7 @@ func (db *DB) SweepCounters(ctx context.Context, limit int) (int, error) {
 // counterExec runs fn's one statement on a pooled connection, waiting for
 // one as long as any store call does.
 func (db *DB) counterExec(ctx context.Context, fn func(q *pgxpool.Conn) error) error {
-	conn, err := db.acquire(ctx)
+	conn, err := db.acquireWrite(ctx)
 	if err != nil {
 		return err
 	}

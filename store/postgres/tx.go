@@ -66,7 +66,11 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(t *txn) error
 }
 
 func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(t *txn) error) error {
-	conn, err := db.acquire(ctx)
+	acquire := db.acquireWrite
+	if opts.AccessMode == pgx.ReadOnly {
+		acquire = db.acquire
+	}
+	conn, err := acquire(ctx)
 	if err != nil {
 		return err
 	}
@@ -100,9 +104,16 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(t *txn) e
 	return nil
 }
 
-// acquire takes a pooled connection, waiting at most MaxQueueWait: past it
-// the call is refused as overloaded, nothing done (docs/design.md §14).
+// acquire takes a pooled connection for a read, waiting as long as the
+// request may: reads are never refused as overloaded (docs/design.md §14).
 func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	return db.pool.Acquire(ctx)
+}
+
+// acquireWrite takes a pooled connection for a write, waiting at most
+// MaxQueueWait: past it the write is refused as overloaded, nothing done
+// (docs/design.md §14).
+func (db *DB) acquireWrite(ctx context.Context) (*pgxpool.Conn, error) {
 	if db.maxWait <= 0 {
 		return db.pool.Acquire(ctx)
 	}
