@@ -73,7 +73,7 @@ func (db *DB) SweepCounters(ctx context.Context, limit int) (int, error) {
 }
 
 // counterExec runs fn's one statement on a pooled connection, waiting for
-// one as long as any store call does.
+// one as a write does (a hit is a write).
 func (db *DB) counterExec(ctx context.Context, fn func(q *pgxpool.Conn) error) error {
 	conn, err := db.acquireWrite(ctx)
 	if err != nil {
