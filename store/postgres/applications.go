@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"slices"
 
 	"licensectl/store"
 )
@@ -214,7 +213,7 @@ func (t *txn) purgeApp(a *store.Application) error {
 		{`DELETE FROM app_envs WHERE app_id = $1`, a.ID},
 		{`DELETE FROM apps WHERE id = $1`, a.ID},
 	}
-	if err := t.catalogDropDeliveries(`app_id = $1`, a.ID); err != nil {
+	if err := t.dropDeliveries(`app_id = $1`, a.ID); err != nil {
 		return err
 	}
 	for _, s := range steps {
@@ -224,37 +223,4 @@ func (t *txn) purgeApp(a *store.Application) error {
 	}
 	t.hooks = nil // the endpoints read for the outbox are gone
 	return nil
-}
-
-// catalogDropDeliveries removes the webhook deliveries matching where (a
-// condition on $1… of args) and the shared payloads no delivery is left to
-// use. The payload rows are locked before the check, so that two
-// transactions dropping the last deliveries of one event at once cannot
-// each see the other's delivery and keep the payload for ever.
-func (t *txn) catalogDropDeliveries(where string, args ...any) error {
-	rows, err := t.tx.Query(t.ctx, `DELETE FROM webhook_deliveries WHERE `+where+` RETURNING body_of::text`, args...)
-	if err != nil {
-		return err
-	}
-	var bodies []string
-	for rows.Next() {
-		var of *string
-		if err := rows.Scan(&of); err != nil {
-			rows.Close()
-			return err
-		}
-		if of != nil && !slices.Contains(bodies, *of) {
-			bodies = append(bodies, *of)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(bodies) == 0 {
-		return err
-	}
-	if _, err := t.exec(`SELECT 1 FROM outbox_bodies WHERE event_id = ANY($1::uuid[]) ORDER BY event_id FOR UPDATE`, bodies); err != nil {
-		return err
-	}
-	_, err = t.exec(`DELETE FROM outbox_bodies b WHERE b.event_id = ANY($1::uuid[])
-		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.body_of = b.event_id)`, bodies)
-	return err
 }

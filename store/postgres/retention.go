@@ -85,7 +85,7 @@ func (db *DB) PruneAudit(ctx context.Context, batch int) (int, error) {
 		if err := rows.Err(); err != nil || len(done) == 0 {
 			return err
 		}
-		if err := t.catalogDropDeliveries(`id = ANY($1)`, done); err != nil {
+		if err := t.dropDeliveries(`id = ANY($1)`, done); err != nil {
 			return err
 		}
 		removed += len(done)

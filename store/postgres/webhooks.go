@@ -213,7 +213,7 @@ func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) er
 		if err != nil {
 			return err
 		}
-		if err := t.hookDropDeliveries(`webhook_id = $1`, w.ID); err != nil {
+		if err := t.dropDeliveries(`webhook_id = $1`, w.ID); err != nil {
 			return err
 		}
 		t.hooks = nil
@@ -225,9 +225,9 @@ func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) er
 	})
 }
 
-// hookDropDeliveries deletes the deliveries that match where (a condition
+// dropDeliveries deletes the deliveries that match where (a condition
 // on $1…$n of args) and the shared payloads none is left to use.
-func (t *txn) hookDropDeliveries(where string, args ...any) error {
+func (t *txn) dropDeliveries(where string, args ...any) error {
 	rows, err := t.tx.Query(t.ctx, `DELETE FROM webhook_deliveries WHERE `+where+` RETURNING body_of::text`, args...)
 	if err != nil {
 		return err
