@@ -236,6 +236,7 @@ func routeTable() []route {
 		ok200, created              = http.StatusOK, http.StatusCreated
 		unauth, forbidden, notFound = http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound
 		conflict, unavailable       = http.StatusConflict, http.StatusServiceUnavailable
+		notImplemented              = http.StatusNotImplemented
 	)
 	return []route{
 		// The runtime API (docs/runtime.md).
@@ -440,7 +441,8 @@ func routeTable() []route {
 			in(api.PixCallback{}, "transaction_id", "status").out(ok200, api.SubscriptionBody{}).err(unauth, notFound, conflict, unavailable),
 
 		// The operator.
-		op(operator, get, "/v1/admin/backup", "A consistent copy of the database", (*Server).backup).out(ok200, nil).as("application/octet-stream"),
+		op(operator, get, "/v1/admin/backup", "A consistent copy of the database", (*Server).backup).out(ok200, nil).as("application/octet-stream").
+			err(notImplemented),
 		op(operator, get, "/v1/admin/organizations", "List organizations", (*Server).adminListOrganizations).out(ok200, []api.AdminOrganization{}),
 		op(operator, post, "/v1/admin/organizations", "Create an organization and its owner", (*Server).adminCreateOrganization).
 			in(api.CreateOrganizationRequest{}, "name", "owner_email", "owner_password").out(created, api.AdminOrganization{}).err(conflict),
