@@ -54,10 +54,20 @@ type cli struct {
 	env  []string
 }
 
-// newLocal is a cli for local mode on a fresh data directory.
+// newLocal is a cli for local mode on a fresh data directory. On
+// LICENSECTL_TEST_STORE=postgres its store is the directory's database
+// (servertest.PostgresURL), which the test's seeding opens too.
 func newLocal(t testing.TB) *cli {
 	dir := t.TempDir()
-	return &cli{t: t, dir: dir, args: []string{"--data-dir", filepath.Join(dir, "data")}}
+	c := &cli{t: t, dir: dir, args: []string{"--data-dir", filepath.Join(dir, "data")}}
+	if os.Getenv(servertest.StoreEnv) == "postgres" {
+		u, err := servertest.PostgresURL(filepath.Join(dir, "data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.env = []string{"LICENSECTL_STORAGE_DRIVER=postgres", "LICENSECTL_STORAGE_POSTGRES_URL=" + u}
+	}
+	return c
 }
 
 // newRemote is a cli for remote mode against url with key.
