@@ -269,7 +269,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		if !v.UsedAt.IsZero() {
 			w.spent, w.usedAt = append(w.spent, h), append(w.usedAt, v.UsedAt)
 		}
-		return []any{h, v.MemberID, v.Purpose, v.ExpiresAt, js(copyMailTokenDoc{CreatedAt: v.CreatedAt})}, nil
+		return []any{h, v.MemberID, v.Purpose, v.ExpiresAt, js(mailTokenDoc{CreatedAt: v.CreatedAt})}, nil
 	case *store.CopyExpiring:
 		if rec.Kind != store.CopyUsedChallenges && rec.Kind != store.CopyPartnerAttempts {
 			return bad()
@@ -280,15 +280,15 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		}
 		return []any{h, v.ExpiresAt}, nil
 	case *store.CopyOnboardingState:
-		return []any{v.MemberID, js(copyOnboardingDoc(v.Progress))}, nil
+		return []any{v.MemberID, js(onboardingRecord(v.Progress))}, nil
 	case *store.CopyPartnerIdentity:
-		return []any{v.Issuer, v.Subject, v.MemberID, js(copyPartnerIdentityDoc{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
+		return []any{v.Issuer, v.Subject, v.MemberID, js(partnerIdentityDoc{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
 			AccountVerified: v.AccountVerified})}, nil
 	case *store.CopySubscription:
 		rec := subscriptionRow(v.State)
 		return []any{v.OrgID, js(&rec)}, nil
 	case *store.CopyBillingTransaction:
-		return []any{v.ID, v.OrgID, v.Status, v.ExpiresAt, js(copyBillingTxDoc(*v))}, nil
+		return []any{v.ID, v.OrgID, v.Status, v.ExpiresAt, js(billingTxRow(*v))}, nil
 	case *store.Application:
 		for _, e := range v.Environments {
 			w.envs = append(w.envs, []any{e.ID, v.ID, e.Name, e.PublicKey})
@@ -356,7 +356,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		// A lease is a live sender's claim: no sender of the file's server
 		// is alive after it stopped, so every pending delivery is free.
 		return []any{d.ID, d.OrgID, d.AppID, d.WebhookID, d.Status, d.NextAttemptAt, v.DoneAt, nil, "", nullID(v.BodyOf),
-			body, js(copyDeliveryDoc{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event,
+			body, js(deliveryDoc{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event,
 				Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
 				LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt})}, nil
 	}
@@ -374,57 +374,7 @@ func copySum(hash string) ([]byte, error) {
 	return b, nil
 }
 
-// The docs of the records that only a store keeps carry the short names the
-// file's records have, as webhookRow and subscriptionRow do; each holds what
-// its row's columns leave out.
-
-type copyMailTokenDoc struct {
-	CreatedAt time.Time `json:"created_at"`
-}
-
-type copyOnboardingDoc struct {
-	TourStatus        string            `json:"ts"`
-	CurrentStep       int               `json:"cs"`
-	CompletedSteps    []string          `json:"st"`
-	DismissedFeatures []string          `json:"df"`
-	FeatureProgress   map[string]string `json:"fp"`
-	CompletedAt       *time.Time        `json:"ca,omitempty"`
-}
-
-type copyPartnerIdentityDoc struct {
-	MemberID        string    `json:"m"`
-	LinkedAt        time.Time `json:"at"`
-	AccountVerified bool      `json:"v,omitempty"`
-}
-
-type copyBillingTxDoc struct {
-	ID        string     `json:"id"`
-	OrgID     string     `json:"o"`
-	Plan      string     `json:"pl"`
-	Amount    int64      `json:"a"`
-	Status    string     `json:"st"`
-	DocKind   string     `json:"dk"`
-	Document  string     `json:"d"`
-	Phone     string     `json:"ph"`
-	CopyPaste string     `json:"cp"`
-	CreatedAt time.Time  `json:"c"`
-	ExpiresAt time.Time  `json:"e"`
-	PaidAt    *time.Time `json:"p,omitempty"`
-}
-
-// copyDeliveryDoc is a delivery's doc: what only an attempt changes. Its
-// state (status, next attempt, done at, queued) and its payload (body, or
-// outbox_bodies by body_of) are columns.
-type copyDeliveryDoc struct {
-	ID             string        `json:"id"`
-	OrgID          string        `json:"org"`
-	AppID          string        `json:"app"`
-	WebhookID      string        `json:"wh"`
-	Event          string        `json:"ev"`
-	Attempts       int           `json:"n,omitempty"`
-	ResponseStatus int           `json:"rs,omitempty"`
-	LastError      string        `json:"le,omitempty"`
-	LastLatency    time.Duration `json:"lat,omitempty"`
-	LastAttemptAt  *time.Time    `json:"la,omitempty"`
-	CreatedAt      time.Time     `json:"ca"`
-}
+// The docs of the records that only a store keeps are written with the
+// types the parts of this store read them with (mailTokenDoc,
+// onboardingRecord, partnerIdentityDoc, billingTxRow, deliveryDoc): each
+// holds what its row's columns leave out.
