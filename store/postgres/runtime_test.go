@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ type runtimeWorld struct {
 	rts   []store.RuntimeBackend
 	org   string
 	app   *store.Application
-	seq   int
+	seq   atomic.Int64 // nonces, drawn by parallel requests
 }
 
 // runtimeTestOptions are the runtime options of these tests: those of the
@@ -98,8 +99,7 @@ func (w *runtimeWorld) license(p store.Plan) (string, string) {
 		p.Name = "Plan"
 	}
 	w.exec(`INSERT INTO plans (id, app_id, doc) VALUES ($1, $2, $3)`, p.ID, w.app.ID, js(&p))
-	w.seq++
-	key := fmt.Sprintf("RTRTR-%05d-AAAAA-BBBBB-CCCCC", w.seq)
+	key := fmt.Sprintf("RTRTR-%05d-AAAAA-BBBBB-CCCCC", w.seq.Add(1))
 	l := &store.License{ID: store.NewID(), AppID: w.app.ID, EnvID: w.prod().ID, Key: key, PlanID: p.ID, Status: store.LicenseInactive,
 		DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: now, UpdatedAt: now}
 	w.exec(`INSERT INTO licenses (id, org_id, app_id, env_id, key, plan_id, status, doc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -120,8 +120,7 @@ func (w *runtimeWorld) user(email string) string {
 func (w *runtimeWorld) client() store.RuntimeClient { return store.RuntimeClient{AppID: w.app.ID} }
 
 func (w *runtimeWorld) replay() store.Replay {
-	w.seq++
-	return store.Replay{Timestamp: w.clock.Now(), Nonce: fmt.Sprintf("runtime-test-nonce-%08d", w.seq)}
+	return store.Replay{Timestamp: w.clock.Now(), Nonce: fmt.Sprintf("runtime-test-nonce-%08d", w.seq.Add(1))}
 }
 
 func (w *runtimeWorld) activate(srv int, key, fp string) (*store.Activation, error) {
