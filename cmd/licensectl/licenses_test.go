@@ -347,9 +347,10 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 // through seed.
 type cliScenario func(t *testing.T, c *cli, orgID string, seed seeder)
 
-// runLocal runs scenario on a new local data directory.
+// runLocal runs scenario in local mode on a new data directory, on the
+// store the tests run on.
 func runLocal(t *testing.T, scenario cliScenario) {
-	c := newLocal(t)
+	c := newLocalStore(t)
 	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	scenario(t, c, org.ID, localSeeder(t, c))

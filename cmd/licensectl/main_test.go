@@ -54,14 +54,20 @@ type cli struct {
 	env  []string
 }
 
-// newLocal is a cli for local mode on a fresh data directory. On
-// LICENSECTL_TEST_STORE=postgres its store is the directory's database
-// (servertest.PostgresURL), which the test's seeding opens too.
+// newLocal is a cli for local mode on a fresh data directory's bbolt
+// file.
 func newLocal(t testing.TB) *cli {
 	dir := t.TempDir()
-	c := &cli{t: t, dir: dir, args: []string{"--data-dir", filepath.Join(dir, "data")}}
+	return &cli{t: t, dir: dir, args: []string{"--data-dir", filepath.Join(dir, "data")}}
+}
+
+// newLocalStore is newLocal on the store the tests run on: on
+// LICENSECTL_TEST_STORE=postgres, the data directory's database
+// (servertest.PostgresURL), which localSeeder opens too.
+func newLocalStore(t testing.TB) *cli {
+	c := newLocal(t)
 	if os.Getenv(servertest.StoreEnv) == "postgres" {
-		u, err := servertest.PostgresURL(filepath.Join(dir, "data"))
+		u, err := servertest.PostgresURL(filepath.Join(c.dir, "data"))
 		if err != nil {
 			t.Fatal(err)
 		}

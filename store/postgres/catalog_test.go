@@ -311,7 +311,7 @@ func TestCatalogRetentionPassLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Rollback(ctx)
-	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('licensectl pass ' || $1))`, "audit retention"); err != nil {
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(`+passLockKey+`)`, "audit retention"); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.PruneAudit(ctx, 10); err != nil || n != 0 {

@@ -135,9 +135,11 @@ func (e *ErrSchemaTooNew) Error() string {
 	return fmt.Sprintf("database schema version %d is newer than this binary's %d: upgrade licensectl", e.Database, e.Binary)
 }
 
-// migrateLock is the advisory lock key under which servers starting
-// together migrate one at a time ("licensectl" in ASCII, truncated).
-const migrateLock = 0x6c6963656e7365
+// migrateLock is the first half of the advisory lock key under which
+// servers starting together migrate one at a time ("lic" in ASCII); the
+// second half is the schema's, so that stores in two schemas of one
+// database migrate independently.
+const migrateLock = 0x6c6963
 
 // Config turns o into a pool configuration.
 func (o Options) Config() (*pgxpool.Config, error) {
@@ -211,7 +213,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, int32(migrateLock)); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -471,7 +471,7 @@ func TestRuntimeSweepsSkipWhileAnotherServerSweeps(t *testing.T) {
 			t.Fatal(err)
 		}
 		var held bool
-		if err := tx.QueryRow(w.ctx, `SELECT pg_try_advisory_xact_lock(hashtext('licensectl pass ' || $1))`, c.pass).Scan(&held); err != nil || !held {
+		if err := tx.QueryRow(w.ctx, `SELECT pg_try_advisory_xact_lock(`+passLockKey+`)`, c.pass).Scan(&held); err != nil || !held {
 			t.Fatalf("taking %q on the other server: %v, %v", c.pass, held, err)
 		}
 		if n, err := c.sweep(w.ctx, 10); err != nil || n != 0 {

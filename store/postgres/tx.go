@@ -260,12 +260,18 @@ func decode[T any](raw []byte) (*T, error) {
 	return v, nil
 }
 
+// passLockKey is the advisory lock key of the pass named $1.
+const passLockKey = `hashtext('licensectl pass ' || current_schema() || ' ' || $1)`
+
 // passLock takes the transaction-scoped advisory lock of a background pass
 // (expiry, billing, retention, nonce purge, usage flush…): every server runs
 // every pass, and one that finds the lock held by another server skips
 // this round (docs/design.md §12). It reports whether the lock was taken.
+// Advisory locks belong to the whole database: the key names the schema
+// too, so that stores in two schemas of one database never skip each
+// other's passes.
 func (t *txn) passLock(pass string) (bool, error) {
 	var ok bool
-	err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock(hashtext('licensectl pass ' || $1))`, pass).Scan(&ok)
+	err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock(`+passLockKey+`)`, pass).Scan(&ok)
 	return ok, err
 }
