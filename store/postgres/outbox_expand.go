@@ -136,6 +136,14 @@ func (db *DB) ExpandEvents(ctx context.Context, limit int) (int, error) {
 	err := db.update(ctx, func(t *txn) error {
 		n = 0
 		events, err := t.outboxEvents(`SELECT `+outboxCols+` FROM outbox_events ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, max(limit, 0))
+		if err == nil && len(events) == 0 {
+			// Every waiting event may be locked by another server's
+			// expansion: wait for it rather than answer 0 while its
+			// deliveries are not committed yet, so that 0 means that
+			// nothing waits (as on bbolt, whose expansions are serial).
+			// Rows it deleted meanwhile are skipped by the lock.
+			events, err = t.outboxEvents(`SELECT `+outboxCols+` FROM outbox_events ORDER BY id LIMIT $1 FOR UPDATE`, max(limit, 0))
+		}
 		if err != nil || len(events) == 0 {
 			return err
 		}
