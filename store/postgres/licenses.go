@@ -31,11 +31,20 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 	}
 	var out []*store.LicenseItem
 	err = db.update(ctx, func(t *txn) error {
-		a, env, err := t.scope(s)
+		// The application, the plan and the entitlements are read under
+		// share locks: a permanent deletion of the application, or a
+		// deletion of the plan or of an entitlement on another server,
+		// either waits for these licenses (and then finds them: plan_in_use)
+		// or has committed first (and they are not found here).
+		a, err := t.lockApp(s.App(), appLockWrite)
 		if err != nil {
 			return err
 		}
-		p, err := t.plan(a.ID, in.PlanID)
+		env, err := s.Environment(a)
+		if err != nil {
+			return err
+		}
+		p, err := t.planShared(a.ID, in.PlanID)
 		if err != nil {
 			return store.Unknown(err, "plan_id", "unknown plan %s", in.PlanID)
 		}
@@ -123,7 +132,10 @@ func (t *txn) newLicenseKeys(n int) ([]string, error) {
 // application and returns the ids without duplicates, in the order given.
 func (t *txn) licEntitlementIDs(appID string, in []string) ([]string, error) {
 	return store.CheckEntitlementIDs(in, func(id string) error {
-		_, err := t.entitlement(appID, id)
+		e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1 FOR SHARE`, uuidOrNil(id))
+		if err == nil && e.AppID != appID {
+			err = store.NotFound("entitlement")
+		}
 		return err
 	})
 }

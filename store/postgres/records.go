@@ -67,7 +67,18 @@ func (t *txn) saveApp(a *store.Application, isNew bool) error {
 
 // plan loads a plan of application appID.
 func (t *txn) plan(appID, id string) (*store.Plan, error) {
-	p, err := mustDoc[store.Plan](t, "plan", `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(id))
+	return t.planWhere(appID, id, `SELECT doc FROM plans WHERE id = $1`)
+}
+
+// planShared is plan with the row share-locked until the transaction ends:
+// what a write that records the plan's id takes, so that the plan cannot be
+// deleted on another server meanwhile.
+func (t *txn) planShared(appID, id string) (*store.Plan, error) {
+	return t.planWhere(appID, id, `SELECT doc FROM plans WHERE id = $1 FOR SHARE`)
+}
+
+func (t *txn) planWhere(appID, id, sql string) (*store.Plan, error) {
+	p, err := mustDoc[store.Plan](t, "plan", sql, uuidOrNil(id))
 	if err != nil {
 		return nil, err
 	}
