@@ -140,27 +140,6 @@ func (t *txn) licEntitlementIDs(appID string, in []string) ([]string, error) {
 	})
 }
 
-// licEntitlementRefs resolves ids into short forms, skipping none: every id
-// a plan or license holds is kept in step by DeleteEntitlement.
-func (t *txn) licEntitlementRefs(appID string, idLists ...[]string) ([]store.EntitlementRef, error) {
-	out := []store.EntitlementRef{}
-	seen := map[string]bool{}
-	for _, list := range idLists {
-		for _, id := range list {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			e, err := t.entitlement(appID, id)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, store.EntitlementRef{ID: e.ID, Key: e.Key, Name: e.Name})
-		}
-	}
-	return out, nil
-}
-
 // licenseWhere is the condition of a license list without lookup, on
 // columns the licenses_env* indexes cover, and its arguments.
 func licenseWhere(envID string, f store.LicenseFilter) (string, []any) {
@@ -407,7 +386,7 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 			planEnts = p.EntitlementIDs
 			d.DeviceResetsRemaining, _ = l.ResetsRemaining(p, t.now)
 		}
-		if d.Entitlements, err = t.licEntitlementRefs(a.ID, planEnts, l.EntitlementIDs); err != nil {
+		if d.Entitlements, err = t.catalogEntitlementRefs(a.ID, nil, planEnts, l.EntitlementIDs); err != nil {
 			return err
 		}
 		out = d
