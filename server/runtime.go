@@ -33,7 +33,7 @@ type runtimeAPI struct {
 func (s *Server) newRuntime() *runtimeAPI {
 	c := s.cfg.Runtime
 	rt := &runtimeAPI{store: s.db.OpenRuntime(store.RuntimeOptions{
-		Signer: rttoken.Sign, Issuer: c.Issuer, AccessTTL: c.AccessTTL, RefreshIdleTTL: c.RefreshIdleTTL,
+		Signer: rttoken.Sign, SessionOf: rttoken.SessionID, Issuer: c.Issuer, AccessTTL: c.AccessTTL, RefreshIdleTTL: c.RefreshIdleTTL,
 		RefreshAbsoluteTTL: c.RefreshAbsoluteTTL, ReplayWindow: c.ReplayWindow, RefreshReuseGrace: c.RefreshReuseGrace,
 	})}
 	if rl := s.cfg.RateLimit; rl.Enabled {

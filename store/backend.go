@@ -84,7 +84,14 @@ type EndUserAccounts interface {
 // RuntimeOptions configure the runtime API of a store.
 type RuntimeOptions struct {
 	// Signer signs access tokens; required.
-	Signer             TokenSigner
+	Signer TokenSigner
+	// SessionOf reads the session id an access token names, without
+	// verifying the token: a store may find the session by that id and
+	// prove the token by comparing its hash with the session's in constant
+	// time (docs/design.md §5), instead of keeping an index of token hashes
+	// whose random keys cost a page write per new token. Required with
+	// Signer; it must read what Signer writes as AccessClaims.SessionID.
+	SessionOf          func(accessToken string) string
 	Issuer             string
 	AccessTTL          time.Duration
 	RefreshIdleTTL     time.Duration
@@ -107,7 +114,9 @@ type RuntimeBackend interface {
 	// SweepSessions removes up to limit sessions past their absolute
 	// lifetime and returns how many.
 	SweepSessions(ctx context.Context, limit int) (int, error)
-	// SweepNonces removes up to limit nonces past the replay window.
+	// SweepNonces removes up to limit nonces past the replay window; a
+	// store may keep a spent nonce up to a minute longer, to purge whole
+	// minutes at once. Whether a nonce is refused never waits for it.
 	SweepNonces(ctx context.Context, limit int) (int, error)
 	// SweepLeases removes up to limit leases past their expiry, each with a
 	// license.lease_expired event, and returns how many.

@@ -1,14 +1,17 @@
 // Package rttoken issues and verifies runtime access tokens: JWTs of type
 // at+jwt signed with EdDSA by an application environment's Ed25519 key, and
 // the JWKS document that lets desktop clients verify them offline. The
-// server itself never verifies signatures: it finds sessions by token hash.
+// server itself never verifies signatures: it finds a token's session by
+// the session id the token names and proves the token by its hash.
 package rttoken
 
 import (
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -55,6 +58,34 @@ func Sign(env *store.Environment, c store.AccessClaims) (string, error) {
 	tok.Header["kid"] = env.KeyID
 	return tok.SignedString(env.SigningKey)
 }
+
+// SessionID is the sid claim of a token, read without verifying it: a
+// store.RuntimeOptions.SessionOf. The store that finds the session by it
+// still compares the whole token's hash with the session's, so a forged
+// token naming a real session proves nothing. "" when tok is not a JWT
+// carrying a sid.
+func SessionID(tok string) string {
+	_, rest, ok := strings.Cut(tok, ".")
+	payload, _, ok2 := strings.Cut(rest, ".")
+	if !ok || !ok2 || len(payload) > maxPayload {
+		return ""
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		SessionID string `json:"sid"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return ""
+	}
+	return c.SessionID
+}
+
+// maxPayload bounds what SessionID decodes: a token this server signs has
+// a payload of a few hundred bytes, a few thousand with many entitlements.
+const maxPayload = 64 << 10
 
 // Verify checks a token's signature with the public keys of an application
 // (by kid), the pinned algorithm, typ, audience, issuer and expiry. Clients

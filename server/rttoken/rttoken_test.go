@@ -3,6 +3,7 @@ package rttoken
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +149,33 @@ func TestVerifyKeySet(t *testing.T) {
 			t.Fatal("token for another application verified")
 		}
 	})
+}
+
+func TestSessionID(t *testing.T) {
+	app := testApp(t)
+	tok, err := Sign(app.Env(store.EnvProduction), claims(app, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(tok, ".")
+	_, sig, _ := strings.Cut(rest, ".")
+	enc := base64.RawURLEncoding.EncodeToString
+	for _, c := range []struct {
+		name, tok, want string
+	}{
+		{"signed", tok, "sid-1"},
+		{"unsigned payload naming a session", head + "." + enc([]byte(`{"sid":"sid-9"}`)) + "." + sig, "sid-9"},
+		{"no sid", head + "." + enc([]byte(`{"sub":"x"}`)) + "." + sig, ""},
+		{"sid not a string", head + "." + enc([]byte(`{"sid":7}`)) + "." + sig, ""},
+		{"payload not JSON", head + "." + enc([]byte(`sid-1`)) + "." + sig, ""},
+		{"payload not base64url", head + ".%%%." + sig, ""},
+		{"one segment", "sid-1", ""},
+		{"two segments", head + "." + enc([]byte(`{"sid":"sid-1"}`)), ""},
+		{"empty", "", ""},
+		{"payload too large", head + "." + enc([]byte(`{"sid":"sid-1","x":"`+strings.Repeat("a", maxPayload)+`"}`)) + "." + sig, ""},
+	} {
+		if got := SessionID(c.tok); got != c.want {
+			t.Errorf("%s: SessionID = %q, want %q", c.name, got, c.want)
+		}
+	}
 }

@@ -294,10 +294,13 @@ func (t *txn) purgeApp(a *store.Application) error {
 				return err
 			}
 		}
-		for _, b := range [][]byte{bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bEndUsersEnvStatus, bEndUsersEmail, bDevicesEnvStatus, bDevicesFP, bNonces, bAuditEvent, bLicEnvUser} {
+		for _, b := range [][]byte{bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bEndUsersEnvStatus, bEndUsersEmail, bDevicesEnvStatus, bDevicesFP, bAuditEvent, bLicEnvUser} {
 			if err := t.dropAll(b, env); err != nil {
 				return err
 			}
+		}
+		if err := t.dropNonces(e.ID); err != nil {
+			return err
 		}
 		if err := t.tx.Bucket(bAppsPubKey).Delete([]byte(e.PublicKey)); err != nil {
 			return err
@@ -354,9 +357,6 @@ func (t *txn) deleteSessionRecord(id string) error {
 	s := new(sessionRecord)
 	ok, err := t.get(bSessions, id, s)
 	if err != nil || !ok {
-		return err
-	}
-	if err := t.delUnique(bSessionsAccess, []byte(s.AccessHash)); err != nil {
 		return err
 	}
 	for _, h := range append([]string{s.RefreshHash}, s.RetiredRefresh...) {

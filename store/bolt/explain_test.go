@@ -37,7 +37,7 @@ func explainAgainstValidate(t *testing.T, appStatus, licStatus, userStatus, devS
 	e := newEnv(t)
 	rt := e.db.Runtime(RuntimeOptions{
 		// The access token names its session, as a signed one would.
-		Signer:    func(_ *store.Environment, c store.AccessClaims) (string, error) { return "at." + c.ID, nil },
+		Signer: testSigner, SessionOf: testSessionOf,
 		AccessTTL: 48 * time.Hour, RefreshIdleTTL: 48 * time.Hour, RefreshAbsoluteTTL: 96 * time.Hour, ReplayWindow: time.Hour,
 	})
 	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}

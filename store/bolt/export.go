@@ -266,14 +266,14 @@ func (x *exporter) leases() error {
 
 func (x *exporter) nonces() error {
 	return x.each(bNonces, func(k, v []byte) error {
-		if len(k) < 16 {
+		if len(k) <= 8+16 {
 			return fmt.Errorf("%s/%x: a key of %d bytes", bNonces, k, len(k))
 		}
 		exp, err := nanos(bNonces, k, v)
 		if err != nil {
 			return err
 		}
-		return x.put(store.CopyNonces, &store.CopyNonce{EnvID: ids(k[:16]), Nonce: string(k[16:]), ExpiresAt: exp})
+		return x.put(store.CopyNonces, &store.CopyNonce{EnvID: ids(k[8:24]), Nonce: string(k[24:]), ExpiresAt: exp})
 	})
 }
 

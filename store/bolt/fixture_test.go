@@ -5,9 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"licensectl/store"
 )
 
 // dump is a whole database as reviewable text: every bucket's keys in hex
@@ -72,4 +75,17 @@ func writeDump(tb testing.TB, path string, d *dump) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// testSigner makes access tokens "at.<session id>.<token id>": distinct,
+// naming their session as a signed one does, and testSessionOf reads them.
+func testSigner(_ *store.Environment, c store.AccessClaims) (string, error) {
+	return "at." + c.SessionID + "." + c.ID, nil
+}
+
+func testSessionOf(tok string) string {
+	if p := strings.Split(tok, "."); len(p) == 3 && p[0] == "at" {
+		return p[1]
+	}
+	return ""
 }

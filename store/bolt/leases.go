@@ -129,7 +129,7 @@ func (r *Runtime) leaseSession(t *txn, ra *store.RuntimeApp, accessToken string)
 	if accessToken != "" {
 		sum := store.SumSecret(accessToken)
 		var err error
-		if s, err = r.findByAccess(t, hex.EncodeToString(sum[:])); err != nil {
+		if s, err = r.findByAccess(t, accessToken, hex.EncodeToString(sum[:])); err != nil {
 			return nil, err
 		}
 	}

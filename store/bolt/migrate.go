@@ -31,6 +31,56 @@ var migrations = []migration{
 	{Version: 5, Name: "partner identities by account", Apply: migratePartnerByMember},
 	{Version: 6, Name: "webhook outbox events, due deliveries by endpoint", Apply: migrateDueByHook},
 	{Version: 7, Name: "license devices index", Apply: migrateLicenseDevices},
+	{Version: 8, Name: "sessions found by the id their access token carries", Apply: migrateDropAccessIndex},
+	{Version: 9, Name: "used nonces by the minute their window ends", Apply: migrateNoncesByMinute},
+}
+
+// The nonce buckets version 9 replaced: env|nonce → expiry, and its index
+// expiry|env|nonce for the sweeper.
+var (
+	noncesV8       = []byte("nonces")
+	noncesExpiryV8 = []byte("nonces_by_expiry")
+)
+
+// migrateNoncesByMinute files every used nonce under the minute its window
+// ends in (nonces.go) and drops the two buckets that held them before.
+func migrateNoncesByMinute(tx *bolt.Tx) error {
+	old := tx.Bucket(noncesV8)
+	if old == nil {
+		return nil
+	}
+	used := tx.Bucket(bNonces)
+	err := old.ForEach(func(k, v []byte) error {
+		if len(k) <= 16 || len(v) != 8 {
+			return fmt.Errorf("%s/%x: a nonce of %d key and %d value bytes", noncesV8, k, len(k), len(v))
+		}
+		until := time.Unix(0, int64(binary.BigEndian.Uint64(v)))
+		return used.Put(key(timeKey(nonceBucket(until)), k), v)
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range [][]byte{noncesV8, noncesExpiryV8} {
+		if tx.Bucket(name) != nil {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sessionsByAccess is the index version 8 dropped: sha256(access token) →
+// session id. An access token names its session (the sid claim) and the
+// session keeps the token's hash, so the index only cost a random page
+// write per new token; tokens issued before keep working.
+var sessionsByAccess = []byte("sessions_by_access")
+
+func migrateDropAccessIndex(tx *bolt.Tx) error {
+	if tx.Bucket(sessionsByAccess) == nil {
+		return nil
+	}
+	return tx.DeleteBucket(sessionsByAccess)
 }
 
 // licenseV5 is a license record of schema versions 1 to 5, which kept its

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +44,17 @@ func loadV1(t *testing.T) (string, *dump) {
 	return path, d
 }
 
+// migrationsAfter is what Migrated reports for a file of version v.
+func migrationsAfter(v uint64) []string {
+	var out []string
+	for _, m := range migrations {
+		if m.Version > v {
+			out = append(out, fmt.Sprintf("%d %s", m.Version, m.Name))
+		}
+	}
+	return out
+}
+
 // TestOpenMigratesV1 opens a version-1 file and reads every record back:
 // each one equals, in the JSON of its domain type, the record version 1
 // stored, and every other key and value is untouched.
@@ -69,9 +82,12 @@ func TestOpenMigratesV1(t *testing.T) {
 	err = db.bolt.View(func(tx *bbolt.Tx) error {
 		for name, pairs := range d.Buckets {
 			b := tx.Bucket([]byte(name))
-			if name == string(licensesInUseByPlan) {
-				// Version 4 drops it: plan use is read from
+			if name == string(licensesInUseByPlan) || name == string(sessionsByAccess) || name == string(noncesV8) || name == string(noncesExpiryV8) {
+				// Version 4 drops the first: plan use is read from
 				// licenses_by_plan_status's counts (checkV1Reads).
+				// Version 8 the second: sessions are found by the id
+				// their access token names. Version 9 the nonces'
+				// (empty in the fixture): used_nonces replaces them.
 				if b != nil {
 					t.Errorf("%s survived the migration", name)
 				}
@@ -313,5 +329,154 @@ func TestReadOnlyOnV1(t *testing.T) {
 	}
 	if _, err := db.ListOrganizations(t.Context()); err == nil || !strings.Contains(err.Error(), "older than this binary") {
 		t.Fatalf("ListOrganizations = %v, want the version error", err)
+	}
+}
+
+// TestMigrateAccessIndexFromV7 writes a version-7 file, whose sessions were
+// found through an index of access-token hashes, and opens it: the index is
+// dropped and a token issued before still validates, found by the session
+// id it carries; a token naming that session without its secret does not.
+func TestMigrateAccessIndexFromV7(t *testing.T) {
+	e := newEnv(t)
+	opts := RuntimeOptions{
+		Signer: testSigner, SessionOf: testSessionOf,
+		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour,
+	}
+	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
+	lic := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID})[0]
+	act, err := e.db.Runtime(opts).Activate(e.ctx, client, store.ActivateInput{LicenseKey: lic.Key, Fingerprint: "fp-migrate-8",
+		Replay: store.Replay{Timestamp: e.clock.now(), Nonce: "migrate-nonce-0008"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.db.bolt.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket(sessionsByAccess)
+		if err != nil {
+			return err
+		}
+		if err := b.Put([]byte(store.HashSecret(act.AccessToken)), idb(act.SessionID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(7))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := e.db.bolt.Path()
+	e.db.Close()
+	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := db.Migrated(); !slices.Equal(got, migrationsAfter(7)) {
+		t.Fatalf("Migrated() = %q", got)
+	}
+	_ = db.bolt.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(sessionsByAccess) != nil {
+			t.Error("sessions_by_access survived the migration")
+		}
+		return nil
+	})
+	rt := db.Runtime(opts)
+	for _, c := range []struct {
+		token string
+		valid bool
+	}{
+		{act.AccessToken, true},
+		{"at." + act.SessionID + ".forged", false},
+		{"at.not-an-id.x", false},
+		{"no-session-id", false},
+	} {
+		v, err := rt.Validate(e.ctx, client, c.token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Valid != c.valid {
+			t.Errorf("Validate(%q) = %+v, want valid %v", c.token, v, c.valid)
+		}
+	}
+}
+
+// TestMigrateNoncesFromV8 writes a version-8 file, whose used nonces were
+// keyed by environment and nonce with a second index by expiry, and opens
+// it: the nonce is still refused until its window ends, then swept, and the
+// old buckets are gone.
+func TestMigrateNoncesFromV8(t *testing.T) {
+	e := newEnv(t)
+	opts := RuntimeOptions{Signer: testSigner, SessionOf: testSessionOf,
+		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: 5 * time.Minute}
+	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
+	lics := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID, Quantity: 2})
+	const nonce = "migrate-nonce-0009"
+	activate := func(rt *Runtime, key, fp, nonce string) error {
+		_, err := rt.Activate(e.ctx, client, store.ActivateInput{LicenseKey: key, Fingerprint: fp, Replay: store.Replay{Timestamp: e.clock.now(), Nonce: nonce}})
+		return err
+	}
+	if err := activate(e.db.Runtime(opts), lics[0].Key, "fp-migrate-9", nonce); err != nil {
+		t.Fatal(err)
+	}
+	// Back to version 8: the same use in the two old buckets.
+	err := e.db.bolt.Update(func(tx *bbolt.Tx) error {
+		var k, v []byte
+		if err := tx.Bucket(bNonces).ForEach(func(nk, nv []byte) error { k, v = clone(nk[8:]), clone(nv); return nil }); err != nil {
+			return err
+		}
+		if k == nil {
+			return fmt.Errorf("no used nonce")
+		}
+		if err := tx.DeleteBucket(bNonces); err != nil {
+			return err
+		}
+		old, err := tx.CreateBucket(noncesV8)
+		if err != nil {
+			return err
+		}
+		idx, err := tx.CreateBucket(noncesExpiryV8)
+		if err != nil {
+			return err
+		}
+		if err := old.Put(k, v); err != nil {
+			return err
+		}
+		if err := idx.Put(key(v, k), []byte{}); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(8))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := e.db.bolt.Path()
+	e.db.Close()
+	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := db.Migrated(); !slices.Equal(got, migrationsAfter(8)) {
+		t.Fatalf("Migrated() = %q", got)
+	}
+	_ = db.bolt.View(func(tx *bbolt.Tx) error {
+		for _, name := range [][]byte{noncesV8, noncesExpiryV8} {
+			if tx.Bucket(name) != nil {
+				t.Errorf("%s survived the migration", name)
+			}
+		}
+		return nil
+	})
+	rt := db.Runtime(opts)
+	if err := activate(rt, lics[1].Key, "fp-migrate-9b", nonce); store.ErrorCode(err) != store.ECodeNonceReused {
+		t.Fatalf("the nonce used before the migration: %v; want nonce_reused", err)
+	}
+	if n, err := rt.SweepNonces(e.ctx, 100); err != nil || n != 0 {
+		t.Fatalf("SweepNonces inside the window = %d, %v; want 0", n, err)
+	}
+	e.clock.advance(11 * time.Minute)
+	if n, err := rt.SweepNonces(e.ctx, 100); err != nil || n != 1 {
+		t.Fatalf("SweepNonces after the window = %d, %v; want 1", n, err)
+	}
+	if err := activate(rt, lics[1].Key, "fp-migrate-9b", nonce); err != nil {
+		t.Fatalf("the nonce after its window: %v", err)
 	}
 }

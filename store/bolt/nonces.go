@@ -9,7 +9,21 @@ import (
 	"licensectl/store"
 )
 
-func nonceKey(envID, nonce string) []byte { return key(idb(envID), []byte(nonce)) }
+// Used nonces are keyed by the end of the minute their window ends in
+// (nonceSpan), then environment and nonce: every nonce of a minute sits in
+// one key range, so the sweeper deletes a run of whole pages from the front
+// of the bucket, and no second index by expiry is written per use. The
+// price is on the read side: a nonce is looked up once per minute its window
+// could end in (a dozen gets for the default ±300 s window).
+const nonceSpan = time.Minute
+
+// nonceBucket is the end of the minute that until falls in: every nonce
+// filed under it is spent before then.
+func nonceBucket(until time.Time) time.Time { return until.Truncate(nonceSpan).Add(nonceSpan) }
+
+func nonceKey(bucket time.Time, envID, nonce string) []byte {
+	return key(timeKey(bucket), idb(envID), []byte(nonce))
+}
 
 // replayed reports, without writing, why the request would be refused as a
 // replay, or nil. It lets a login skip the password hash for a replay.
@@ -17,9 +31,16 @@ func (r *Runtime) replayed(t *txn, envID string, rp store.Replay) error {
 	if err := rp.CheckWindow(t.now, r.o.ReplayWindow); err != nil {
 		return err
 	}
+	// A recorded use ends no later than a timestamp inside the window plus
+	// the window, and the ones already past do not matter.
+	b := t.tx.Bucket(bNonces)
 	var usedUntil time.Time
-	if v := t.tx.Bucket(bNonces).Get(nonceKey(envID, rp.Nonce)); len(v) == 8 {
-		usedUntil = time.Unix(0, int64(binary.BigEndian.Uint64(v)))
+	for m, last := nonceBucket(t.now), nonceBucket(t.now.Add(2*r.o.ReplayWindow)); !m.After(last); m = m.Add(nonceSpan) {
+		if v := b.Get(nonceKey(m, envID, rp.Nonce)); len(v) == 8 {
+			if u := time.Unix(0, int64(binary.BigEndian.Uint64(v))); u.After(usedUntil) {
+				usedUntil = u
+			}
+		}
 	}
 	return store.CheckNonceUnused(usedUntil, t.now)
 }
@@ -34,35 +55,43 @@ func (r *Runtime) consumeNonce(t *txn, ra *store.RuntimeApp, rp store.Replay, wh
 		}
 		return err
 	}
-	exp := timeKey(rp.UsedUntil(t.now, r.o.ReplayWindow))
-	k := nonceKey(ra.Env.ID, rp.Nonce)
-	if err := t.tx.Bucket(bNonces).Put(k, exp); err != nil {
-		return err
+	until := rp.UsedUntil(t.now, r.o.ReplayWindow)
+	return t.tx.Bucket(bNonces).Put(nonceKey(nonceBucket(until), ra.Env.ID, rp.Nonce), timeKey(until))
+}
+
+// dropNonces deletes the used nonces of an environment, for its deletion.
+// They are few (a replay window's worth) and not grouped by environment,
+// so the bucket is walked.
+func (t *txn) dropNonces(envID string) error {
+	env := idb(envID)
+	c := t.tx.Bucket(bNonces).Cursor()
+	for k, _ := c.First(); k != nil; {
+		if len(k) > 8+16 && bytes.Equal(k[8:24], env) {
+			at := clone(k)
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			k, _ = c.Seek(at)
+			continue
+		}
+		k, _ = c.Next()
 	}
-	return t.tx.Bucket(bNoncesExpiry).Put(key(exp, k), []byte{})
+	return nil
 }
 
 // SweepNonces deletes nonces whose window has passed, at most limit of them,
-// and reports how many it deleted.
+// and reports how many it deleted: the front of the bucket, up to the first
+// minute that has not ended.
 func (r *Runtime) SweepNonces(ctx context.Context, limit int) (int, error) {
-	if due, err := r.db.due(ctx, bNoncesExpiry); err != nil || !due {
+	if due, err := r.db.due(ctx, bNonces); err != nil || !due {
 		return 0, err
 	}
 	n := 0
 	err := r.db.update(ctx, func(t *txn) error {
 		n = 0
 		now := timeKey(t.now)
-		c := t.tx.Bucket(bNoncesExpiry).Cursor()
-		nonces := t.tx.Bucket(bNonces)
+		c := t.tx.Bucket(bNonces).Cursor()
 		for k, _ := c.First(); k != nil && n < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
-			nk := clone(k[8:])
-			// Only delete the nonce when it still carries this expiry: a
-			// later reuse may have extended it.
-			if v := nonces.Get(nk); v != nil && bytes.Equal(v, k[:8]) {
-				if err := nonces.Delete(nk); err != nil {
-					return err
-				}
-			}
 			if err := c.Delete(); err != nil {
 				return err
 			}

@@ -297,7 +297,7 @@ func (db *DB) softUpdate(ctx context.Context, fn func(t *txn) error) error {
 // their last page. bbolt splits pages half full by default, which suits
 // random inserts but leaves append-only buckets half empty: twice the pages
 // to write, read and keep.
-var appendBuckets = [][]byte{bSessions, bSessionsDevice, bDevices, bDevicesEnv, bDevicesEnvStatus, bNoncesExpiry, bAudit, bAuditEnv, bAuditEvent}
+var appendBuckets = [][]byte{bSessions, bSessionsDevice, bDevices, bDevicesEnv, bDevicesEnvStatus, bAudit, bAuditEnv, bAuditEvent}
 
 // denseAppends fills the pages of append-mostly buckets in this write
 // transaction (the setting lives on the transaction's bucket handles).

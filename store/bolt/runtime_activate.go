@@ -19,7 +19,7 @@ func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.
 		userHash = store.HashSecret(in.UserToken)
 	}
 	seed := newTokenSeed("")
-	r.presignActivation(ctx, c, licKey, fp, userHash, &seed)
+	r.presignActivation(ctx, c, licKey, fp, in.UserToken, userHash, &seed)
 	var out *store.Activation
 	err = r.softBatch(ctx, func(t *txn) error {
 		out = nil
@@ -31,7 +31,7 @@ func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.
 		if err := r.consumeNonce(t, ra, in.Replay, "license"); err != nil {
 			return err
 		}
-		out, err = r.activate(t, ra, licKey, fp, userHash, seed)
+		out, err = r.activate(t, ra, licKey, fp, in.UserToken, userHash, seed)
 		return err
 	})
 	if err != nil {
@@ -43,7 +43,7 @@ func (r *Runtime) Activate(ctx context.Context, c store.RuntimeClient, in store.
 // presignActivation reads what an activation is expected to find and signs
 // its access token outside the write transaction. Any surprise just leaves
 // the token unsigned; the transaction decides everything.
-func (r *Runtime) presignActivation(ctx context.Context, c store.RuntimeClient, licKey, fp, userHash string, seed *tokenSeed) {
+func (r *Runtime) presignActivation(ctx context.Context, c store.RuntimeClient, licKey, fp, userToken, userHash string, seed *tokenSeed) {
 	var sp *sessionSpec
 	_ = r.db.view(ctx, func(t *txn) error {
 		ra, err := r.activeApp(t, c)
@@ -53,7 +53,7 @@ func (r *Runtime) presignActivation(ctx context.Context, c store.RuntimeClient, 
 		var userID string
 		var roles []string
 		if userHash != "" {
-			s, err := r.findByAccess(t, userHash)
+			s, err := r.findByAccess(t, userToken, userHash)
 			if err != nil {
 				return nil
 			}
@@ -86,11 +86,11 @@ func (r *Runtime) presignActivation(ctx context.Context, c store.RuntimeClient, 
 // activate is the activation proper, after the nonce is consumed. Every
 // check comes before the first write, so a refusal leaves nothing behind but
 // the consumed nonce.
-func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userHash string, seed tokenSeed) (*store.Activation, error) {
+func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userToken, userHash string, seed tokenSeed) (*store.Activation, error) {
 	var userID string
 	var roles []string
 	if userHash != "" {
-		s, err := r.findByAccess(t, userHash)
+		s, err := r.findByAccess(t, userToken, userHash)
 		if err != nil {
 			return nil, err
 		}

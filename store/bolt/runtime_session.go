@@ -175,7 +175,7 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 		if err != nil {
 			return err
 		}
-		s, err := r.findByAccess(t, hash)
+		s, err := r.findByAccess(t, accessToken, hash)
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 		}
 		var s *sessionRecord
 		if accessToken != "" {
-			if s, err = r.findByAccess(t, hex.EncodeToString(sum[:])); err != nil {
+			if s, err = r.findByAccess(t, accessToken, hex.EncodeToString(sum[:])); err != nil {
 				return err
 			}
 		}
@@ -327,9 +327,6 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if err != nil {
 			return err
 		}
-		if err := t.delUnique(bSessionsAccess, []byte(s.AccessHash)); err != nil {
-			return err
-		}
 		s.RetiredRefresh = append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
 		if n := len(s.RetiredRefresh) - maxRetired; n > 0 {
 			// Older retired tokens are forgotten (and a token of the form
@@ -350,9 +347,6 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		s.AccessExpiresAt = exp
 		s.RefreshExpiresAt = minTime(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
 		if err := t.put(bSessions, s.ID, s); err != nil {
-			return err
-		}
-		if err := t.setUnique(bSessionsAccess, []byte(s.AccessHash), s.ID); err != nil {
 			return err
 		}
 		out = &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,

@@ -2,7 +2,7 @@ package bolt
 
 // SchemaVersion is the version of the bucket layout below and of the record
 // format (codec.go); the migrations in migrate.go bring older files to it.
-const SchemaVersion = 7
+const SchemaVersion = 9
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
 // UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
@@ -63,12 +63,11 @@ var (
 	bDevicesFP         = []byte("devices_by_fingerprint")
 
 	bSessions        = []byte("sessions")
-	bSessionsAccess  = []byte("sessions_by_access")  // sha256(access) → session id
 	bSessionsRefresh = []byte("sessions_by_refresh") // sha256(refresh) → session id
 	bSessionsLicense = []byte("sessions_by_license") // license|session
 	bSessionsUser    = []byte("sessions_by_user")    // user|session
 	bSessionsDevice  = []byte("sessions_by_device")  // device|session
-	bNonces          = []byte("nonces")              // env|nonce → expiry
+	bNonces          = []byte("used_nonces")         // expiry bucket end|env|nonce → expiry (nonces.go)
 
 	bAudit      = []byte("audit")
 	bAuditEnv   = []byte("audit_by_env")       // env|entry
@@ -78,7 +77,6 @@ var (
 
 // Runtime buckets.
 var (
-	bNoncesExpiry = []byte("nonces_by_expiry")     // expiry unix nanos|env|nonce, walked by the sweeper
 	bLicEnvUser   = []byte("licenses_by_env_user") // env|user|license: a login session's licenses
 	bUsage        = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
 )
@@ -157,9 +155,9 @@ var allBuckets = [][]byte{
 	bLicenses, bLicKey, bLicEnv, bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bLicExpiry,
 	bEndUsers, bEndUsersEnv, bEndUsersEnvStatus, bEndUsersEmail,
 	bDevices, bDevicesEnv, bDevicesEnvStatus, bDevicesFP,
-	bSessions, bSessionsAccess, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
+	bSessions, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
-	bNoncesExpiry, bLicEnvUser, bUsage,
+	bLicEnvUser, bUsage,
 	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,
 	bPartnerAttempts, bPartnerIdentities,
 	bHooks, bHooksApp, bHooksOrg, bDeliveries, bDelivHook, bDelivHookStatus, bDelivDue, bDelivDone, bAuditOrgEvent,

@@ -62,9 +62,6 @@ func (f *Fixtures) SeedBinding(ctx context.Context, s store.Scope, licenseID, de
 		if err := t.put(bSessions, rec.ID, rec); err != nil {
 			return err
 		}
-		if err := t.setUnique(bSessionsAccess, []byte(rec.AccessHash), rec.ID); err != nil {
-			return err
-		}
 		if err := t.setUnique(bSessionsRefresh, []byte(rec.RefreshHash), rec.ID); err != nil {
 			return err
 		}

@@ -169,11 +169,9 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 	if err := t.put(bSessions, s.ID, s); err != nil {
 		return nil, err
 	}
-	if err := t.setUnique(bSessionsAccess, []byte(s.AccessHash), s.ID); err != nil {
-		return nil, err
-	}
-	// The refresh token carries the session id: no refresh-hash index entry,
-	// whose random key would dirty one more page per new session.
+	// Both tokens carry the session id (the access token's sid claim, the
+	// refresh token's prefix): no token-hash index entries, whose random
+	// keys would dirty a page each per new session.
 	// These indexes are only walked (to revoke), never counted, so they
 	// skip the counts bucket: one page less to rewrite per session.
 	for _, ix := range []struct {
@@ -208,14 +206,20 @@ type sessionView struct {
 	dev  *store.Device
 }
 
-// findByAccess returns the session an access token names, or nil.
-func (r *Runtime) findByAccess(t *txn, hash string) (*sessionRecord, error) {
-	id := t.tx.Bucket(bSessionsAccess).Get([]byte(hash))
+// findByAccess returns the session an access token names, or nil: the
+// session of the id the token carries, when the token's hash (hash) is the
+// one the session stored. The id is public and read unverified, so the
+// hashes are compared in constant time, as refreshState does.
+func (r *Runtime) findByAccess(t *txn, token, hash string) (*sessionRecord, error) {
+	if r.o.SessionOf == nil {
+		return nil, nil
+	}
+	id := idb(r.o.SessionOf(token))
 	if id == nil {
 		return nil, nil
 	}
 	s, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, id)
-	if err != nil || s == nil || s.AccessHash != hash {
+	if err != nil || s == nil || subtle.ConstantTimeCompare([]byte(s.AccessHash), []byte(hash)) != 1 {
 		return nil, err
 	}
 	return s, nil

@@ -278,6 +278,18 @@ func testCascade(t *testing.T, open Opener) {
 	t.Run("ErrInvalid", func(t *testing.T) {
 		f.wantReason(t, "no token", "", store.ReasonTokenInvalid)
 		f.wantReason(t, "an unknown token", "conformance.unknown", store.ReasonTokenInvalid)
+		// A token names its session in the clear; naming a live one proves
+		// nothing without the token the session was issued.
+		g := newFixture(t, open)
+		_, glic := g.licenses(t, store.PlanInput{Name: ptr("Named")}, 1)
+		live := g.activation(t, glic[0].Key, "named-pc")
+		forged := "conformance.production." + live.SessionID + ".forged"
+		g.wantReason(t, "a token naming a live session", forged, store.ReasonTokenInvalid)
+		g.wantReason(t, "a token naming a malformed session id", "conformance.production.not-an-id.forged", store.ReasonTokenInvalid)
+		if err := g.runtime().Logout(g.ctx, g.client(""), forged); store.ErrorCode(err) != store.ECodeInvalidToken {
+			t.Fatalf("Logout(a token naming a live session) = %v; want invalid_token", err)
+		}
+		g.wantReason(t, "the session after a forged logout", live.AccessToken, "")
 		v, err := f.runtime().Validate(f.ctx, f.client(store.EnvDevelopment), a.AccessToken)
 		if err != nil || v.Valid || v.Reason != store.ReasonTokenInvalid {
 			t.Fatalf("Validate(other environment) = %+v, %v; want token_invalid", v, err)
