@@ -34,7 +34,7 @@ var exportedFrom = map[string]store.CopyKind{
 	"devices": store.CopyDevices, "devices_by_env": "", "devices_by_env_status": "", "devices_by_fingerprint": "",
 	"sessions": store.CopySessions, "sessions_by_refresh": "", "sessions_by_license": "",
 	"sessions_by_user": "", "sessions_by_device": "",
-	"used_nonces": store.CopyNonces,
+	"used_nonces":   store.CopyNonces,
 	"runtime_usage": store.CopyUsage,
 	// audit_by_env is an index, but the export reads it for the logs that
 	// list each entry (CopyAuditEntry.EnvIDs).

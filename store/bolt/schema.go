@@ -77,8 +77,8 @@ var (
 
 // Runtime buckets.
 var (
-	bLicEnvUser   = []byte("licenses_by_env_user") // env|user|license: a login session's licenses
-	bUsage        = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
+	bLicEnvUser = []byte("licenses_by_env_user") // env|user|license: a login session's licenses
+	bUsage      = []byte("runtime_usage")        // org|"YYYY-MM" → uint64 runtime requests
 )
 
 // Billing buckets.
