@@ -109,6 +109,12 @@ func NotFound(kind string) *Error {
 	return &Error{Code: ECodeNotFound, Message: kind + " not found"}
 }
 
+// ErrOverloaded refuses a write that waited past server.max_queue_wait: it
+// was not made (docs/design.md §14).
+func ErrOverloaded() *Error {
+	return &Error{Code: ECodeOverloaded, Message: "the server is overloaded: the write was not made; retry after Retry-After seconds", RetryAfter: 1}
+}
+
 // ErrorCode returns the code of err: the Code of an *Error in its chain,
 // "" for nil, and internal for anything else.
 func ErrorCode(err error) string {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"licensectl/store"
 )
 
 // groupCommit runs hot runtime writes in shared transactions. It replaces
@@ -74,7 +76,7 @@ func (g *groupCommit) run(batch []*commitCall) {
 	live := batch[:0]
 	for _, c := range batch {
 		if g.db.writer.expired(c.queued) {
-			c.done <- errOverloaded()
+			c.done <- store.ErrOverloaded()
 			continue
 		}
 		live = append(live, c)

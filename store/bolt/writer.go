@@ -37,7 +37,7 @@ func (g *writerGate) acquire() error {
 	case g.ch <- struct{}{}:
 		return nil
 	case <-t.C:
-		return errOverloaded()
+		return store.ErrOverloaded()
 	}
 }
 
@@ -50,8 +50,4 @@ func (g *writerGate) release() { <-g.ch }
 // expired reports whether a write queued at since has waited past maxWait.
 func (g *writerGate) expired(since time.Time) bool {
 	return g.maxWait > 0 && time.Since(since) > g.maxWait
-}
-
-func errOverloaded() error {
-	return &store.Error{Code: store.ECodeOverloaded, Message: "the server is overloaded: the write was not made; retry after Retry-After seconds", RetryAfter: 1}
 }

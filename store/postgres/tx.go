@@ -121,13 +121,9 @@ func (db *DB) acquireWrite(ctx context.Context) (*pgxpool.Conn, error) {
 	defer cancel()
 	conn, err := db.pool.Acquire(wctx)
 	if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
-		return nil, errOverloaded()
+		return nil, store.ErrOverloaded()
 	}
 	return conn, err
-}
-
-func errOverloaded() error {
-	return &store.Error{Code: store.ECodeOverloaded, Message: "the server is overloaded: the write was not made; retry after Retry-After seconds", RetryAfter: 1}
 }
 
 // retryable reports a serialization failure or a deadlock.
