@@ -46,14 +46,7 @@ func TestOrgLicenseCountBackfill(t *testing.T) {
 	if got := e.orgLicenses(t); got != 0 {
 		t.Fatalf("licenses_active = %d with the count dropped", got)
 	}
-	path := e.db.Path()
-	e.db.Close()
-	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	e.db = db
+	e.reopen(t)
 	if got := e.orgLicenses(t); got != 4 {
 		t.Fatalf("licenses_active = %d after reopening, want 4", got)
 	}

@@ -89,3 +89,17 @@ func testSessionOf(tok string) string {
 	}
 	return ""
 }
+
+// reopen closes e's file and opens it again as e.db, as a restart would.
+func (e *env) reopen(t *testing.T) *DB {
+	t.Helper()
+	path := e.db.bolt.Path()
+	e.db.Close()
+	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e.db = db
+	return db
+}

@@ -80,7 +80,7 @@ func TestMigrateLicenseDevicesFromV6(t *testing.T) {
 	boundAt := func(i int) time.Time { return time.Date(2029, 6, 1, 0, i, 0, 0, time.UTC) }
 	// Back to version 6: the devices inside the license, no index.
 	v5Size := 0
-	err := e.db.bolt.Update(func(tx *bbolt.Tx) error {
+	db := rewindTo(t, e, 6, func(tx *bbolt.Tx) error {
 		cur := new(store.License)
 		if err := decode(bLicenses, idb(lic.ID), tx.Bucket(bLicenses).Get(idb(lic.ID)), cur); err != nil {
 			return err
@@ -99,25 +99,8 @@ func TestMigrateLicenseDevicesFromV6(t *testing.T) {
 		if err := tx.Bucket(bLicenses).Put(idb(lic.ID), raw); err != nil {
 			return err
 		}
-		if err := tx.DeleteBucket(bLicDevices); err != nil {
-			return err
-		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(6))
+		return tx.DeleteBucket(bLicDevices)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := e.db.bolt.Path()
-	e.db.Close()
-	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	e.db = db
-	if got := db.Migrated(); !slices.Equal(got, migrationsAfter(6)) {
-		t.Fatalf("Migrated() = %q", got)
-	}
 	det, err := db.FindLicense(e.ctx, e.scope, lic.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,36 @@ func migrationsAfter(v uint64) []string {
 	return out
 }
 
+// rewindTo turns e's file back into one of version v (rewind undoes the
+// later layouts, the schema version is set to v), reopens it as e.db, and
+// fails unless exactly the migrations after v ran and the buckets dropped
+// since are gone.
+func rewindTo(t *testing.T, e *env, v uint64, rewind func(tx *bbolt.Tx) error, dropped ...[]byte) *DB {
+	t.Helper()
+	err := e.db.bolt.Update(func(tx *bbolt.Tx) error {
+		if err := rewind(tx); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(v))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := e.reopen(t)
+	if got := db.Migrated(); !slices.Equal(got, migrationsAfter(v)) {
+		t.Fatalf("Migrated() = %q, want %q", got, migrationsAfter(v))
+	}
+	_ = db.bolt.View(func(tx *bbolt.Tx) error {
+		for _, name := range dropped {
+			if tx.Bucket(name) != nil {
+				t.Errorf("%s survived the migration", name)
+			}
+		}
+		return nil
+	})
+	return db
+}
+
 // TestOpenMigratesV1 opens a version-1 file and reads every record back:
 // each one equals, in the JSON of its domain type, the record version 1
 // stored, and every other key and value is untouched.
@@ -349,35 +379,13 @@ func TestMigrateAccessIndexFromV7(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.db.bolt.Update(func(tx *bbolt.Tx) error {
+	db := rewindTo(t, e, 7, func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucket(sessionsByAccess)
 		if err != nil {
 			return err
 		}
-		if err := b.Put([]byte(store.HashSecret(act.AccessToken)), idb(act.SessionID)); err != nil {
-			return err
-		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(7))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := e.db.bolt.Path()
-	e.db.Close()
-	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if got := db.Migrated(); !slices.Equal(got, migrationsAfter(7)) {
-		t.Fatalf("Migrated() = %q", got)
-	}
-	_ = db.bolt.View(func(tx *bbolt.Tx) error {
-		if tx.Bucket(sessionsByAccess) != nil {
-			t.Error("sessions_by_access survived the migration")
-		}
-		return nil
-	})
+		return b.Put([]byte(store.HashSecret(act.AccessToken)), idb(act.SessionID))
+	}, sessionsByAccess)
 	rt := db.Runtime(opts)
 	for _, c := range []struct {
 		token string
@@ -417,7 +425,7 @@ func TestMigrateNoncesFromV8(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Back to version 8: the same use in the two old buckets.
-	err := e.db.bolt.Update(func(tx *bbolt.Tx) error {
+	db := rewindTo(t, e, 8, func(tx *bbolt.Tx) error {
 		var k, v []byte
 		if err := tx.Bucket(bNonces).ForEach(func(nk, nv []byte) error { k, v = clone(nk[8:]), clone(nv); return nil }); err != nil {
 			return err
@@ -439,32 +447,8 @@ func TestMigrateNoncesFromV8(t *testing.T) {
 		if err := old.Put(k, v); err != nil {
 			return err
 		}
-		if err := idx.Put(key(v, k), []byte{}); err != nil {
-			return err
-		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, u64(8))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := e.db.bolt.Path()
-	e.db.Close()
-	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if got := db.Migrated(); !slices.Equal(got, migrationsAfter(8)) {
-		t.Fatalf("Migrated() = %q", got)
-	}
-	_ = db.bolt.View(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{noncesV8, noncesExpiryV8} {
-			if tx.Bucket(name) != nil {
-				t.Errorf("%s survived the migration", name)
-			}
-		}
-		return nil
-	})
+		return idx.Put(key(v, k), []byte{})
+	}, noncesV8, noncesExpiryV8)
 	rt := db.Runtime(opts)
 	if err := activate(rt, lics[1].Key, "fp-migrate-9b", nonce); store.ErrorCode(err) != store.ECodeNonceReused {
 		t.Fatalf("the nonce used before the migration: %v; want nonce_reused", err)
