@@ -266,14 +266,15 @@ func (x *exporter) leases() error {
 
 func (x *exporter) nonces() error {
 	return x.each(bNonces, func(k, v []byte) error {
-		if len(k) <= 8+16 {
+		env, nonce, ok := nonceKeyParts(k)
+		if !ok {
 			return fmt.Errorf("%s/%x: a key of %d bytes", bNonces, k, len(k))
 		}
 		exp, err := nanos(bNonces, k, v)
 		if err != nil {
 			return err
 		}
-		return x.put(store.CopyNonces, &store.CopyNonce{EnvID: ids(k[8:24]), Nonce: string(k[24:]), ExpiresAt: exp})
+		return x.put(store.CopyNonces, &store.CopyNonce{EnvID: ids(env), Nonce: string(nonce), ExpiresAt: exp})
 	})
 }
 

@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"time"
 
 	"licensectl/store"
@@ -127,9 +126,8 @@ func (t *txn) liveLease(licenseID, deviceID string) (string, *leaseRecord, error
 func (r *Runtime) leaseSession(t *txn, ra *store.RuntimeApp, accessToken string) (*sessionView, error) {
 	var s *sessionRecord
 	if accessToken != "" {
-		sum := store.SumSecret(accessToken)
 		var err error
-		if s, err = r.findByAccess(t, accessToken, hex.EncodeToString(sum[:])); err != nil {
+		if s, err = r.findByAccess(t, accessToken, store.HashSecret(accessToken)); err != nil {
 			return nil, err
 		}
 	}

@@ -60,11 +60,17 @@ func migrateNoncesByMinute(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range [][]byte{noncesV8, noncesExpiryV8} {
-		if tx.Bucket(name) != nil {
-			if err := tx.DeleteBucket(name); err != nil {
-				return err
-			}
+	return dropBuckets(tx, noncesV8, noncesExpiryV8)
+}
+
+// dropBuckets deletes the buckets a migration retires, those that exist.
+func dropBuckets(tx *bolt.Tx, names ...[]byte) error {
+	for _, name := range names {
+		if tx.Bucket(name) == nil {
+			continue
+		}
+		if err := tx.DeleteBucket(name); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -76,12 +82,7 @@ func migrateNoncesByMinute(tx *bolt.Tx) error {
 // write per new token; tokens issued before keep working.
 var sessionsByAccess = []byte("sessions_by_access")
 
-func migrateDropAccessIndex(tx *bolt.Tx) error {
-	if tx.Bucket(sessionsByAccess) == nil {
-		return nil
-	}
-	return tx.DeleteBucket(sessionsByAccess)
-}
+func migrateDropAccessIndex(tx *bolt.Tx) error { return dropBuckets(tx, sessionsByAccess) }
 
 // licenseV5 is a license record of schema versions 1 to 5, which kept its
 // bound devices inside: the list, and since version 2 when each was bound.
@@ -209,7 +210,7 @@ func migrateV4(tx *bolt.Tx) error {
 	if err := t.dropAll(licensesInUseByPlan, nil); err != nil { // its keys and its counts
 		return err
 	}
-	return tx.DeleteBucket(licensesInUseByPlan)
+	return dropBuckets(tx, licensesInUseByPlan)
 }
 
 // packLicenseKeys rewrites licenses_by_key from key text to licKeyIndex.

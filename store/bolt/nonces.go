@@ -25,6 +25,15 @@ func nonceKey(bucket time.Time, envID, nonce string) []byte {
 	return key(timeKey(bucket), idb(envID), []byte(nonce))
 }
 
+// nonceKeyParts reads a used_nonces key back: its environment's 16 bytes
+// and the nonce. ok is false for a key too short to hold both.
+func nonceKeyParts(k []byte) (env, nonce []byte, ok bool) {
+	if len(k) <= 8+16 {
+		return nil, nil, false
+	}
+	return k[8:24], k[24:], true
+}
+
 // replayed reports, without writing, why the request would be refused as a
 // replay, or nil. It lets a login skip the password hash for a replay.
 func (r *Runtime) replayed(t *txn, envID string, rp store.Replay) error {
@@ -66,7 +75,7 @@ func (t *txn) dropNonces(envID string) error {
 	env := idb(envID)
 	c := t.tx.Bucket(bNonces).Cursor()
 	for k, _ := c.First(); k != nil; {
-		if len(k) > 8+16 && bytes.Equal(k[8:24], env) {
+		if e, _, ok := nonceKeyParts(k); ok && bytes.Equal(e, env) {
 			at := clone(k)
 			if err := c.Delete(); err != nil {
 				return err
