@@ -110,8 +110,12 @@ func TestMigrateAuditByTarget(t *testing.T) {
 	e := &env{db: db, clock: clock, scope: store.Scope{OrgID: org.ID, AppID: app.ID, Env: store.EnvProduction}, ctx: t.Context()}
 	a, b := targetHistory(t, e)
 
-	// Make it what version 3 wrote: no audit_by_target, no counts of it.
+	// Make it what version 3 wrote: no audit_by_target, no counts of it,
+	// licenses that hold their devices.
 	err = db.bolt.Update(func(tx *bbolt.Tx) error {
+		if err := licensesAsV5(tx); err != nil {
+			return err
+		}
 		if err := tx.DeleteBucket(bAuditTarget); err != nil {
 			return err
 		}

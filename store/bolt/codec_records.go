@@ -145,7 +145,7 @@ func encodeRecord(v any) ([]byte, error) {
 }
 
 // putLicense writes a license. Its bound devices are not in it
-// (license_devices), nor is their count.
+// (license_devices), but their count is.
 func putLicense(w *wbuf, r *store.License) {
 	w.id(r.AppID)
 	w.id(r.EnvID)
@@ -161,6 +161,8 @@ func putLicense(w *wbuf, r *store.License) {
 	w.time(r.UpdatedAt)
 	// Appended: a record written before reset windows reads with none.
 	w.times(r.ResetTimes)
+	// Appended by schema 10, which counts every license's bindings.
+	w.int(r.DevicesCount)
 }
 
 // putLicenseV5 writes a license as schema versions 2 to 5 did, with its
@@ -274,7 +276,7 @@ func decodeRecord(k, raw []byte, v any) error {
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
-			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time(), ResetTimes: r.times()}
+			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time(), ResetTimes: r.times(), DevicesCount: r.int()}
 	case *licenseV5:
 		*x = licenseV5{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), DeviceIDs: r.ids(), DeviceBoundAt: r.idTimes(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),

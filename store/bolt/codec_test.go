@@ -80,7 +80,7 @@ var codecRecords = []struct {
 	{v: new(store.AppSecret)},
 	{v: new(store.Entitlement)},
 	{v: new(store.Plan), keep: func(v any) { v.(*store.Plan).Entitlements = nil }},
-	{v: new(store.License), keep: func(v any) { v.(*store.License).DevicesCount = 0 }},
+	{v: new(store.License)},
 	{v: new(licenseV5)},
 	{v: new(store.EndUser)},
 	{v: new(store.Device)},

@@ -10,9 +10,12 @@ import (
 )
 
 // The devices bound to a license live in bLicDevices, one key per binding,
-// with the binding time as value and the count in bCounts: binding,
-// unbinding, testing a binding and counting cost the same whatever the
-// license's device count, and a page of them costs its offset and size.
+// with the binding time as value, and their count in the license record:
+// binding, unbinding, testing a binding and counting cost the same whatever
+// the license's device count, and a page of them costs its offset and size.
+// A binding always rewrites its license (updated_at), so the count kept
+// there costs no page of its own, where a count in bCounts cost one random
+// page per activation (docs/performance.md).
 
 // licDeviceKey is the binding of device to license.
 func licDeviceKey(licenseID, deviceID string) []byte {
@@ -24,15 +27,10 @@ func (t *txn) isBound(licenseID, deviceID string) bool {
 	return t.tx.Bucket(bLicDevices).Get(licDeviceKey(licenseID, deviceID)) != nil
 }
 
-// devicesCount is how many devices are bound to the license.
-func (t *txn) devicesCount(licenseID string) int {
-	return t.count(bLicDevices, idb(licenseID))
-}
-
-// bindDevice binds the device to the license at at; binding a bound device
-// changes nothing.
-func (t *txn) bindDevice(licenseID, deviceID string, at time.Time) error {
-	k := licDeviceKey(licenseID, deviceID)
+// bindDevice binds the device to l at at and counts it on l, which the
+// caller saves; binding a bound device changes nothing.
+func (t *txn) bindDevice(l *store.License, deviceID string, at time.Time) error {
+	k := licDeviceKey(l.ID, deviceID)
 	b := t.tx.Bucket(bLicDevices)
 	if b.Get(k) != nil {
 		return nil
@@ -40,12 +38,14 @@ func (t *txn) bindDevice(licenseID, deviceID string, at time.Time) error {
 	if err := b.Put(k, timeKey(at)); err != nil {
 		return err
 	}
-	return t.addCount(bLicDevices, idb(licenseID), 1)
+	l.DevicesCount++
+	return nil
 }
 
-// unbindDevice removes the binding and reports whether there was one.
-func (t *txn) unbindDevice(licenseID, deviceID string) (bool, error) {
-	k := licDeviceKey(licenseID, deviceID)
+// unbindDevice removes the binding, uncounts it on l, which the caller
+// saves, and reports whether there was one.
+func (t *txn) unbindDevice(l *store.License, deviceID string) (bool, error) {
+	k := licDeviceKey(l.ID, deviceID)
 	b := t.tx.Bucket(bLicDevices)
 	if b.Get(k) == nil {
 		return false, nil
@@ -53,7 +53,11 @@ func (t *txn) unbindDevice(licenseID, deviceID string) (bool, error) {
 	if err := b.Delete(k); err != nil {
 		return false, err
 	}
-	return true, t.addCount(bLicDevices, idb(licenseID), -1)
+	if l.DevicesCount <= 0 {
+		return false, fmt.Errorf("license %s: unbinding a device with %d counted", l.ID, l.DevicesCount)
+	}
+	l.DevicesCount--
+	return true, nil
 }
 
 // boundDevices returns up to limit devices bound to the license, newest
@@ -83,8 +87,14 @@ func (t *txn) boundDevices(envID, licenseID string, offset, limit int) ([]store.
 // licenseDevicesPage pages the devices bound to a license of the scope's
 // environment (ListDevices with a license_id). Returns not_found.
 func (t *txn) licenseDevicesPage(envID string, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if _, err := t.license(envID, f.LicenseID); err != nil {
+	l, err := t.license(envID, f.LicenseID)
+	if err != nil {
 		return nil, err
 	}
-	return listPage[store.Device](t, bLicDevices, idb(f.LicenseID), bDevices, f.PageRequest)
+	page, err := listPage[store.Device](t, bLicDevices, idb(f.LicenseID), bDevices, f.PageRequest)
+	if err != nil {
+		return nil, err
+	}
+	page.Total = l.DevicesCount
+	return page, nil
 }

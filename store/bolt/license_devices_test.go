@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
@@ -30,8 +31,12 @@ func checkV1Bindings(t *testing.T, db *DB, d *dump) {
 			}
 			k, _ := hex.DecodeString(p.K)
 			old.ID = ids(k)
-			if got := tx.devicesCount(old.ID); got != len(old.DeviceIDs) {
-				t.Errorf("license %s: devices_count %d, want %d", old.ID, got, len(old.DeviceIDs))
+			cur := new(store.License)
+			if err := tx.mustGet(bLicenses, old.ID, "license", cur); err != nil {
+				return err
+			}
+			if cur.DevicesCount != len(old.DeviceIDs) {
+				t.Errorf("license %s: devices_count %d, want %d", old.ID, cur.DevicesCount, len(old.DeviceIDs))
 			}
 			for _, did := range old.DeviceIDs {
 				raw := tx.tx.Bucket(bLicDevices).Get(licDeviceKey(old.ID, did))
@@ -212,8 +217,66 @@ func TestLicenseDeviceIndexCounts(t *testing.T) {
 		if k, _ := tx.tx.Bucket(bLicDevices).Cursor().First(); k != nil {
 			t.Errorf("binding %x survived its application", k)
 		}
-		if tx.devicesCount(lics[0].ID) != 0 {
-			t.Error("the count of a deleted license's devices survived")
+		if ok, _ := tx.get(bLicenses, lics[0].ID, new(store.License)); ok {
+			t.Error("the deleted license's record, with its device count, survived")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrateDevicesCountFromV9: a version-9 file, which counted bindings in
+// bCounts, opens with each license's count in its record, counted from its
+// bindings (not from a stale count), and no count left in bCounts.
+func TestMigrateDevicesCountFromV9(t *testing.T) {
+	e := newEnv(t)
+	p := e.mustPlan(t)
+	lics := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: p.ID, Quantity: 3})
+	for i, fp := range []string{"fp1", "fp2", "fp3"} {
+		d, err := FixturesOf(e.db).EnsureDevice(e.ctx, e.scope, fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range lics[:3-i] {
+			if _, err := FixturesOf(e.db).SeedBinding(e.ctx, e.scope, l.ID, d.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Back to version 9: records without a count, the count in bCounts,
+	// and one of them stale.
+	stale := map[string]uint64{lics[0].ID: 3, lics[1].ID: 2, lics[2].ID: 7}
+	db := rewindTo(t, e, 9, func(tx *bbolt.Tx) error {
+		err := rewriteBucket(tx.Bucket(bLicenses), func(k, v []byte) ([]byte, error) {
+			l := new(store.License)
+			if err := decode(bLicenses, k, v, l); err != nil {
+				return nil, err
+			}
+			l.DevicesCount = 0
+			raw, err := encodeRecord(l)
+			return raw[:len(raw)-1], err // version 9 wrote no count at all
+		})
+		if err != nil {
+			return err
+		}
+		for id, n := range stale {
+			if err := tx.Bucket(bCounts).Put(countKey(bLicDevices, idb(id)), u64(n)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i, l := range lics {
+		det, err := db.FindLicense(e.ctx, e.scope, l.ID)
+		if err != nil || det.DevicesCount != 3-i {
+			t.Fatalf("license %d: devices_count %d, %v; want %d", i, det.DevicesCount, err, 3-i)
+		}
+	}
+	err := db.view(e.ctx, func(tx *txn) error {
+		if k, _ := tx.tx.Bucket(bCounts).Cursor().Seek(countKey(bLicDevices, nil)); k != nil && bytes.HasPrefix(k, countKey(bLicDevices, nil)) {
+			t.Errorf("count %x survived the migration", k)
 		}
 		return nil
 	})

@@ -142,7 +142,6 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 // planNames caches names across one page. A deleted plan's name reads as "".
 func (t *txn) licenseItem(l *store.License, planNames map[string]string) (*store.LicenseItem, error) {
 	item := &store.LicenseItem{License: *l}
-	item.DevicesCount = t.devicesCount(l.ID)
 	name, ok := planNames[l.PlanID]
 	if !ok {
 		p := new(store.Plan)
@@ -273,10 +272,10 @@ func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, 
 		if err != nil {
 			return err
 		}
-		if _, err := t.unbindDevice(prevL.ID, deviceID); err != nil {
+		l := *prevL
+		if _, err := t.unbindDevice(&l, deviceID); err != nil {
 			return err
 		}
-		l := *prevL
 		l.UpdatedAt = t.now
 		d := *prevD
 		d.LicenseIDs, _ = without(prevD.LicenseIDs, licenseID)

@@ -33,6 +33,43 @@ var migrations = []migration{
 	{Version: 7, Name: "license devices index", Apply: migrateLicenseDevices},
 	{Version: 8, Name: "sessions found by the id their access token carries", Apply: migrateDropAccessIndex},
 	{Version: 9, Name: "used nonces by the minute their window ends", Apply: migrateNoncesByMinute},
+	{Version: 10, Name: "a license's device count in its record", Apply: migrateDevicesCount},
+}
+
+// migrateDevicesCount writes into every license record the count of its
+// bindings, counted afresh from license_devices rather than trusted from
+// bCounts, and drops those counts.
+func migrateDevicesCount(tx *bolt.Tx) error {
+	counts := map[string]int{}
+	err := tx.Bucket(bLicDevices).ForEach(func(k, _ []byte) error {
+		if len(k) != 32 {
+			return fmt.Errorf("%s/%x: a binding key of %d bytes", bLicDevices, k, len(k))
+		}
+		counts[string(k[:16])]++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t := &txn{tx: tx, ctx: context.Background()}
+	for id, n := range counts {
+		l := new(store.License)
+		if err := t.mustGet(bLicenses, ids([]byte(id)), "license", l); err != nil {
+			return fmt.Errorf("%s/%x: %w", bLicDevices, id, err)
+		}
+		l.DevicesCount = n
+		if err := t.put(bLicenses, l.ID, l); err != nil {
+			return err
+		}
+	}
+	prefix := countKey(bLicDevices, nil)
+	c := tx.Bucket(bCounts).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The nonce buckets version 9 replaced: env|nonce → expiry, and its index
@@ -123,6 +160,7 @@ func migrateLicenseDevices(tx *bolt.Tx) error {
 		if err := decode(bLicenses, k, v, old); err != nil {
 			return nil, err
 		}
+		lic := old.license()
 		for _, did := range old.DeviceIDs {
 			at, ok := old.DeviceBoundAt[did]
 			if !ok {
@@ -132,11 +170,11 @@ func migrateLicenseDevices(tx *bolt.Tx) error {
 				}
 				at = dev.CreatedAt
 			}
-			if err := t.bindDevice(old.ID, did, at); err != nil {
+			if err := t.bindDevice(lic, did, at); err != nil {
 				return nil, err
 			}
 		}
-		return encodeRecord(old.license())
+		return encodeRecord(lic)
 	})
 }
 

@@ -171,7 +171,7 @@ func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *sto
 		dev = &dc
 	}
 	bound := dev != nil && t.isBound(l.ID, dev.ID)
-	if err := store.CheckBind(l, plan, dev, bound, t.devicesCount(l.ID)); err != nil {
+	if err := store.CheckBind(l, plan, dev, bound, l.DevicesCount); err != nil {
 		return nil, false, err
 	}
 
@@ -191,7 +191,7 @@ func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *sto
 		if err := t.saveDevice(prevDev, dev); err != nil {
 			return nil, false, err
 		}
-		if err := t.bindDevice(l.ID, dev.ID, t.now); err != nil {
+		if err := t.bindDevice(l, dev.ID, t.now); err != nil {
 			return nil, false, err
 		}
 	}
@@ -241,7 +241,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 		}
 		t.asActor(store.ActorLicense, l.ID)
 		prevLic, prevDev := *l, *dev
-		if _, err := t.unbindDevice(l.ID, dev.ID); err != nil {
+		if _, err := t.unbindDevice(l, dev.ID); err != nil {
 			return err
 		}
 		l.RecordReset(t.now)

@@ -2,7 +2,7 @@ package bolt
 
 // SchemaVersion is the version of the bucket layout below and of the record
 // format (codec.go); the migrations in migrate.go bring older files to it.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
 // UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
@@ -104,7 +104,8 @@ var (
 var bPartnerIdentitiesMember = []byte("partner_identities_by_member")
 
 // Devices bound to a license (schema version 7, "license devices index"):
-// license|device → bound at (unix nanos), counted per license in bCounts.
+// license|device → bound at (unix nanos), counted in the license record
+// (schema version 10; in bCounts before).
 // The bindings used to be a list inside the license record, which made
 // every activation, reset and read of a site license cost its device count.
 var bLicDevices = []byte("license_devices")

@@ -38,7 +38,7 @@ func (f *Fixtures) SeedBinding(ctx context.Context, s store.Scope, licenseID, de
 			return err
 		}
 		l, d := *prevL, *prevD
-		if err := t.bindDevice(l.ID, deviceID, t.now); err != nil {
+		if err := t.bindDevice(&l, deviceID, t.now); err != nil {
 			return err
 		}
 		if !slices.Contains(d.LicenseIDs, licenseID) {
