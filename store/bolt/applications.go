@@ -243,9 +243,6 @@ func (t *txn) purgeApp(a *store.Application) error {
 					return err
 				}
 			}
-			if err := t.dropAll(bSessionsLicense, idb(id)); err != nil {
-				return err
-			}
 			if err := t.dropAll(bLicDevices, idb(id)); err != nil {
 				return err
 			}
@@ -341,15 +338,10 @@ func (t *txn) purgeApp(a *store.Application) error {
 // dropAll deletes every key under prefix in bucket and every count kept for
 // prefixes that start with it.
 func (t *txn) dropAll(bucket, prefix []byte) error {
-	for _, b := range []struct{ bucket, prefix []byte }{{bucket, prefix}, {bCounts, countKey(bucket, prefix)}} {
-		c := t.tx.Bucket(b.bucket).Cursor()
-		for k, _ := c.Seek(b.prefix); k != nil && bytes.HasPrefix(k, b.prefix); k, _ = c.Seek(b.prefix) {
-			if err := c.Delete(); err != nil {
-				return err
-			}
-		}
+	if err := deletePrefix(t.tx.Bucket(bucket), prefix); err != nil {
+		return err
 	}
-	return nil
+	return deletePrefix(t.tx.Bucket(bCounts), countKey(bucket, prefix))
 }
 
 // deleteSessionRecord removes a runtime session and its token indexes.

@@ -32,7 +32,7 @@ var exportedFrom = map[string]store.CopyKind{
 	"license_devices": store.CopyLicenseDevices,
 	"end_users":       store.CopyEndUsers, "end_users_by_env": "", "end_users_by_env_status": "", "end_users_by_email": "",
 	"devices": store.CopyDevices, "devices_by_env": "", "devices_by_env_status": "", "devices_by_fingerprint": "",
-	"sessions": store.CopySessions, "sessions_by_refresh": "", "sessions_by_license": "",
+	"sessions": store.CopySessions, "sessions_by_refresh": "",
 	"sessions_by_user": "", "sessions_by_device": "",
 	"used_nonces":   store.CopyNonces,
 	"runtime_usage": store.CopyUsage,

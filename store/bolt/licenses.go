@@ -236,7 +236,7 @@ func (db *DB) SetLicenseStatus(ctx context.Context, s store.Scope, id, status st
 		}
 		revoked := 0
 		if change.Revoke {
-			if revoked, err = t.revokeSessions(bSessionsLicense, next.ID, RevokedStatus); err != nil {
+			if revoked, err = t.revokeLicenseSessions(next.ID, RevokedStatus); err != nil {
 				return err
 			}
 			if _, err := t.endLeases(bLeasesLicense, next.ID, change.Event); err != nil {
@@ -292,28 +292,6 @@ func (db *DB) ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, 
 		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID}, Target: store.Target{Type: "license", ID: l.ID},
 			Metadata: map[string]any{"device_id": deviceID, "by": "management", "sessions_revoked": n}})
 	})
-}
-
-// revokeDeviceLicenseSessions revokes the live sessions of one device that
-// were opened on one license; the device's other sessions stay.
-func (t *txn) revokeDeviceLicenseSessions(deviceID, licenseID string) (int, error) {
-	n := 0
-	for _, sid := range t.all(bSessionsDevice, idb(deviceID)) {
-		s := new(sessionRecord)
-		if err := t.mustGet(bSessions, sid, "session", s); err != nil {
-			return n, err
-		}
-		if s.RevokedAt != nil || s.LicenseID != licenseID {
-			continue
-		}
-		now := t.now
-		s.RevokedAt, s.RevokeReason = &now, RevokedDeviceReset
-		if err := t.put(bSessions, sid, s); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
 }
 
 // expireBatch bounds one sweeper transaction so that a large backlog does not

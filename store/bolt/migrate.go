@@ -34,6 +34,20 @@ var migrations = []migration{
 	{Version: 8, Name: "sessions found by the id their access token carries", Apply: migrateDropAccessIndex},
 	{Version: 9, Name: "used nonces by the minute their window ends", Apply: migrateNoncesByMinute},
 	{Version: 10, Name: "a license's device count in its record", Apply: migrateDevicesCount},
+	{Version: 11, Name: "a license's sessions found through its devices", Apply: migrateDropLicenseSessions},
+}
+
+// sessionsByLicense is the index version 11 dropped: license|session. Every
+// session names its device, and a license's live sessions are all on
+// devices bound to it, so the index only cost a random page per activation.
+var sessionsByLicense = []byte("sessions_by_license")
+
+func migrateDropLicenseSessions(tx *bolt.Tx) error {
+	// Files written before sessions.go kept it out of bCounts counted it.
+	if err := deletePrefix(tx.Bucket(bCounts), countKey(sessionsByLicense, nil)); err != nil {
+		return err
+	}
+	return dropBuckets(tx, sessionsByLicense)
 }
 
 // migrateDevicesCount writes into every license record the count of its
@@ -62,14 +76,7 @@ func migrateDevicesCount(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	prefix := countKey(bLicDevices, nil)
-	c := tx.Bucket(bCounts).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
-		if err := c.Delete(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return deletePrefix(tx.Bucket(bCounts), countKey(bLicDevices, nil))
 }
 
 // The nonce buckets version 9 replaced: env|nonce → expiry, and its index

@@ -150,12 +150,14 @@ func TestOpenMigratesV1(t *testing.T) {
 	err = db.bolt.View(func(tx *bbolt.Tx) error {
 		for name, pairs := range d.Buckets {
 			b := tx.Bucket([]byte(name))
-			if name == string(licensesInUseByPlan) || name == string(sessionsByAccess) || name == string(noncesV8) || name == string(noncesExpiryV8) {
+			if name == string(licensesInUseByPlan) || name == string(sessionsByAccess) || name == string(noncesV8) || name == string(noncesExpiryV8) || name == string(sessionsByLicense) {
 				// Version 4 drops the first: plan use is read from
 				// licenses_by_plan_status's counts (checkV1Reads).
 				// Version 8 the second: sessions are found by the id
 				// their access token names. Version 9 the nonces'
 				// (empty in the fixture): used_nonces replaces them.
+				// Version 11 the last: a license's sessions are found
+				// through its devices.
 				if b != nil {
 					t.Errorf("%s survived the migration", name)
 				}
@@ -172,7 +174,7 @@ func TestOpenMigratesV1(t *testing.T) {
 				if name == string(bLicKey) {
 					k = licKeyIndex(string(k)) // version 4 packs the key text
 				}
-				if name == string(bCounts) && bytes.HasPrefix(k, countKey(licensesInUseByPlan, nil)) {
+				if name == string(bCounts) && (bytes.HasPrefix(k, countKey(licensesInUseByPlan, nil)) || bytes.HasPrefix(k, countKey(sessionsByLicense, nil))) {
 					if b.Get(k) != nil {
 						t.Errorf("count %x of the dropped index survived", k)
 					}
@@ -443,6 +445,56 @@ func TestMigrateAccessIndexFromV7(t *testing.T) {
 		if v.Valid != c.valid {
 			t.Errorf("Validate(%q) = %+v, want valid %v", c.token, v, c.valid)
 		}
+	}
+}
+
+// TestMigrateLicenseSessionsFromV10 writes a version-10 file, which indexed
+// sessions by license (and once counted them), and opens it: the index and
+// its count are gone, and the license's session is still counted and
+// revoked with it, found through its device.
+func TestMigrateLicenseSessionsFromV10(t *testing.T) {
+	e := newEnv(t)
+	opts := RuntimeOptions{
+		Signer: testSigner, SessionOf: testSessionOf,
+		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour,
+	}
+	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
+	lic := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID})[0]
+	act, err := e.db.Runtime(opts).Activate(e.ctx, client, store.ActivateInput{LicenseKey: lic.Key, Fingerprint: "fp-migrate-11",
+		Replay: store.Replay{Timestamp: e.clock.now(), Nonce: "migrate-nonce-0011"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := rewindTo(t, e, 10, func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket(sessionsByLicense)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(key(idb(lic.ID), idb(act.SessionID)), []byte{}); err != nil {
+			return err
+		}
+		return tx.Bucket(bCounts).Put(countKey(sessionsByLicense, idb(lic.ID)), u64(1))
+	}, sessionsByLicense)
+	_ = db.bolt.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bCounts).Get(countKey(sessionsByLicense, idb(lic.ID))) != nil {
+			t.Error("the count of the dropped index survived")
+		}
+		return nil
+	})
+	if n, err := db.CountLicenseSessions(e.ctx, e.scope, lic.ID); err != nil || n != 1 {
+		t.Fatalf("CountLicenseSessions = %d, %v; want 1", n, err)
+	}
+	if _, err := db.SetLicenseStatus(e.ctx, e.scope, lic.ID, store.LicenseSuspended); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetLicenseStatus(e.ctx, e.scope, lic.ID, store.LicenseActive); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.CountLicenseSessions(e.ctx, e.scope, lic.ID); err != nil || n != 0 {
+		t.Fatalf("CountLicenseSessions after the suspension = %d, %v; want 0", n, err)
+	}
+	if v, err := db.Runtime(opts).Validate(e.ctx, client, act.AccessToken); err != nil || v.Valid {
+		t.Fatalf("Validate after the suspension = %+v, %v; want revoked", v, err)
 	}
 }
 

@@ -2,7 +2,7 @@ package bolt
 
 // SchemaVersion is the version of the bucket layout below and of the record
 // format (codec.go); the migrations in migrate.go bring older files to it.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // Every bucket is named here and nowhere else. Primary buckets map a 16-byte
 // UUID to a record in the compact format of codec.go. Index buckets hold composite keys "prefix|id" with
@@ -64,7 +64,6 @@ var (
 
 	bSessions        = []byte("sessions")
 	bSessionsRefresh = []byte("sessions_by_refresh") // sha256(refresh) → session id
-	bSessionsLicense = []byte("sessions_by_license") // license|session
 	bSessionsUser    = []byte("sessions_by_user")    // user|session
 	bSessionsDevice  = []byte("sessions_by_device")  // device|session
 	bNonces          = []byte("used_nonces")         // expiry bucket end|env|nonce → expiry (nonces.go)
@@ -156,7 +155,7 @@ var allBuckets = [][]byte{
 	bLicenses, bLicKey, bLicEnv, bLicEnvStatus, bLicEnvPlan, bLicEnvPlanStatus, bLicExpiry,
 	bEndUsers, bEndUsersEnv, bEndUsersEnvStatus, bEndUsersEmail,
 	bDevices, bDevicesEnv, bDevicesEnvStatus, bDevicesFP,
-	bSessions, bSessionsRefresh, bSessionsLicense, bSessionsUser, bSessionsDevice, bNonces,
+	bSessions, bSessionsRefresh, bSessionsUser, bSessionsDevice, bNonces,
 	bAudit, bAuditEnv, bAuditEvent, bAuditOrg,
 	bLicEnvUser, bUsage,
 	bSubscriptions, bBillingTx, bBillingPending, bOnboarding,

@@ -65,7 +65,7 @@ func (f *Fixtures) SeedBinding(ctx context.Context, s store.Scope, licenseID, de
 		if err := t.setUnique(bSessionsRefresh, []byte(rec.RefreshHash), rec.ID); err != nil {
 			return err
 		}
-		for _, ix := range [][2]string{{string(bSessionsLicense), l.ID}, {string(bSessionsDevice), d.ID}, {string(bSessionsUser), userID}} {
+		for _, ix := range [][2]string{{string(bSessionsDevice), d.ID}, {string(bSessionsUser), userID}} {
 			if ix[1] == "" {
 				continue
 			}

@@ -8,27 +8,32 @@ import (
 
 // CountLicenseSessions implements store.Licenses.
 func (db *DB) CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error) {
-	return db.countSessions(ctx, s, bSessionsLicense, licenseID, func(t *txn, envID string) error {
-		_, err := t.license(envID, licenseID)
-		return err
+	return db.countSessions(ctx, s, licenseID, func(t *txn, envID string) ([]string, error) {
+		if _, err := t.license(envID, licenseID); err != nil {
+			return nil, err
+		}
+		return t.licenseSessionCandidates(licenseID), nil
 	})
 }
 
 // CountDeviceSessions implements store.Devices.
 func (db *DB) CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error) {
-	return db.countSessions(ctx, s, bSessionsDevice, deviceID, func(t *txn, envID string) error {
-		_, err := t.device(envID, deviceID)
-		return err
+	return db.countSessions(ctx, s, "", func(t *txn, envID string) ([]string, error) {
+		if _, err := t.device(envID, deviceID); err != nil {
+			return nil, err
+		}
+		return t.all(bSessionsDevice, idb(deviceID)), nil
 	})
 }
 
-// countSessions counts the live sessions an owner's session index lists.
-// The index is not counted (sessions.go keeps it out of bCounts to spare
-// every activation a page) and liveness depends on the clock and on
-// revocation, so each listed session is read; the list holds only sessions
-// younger than the absolute lifetime, as SweepSessions deletes older ones
-// with their index keys.
-func (db *DB) countSessions(ctx context.Context, s store.Scope, index []byte, ownerID string, exists func(t *txn, envID string) error) (int, error) {
+// countSessions counts the live sessions among those listed returns, only
+// those opened on licenseID unless it is "". The session indexes are not
+// counted (sessions.go keeps them out of bCounts to spare every activation
+// a page) and liveness depends on the clock and on revocation, so each
+// listed session is read; the lists hold only sessions younger than the
+// absolute lifetime, as SweepSessions deletes older ones with their index
+// keys.
+func (db *DB) countSessions(ctx context.Context, s store.Scope, licenseID string, listed func(t *txn, envID string) ([]string, error)) (int, error) {
 	n := 0
 	err := db.view(ctx, func(t *txn) error {
 		n = 0
@@ -36,15 +41,16 @@ func (db *DB) countSessions(ctx context.Context, s store.Scope, index []byte, ow
 		if err != nil {
 			return err
 		}
-		if err := exists(t, env.ID); err != nil {
+		sids, err := listed(t, env.ID)
+		if err != nil {
 			return err
 		}
-		for _, sid := range t.all(index, idb(ownerID)) {
+		for _, sid := range sids {
 			rec := new(sessionRecord)
 			if err := t.mustGet(bSessions, sid, "session", rec); err != nil {
 				return err
 			}
-			if rec.live(t) {
+			if rec.live(t) && (licenseID == "" || rec.LicenseID == licenseID) {
 				n++
 			}
 		}

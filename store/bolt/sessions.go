@@ -177,7 +177,7 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 	for _, ix := range []struct {
 		bucket []byte
 		owner  string
-	}{{bSessionsLicense, s.LicenseID}, {bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
+	}{{bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
 		if ix.owner == "" {
 			continue
 		}
@@ -331,7 +331,7 @@ func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 			for _, ix := range []struct {
 				bucket []byte
 				owner  string
-			}{{bSessionsLicense, s.LicenseID}, {bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
+			}{{bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
 				if ix.owner != "" {
 					if err := t.tx.Bucket(ix.bucket).Delete(key(idb(ix.owner), idb(s.ID))); err != nil {
 						return err

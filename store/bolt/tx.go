@@ -249,6 +249,17 @@ func (t *txn) all(bucket, prefix []byte) []string {
 	return t.page(bucket, prefix, 0, -1)
 }
 
+// deletePrefix deletes every key under prefix in b.
+func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // seekLast positions c on the last key with prefix (or before it).
 func seekLast(c *bolt.Cursor, prefix []byte) ([]byte, []byte) {
 	// The smallest key after every key with this prefix is prefix+1 in the

@@ -101,4 +101,42 @@ func testSessionCounts(t *testing.T, open Opener) {
 		_, err = f.db.CountDeviceSessions(f.ctx, other, dev.ID)
 		wantCode(t, "CountDeviceSessions(other environment)", err, store.ECodeNotFound)
 	})
+	// A device activated on two licenses: each license counts and revokes
+	// its own sessions only, and a reset takes the device's out of its count.
+	t.Run("OKSharedDevice", func(t *testing.T) {
+		_, two := f.licenses(t, store.PlanInput{Name: ptr("Shared"), MaxDevices: ptr(2)}, 2)
+		a, b := two[0], two[1]
+		count := func(what, lic string, n int) {
+			t.Helper()
+			got, err := f.db.CountLicenseSessions(f.ctx, sc, lic)
+			if err != nil || got != n {
+				t.Fatalf("%s: CountLicenseSessions = %d, %v; want %d", what, got, err, n)
+			}
+		}
+		shared := f.activate(t, a.Key, "conformance-shared")
+		f.activate(t, b.Key, "conformance-shared")
+		f.activate(t, a.Key, "conformance-shared-a")
+		f.activate(t, a.Key, "conformance-shared") // a second session on a
+		count("a", a.ID, 3)
+		count("b", b.ID, 1)
+		if err := f.db.ResetLicenseDevice(f.ctx, sc, b.ID, shared.ID); err != nil {
+			t.Fatal(err)
+		}
+		count("b after the reset", b.ID, 0)
+		count("a after b's reset", a.ID, 3)
+		f.activate(t, b.Key, "conformance-shared")
+		count("b bound again", b.ID, 1)
+		if _, err := f.db.SetLicenseStatus(f.ctx, sc, a.ID, store.LicenseSuspended); err != nil {
+			t.Fatal(err)
+		}
+		count("a suspended", a.ID, 0)
+		count("b after a's suspension", b.ID, 1)
+		if d, err := f.db.CountDeviceSessions(f.ctx, sc, shared.ID); err != nil || d != 1 {
+			t.Fatalf("CountDeviceSessions(shared) = %d, %v; want 1", d, err)
+		}
+		if _, err := f.db.SetLicenseStatus(f.ctx, sc, a.ID, store.LicenseActive); err != nil {
+			t.Fatal(err)
+		}
+		count("a reinstated", a.ID, 0)
+	})
 }
