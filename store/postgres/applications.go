@@ -169,6 +169,23 @@ func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent
 		_, err := db.UpdateApplication(ctx, ref, store.ApplicationUpdate{Status: &disabled})
 		return err
 	}
+	// Disabled first, in a transaction of its own that runtime writes do
+	// not hold up (appLockChange does not wait for appLockWrite): from then
+	// on they refuse without locking the row (Runtime.activeApp), so the
+	// purge waits only for the writes already under way instead of being
+	// starved by new ones. A purge that fails leaves the application
+	// disabled, as a deletion that is not permanent would.
+	err := db.update(ctx, func(t *txn) error {
+		a, err := t.lockApp(ref, appLockChange)
+		if err != nil || a.Status == store.AppDisabled {
+			return err
+		}
+		a.Status = store.AppDisabled
+		return t.saveApp(a, false)
+	})
+	if err != nil {
+		return err
+	}
 	return db.update(ctx, func(t *txn) error {
 		a, err := t.lockApp(ref, appLockPurge)
 		if err != nil {
@@ -192,6 +209,18 @@ func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent
 // "removes the application and everything under it").
 func (t *txn) purgeApp(a *store.Application) error {
 	envs := appEnvIDs(a)
+	// The events not yet expanded go first: deleting one waits for a server
+	// expanding it, whose deliveries are then committed and dropped below
+	// with the others instead of outliving the application.
+	if _, err := t.exec(`DELETE FROM outbox_bodies b WHERE b.event_id IN (SELECT id FROM outbox_events WHERE app_id = $1)`, a.ID); err != nil {
+		return err
+	}
+	if _, err := t.exec(`DELETE FROM outbox_events WHERE app_id = $1`, a.ID); err != nil {
+		return err
+	}
+	if err := t.dropDeliveries(`app_id = $1`, a.ID); err != nil {
+		return err
+	}
 	steps := []struct {
 		sql string
 		arg any
@@ -207,14 +236,9 @@ func (t *txn) purgeApp(a *store.Application) error {
 		{`DELETE FROM entitlements WHERE app_id = $1`, a.ID},
 		{`DELETE FROM plans WHERE app_id = $1`, a.ID},
 		{`DELETE FROM app_secrets WHERE app_id = $1`, a.ID},
-		{`DELETE FROM outbox_bodies b WHERE b.event_id IN (SELECT id FROM outbox_events WHERE app_id = $1)`, a.ID},
-		{`DELETE FROM outbox_events WHERE app_id = $1`, a.ID},
 		{`DELETE FROM webhooks WHERE app_id = $1`, a.ID},
 		{`DELETE FROM app_envs WHERE app_id = $1`, a.ID},
 		{`DELETE FROM apps WHERE id = $1`, a.ID},
-	}
-	if err := t.dropDeliveries(`app_id = $1`, a.ID); err != nil {
-		return err
 	}
 	for _, s := range steps {
 		if _, err := t.exec(s.sql, s.arg); err != nil {

@@ -89,13 +89,20 @@ func (r *Runtime) ResolveApp(ctx context.Context, c store.RuntimeClient) (*store
 		return nil, err
 	}
 	defer conn.Release()
-	return r.resolve(ctx, conn, c)
+	return r.resolve(ctx, conn, c, false)
 }
 
-func (r *Runtime) resolve(ctx context.Context, q rtQuerier, c store.RuntimeClient) (*store.RuntimeApp, error) {
+// resolve finds the application and environment of c. forWrite finds it
+// only while it is active, with its row locked as every write under it
+// locks it (appLockWrite).
+func (r *Runtime) resolve(ctx context.Context, q rtQuerier, c store.RuntimeClient, forWrite bool) (*store.RuntimeApp, error) {
 	where, args, err := rtEnvWhere(c)
 	if err != nil {
 		return nil, err
+	}
+	if forWrite {
+		args = append(args, store.AppActive)
+		where += fmt.Sprintf(" AND a.status = $%d %s OF a", len(args), appLockWrite)
 	}
 	var raw []byte
 	var envID string
@@ -109,21 +116,28 @@ func (r *Runtime) resolve(ctx context.Context, q rtQuerier, c store.RuntimeClien
 	return rtApp(raw, envID)
 }
 
-// resolveIn resolves c in the transaction t.
-func (r *Runtime) resolveIn(t *txn, c store.RuntimeClient) (*store.RuntimeApp, error) {
-	return r.resolve(t.ctx, t.tx, c)
-}
-
-// activeApp resolves c and refuses a disabled application.
+// activeApp resolves c in the write transaction t and refuses a disabled
+// application. The row of an active application is locked as every write
+// under it locks it (appLockWrite): a permanent deletion on another server
+// either waits for this write and purges what it wrote, or commits first and
+// this write finds no application, instead of leaving devices, sessions and
+// audit entries under an application that is gone. A disabled application
+// is not locked, so that a deletion, which disables it first
+// (DeleteApplication), is not starved by a stream of runtime writes.
 func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, error) {
-	ra, err := r.resolveIn(t, c)
-	if err != nil {
+	ra, err := r.resolve(t.ctx, t.tx, c, true)
+	if store.ErrorCode(err) != store.ECodeInvalidApp {
+		return ra, err
+	}
+	// Not an active application: say whether it is disabled or unknown.
+	if ra, err = r.resolve(t.ctx, t.tx, c, false); err != nil {
 		return nil, err
 	}
 	if err := ra.App.CheckActive(); err != nil {
 		return nil, err
 	}
-	return ra, nil
+	// Active again since the locking read: run the transaction again.
+	return nil, errConflict
 }
 
 // rtKeySet sorts keys and drops duplicates; it never returns nil, since an

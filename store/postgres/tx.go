@@ -129,8 +129,12 @@ func (db *DB) acquireWrite(ctx context.Context) (*pgxpool.Conn, error) {
 // retryable reports a serialization failure or a deadlock.
 func retryable(err error) bool {
 	var pg *pgconn.PgError
-	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
+	return errors.Is(err, errConflict) || errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
 }
+
+// errConflict is a conflict the code detects itself, retried as a
+// serialization failure is.
+var errConflict = errors.New("a concurrent change; run the transaction again")
 
 // conflicts maps the name of a unique constraint to the domain error its
 // violation means; each file registers those of its tables.
