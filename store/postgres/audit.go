@@ -60,6 +60,53 @@ func (t *txn) audit(ev auditEvent) error {
 	return t.enqueue(ev, &e)
 }
 
+// auditEach writes the entry audit would write for ev once per target, with
+// one statement for all the entries and one for their outbox events
+// whatever their number. src gives the snapshots of the events' payloads.
+func (t *txn) auditEach(ev auditEvent, targets []store.Target, src store.SnapshotSource) error {
+	a := store.ActorFrom(t.ctx)
+	envs := ev.EnvIDs
+	if envs == nil {
+		envs = []string{}
+	}
+	entries := make([]store.AuditEntry, len(targets))
+	ids, targetIDs, docs := make([]string, len(targets)), make([]string, len(targets)), make([][]byte, len(targets))
+	for i, target := range targets {
+		e := store.AuditEntry{ID: store.NewID(), OrgID: ev.OrgID, AppID: ev.AppID, Event: ev.Event, Actor: a, Target: target,
+			IP: a.IP, UserAgent: a.UserAgent, Metadata: ev.Metadata, CreatedAt: t.now}
+		if len(ev.EnvIDs) == 1 {
+			e.EnvID = ev.EnvIDs[0]
+		}
+		entries[i] = e
+		ids[i], targetIDs[i], docs[i] = e.ID, target.ID, js(&e)
+	}
+	if _, err := t.exec(`INSERT INTO audit (id, org_id, app_id, env_ids, event, target_id, created_at, ip, user_agent, doc)
+		SELECT u.id, $4, $5, $6, $7, u.target_id, $8, $9, $10, u.doc FROM unnest($1::uuid[], $2::text[], $3::json[]) AS u(id, target_id, doc)`,
+		ids, targetIDs, docs, nullID(ev.OrgID), nullID(ev.AppID), envs, ev.Event, t.now, a.IP, a.UserAgent); err != nil {
+		return err
+	}
+	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
+	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRow) bool { return store.MatchAny(w.Events, ev.Event) }) {
+		return err
+	}
+	eventIDs, bodies := make([]string, len(targets)), make([][]byte, len(targets))
+	for i := range entries {
+		one := ev
+		one.Target = entries[i].Target
+		if bodies[i], err = t.payload(one, &entries[i], src); err != nil {
+			return err
+		}
+		eventIDs[i] = store.NewID()
+	}
+	if _, err := t.exec(`INSERT INTO outbox_events (id, org_id, app_id, event, created_at, body)
+		SELECT u.id, $3, $4, $5, $6, u.body FROM unnest($1::uuid[], $2::bytea[]) AS u(id, body)`,
+		eventIDs, bodies, ev.OrgID, nullID(ev.AppID), ev.Event, t.now); err != nil {
+		return err
+	}
+	t.queued = true
+	return nil
+}
+
 // decodeAudit reads an audit row: its doc and the columns the doc leaves
 // out (the request's address and user agent).
 func decodeAudit(raw []byte, ip, userAgent string) (*store.AuditEntry, error) {
@@ -108,7 +155,7 @@ func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
 	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRow) bool { return store.MatchAny(w.Events, ev.Event) }) {
 		return err
 	}
-	body, err := t.payload(ev, e)
+	body, err := t.payload(ev, e, snapshots{t})
 	if err != nil {
 		return err
 	}
@@ -121,13 +168,13 @@ func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
 }
 
 // payload renders the body of ev's deliveries once, with the snapshot of
-// the object it concerns as it stands in this transaction.
-func (t *txn) payload(ev auditEvent, e *store.AuditEntry) ([]byte, error) {
+// the object it concerns as it stands in this transaction, read from src.
+func (t *txn) payload(ev auditEvent, e *store.AuditEntry, src store.SnapshotSource) ([]byte, error) {
 	data := store.EventData{AuditID: e.ID}
 	if ev.AppID != "" {
 		appID := ev.AppID
 		data.ApplicationID = &appID
-		a, err := doc[store.Application](t, `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(ev.AppID))
+		a, err := src.Application(ev.AppID)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +185,7 @@ func (t *txn) payload(ev auditEvent, e *store.AuditEntry) ([]byte, error) {
 			}
 		}
 	}
-	kind, obj, err := store.Snapshot(ev.Target, snapshots{t}, t.now)
+	kind, obj, err := store.Snapshot(ev.Target, src, t.now)
 	if err != nil {
 		return nil, err
 	}

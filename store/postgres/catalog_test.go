@@ -15,7 +15,7 @@ import (
 
 // catalogOrg writes an organization straight into the table: these tests
 // are about the catalog, not about how organizations are made.
-func catalogOrg(t *testing.T, db *DB, slug string) string {
+func catalogOrg(t testing.TB, db *DB, slug string) string {
 	t.Helper()
 	now := db.now()
 	org := &store.Organization{ID: store.NewID(), Name: slug, Slug: slug, CreatedAt: now, UpdatedAt: now}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"licensectl/store"
 )
@@ -23,7 +24,9 @@ const licMaxKeyAttempts = 8
 
 // GenerateLicenses implements store.Licenses. All Quantity licenses and one
 // license.created entry each commit in one transaction; the tier's license
-// limit is checked under the organization's row lock.
+// limit is checked under the organization's row lock. The licenses, their
+// entries and their outbox events are written a statement per table, not
+// per license: a thousand round trips each cost more than the rows.
 func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
 	in, err := in.Check()
 	if err != nil {
@@ -64,25 +67,69 @@ func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.Gene
 			return err
 		}
 		out = make([]*store.LicenseItem, 0, in.Quantity)
+		fresh := freshLicenses{snapshots: snapshots{t}, app: a, items: make(map[string]*store.LicenseItem, in.Quantity)}
+		targets := make([]store.Target, 0, in.Quantity)
 		for _, k := range keys {
 			l := &store.License{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Key: k, PlanID: p.ID, Status: store.LicenseInactive,
 				EntitlementIDs: slices.Clone(extra), ExpiresAt: expires,
 				DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: t.now, UpdatedAt: t.now}
-			if err := t.saveLicense(a.OrgID, l, true); err != nil {
-				return err
-			}
-			if err := t.audit(auditEvent{Event: store.EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
-				Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"plan_id": p.ID}}); err != nil {
-				return err
-			}
-			out = append(out, &store.LicenseItem{License: *l, PlanName: p.Name})
+			item := &store.LicenseItem{License: *l, PlanName: p.Name}
+			out = append(out, item)
+			fresh.items[l.ID] = item
+			targets = append(targets, store.Target{Type: "license", ID: l.ID})
 		}
-		return nil
+		if err := t.insertLicenses(a.OrgID, out); err != nil {
+			return err
+		}
+		return t.auditEach(auditEvent{Event: store.EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+			Metadata: map[string]any{"plan_id": p.ID}}, targets, fresh)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// insertLicenses writes new licenses, as saveLicense does one, in one
+// statement.
+func (t *txn) insertLicenses(orgID string, items []*store.LicenseItem) error {
+	n := len(items)
+	ids, apps, envs, keys, plans, statuses, users := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	expires, docs := make([]*time.Time, n), make([][]byte, n)
+	for i, it := range items {
+		l := &it.License
+		ids[i], apps[i], envs[i], keys[i], plans[i], statuses[i], users[i] = l.ID, l.AppID, l.EnvID, l.Key, l.PlanID, l.Status, l.UserID
+		expires[i], docs[i] = l.ExpiresAt, js(l)
+	}
+	_, err := t.exec(`INSERT INTO licenses (id, org_id, app_id, env_id, key, plan_id, status, user_id, expires_at, doc)
+		SELECT u.id, $1, u.app, u.env, u.key, u.plan, u.status, NULLIF(u.usr, '')::uuid, u.exp, u.doc
+		FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[], $10::json[])
+			AS u(id, app, env, key, plan, status, usr, exp, doc)`,
+		orgID, ids, apps, envs, keys, plans, statuses, users, expires, docs)
+	return err
+}
+
+// freshLicenses is the snapshot source of a generation's events: the
+// licenses it has just written, as a read of them would return them, and
+// their application, read once rather than once per event.
+type freshLicenses struct {
+	snapshots
+	app   *store.Application
+	items map[string]*store.LicenseItem
+}
+
+func (s freshLicenses) LicenseItem(id string) (*store.LicenseItem, error) {
+	if it, ok := s.items[id]; ok {
+		return it, nil
+	}
+	return s.snapshots.LicenseItem(id)
+}
+
+func (s freshLicenses) Application(id string) (*store.Application, error) {
+	if s.app.ID == id {
+		return s.app, nil
+	}
+	return s.snapshots.Application(id)
 }
 
 // newLicenseKeys draws n keys in use nowhere, checking a whole batch in one
