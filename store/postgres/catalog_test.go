@@ -494,6 +494,10 @@ func TestCatalogPurgeRacesWrites(t *testing.T) {
 				_, err := db.RegisterEndUser(ctx, sc, "u"+string(rune('a'+i))+"@racing.test", "correct horse battery")
 				return err
 			},
+			func(db *DB, i int) error {
+				_, err := db.CreateWebhook(ctx, ref, "https://h"+string(rune('a'+i))+".example.com/hook", []string{store.EventLicenseCreated})
+				return err
+			},
 		}
 		for i := range 16 {
 			wg.Add(1)
@@ -516,7 +520,7 @@ func TestCatalogPurgeRacesWrites(t *testing.T) {
 			}
 		}
 		wg.Wait()
-		for _, table := range []string{"entitlements", "plans", "app_secrets", "end_users"} {
+		for _, table := range []string{"entitlements", "plans", "app_secrets", "end_users", "webhooks"} {
 			if n := catalogCount(t, dbs[0], `SELECT count(*) FROM `+table+` WHERE app_id = $1`, a.ID); n != 0 {
 				t.Fatalf("round %d: %d rows of %s left under the deleted application", round, n, table)
 			}

@@ -23,7 +23,14 @@ var (
 // organization; another organization's application is not_found, never
 // forbidden.
 func (t *txn) app(ref store.AppRef) (*store.Application, error) {
-	a, err := mustDoc[store.Application](t, "application", `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(ref.AppID))
+	// In a write, the row is locked as every write under the application
+	// locks it (appLockWrite), so that a permanent deletion on another
+	// server purges what the write adds or the write finds it gone.
+	lock := ""
+	if t.write {
+		lock = " " + appLockWrite
+	}
+	a, err := mustDoc[store.Application](t, "application", `SELECT doc FROM apps WHERE id = $1`+lock, uuidOrNil(ref.AppID))
 	if err != nil {
 		return nil, err
 	}

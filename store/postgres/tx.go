@@ -28,6 +28,9 @@ type txn struct {
 	// queued: an outbox event was written, and the commit notifies every
 	// server's dispatcher.
 	queued bool
+	// write: a read-write transaction, whose reads of an application lock
+	// its row (txn.app).
+	write bool
 }
 
 // maxAttempts bounds how often a transaction that lost a serialization race
@@ -79,7 +82,7 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(t *txn) e
 	if err != nil {
 		return err
 	}
-	t := &txn{tx: tx, ctx: ctx, now: db.now(), db: db}
+	t := &txn{tx: tx, ctx: ctx, now: db.now(), db: db, write: opts.AccessMode != pgx.ReadOnly}
 	if err := fn(t); err != nil {
 		tx.Rollback(ctx)
 		return err
