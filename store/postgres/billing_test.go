@@ -8,28 +8,20 @@ import (
 	"time"
 
 	"licensectl/store"
-	"licensectl/store/postgres/pgtest"
 	"licensectl/store/storetest"
 )
 
-// twoServers opens two stores on one database, as two servers behind a
-// balancer, sharing clock and billing policy.
-func twoServers(t *testing.T, clock *storetest.Clock) (*DB, *DB) {
+// billingServers opens two stores on one database, as two servers behind
+// a balancer, sharing clock and billing policy.
+func billingServers(t *testing.T, clock *storetest.Clock) (*DB, *DB) {
 	t.Helper()
-	u := pgtest.URL(t)
-	var out [2]*DB
-	for i := range out {
-		db, err := Open(context.Background(), Options{URL: u, Clock: clock.Now, Hasher: fakeHasher{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
+	dbs := twoServers(t, Options{Clock: clock.Now})
+	for _, db := range dbs {
 		if err := db.ConfigureBilling(storetest.Billing(false)); err != nil {
 			t.Fatal(err)
 		}
-		out[i] = db
 	}
-	return out[0], out[1]
+	return dbs[0], dbs[1]
 }
 
 // billingOrg writes an organization row, what the billing part needs of
@@ -58,7 +50,7 @@ func billingCheckout(t *testing.T, db *DB, org string) *store.Checkout {
 // paid period, not two.
 func TestBillingCallbackOnceAcrossServers(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
-	a, b := twoServers(t, clock)
+	a, b := billingServers(t, clock)
 	ctx := context.Background()
 	org := billingOrg(t, a, clock.Now())
 	c := billingCheckout(t, a, org)
@@ -95,7 +87,7 @@ func TestBillingCallbackOnceAcrossServers(t *testing.T) {
 // by another skips the round, and the next round does the work.
 func TestBillingSweepSkipsWhenHeld(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
-	a, b := twoServers(t, clock)
+	a, b := billingServers(t, clock)
 	ctx := context.Background()
 	org := billingOrg(t, a, clock.Now())
 	c := billingCheckout(t, a, org)
@@ -149,7 +141,7 @@ func TestBillingSweepSkipsWhenHeld(t *testing.T) {
 // server added.
 func TestBillingUsageSumsServers(t *testing.T) {
 	clock := storetest.NewClock(time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC))
-	a, b := twoServers(t, clock)
+	a, b := billingServers(t, clock)
 	ctx := context.Background()
 	org := billingOrg(t, a, clock.Now())
 	for i, db := range []*DB{a, b, a} {

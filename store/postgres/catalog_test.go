@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"licensectl/store"
-	"licensectl/store/postgres/pgtest"
 	"licensectl/store/storetest"
 )
 
@@ -205,16 +204,7 @@ func TestCatalogPurge(t *testing.T) {
 // one application; the others are told slug_taken, as bbolt tells them.
 func TestCatalogSlugAcrossServers(t *testing.T) {
 	ctx := context.Background()
-	u := pgtest.URL(t)
-	var dbs [2]*DB
-	for i := range dbs {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
+	dbs := twoServers(t, Options{})
 	org := catalogOrg(t, dbs[0], "race")
 	const n = 12
 	errs := make([]error, n)
@@ -250,17 +240,8 @@ func TestCatalogSlugAcrossServers(t *testing.T) {
 // bring it back.
 func TestCatalogRevocationAcrossServers(t *testing.T) {
 	ctx := context.Background()
-	u := pgtest.URL(t)
 	clock := storetest.NewClock(time.Now())
-	var dbs [2]*DB
-	for i := range dbs {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}, Clock: clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
+	dbs := twoServers(t, Options{Clock: clock.Now})
 	org := catalogOrg(t, dbs[0], "revoke")
 	k, plain, err := dbs[0].CreateAPIKey(ctx, org, "ci")
 	if err != nil {
@@ -458,16 +439,7 @@ func TestCatalogAuditOrder(t *testing.T) {
 // are refused: none is left behind under an application that is gone.
 func TestCatalogPurgeRacesWrites(t *testing.T) {
 	ctx := context.Background()
-	u := pgtest.URL(t)
-	var dbs [2]*DB
-	for i := range dbs {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
+	dbs := twoServers(t, Options{})
 	org := catalogOrg(t, dbs[0], "racing")
 	for round := range 4 {
 		a, err := dbs[0].CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: "Racing", Slug: "racing-" + string(rune('a'+round))})

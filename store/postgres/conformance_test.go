@@ -30,9 +30,15 @@ func (fakeHasher) Verify(_ context.Context, plain, enc string) (bool, error) {
 }
 
 // openTest opens a fresh database with o (URL filled in) for one test.
-func openTest(t *testing.T, o Options) *DB {
+func openTest(t testing.TB, o Options) *DB {
 	t.Helper()
 	o.URL = pgtest.URL(t)
+	return openOn(t, o)
+}
+
+// openOn opens the database o.URL names, closed when the test ends.
+func openOn(t testing.TB, o Options) *DB {
+	t.Helper()
 	if o.Hasher == nil {
 		o.Hasher = fakeHasher{}
 	}
@@ -42,6 +48,13 @@ func openTest(t *testing.T, o Options) *DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// twoServers opens two stores on one fresh database, as two servers would.
+func twoServers(t testing.TB, o Options) [2]*DB {
+	t.Helper()
+	o.URL = pgtest.URL(t)
+	return [2]*DB{openOn(t, o), openOn(t, o)}
 }
 
 // TestConformance runs the conformance suite on PostgreSQL, with the

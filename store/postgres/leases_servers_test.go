@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"licensectl/store"
-	"licensectl/store/postgres/pgtest"
 )
 
 // leaseServers opens two DBs on one database, as two servers behind a
@@ -25,19 +24,11 @@ func leaseServers(t *testing.T, seats, devices int) (dbs [2]*DB, sc store.Scope,
 func licenseServers(t *testing.T, plan store.Plan, devices int) (dbs [2]*DB, sc store.Scope, licenseID string) {
 	t.Helper()
 	ctx := context.Background()
-	u := pgtest.URL(t)
 	// The file's content is the store's; its signature is package offline's.
 	sign := func(mf *store.MachineFile, _ bool) (*store.IssuedMachineFile, error) {
 		return &store.IssuedMachineFile{IssuedAt: mf.IssuedAt, ExpiresAt: mf.ExpiresAt, TTL: mf.TTL, DeviceID: mf.Device.ID}, nil
 	}
-	for i := range dbs {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}, MachineFiles: sign})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
+	dbs = twoServers(t, Options{MachineFiles: sign})
 	now := time.Now().UTC()
 	org, app := store.NewID(), store.NewID()
 	a := &store.Application{ID: app, OrgID: org, Name: "Seats", Slug: "seats", Status: store.AppActive, CreatedAt: now, UpdatedAt: now,

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"licensectl/store"
-	"licensectl/store/postgres/pgtest"
 )
 
 // BenchmarkGenerateLicenses1000 is one generation call of the largest
@@ -15,11 +14,7 @@ import (
 // with the endpoint, 1,000 outbox events in one transaction.
 func BenchmarkGenerateLicenses1000(b *testing.B) {
 	ctx := context.Background()
-	db, err := Open(ctx, Options{URL: pgtest.URL(b), Hasher: fakeHasher{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := openTest(b, Options{})
 	for _, endpoints := range []int{0, 1} {
 		b.Run(fmt.Sprintf("endpoints=%d", endpoints), func(b *testing.B) {
 			org := catalogOrg(b, db, fmt.Sprintf("generating-%d", endpoints))

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"licensectl/store"
-	"licensectl/store/postgres/pgtest"
 )
 
 // TestGenerateRacesPlanDelete: a generation and a deletion of its plan on
@@ -15,16 +14,7 @@ import (
 // generation refused: no license is left with a deleted plan.
 func TestGenerateRacesPlanDelete(t *testing.T) {
 	ctx := context.Background()
-	u := pgtest.URL(t)
-	var dbs [2]*DB
-	for i := range dbs {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
+	dbs := twoServers(t, Options{})
 	org := catalogOrg(t, dbs[0], "generating")
 	a, err := dbs[0].CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: "Generating"})
 	if err != nil {

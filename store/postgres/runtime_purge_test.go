@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"licensectl/store"
-	"licensectl/store/postgres/pgtest"
 )
 
 // TestRuntimeWritesRacePurge: activations on one server while another
@@ -20,16 +19,7 @@ import (
 // disabled first, eight workers activated 1,000 devices while it waited).
 func TestRuntimeWritesRacePurge(t *testing.T) {
 	ctx := context.Background()
-	u := pgtest.URL(t)
-	var dbs [2]*DB
-	for i := range dbs {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
+	dbs := twoServers(t, Options{})
 	rt := dbs[0].OpenRuntime(runtimeTestOptions())
 	org := catalogOrg(t, dbs[0], "purging")
 	for round := range 6 {

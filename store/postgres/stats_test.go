@@ -13,7 +13,7 @@ import (
 // at most once a minute.
 func TestStats(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
-	a, b := twoServers(t, clock)
+	a, b := billingServers(t, clock)
 	ctx := context.Background()
 	st, err := a.Stats(ctx)
 	if err != nil || st.SizeBytes <= 0 || st.Sessions != 0 || st.GroupCommitSize.Count != 0 {
