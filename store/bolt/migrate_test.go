@@ -404,23 +404,44 @@ func TestReadOnlyOnV1(t *testing.T) {
 	}
 }
 
+// migrationActivation is a license activated once through the runtime,
+// for the migration tests that rewind a file holding a session.
+type migrationActivation struct {
+	opts   RuntimeOptions
+	client store.RuntimeClient
+	lic    *store.LicenseItem
+	act    *store.Activation
+}
+
+// activateForMigration generates a license in e's production environment
+// and activates it on a device named after the migration tested.
+func activateForMigration(t *testing.T, e *env, migration string) migrationActivation {
+	t.Helper()
+	m := migrationActivation{
+		opts: RuntimeOptions{
+			Signer: testSigner, SessionOf: testSessionOf,
+			AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour,
+		},
+		client: store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction},
+		lic:    e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID})[0],
+	}
+	var err error
+	m.act, err = e.db.Runtime(m.opts).Activate(e.ctx, m.client, store.ActivateInput{LicenseKey: m.lic.Key, Fingerprint: "fp-migrate-" + migration,
+		Replay: store.Replay{Timestamp: e.clock.now(), Nonce: "migrate-nonce-" + migration + "-pad"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestMigrateAccessIndexFromV7 writes a version-7 file, whose sessions were
 // found through an index of access-token hashes, and opens it: the index is
 // dropped and a token issued before still validates, found by the session
 // id it carries; a token naming that session without its secret does not.
 func TestMigrateAccessIndexFromV7(t *testing.T) {
 	e := newEnv(t)
-	opts := RuntimeOptions{
-		Signer: testSigner, SessionOf: testSessionOf,
-		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour,
-	}
-	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
-	lic := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID})[0]
-	act, err := e.db.Runtime(opts).Activate(e.ctx, client, store.ActivateInput{LicenseKey: lic.Key, Fingerprint: "fp-migrate-8",
-		Replay: store.Replay{Timestamp: e.clock.now(), Nonce: "migrate-nonce-0008"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := activateForMigration(t, e, "8")
+	opts, client, act := m.opts, m.client, m.act
 	db := rewindTo(t, e, 7, func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucket(sessionsByAccess)
 		if err != nil {
@@ -454,17 +475,8 @@ func TestMigrateAccessIndexFromV7(t *testing.T) {
 // revoked with it, found through its device.
 func TestMigrateLicenseSessionsFromV10(t *testing.T) {
 	e := newEnv(t)
-	opts := RuntimeOptions{
-		Signer: testSigner, SessionOf: testSessionOf,
-		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour,
-	}
-	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
-	lic := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID})[0]
-	act, err := e.db.Runtime(opts).Activate(e.ctx, client, store.ActivateInput{LicenseKey: lic.Key, Fingerprint: "fp-migrate-11",
-		Replay: store.Replay{Timestamp: e.clock.now(), Nonce: "migrate-nonce-0011"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := activateForMigration(t, e, "11")
+	opts, client, lic, act := m.opts, m.client, m.lic, m.act
 	db := rewindTo(t, e, 10, func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucket(sessionsByLicense)
 		if err != nil {
