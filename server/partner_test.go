@@ -474,7 +474,9 @@ func resetByMail(t *testing.T, s *servertest.Server, email, newPassword string) 
 
 // TestPartnerPreHijack: a partner identity linked to an account before its
 // address was verified loses the account when the holder of the address
-// resets the password; one linked to a verified account keeps it.
+// resets the password; one linked to a verified account keeps it. A
+// password set before the address was verified stops working when a
+// provider's identity links to the account.
 func TestPartnerPreHijack(t *testing.T) {
 	p := newProvider(t)
 	s := partnerServer(t, p)
@@ -500,6 +502,22 @@ func TestPartnerPreHijack(t *testing.T) {
 		if own["id"] != org["id"] {
 			t.Fatalf("the owner reached organization %v, want %v", own["id"], org["id"])
 		}
+	})
+
+	t.Run("OKPasswordSetWhileUnverifiedDropped", func(t *testing.T) {
+		// The other way round: whoever signed up with the address set the
+		// password; the provider's owner of the address arrives. The link
+		// verifies the account, so that password and its sessions stop
+		// opening it; the owner sets one through the mailbox.
+		email := newAddress("prehijack-password")
+		s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
+		early := s.Login(t, email, servertest.Password)
+		tok := wantSignedIn(t, newBrowser(t, s).signIn(t, p, idTokenUser("sub-"+email, email, true)), true, true)
+		s.Do(t, "POST", "/v1/mgmt/auth/login", map[string]string{"email": email, "password": servertest.Password}).WantError(t, http.StatusUnauthorized, "invalid_credentials")
+		s.As(t, early, "GET", "/v1/mgmt/organizations/me", nil).WantError(t, http.StatusUnauthorized, "unauthenticated")
+		s.As(t, tok, "GET", "/v1/mgmt/organizations/me", nil).Want(t, http.StatusOK)
+		resetByMail(t, s, email, newPassword)
+		s.Login(t, email, newPassword)
 	})
 
 	t.Run("OKLinkMadeWhileVerifiedKept", func(t *testing.T) {

@@ -26,6 +26,21 @@ type PartnerSignInResult struct {
 	Created bool
 }
 
+// LinkTo prepares m, the existing account of the identity's address, for
+// the link that verifies it, and reports whether its other ways in must end
+// (its dashboard sessions). An account whose address was never proven may
+// have been opened by anyone who typed the address, waiting for its owner
+// to arrive through a provider (account pre-hijacking): the password set
+// then is dropped, so that only the provider's sign-in, or a password the
+// owner sets through forgot-password, opens the now verified account.
+func (id PartnerIdentity) LinkTo(m *Member) (endSessions bool) {
+	if m.EmailVerified {
+		return false
+	}
+	m.PasswordHash = ""
+	return true
+}
+
 // ProfileInput finishes an account made by partner sign-in: the fields of
 // signup that the provider does not give.
 type ProfileInput struct {
@@ -51,7 +66,9 @@ type Partners interface {
 	// account. A new one needs the provider to have verified its address
 	// (else partner_email_unverified, and nothing is created or linked): it
 	// is linked to the account of that address, or to a new, verified
-	// account without organization. Returns partner_failed when the provider
+	// account without organization. Linking to an account whose address
+	// was not verified drops its password and ends its dashboard sessions
+	// (PartnerIdentity.LinkTo). Returns partner_failed when the provider
 	// gave no usable address.
 	PartnerSignIn(ctx context.Context, id PartnerIdentity, sessionTTL time.Duration) (*PartnerSignInResult, error)
 	// CompleteProfile creates the organization of an account without one,

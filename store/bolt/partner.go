@@ -195,6 +195,12 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ou
 	// Read before the link marks the account verified (the provider vouches
 	// for the address): the reset mail, not this link, settles who holds it.
 	rec := &partnerIdentity{MemberID: m.ID, LinkedAt: t.now, AccountVerified: m.EmailVerified}
+	dropped := id.LinkTo(m)
+	if dropped {
+		if _, err := t.endDashSessions(m.ID); err != nil {
+			return nil, err
+		}
+	}
 	if err := t.markVerified(m); err != nil {
 		return nil, err
 	}
@@ -203,7 +209,7 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ou
 	}
 	out.Linked = true
 	return m, t.as(m).audit(auditEvent{Event: store.EventMemberPartnerLinked, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
-		Metadata: map[string]any{"issuer": id.Issuer, "new_account": out.Created, "email_verified": id.EmailVerified, "account_verified": rec.AccountVerified}})
+		Metadata: map[string]any{"issuer": id.Issuer, "new_account": out.Created, "email_verified": id.EmailVerified, "account_verified": rec.AccountVerified, "password_dropped": dropped}})
 }
 
 // CompleteProfile implements store.Partners.

@@ -301,6 +301,53 @@ func testPartners(t *testing.T, open Opener) {
 		_, err = f.be.CompleteProfile(f.ctx, owner.Member.ID, store.ProfileInput{FirstName: "A", LastName: "B", OrganizationName: "Second", Phone: "+5511987654321", TOSVersion: "2025-01"})
 		wantCode(t, "CompleteProfile(an owner)", err, store.ECodeConflict)
 	})
+	t.Run("OKLinkDropsUnprovenPassword", func(t *testing.T) {
+		// Account pre-hijacking: someone signs up with the owner's address
+		// and a password of theirs, then the owner arrives through a
+		// provider that vouches for the address. The link verifies the
+		// account, so the password typed before anyone proved the address
+		// stops opening it, and its sessions end.
+		f.signup(t, "prehijack@partner.test")
+		early, err := f.be.Login(f.ctx, "prehijack@partner.test", Password, sessionTTL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := f.be.PartnerSignIn(f.ctx, ident("sub-owner", "prehijack@partner.test", true), sessionTTL)
+		if err != nil || !r.Linked || !r.Member.EmailVerified {
+			t.Fatalf("PartnerSignIn(unverified account) = %+v, %v", r, err)
+		}
+		_, err = f.be.Login(f.ctx, "prehijack@partner.test", Password, sessionTTL)
+		wantCode(t, "Login(password set before the address was proven)", err, store.ECodeInvalidCreds)
+		f.wantSession(t, "a session opened with that password", early.Session.ID, "")
+		f.wantSession(t, "the partner session", r.Session.ID, r.Member.ID)
+		// The owner sets a password of their own through the mailbox.
+		_, tok, err := f.be.IssueMailToken(f.ctx, "prehijack@partner.test", store.TokenResetPassword, resetTTL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.be.ResetPassword(f.ctx, tok, "the owner's own conformance password"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.be.Login(f.ctx, "prehijack@partner.test", "the owner's own conformance password", sessionTTL); err != nil {
+			t.Fatalf("Login(the owner's password) = %v", err)
+		}
+		// A verified account keeps its password and sessions.
+		v := f.signup(t, "proven@partner.test")
+		if _, err := f.be.VerifyEmail(f.ctx, v.VerifyToken, sessionTTL); err != nil {
+			t.Fatal(err)
+		}
+		kept, err := f.be.Login(f.ctx, "proven@partner.test", Password, sessionTTL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.be.PartnerSignIn(f.ctx, ident("sub-proven", "proven@partner.test", true), sessionTTL); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.be.Login(f.ctx, "proven@partner.test", Password, sessionTTL); err != nil {
+			t.Fatalf("Login(verified account, after a link) = %v", err)
+		}
+		f.wantSession(t, "a verified account's session, after a link", kept.Session.ID, v.Member.ID)
+	})
 	t.Run("OKResetDropsLinksMadeWhileUnverified", func(t *testing.T) {
 		// docs/design.md §8: a reset proves the address; a partner identity
 		// linked before anyone had proved it may be a pre-hijacker's.
