@@ -32,37 +32,13 @@ func appEnvIDs(a *store.Application) []string {
 // endpoint hears it: the change, its entry and its outbox row commit
 // together.
 func (t *txn) audit(ev auditEvent) error {
-	a := store.ActorFrom(t.ctx)
-	e := store.AuditEntry{
-		ID:        store.NewID(),
-		OrgID:     ev.OrgID,
-		AppID:     ev.AppID,
-		Event:     ev.Event,
-		Actor:     a,
-		Target:    ev.Target,
-		IP:        a.IP,
-		UserAgent: a.UserAgent,
-		Metadata:  ev.Metadata,
-		CreatedAt: t.now,
-	}
-	if len(ev.EnvIDs) == 1 {
-		e.EnvID = ev.EnvIDs[0]
-	}
-	envs := ev.EnvIDs
-	if envs == nil {
-		envs = []string{}
-	}
-	if _, err := t.exec(`INSERT INTO audit (id, org_id, app_id, env_ids, event, target_id, created_at, ip, user_agent, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		e.ID, nullID(e.OrgID), nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)); err != nil {
-		return err
-	}
-	return t.enqueue(ev, &e)
+	return t.auditEach(ev, []store.Target{ev.Target}, snapshots{t})
 }
 
 // auditEach writes the entry audit would write for ev once per target, with
-// one statement for all the entries and one for their outbox events
-// whatever their number. src gives the snapshots of the events' payloads.
+// one statement for all the entries and, when an active endpoint hears the
+// event, one for their outbox events, whatever their number. src gives the
+// snapshots of the events' payloads.
 func (t *txn) auditEach(ev auditEvent, targets []store.Target, src store.SnapshotSource) error {
 	a := store.ActorFrom(t.ctx)
 	envs := ev.EnvIDs
@@ -147,25 +123,6 @@ func (t *txn) activeHooks(orgID, appID string) ([]*webhookRow, error) {
 // outboxChannel is the channel committing servers notify and every server
 // listens on (listen.go).
 const outboxChannel = "licensectl_outbox"
-
-// enqueue writes the outbox event of the audit entry e when an active
-// endpoint subscribes to it; the commit notifies every server.
-func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
-	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
-	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRow) bool { return store.MatchAny(w.Events, ev.Event) }) {
-		return err
-	}
-	body, err := t.payload(ev, e, snapshots{t})
-	if err != nil {
-		return err
-	}
-	if _, err := t.exec(`INSERT INTO outbox_events (id, org_id, app_id, event, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
-		store.NewID(), ev.OrgID, nullID(ev.AppID), ev.Event, t.now, body); err != nil {
-		return err
-	}
-	t.queued = true
-	return nil
-}
 
 // payload renders the body of ev's deliveries once, with the snapshot of
 // the object it concerns as it stands in this transaction, read from src.
