@@ -142,6 +142,15 @@ func (b *bench) endpoints() map[string]endpoint {
 			body := `{"license_key":"` + lic + `","device_fingerprint":"dev-` + w.runID + "-" + strconv.Itoa(w.id) + "-" + strconv.Itoa(w.iter) + `",` + replayFields(w, w.runID) + `}`
 			return &request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)}
 		}, check: want200},
+		// A device that is bound already activates again on its license
+		// (one device per license, "again-<index>"): after its first
+		// activation nothing is bound or created, a session and its audit
+		// entry are all an activation writes.
+		"activate-again": {name: "POST licenses/activate (bound device again)", next: func(w *worker) *request {
+			i := w.rng.IntN(len(b.sf.Licenses))
+			body := `{"license_key":"` + b.sf.Licenses[i] + `","device_fingerprint":"again-` + strconv.Itoa(i) + `",` + replayFields(w, w.runID) + `}`
+			return &request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)}
+		}, check: want200},
 		"activate-one": {name: "POST licenses/activate (one license)", next: func(w *worker) *request {
 			body := `{"license_key":"` + b.sf.GrowthKey + `","device_fingerprint":"one-` + w.runID + "-" + strconv.Itoa(w.id) + "-" + strconv.Itoa(w.iter) + `",` + replayFields(w, w.runID) + `}`
 			return &request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)}
