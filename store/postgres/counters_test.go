@@ -15,7 +15,8 @@ import (
 // is reached between them, and opens on both when the window closes.
 func TestCountersLockOnBothServers(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
-	a, b := billingServers(t, clock)
+	dbs := twoServers(t, Options{Clock: clock.Now})
+	a, b := dbs[0], dbs[1]
 	ctx := context.Background()
 	const key, limit = "login:dashboard:pair:owner@example.com|192.0.2.1", 4
 	for i := range limit {

@@ -71,17 +71,17 @@ func TestRuntimeWritesRacePurge(t *testing.T) {
 			t.Error(err)
 		}
 		for _, q := range []struct {
-			sql string
-			arg any
+			sql  string
+			args []any
 		}{
-			{`SELECT count(*) FROM devices WHERE app_id = $1`, a.ID},
-			{`SELECT count(*) FROM sessions WHERE app_id = $1`, a.ID},
-			{`SELECT count(*) FROM licenses WHERE app_id = $1`, a.ID},
-			{`SELECT count(*) FROM nonces WHERE env_id = ANY($1)`, appEnvIDs(a)},
-			{`SELECT count(*) FROM audit WHERE env_ids && $1::uuid[]`, appEnvIDs(a)},
-			{`SELECT count(*) FROM license_devices d WHERE NOT EXISTS (SELECT 1 FROM licenses l WHERE l.id = d.license_id) AND $1::uuid IS NOT NULL`, a.ID},
+			{`SELECT count(*) FROM devices WHERE app_id = $1`, []any{a.ID}},
+			{`SELECT count(*) FROM sessions WHERE app_id = $1`, []any{a.ID}},
+			{`SELECT count(*) FROM licenses WHERE app_id = $1`, []any{a.ID}},
+			{`SELECT count(*) FROM nonces WHERE env_id = ANY($1)`, []any{appEnvIDs(a)}},
+			{`SELECT count(*) FROM audit WHERE env_ids && $1::uuid[]`, []any{appEnvIDs(a)}},
+			{`SELECT count(*) FROM license_devices d WHERE NOT EXISTS (SELECT 1 FROM licenses l WHERE l.id = d.license_id)`, nil},
 		} {
-			if n := catalogCount(t, dbs[0], q.sql, q.arg); n != 0 {
+			if n := catalogCount(t, dbs[0], q.sql, q.args...); n != 0 {
 				t.Fatalf("round %d: %s = %d after the purge", round, q.sql, n)
 			}
 		}

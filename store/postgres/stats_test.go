@@ -13,7 +13,8 @@ import (
 // at most once a minute.
 func TestStats(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
-	a, b := billingServers(t, clock)
+	dbs := twoServers(t, Options{Clock: clock.Now})
+	a, b := dbs[0], dbs[1]
 	ctx := context.Background()
 	st, err := a.Stats(ctx)
 	if err != nil || st.SizeBytes <= 0 || st.Sessions != 0 || st.GroupCommitSize.Count != 0 {
