@@ -97,6 +97,14 @@ const (
 	permAdmin
 	// permOrgRead: organization-wide reads that application secrets may not make.
 	permOrgRead
+	// permBillingRead: the organization's billing (subscription, usage):
+	// neither an application secret nor a developer, who has "no members,
+	// API keys or billing" (docs/design.md §4).
+	permBillingRead
+	// permAppWrite: changes to an application itself (its name, status,
+	// deletion), which span both its environments: permWrite, but not an
+	// application secret, which acts in its own environment only.
+	permAppWrite
 	// permMember: calls only a signed-in dashboard member may make.
 	permMember
 	// permAccount: a signed-in member with or without an organization (partner
@@ -139,7 +147,7 @@ func (s *Server) authorize(p *principal, need perm, r *http.Request) error {
 		// a sibling application is forbidden, another organization's (or
 		// none) not found, never telling them apart across tenants.
 		id, ok := mux.Vars(r)["id"]
-		if !ok || !strings.HasPrefix(r.URL.Path, "/v1/mgmt/applications/") || need == permAdmin || need == permOrgRead || need == permMember {
+		if !ok || !strings.HasPrefix(r.URL.Path, "/v1/mgmt/applications/") || need == permAdmin || need == permOrgRead || need == permBillingRead || need == permAppWrite || need == permMember {
 			return forbidden
 		}
 		if id != p.AppID {
@@ -157,8 +165,12 @@ func (s *Server) authorize(p *principal, need perm, r *http.Request) error {
 		return store.Errorf(store.ECodeEmailUnverified, "verify your e-mail address before making changes")
 	}
 	switch need {
-	case permWrite, permUserRoles:
+	case permWrite, permUserRoles, permAppWrite:
 		if p.Role == store.RoleViewer {
+			return forbidden
+		}
+	case permBillingRead:
+		if !readsBilling(p) {
 			return forbidden
 		}
 	case permAdmin:
@@ -167,6 +179,12 @@ func (s *Server) authorize(p *principal, need perm, r *http.Request) error {
 		}
 	}
 	return nil
+}
+
+// readsBilling reports whether p may read billing: every credential of an
+// organization but an application secret and a developer.
+func readsBilling(p *principal) bool {
+	return p.Kind != store.ActorAppSecret && p.Role != store.RoleDeveloper
 }
 
 // mgmt wraps a management handler with authentication and authorization, and
@@ -198,16 +216,22 @@ func appRef(r *http.Request) store.AppRef {
 // application secret's own, else x-environment (default production).
 func scope(r *http.Request) (store.Scope, error) {
 	p := principalFrom(r.Context())
-	s := store.Scope{OrgID: p.OrgID, AppID: mux.Vars(r)["id"], Env: store.EnvProduction}
-	if p.Kind == store.ActorAppSecret {
-		s.Env = p.Env
-		return s, nil
+	env, err := envOf(r)
+	return store.Scope{OrgID: p.OrgID, AppID: mux.Vars(r)["id"], Env: env}, err
+}
+
+// envOf names the environment a management request acts in: an application
+// secret's own, else x-environment (default production).
+func envOf(r *http.Request) (string, error) {
+	if p := principalFrom(r.Context()); p.Kind == store.ActorAppSecret {
+		return p.Env, nil
 	}
-	if env := r.Header.Get("x-environment"); env != "" {
-		if !store.ValidEnv(env) {
-			return s, store.Invalid("x-environment", "x-environment must be production or development")
-		}
-		s.Env = env
+	env := r.Header.Get("x-environment")
+	if env == "" {
+		return store.EnvProduction, nil
 	}
-	return s, nil
+	if !store.ValidEnv(env) {
+		return "", store.Invalid("x-environment", "x-environment must be production or development")
+	}
+	return env, nil
 }

@@ -13,14 +13,17 @@ import (
 	"licensectl/store"
 )
 
-// anyCaller lets every valid management credential through, the operator
-// without naming an organization: the plans are the server's, not an
-// organization's.
-func (s *Server) anyCaller(fn handlerFunc) handlerFunc {
+// tierReader lets through every management credential that may read
+// billing, the operator without naming an organization: the tiers are the
+// server's, not an organization's.
+func (s *Server) tierReader(fn handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.authenticate(r)
 		if err != nil {
 			return err
+		}
+		if !readsBilling(p) {
+			return store.Errorf(store.ECodeForbidden, "this credential may not read billing")
 		}
 		if err := s.limitMgmt(w, p); err != nil {
 			return err

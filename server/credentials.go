@@ -1,11 +1,11 @@
 package server
 
 import (
-	"licensectl/server/api"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -14,11 +14,33 @@ func (s *Server) createSecret(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
+	if err := s.inOwnEnvironment(r, req.EnvironmentID); err != nil {
+		return err
+	}
 	sec, plain, err := s.db.CreateAppSecret(r.Context(), appRef(r), store.CreateSecretInput{EnvironmentID: req.EnvironmentID, Label: req.Label})
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, api.SecretCreated{SecretID: sec.ID, Plaintext: plain})
+	return nil
+}
+
+// inOwnEnvironment refuses an application secret's call about a secret of
+// the application's other environment: a secret acts in its own (docs/design.md
+// §4), so a development secret can neither mint nor revoke a production one.
+// An id of no environment of the application is left to the store to refuse.
+func (s *Server) inOwnEnvironment(r *http.Request, envID string) error {
+	p := principalFrom(r.Context())
+	if p.Kind != store.ActorAppSecret {
+		return nil
+	}
+	a, err := s.db.FindApplication(r.Context(), appRef(r))
+	if err != nil {
+		return err
+	}
+	if env := a.EnvByID(envID); env != nil && env.Name != p.Env {
+		return store.Errorf(store.ECodeForbidden, "an application secret acts in its own environment only")
+	}
 	return nil
 }
 
@@ -32,7 +54,21 @@ func (s *Server) listSecrets(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) revokeSecret(w http.ResponseWriter, r *http.Request) error {
-	if err := s.db.RevokeAppSecret(r.Context(), appRef(r), mux.Vars(r)["secretId"]); err != nil {
+	id := mux.Vars(r)["secretId"]
+	if principalFrom(r.Context()).Kind == store.ActorAppSecret {
+		list, err := s.db.ListAppSecrets(r.Context(), appRef(r))
+		if err != nil {
+			return err
+		}
+		for _, sec := range list {
+			if sec.ID == id {
+				if err := s.inOwnEnvironment(r, sec.EnvironmentID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := s.db.RevokeAppSecret(r.Context(), appRef(r), id); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, api.Success{Success: true})

@@ -87,35 +87,39 @@ func (s *Server) setDeviceStatus(ctx context.Context, sc store.Scope, id, status
 	return d.ID, d.Status, nil
 }
 
-// userRoles guards the role calls (under mgmt(permUserRoles)), whose path
-// names an end-user instead of an application: a secret may manage its own
-// application's users, so for a secret the user's application and
-// environment are checked here.
-func (s *Server) userRoles(fn handlerFunc) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		p := principalFrom(r.Context())
-		if p.Kind == store.ActorAppSecret {
-			// A secret changes roles only of its own application's users in
-			// its own environment; anyone else's user is not found.
-			u, err := s.db.FindEndUser(r.Context(), p.OrgID, mux.Vars(r)["user_id"])
-			if err != nil {
-				return err
-			}
-			a, err := s.db.FindApplication(r.Context(), store.AppRef{OrgID: p.OrgID, AppID: p.AppID})
-			if err != nil {
-				return err
-			}
-			if env := a.Env(p.Env); u.AppID != p.AppID || env == nil || u.EnvID != env.ID {
-				return store.NotFound("user")
-			}
-		}
-		return fn(w, r)
+// roleTarget checks the end-user a role call names (its path names no
+// application): the user must be in the environment the request acts in
+// (a secret's own, else x-environment), and for a secret in its own
+// application; anyone else's user is not found.
+func (s *Server) roleTarget(r *http.Request) error {
+	p := principalFrom(r.Context())
+	envName, err := envOf(r)
+	if err != nil {
+		return err
 	}
+	u, err := s.db.FindEndUser(r.Context(), p.OrgID, mux.Vars(r)["user_id"])
+	if err != nil {
+		return err
+	}
+	if p.Kind == store.ActorAppSecret && u.AppID != p.AppID {
+		return store.NotFound("user")
+	}
+	a, err := s.db.FindApplication(r.Context(), store.AppRef{OrgID: p.OrgID, AppID: u.AppID})
+	if err != nil {
+		return err
+	}
+	if env := a.Env(envName); env == nil || u.EnvID != env.ID {
+		return store.NotFound("user")
+	}
+	return nil
 }
 
 func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {
 	var req api.RoleRequest
 	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := s.roleTarget(r); err != nil {
 		return err
 	}
 	res, err := s.db.AddEndUserRole(r.Context(), principalFrom(r.Context()).OrgID, mux.Vars(r)["user_id"], req.RoleID)
@@ -127,6 +131,9 @@ func (s *Server) addEndUserRole(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) removeEndUserRole(w http.ResponseWriter, r *http.Request) error {
+	if err := s.roleTarget(r); err != nil {
+		return err
+	}
 	res, err := s.db.RemoveEndUserRole(r.Context(), principalFrom(r.Context()).OrgID, mux.Vars(r)["user_id"], mux.Vars(r)["role_id"])
 	if err != nil {
 		return err

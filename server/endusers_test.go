@@ -220,11 +220,24 @@ func TestEndUserRoles(t *testing.T) {
 		if got := roles(t, f.s.As(t, f.key, "DELETE", path(u.ID)+"/editor", nil)); fmt.Sprint(got) != "[org:admin.v2]" {
 			t.Fatalf("roles after repeated delete = %v", got)
 		}
-		// A development user of the same organization is reachable too.
-		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "x"}).Want(t, http.StatusOK)
+		// A development user is reached in the development environment
+		// (docs/design.md §4: x-environment, default production).
+		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "x"}, "x-environment", "development").Want(t, http.StatusOK)
 		audit := getPage(t, f, "/audit-logs?event=user.role_added")
 		if audit.Total != 2 {
 			t.Fatalf("role_added entries = %d, want 2 (the repeat changes nothing)", audit.Total)
+		}
+	})
+
+	t.Run("ErrOtherEnvironment", func(t *testing.T) {
+		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "y"}).WantError(t, http.StatusNotFound, "not_found")
+		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "y"}, "x-environment", "production").WantError(t, http.StatusNotFound, "not_found")
+		f.s.As(t, f.key, "DELETE", path(devUser.ID)+"/x", nil).WantError(t, http.StatusNotFound, "not_found")
+		f.s.As(t, f.key, "POST", path(u.ID), map[string]any{"role_id": "y"}, "x-environment", "development").WantError(t, http.StatusNotFound, "not_found")
+		f.s.As(t, f.key, "POST", path(u.ID), map[string]any{"role_id": "y"}, "x-environment", "staging").WantError(t, http.StatusBadRequest, "validation_failed")
+		devUsers := getPage(t, f, "/users", "x-environment", "development")
+		if len(devUsers.Data) != 1 || fmt.Sprint(devUsers.Data[0]["roles"]) != "[x]" {
+			t.Fatalf("development users after refused calls = %v", devUsers.Data)
 		}
 	})
 

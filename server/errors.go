@@ -169,6 +169,10 @@ var runtimeAdvice = map[string]string{
 	store.ECodeOverloaded:        "The server shed the call under load and changed nothing: retry after Retry-After seconds, with jitter.",
 }
 
+// unavailableRetryAfter is the Retry-After, in seconds, of a 503 whose cause
+// (an unreachable provider, a full disk, a setting not made) names none.
+const unavailableRetryAfter = 10
+
 // writeError writes err in the body shape of the API the request addressed.
 // Errors that are not *store.Error are logged and reported as internal
 // without their text.
@@ -194,6 +198,11 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		rec.code = code
 	}
 	status := StatusOf(code)
+	if retry == 0 && status == http.StatusServiceUnavailable {
+		// Every 503 carries Retry-After (docs/design.md §7); a cause that
+		// names no time of its own gets a short, fixed one.
+		retry = unavailableRetryAfter
+	}
 	if retry > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"licensectl/config"
 	"licensectl/server/servertest"
+	"licensectl/store"
 )
 
 // Issue 9 #1: made-up methods and paths must not grow the metrics page.
@@ -180,6 +181,72 @@ func TestUserRolesWithSecret(t *testing.T) {
 	if r.Header.Get("Retry-After") == "" {
 		t.Fatal("no Retry-After")
 	}
+}
+
+// docs/design.md §4: an application secret acts in its own environment. It
+// may neither mint nor revoke a secret of the other one (a development secret
+// would otherwise escalate to production), nor change or delete the
+// application, which spans both; nor read billing, outside its application.
+func TestAppSecretOwnEnvironment(t *testing.T) {
+	f := newRT(t)
+	envIDs := map[string]string{}
+	for _, e := range f.mgmt(t, "GET", "/environments", nil).List(t) {
+		envIDs[e["name"].(string)] = e["id"].(string)
+	}
+	secret := func(tok, env string) (id, plain string) {
+		var sec struct {
+			ID        string `json:"secret_id"`
+			Plaintext string `json:"plaintext"`
+		}
+		f.s.As(t, tok, "POST", "/v1/mgmt/applications/"+f.appID+"/secrets", map[string]any{"environment_id": envIDs[env]}).Want(t, http.StatusCreated).JSON(t, &sec)
+		return sec.ID, sec.Plaintext
+	}
+	prodID, _ := secret(f.org.APIKey, "production")
+	_, dev := secret(f.org.APIKey, "development")
+	app := "/v1/mgmt/applications/" + f.appID
+
+	cases := []struct {
+		name, method, path string
+		body               any
+	}{
+		{"ErrMintOtherEnvironment", "POST", app + "/secrets", map[string]any{"environment_id": envIDs["production"]}},
+		{"ErrRevokeOtherEnvironment", "DELETE", app + "/secrets/" + prodID, nil},
+		{"ErrRenameApplication", "PATCH", app, map[string]any{"name": "Renamed"}},
+		{"ErrDisableApplication", "PATCH", app, map[string]any{"status": "disabled"}},
+		{"ErrArchiveApplication", "DELETE", app, nil},
+		{"ErrDeleteApplication", "DELETE", app + "?permanent=true", nil},
+		{"ErrBillingPlans", "GET", "/v1/mgmt/billing/plans", nil},
+		{"ErrSubscription", "GET", "/v1/mgmt/billing/subscription", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f.s.As(t, dev, c.method, c.path, c.body).WantError(t, http.StatusForbidden, "forbidden")
+		})
+	}
+	t.Run("OKNothingChanged", func(t *testing.T) {
+		d := f.mgmt(t, "GET", "", nil).Want(t, http.StatusOK).Map(t)
+		if d["name"] != "Runtime App" || d["status"] != "active" {
+			t.Fatalf("application after refused calls = %v", d)
+		}
+		live := 0
+		for _, s := range f.mgmt(t, "GET", "/secrets", nil).List(t) {
+			if s["revoked_at"] == nil {
+				live++
+			}
+			if s["id"] == prodID && s["revoked_at"] != nil {
+				t.Fatal("the production secret was revoked")
+			}
+		}
+		if live != 2 {
+			t.Fatalf("%d live secrets, want 2", live)
+		}
+	})
+	t.Run("OKOwnEnvironment", func(t *testing.T) {
+		id, _ := secret(dev, "development")
+		f.s.As(t, dev, "DELETE", app+"/secrets/"+id, nil).Want(t, http.StatusOK)
+		f.s.As(t, dev, "POST", app+"/secrets", map[string]any{"environment_id": store.NewID()}).WantError(t, http.StatusBadRequest, "validation_failed")
+		f.s.As(t, dev, "GET", app, nil).Want(t, http.StatusOK)
+	})
 }
 
 // Issue 9 #14, docs/design.md §5: the HTTP side of the refresh grace (the store's

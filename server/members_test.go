@@ -285,15 +285,26 @@ func TestRoleMatrix(t *testing.T) {
 		{"ListAudit", func(t *testing.T, tok string) *servertest.Resp {
 			return s.As(t, tok, "GET", "/v1/mgmt/applications/"+app+"/audit-logs", nil)
 		}, http.StatusOK},
+		// A developer has "no members, API keys or billing" (docs/design.md §4).
+		{"ReadBillingPlans", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "GET", "/v1/mgmt/billing/plans", nil)
+		}, http.StatusOK},
+		{"ReadSubscription", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "GET", "/v1/mgmt/billing/subscription", nil)
+		}, http.StatusOK},
+		{"ReadUsage", func(t *testing.T, tok string) *servertest.Resp {
+			return s.As(t, tok, "GET", "/v1/mgmt/billing/usage", nil)
+		}, http.StatusOK},
 	}
+	billing := []string{"ReadBillingPlans", "ReadSubscription", "ReadUsage"}
 	// allowed lists the actions each role may take; the rest are 403.
 	allowed := map[string][]string{
-		"owner": {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg",
-			"ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"},
-		"admin": {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg",
-			"ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"},
+		"owner": append([]string{"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg",
+			"ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"}, billing...),
+		"admin": append([]string{"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListAPIKeys", "CreateAPIKey", "ListMembers", "AddMember", "RemoveMember", "PatchOrg",
+			"ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"}, billing...),
 		"developer": {"ReadApp", "ListApps", "ReadOrg", "CreateApp", "CreateSecret", "ListPlans", "CreateEntitlement", "ListLicenses", "GenerateLicenses", "SuspendLicense", "ListUsers", "ListAudit"},
-		"viewer":    {"ReadApp", "ListApps", "ReadOrg", "ListPlans", "ListLicenses", "ListUsers", "ListAudit"},
+		"viewer":    append([]string{"ReadApp", "ListApps", "ReadOrg", "ListPlans", "ListLicenses", "ListUsers", "ListAudit"}, billing...),
 	}
 	for _, role := range []string{"owner", "admin", "developer", "viewer"} {
 		tok := s.Member(t, org, role)

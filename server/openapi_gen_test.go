@@ -145,8 +145,8 @@ func errorStatuses(rt route) []int {
 		// unknown not_found; 403 covers the role, an unverified address and
 		// the tier's limits.
 		add(bad, unauth, forbidden, notFound, tooMany, unavailable)
-	case anyCredential:
-		add(bad, unauth, notFound, tooMany, unavailable)
+	case tierReader:
+		add(bad, unauth, forbidden, notFound, tooMany, unavailable)
 	case operator:
 		add(unauth, forbidden, unavailable)
 	case runtimeApp, runtimeUser, runtimeOpen:
@@ -181,13 +181,15 @@ func errorStatuses(rt route) []int {
 
 // permText says which credentials a management route takes.
 var permText = map[perm]string{
-	permRead:      "any credential of the organization",
-	permWrite:     "a credential that may change applications: owner, admin or developer, a developer API key, or the application's own secret",
-	permAdmin:     "an owner's or admin's dashboard token, or a developer API key",
-	permOrgRead:   "any credential of the organization but an application secret",
-	permMember:    "a signed-in member's dashboard token",
-	permAccount:   "a signed-in member's dashboard token, before or after complete-profile",
-	permUserRoles: "a credential that may change applications, or the secret of the end-user's application",
+	permRead:        "any credential of the organization",
+	permWrite:       "a credential that may change applications: owner, admin or developer, a developer API key, or the application's own secret",
+	permAdmin:       "an owner's or admin's dashboard token, or a developer API key",
+	permOrgRead:     "any credential of the organization but an application secret",
+	permBillingRead: "any credential of the organization but an application secret or a developer's dashboard token",
+	permAppWrite:    "a credential that may change applications but not an application secret: owner, admin or developer, or a developer API key",
+	permMember:      "a signed-in member's dashboard token",
+	permAccount:     "a signed-in member's dashboard token, before or after complete-profile",
+	permUserRoles:   "a credential that may change applications, or the secret of the end-user's application",
 }
 
 // accessText says who may call a route.
@@ -195,8 +197,8 @@ func accessText(rt route) string {
 	switch rt.access {
 	case managed:
 		return "Credential: " + permText[rt.perm] + ". The operator token acts in the organization x-organization-id names."
-	case anyCredential:
-		return "Credential: any valid management credential; the operator token need not name an organization."
+	case tierReader:
+		return "Credential: any management credential but an application secret or a developer's dashboard token; the operator token need not name an organization."
 	case operator:
 		return "Credential: the operator token."
 	case runtimeApp:
@@ -268,7 +270,7 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		}
 		headers := slices.Clone(rt.headers)
 		switch rt.access {
-		case managed, anyCredential:
+		case managed, tierReader:
 			headers = append(headers, apiParamOf("x-organization-id", "with the operator token: the organization to act in"))
 		case runtimeApp, runtimeUser:
 			headers = append(headers, apiParamOf("x-environment", "production or development, with x-application-id"))
@@ -390,7 +392,7 @@ func security(rt route) *openapi3.SecurityRequirements {
 		return out
 	}
 	switch rt.access {
-	case managed, anyCredential, operator:
+	case managed, tierReader, operator:
 		return req("bearer", "apiKey")
 	case runtimeApp:
 		return req("applicationKey", "applicationId")

@@ -61,9 +61,9 @@ const (
 	accountCall
 	// managed: a management credential that has perm (s.mgmt).
 	managed
-	// anyCredential: any valid management credential, the operator without
-	// an organization (s.anyCaller).
-	anyCredential
+	// tierReader: a management credential that may read billing, the
+	// operator without an organization (s.tierReader).
+	tierReader
 	// operator: the operator token (s.admin).
 	operator
 	// runtimeApp: the application's public key in x-api-key, or
@@ -98,8 +98,8 @@ func (s *Server) handlerOf(rt route) http.Handler {
 		h = s.accountCall(rt.fn(s))
 	case managed:
 		h = s.mgmt(rt.perm, rt.fn(s))
-	case anyCredential:
-		h = s.wrap(s.anyCaller(rt.fn(s)))
+	case tierReader:
+		h = s.wrap(s.tierReader(rt.fn(s)))
 	case operator:
 		h = s.admin(rt.fn(s))
 	case runtimeApp, runtimeUser, runtimeOpen:
@@ -331,9 +331,9 @@ func routeTable() []route {
 		mgmtOp(permWrite, post, "/v1/mgmt/applications", "Create an application", (*Server).createApplication).
 			in(api.CreateApplicationRequest{}, "name").out(created, api.ApplicationCreated{}).err(conflict),
 		mgmtOp(permRead, get, app, "Read an application with its environments", (*Server).getApplication).out(ok200, api.ApplicationDetail{}),
-		mgmtOp(permWrite, patch, app, "Update an application", (*Server).updateApplication).
+		mgmtOp(permAppWrite, patch, app, "Update an application", (*Server).updateApplication).
 			in(api.UpdateApplicationRequest{}).out(ok200, api.ApplicationUpdated{}).err(conflict),
-		mgmtOp(permWrite, del, app, "Archive (or with permanent=true delete) an application", (*Server).deleteApplication).
+		mgmtOp(permAppWrite, del, app, "Archive (or with permanent=true delete) an application", (*Server).deleteApplication).
 			q(param{name: "permanent", typ: "boolean", desc: "true: delete the application and everything under it, not archive it"}).out(ok200, done),
 		mgmtOp(permRead, get, app+"/environments", "List environments", (*Server).listEnvironments).out(ok200, []api.Environment{}),
 
@@ -401,12 +401,10 @@ func routeTable() []route {
 		route{method: get, path: app + "/devices/{deviceId}/sessions", summary: "Count the device's live sessions", access: managed, perm: permRead,
 			fn: func(s *Server) handlerFunc { return countSessions("deviceId", s.db.CountDeviceSessions) }}.
 			h(envHeader).out(ok200, api.ActiveSessions{}),
-		route{method: post, path: "/v1/mgmt/auth/users/{user_id}/roles", summary: "Attach a role to an end-user", access: managed, perm: permUserRoles,
-			fn: func(s *Server) handlerFunc { return s.userRoles(s.addEndUserRole) }}.
-			in(api.RoleRequest{}, "role_id").out(ok200, api.EndUserRoles{}),
-		route{method: del, path: "/v1/mgmt/auth/users/{user_id}/roles/{role_id}", summary: "Detach a role from an end-user", access: managed, perm: permUserRoles,
-			fn: func(s *Server) handlerFunc { return s.userRoles(s.removeEndUserRole) }}.
-			out(ok200, api.EndUserRoles{}),
+		mgmtOp(permUserRoles, post, "/v1/mgmt/auth/users/{user_id}/roles", "Attach a role to an end-user", (*Server).addEndUserRole).
+			in(api.RoleRequest{}, "role_id").h(envHeader).out(ok200, api.EndUserRoles{}),
+		mgmtOp(permUserRoles, del, "/v1/mgmt/auth/users/{user_id}/roles/{role_id}", "Detach a role from an end-user", (*Server).removeEndUserRole).
+			h(envHeader).out(ok200, api.EndUserRoles{}),
 
 		// Audit logs.
 		mgmtOp(permRead, get, app+"/audit-logs", "The application's audit log", (*Server).listAudit).
@@ -430,10 +428,10 @@ func routeTable() []route {
 			out(ok200, done).err(conflict),
 
 		// Billing.
-		op(anyCredential, get, "/v1/mgmt/billing/plans", "Billing plans (tiers)", (*Server).billingPlans).out(ok200, api.BillingPlans{}),
-		mgmtOp(permOrgRead, get, "/v1/mgmt/billing/subscription", "The organization's subscription", (*Server).billingSubscription).
+		op(tierReader, get, "/v1/mgmt/billing/plans", "Billing plans (tiers)", (*Server).billingPlans).out(ok200, api.BillingPlans{}),
+		mgmtOp(permBillingRead, get, "/v1/mgmt/billing/subscription", "The organization's subscription", (*Server).billingSubscription).
 			out(ok200, api.SubscriptionBody{}),
-		mgmtOp(permOrgRead, get, "/v1/mgmt/billing/usage", "Usage against the tier's limits", (*Server).billingUsage).out(ok200, api.Usage{}),
+		mgmtOp(permBillingRead, get, "/v1/mgmt/billing/usage", "Usage against the tier's limits", (*Server).billingUsage).out(ok200, api.Usage{}),
 		mgmtOp(permAdmin, post, "/v1/mgmt/billing/checkout", "Start a Pix checkout", (*Server).billingCheckout).
 			in(api.CheckoutRequest{}, "billing_plan_key").out(created, api.Checkout{}).err(unavailable),
 		op(public, post, "/v1/billing/pix/callback", "The payment provider's notice that a transaction was paid (signed)", (*Server).pixCallback).

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -243,10 +244,30 @@ func (r *Resp) WantError(tb testing.TB, status int, code string) {
 	if msg, _ := e["message"].(string); msg == "" {
 		tb.Fatalf("error message empty: %s", r.Body)
 	}
+	retry := 0
+	if h := r.Header.Get("Retry-After"); h != "" {
+		n, err := strconv.Atoi(h)
+		if err != nil || n <= 0 {
+			tb.Fatalf("Retry-After = %q, want a positive number of seconds", h)
+		}
+		retry = n
+	} else if retryAfterCodes[code] {
+		tb.Fatalf("%s answered without Retry-After (docs/design.md §7)", code)
+	}
 	if len(e) == 2 {
 		return // runtime shape: code and message
 	}
 	WantKeys(tb, e, "code", "message", "title", "reason", "action", "retry_after_seconds")
+	if e["retry_after_seconds"] != float64(retry) {
+		tb.Fatalf("retry_after_seconds = %v, Retry-After %d", e["retry_after_seconds"], retry)
+	}
+}
+
+// retryAfterCodes are the error codes docs/design.md §7 answers with
+// Retry-After.
+var retryAfterCodes = map[string]bool{
+	"seats_exhausted": true, "rate_limited": true, "monthly_quota_exceeded": true,
+	"challenge_required": true, "unavailable": true, "overloaded": true,
 }
 
 // WantKeys fails the test unless m has exactly these keys.
