@@ -65,11 +65,18 @@ func checkTLSFiles(t config.TLS) error {
 // devMode turns cfg into the laptop mode of `serve --dev` (docs/design.md §2):
 // webhooks to plain-http and private targets (a receiver on localhost),
 // no signup challenge, mail as files. It refuses a listen address other
-// than loopback, as these settings must never face a network.
+// than loopback, the metrics listener's included, as these settings must
+// never face a network.
 func devMode(cfg *config.Config) error {
-	host, _, err := net.SplitHostPort(cfg.Server.Listen)
-	if err != nil || !config.LoopbackHost(host) {
-		return fmt.Errorf("--dev listens on loopback only (127.0.0.1, ::1 or localhost), not %q: it is never for production", cfg.Server.Listen)
+	listens := [][2]string{{"server.listen", cfg.Server.Listen}}
+	if cfg.Metrics.Listen != "" { // else metrics share the API listener
+		listens = append(listens, [2]string{"metrics.listen", cfg.Metrics.Listen})
+	}
+	for _, l := range listens {
+		host, _, err := net.SplitHostPort(l[1])
+		if err != nil || !config.LoopbackHost(host) {
+			return fmt.Errorf("--dev listens on loopback only (127.0.0.1, ::1 or localhost), not %s %q: it is never for production", l[0], l[1])
+		}
 	}
 	cfg.Webhooks.AllowHTTP = true
 	cfg.Webhooks.AllowPrivateTargets = true

@@ -181,7 +181,9 @@ func TestServeBadConfigWritesNothing(t *testing.T) {
 	refuse(t, dir, []string{"LICENSECTL_SERVER_TLS_CERT_FILE=" + filepath.Join(dir, "none.pem"), "LICENSECTL_SERVER_TLS_KEY_FILE=" + filepath.Join(dir, "none.key")},
 		[]string{"--init", "--data-dir", data}, "server.tls.cert_file", "none.pem")
 	mustNotExist(t, data)
-	refuse(t, dir, nil, []string{"--init", "--dev", "--listen", "0.0.0.0:0", "--data-dir", data}, "--dev listens on loopback only")
+	refuse(t, dir, nil, []string{"--init", "--dev", "--listen", "0.0.0.0:0", "--data-dir", data}, "--dev listens on loopback only", `server.listen "0.0.0.0:0"`)
+	mustNotExist(t, data)
+	refuse(t, dir, []string{"LICENSECTL_METRICS_LISTEN=0.0.0.0:0"}, []string{"--init", "--dev", "--listen", "127.0.0.1:0", "--data-dir", data}, "--dev listens on loopback only", `metrics.listen "0.0.0.0:0"`)
 	mustNotExist(t, data)
 }
 
