@@ -75,7 +75,7 @@ func (s *Server) initServices() error {
 	}
 	a.logins = newLoginThrottle(s.cfg.RateLimit, s.db, "dashboard", a.challenger, s.logger)
 	s.acct = a
-	s.mailq = newMailQueue(s.cfg.RateLimit, s.db, s.logger)
+	s.mailq = newMailQueue(s.db, s.logger)
 	s.partner, err = newPartnerSignIn(s)
 	return err
 }

@@ -59,7 +59,7 @@ func TestLoginThrottleSharedByServers(t *testing.T) {
 		t.Fatalf("pair after a success on the other server = %+v, %v; want a fresh window", st, err)
 	}
 
-	q1, q2 := newMailQueue(rl, db, logger), newMailQueue(rl, db, logger)
+	q1, q2 := newMailQueue(db, logger), newMailQueue(db, logger)
 	sent := 0
 	for i := range 2 * mailsPerAddress {
 		if []*mailQueue{q1, q2}[i%2].allowed(ctx, "Owner@Example.com") {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"licensectl/config"
 	"licensectl/store"
 )
 
@@ -33,17 +32,17 @@ type mailJob func(ctx context.Context)
 
 type mailQueue struct {
 	jobs    chan mailJob
-	perAddr *sharedLimiter // nil when rate limits are off
+	perAddr *sharedLimiter
 	pending sync.WaitGroup
 	logger  *slog.Logger
 }
 
-func newMailQueue(rl config.RateLimit, counters store.Counters, logger *slog.Logger) *mailQueue {
-	q := &mailQueue{jobs: make(chan mailJob, mailQueueSize), logger: logger}
-	if rl.Enabled {
-		q.perAddr = newSharedLimiter(counters, "mail", mailsPerAddress, mailWindow)
-	}
-	return q
+// newMailQueue caps mail per address whether or not request rate limits
+// are on: ratelimit.enabled switches off limits on requests, and the cap
+// guards the address's owner, not the server (docs/design.md §8).
+func newMailQueue(counters store.Counters, logger *slog.Logger) *mailQueue {
+	return &mailQueue{jobs: make(chan mailJob, mailQueueSize), logger: logger,
+		perAddr: newSharedLimiter(counters, "mail", mailsPerAddress, mailWindow)}
 }
 
 // enqueue queues job for the address addr, unless the queue is full
@@ -70,9 +69,6 @@ func (q *mailQueue) enqueue(addr string, job mailJob) {
 // back too: the cap guards the address's owner from a flood, which a
 // failing store must not open.
 func (q *mailQueue) allowed(ctx context.Context, addr string) bool {
-	if q.perAddr == nil {
-		return true
-	}
 	st, err := q.perAddr.Allow(ctx, addr)
 	if err != nil {
 		q.logger.Error("account mail held back: the mail cap could not be counted", "err", err)

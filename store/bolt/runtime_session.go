@@ -273,10 +273,11 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		}
 		var current, known bool
 		if cs != nil {
-			current, known = cs.refreshState(hash)
+			current, known = cs.refreshState(hash, store.RefreshTokenIssued(ra.Env, refreshToken))
 		}
-		// A token naming a session whose hashes it does not match is unknown,
-		// not reuse: the session id alone is no proof of holding the session.
+		// A token naming a session whose hashes and tag it does not match is
+		// unknown, not reuse: the session id alone is no proof of holding
+		// the session.
 		if !known || cs.AppID != ra.App.ID || cs.EnvID != ra.Env.ID {
 			return store.ErrUnknownRefreshToken()
 		}
@@ -329,10 +330,11 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		}
 		s.RetiredRefresh = append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
 		if n := len(s.RetiredRefresh) - maxRetired; n > 0 {
-			// Older retired tokens are forgotten (and a token of the form
-			// before `<session id>.<secret>` leaves the index): presenting
-			// one is then just unknown (401 invalid_token), and neither the
-			// record nor the index grows with every rotation.
+			// Older retired hashes are forgotten (and a token of the form
+			// before `<session id>.<secret>` leaves the index), so neither
+			// the record nor the index grows with every rotation: a tagged
+			// token is still recognized by its tag, an untagged one is then
+			// just unknown (401 invalid_token).
 			for _, h := range s.RetiredRefresh[:n] {
 				if err := t.delUnique(bSessionsRefresh, []byte(h)); err != nil {
 					return err
@@ -340,7 +342,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			}
 			s.RetiredRefresh = s.RetiredRefresh[n:]
 		}
-		refresh := seed.refreshToken()
+		refresh := seed.refreshToken(ra.Env)
 		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(refresh)
 		now := t.now
 		s.RotatedAt = &now
@@ -372,7 +374,7 @@ func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, tok
 		if err != nil || s == nil {
 			return nil
 		}
-		if current, _ := s.refreshState(hash); !current {
+		if current, _ := s.refreshState(hash, false); !current {
 			return nil
 		}
 		reason, v, err := r.cascade(t, ra, s, false)

@@ -2,9 +2,7 @@ package bolt
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/base64"
 	"slices"
 	"strings"
 	"time"
@@ -61,10 +59,13 @@ type tokenSeed struct {
 	pre       *presigned
 }
 
-// refreshToken is the refresh token the seed issues: `<session id>.<secret>`
-// (docs/design.md §5), so that a refresh finds its session by the time-ordered id
-// instead of inserting and looking up a random hash in an index.
-func (s tokenSeed) refreshToken() string { return s.SessionID + "." + s.Secret }
+// refreshToken is the refresh token the seed issues in env: `<session
+// id>.<secret>` (store.RefreshToken), so that a refresh finds its session by
+// the time-ordered id instead of inserting and looking up a random hash in
+// an index.
+func (s tokenSeed) refreshToken(env *store.Environment) string {
+	return store.RefreshToken(env, s.SessionID, s.Secret)
+}
 
 // refreshSessionID is the stored id of the session a refresh token names:
 // the one before its dot, or, for a token issued before that form (no dot),
@@ -79,25 +80,23 @@ func (t *txn) refreshSessionID(token, hash string) []byte {
 // refreshState tells what hash is to session s: its current refresh token,
 // one it retired, or unknown. The session id in a token is public, so the
 // hashes are compared in constant time: anyone may name a session, only
-// its holder knows a secret whose hash it stored.
-func (s *sessionRecord) refreshState(hash string) (current, known bool) {
+// its holder knows a secret whose hash it stored. issued says the token
+// carries the session's tag (store.RefreshTokenIssued): one the session
+// retired longer ago than its list of hashes remembers is known too.
+func (s *sessionRecord) refreshState(hash string, issued bool) (current, known bool) {
 	cur := subtle.ConstantTimeCompare([]byte(s.RefreshHash), []byte(hash))
 	retired := 0
 	for _, h := range s.RetiredRefresh {
 		retired |= subtle.ConstantTimeCompare([]byte(h), []byte(hash))
 	}
-	return cur == 1, cur|retired == 1
+	return cur == 1, cur == 1 || retired == 1 || issued
 }
 
 func newTokenSeed(sessionID string) tokenSeed {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
 	if sessionID == "" {
 		sessionID = store.NewID()
 	}
-	return tokenSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
+	return tokenSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: store.NewRefreshRandom(), JTI: store.NewID()}
 }
 
 // presigned is an access token signed outside the write transaction.
@@ -160,7 +159,7 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 		return nil, err
 	}
 	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
-	refresh := seed.refreshToken()
+	refresh := seed.refreshToken(sp.ra.Env)
 	s := &sessionRecord{
 		ID: seed.SessionID, AppID: sp.ra.App.ID, EnvID: sp.ra.Env.ID, LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
 		AccessHash: store.HashSecret(access), RefreshHash: store.HashSecret(refresh),

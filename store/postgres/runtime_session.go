@@ -298,7 +298,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			if err != nil {
 				return err
 			}
-			out, err = r.rotate(t, v, hash, seed)
+			out, err = r.rotate(t, v, refreshToken, hash, seed)
 			if out != nil || err != nil {
 				return err
 			}
@@ -315,14 +315,15 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 // pair when hash is its current token. It returns nil and no error when
 // another refresh rotated or revoked the session since v was read: the
 // caller reads it again.
-func (r *Runtime) rotate(t *txn, v *rtView, hash string, seed rtSeed) (*store.RuntimeSession, error) {
+func (r *Runtime) rotate(t *txn, v *rtView, token, hash string, seed rtSeed) (*store.RuntimeSession, error) {
 	s, ra := v.s, v.ra
 	var current, known bool
 	if s != nil {
-		current, known = s.refreshState(hash)
+		current, known = s.refreshState(hash, store.RefreshTokenIssued(ra.Env, token))
 	}
-	// A token naming a session whose hashes it does not match is unknown,
-	// not reuse: the session id alone is no proof of holding the session.
+	// A token naming a session whose hashes and tag it does not match is
+	// unknown, not reuse: the session id alone is no proof of holding the
+	// session.
 	if !known || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
 		return nil, store.ErrUnknownRefreshToken()
 	}
@@ -363,12 +364,13 @@ func (r *Runtime) rotate(t *txn, v *rtView, hash string, seed rtSeed) (*store.Ru
 	}
 	retired := append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
 	if n := len(retired) - rtMaxRetired; n > 0 {
-		// Older retired tokens are forgotten: presenting one is then just
-		// unknown, and the row does not grow with every rotation.
+		// Older retired hashes are forgotten, so the row does not grow with
+		// every rotation: a token of the tagged form is still recognized by
+		// its tag, one of the form before it is then just unknown.
 		retired = retired[n:]
 	}
 	seed.SessionID = s.ID
-	refresh := seed.refreshToken()
+	refresh := seed.refreshToken(ra.Env)
 	rexp := minTimeRT(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
 	// The winner: of the transactions that read this token as current,
 	// only the first to update the row finds it still there.

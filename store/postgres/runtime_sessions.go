@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -46,13 +44,13 @@ const rtMaxRetired = 4
 // refreshState tells what hash is to session s: its current refresh token,
 // one it retired, or unknown. The session id in a token is public, so the
 // hashes are compared in constant time.
-func (s *rtSession) refreshState(hash string) (current, known bool) {
+func (s *rtSession) refreshState(hash string, issued bool) (current, known bool) {
 	cur := subtle.ConstantTimeCompare([]byte(s.RefreshHash), []byte(hash))
 	retired := 0
 	for _, h := range s.RetiredRefresh {
 		retired |= subtle.ConstantTimeCompare([]byte(h), []byte(hash))
 	}
-	return cur == 1, cur|retired == 1
+	return cur == 1, cur == 1 || retired == 1 || issued
 }
 
 // rtSeed is the randomness of a token pair (and of a device an activation
@@ -66,19 +64,17 @@ type rtSeed struct {
 }
 
 func newRTSeed(sessionID string) rtSeed {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
 	if sessionID == "" {
 		sessionID = store.NewID()
 	}
-	return rtSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: base64.RawURLEncoding.EncodeToString(b[:]), JTI: store.NewID()}
+	return rtSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: store.NewRefreshRandom(), JTI: store.NewID()}
 }
 
-// refreshToken is the refresh token the seed issues: `<session id>.<secret>`
-// (docs/design.md §5).
-func (s rtSeed) refreshToken() string { return s.SessionID + "." + s.Secret }
+// refreshToken is the refresh token the seed issues in env: `<session
+// id>.<secret>` (store.RefreshToken).
+func (s rtSeed) refreshToken(env *store.Environment) string {
+	return store.RefreshToken(env, s.SessionID, s.Secret)
+}
 
 // rtSpec is what a new session is about.
 type rtSpec struct {
@@ -103,7 +99,7 @@ func (r *Runtime) openSession(t *txn, sp rtSpec, seed rtSeed) (*store.RuntimeSes
 		return nil, err
 	}
 	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
-	refresh := seed.refreshToken()
+	refresh := seed.refreshToken(sp.ra.Env)
 	rexp := minTimeRT(t.now.Add(r.o.RefreshIdleTTL), abs)
 	if _, err := t.exec(`INSERT INTO sessions (id, app_id, env_id, license_id, user_id, device_id, access_hash, refresh_hash,
 		access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,

@@ -62,6 +62,27 @@ func testRefresh(t *testing.T, open Opener) {
 			t.Fatalf("session.refresh_reused entries = %+v, %v; want the session's", audit, err)
 		}
 	})
+	t.Run("ErrReusedLongAfterRetiring", func(t *testing.T) {
+		// However many rotations ago a token was retired, presenting it is
+		// reuse (docs/design.md §5): the session keeps the hashes of only a
+		// few, and recognizes the others by their tag.
+		a := f.activation(t, key, "long-reuse-pc")
+		tokens := []string{a.RefreshToken}
+		var cur *store.RuntimeSession
+		for range 12 {
+			f.clock.Advance(time.Minute)
+			next, err := refresh(f.runtime(), tokens[len(tokens)-1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokens, cur = append(tokens, next.RefreshToken), next
+		}
+		_, err := refresh(f.runtime(), tokens[0])
+		wantCode(t, "Refresh(retired twelve rotations ago)", err, store.ECodeRefreshReused)
+		f.wantReason(t, "the session after reuse", cur.AccessToken, store.ReasonSessionRevoked)
+		_, err = refresh(f.runtime(), tokens[1])
+		wantCode(t, "Refresh(another old token of the revoked session)", err, store.ECodeRefreshReused)
+	})
 	t.Run("OKGrace", func(t *testing.T) {
 		a := f.activation(t, key, "grace-pc")
 		b, err := refresh(f.runtime(), a.RefreshToken)
@@ -110,7 +131,10 @@ func testRefresh(t *testing.T, open Opener) {
 		// Naming a session is no proof of holding it: a wrong secret, or
 		// this secret under another session's id, is unknown and revokes
 		// nothing.
-		for _, forged := range []string{sid + ".forged", sid + "." + secret + "x", other.SessionID + "." + secret, "not-an-id." + secret} {
+		_, otherSecret, _ := strings.Cut(other.RefreshToken, ".")
+		i := len(secret) - 5 // inside the tag
+		badTag := secret[:i] + map[bool]string{true: "A", false: "B"}[secret[i] != 'A'] + secret[i+1:]
+		for _, forged := range []string{sid + ".forged", sid + "." + secret + "x", other.SessionID + "." + secret, sid + "." + otherSecret, sid + "." + badTag, "not-an-id." + secret} {
 			_, err := refresh(f.runtime(), forged)
 			wantCode(t, "Refresh("+forged+")", err, store.ECodeInvalidToken)
 		}
@@ -130,8 +154,6 @@ func testRefresh(t *testing.T, open Opener) {
 		if err != nil || strings.Contains(legacy, ".") {
 			t.Fatalf("SeedLegacyRefreshToken = %q, %v; want a token without a session id", legacy, err)
 		}
-		_, err = refresh(f.runtime(), a.RefreshToken)
-		wantCode(t, "Refresh(the token the legacy one replaced)", err, store.ECodeInvalidToken)
 		b, err := refresh(f.runtime(), legacy)
 		if err != nil || b.SessionID != a.SessionID || !strings.HasPrefix(b.RefreshToken, a.SessionID+".") {
 			t.Fatalf("Refresh(legacy) = %+v, %v; want a new-form pair of session %s", b, err, a.SessionID)
