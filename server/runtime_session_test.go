@@ -334,14 +334,14 @@ func TestRuntimeRefreshRetiredWindow(t *testing.T) {
 		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-1]}).Want(t, http.StatusOK).JSON(t, &n)
 		tokens = append(tokens, n.RefreshToken)
 	}
-	// The oldest tokens have left the index: unknown, and the session lives on.
-	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[0]}).WantError(t, http.StatusUnauthorized, "invalid_token")
 	var n session
 	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-1]}).Want(t, http.StatusOK).JSON(t, &n)
-	// A recently retired one is reuse (one retired before the last rotation:
-	// no grace applies).
-	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-3]}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
+	// The oldest token's hash has left the session's kept list; its tag still
+	// says the session issued it, so it is reuse like any retired token
+	// (docs/design.md §5), and the session ends.
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[0]}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
 	f.wantReason(t, n.AccessToken, "session_revoked")
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tokens[len(tokens)-3]}).WantError(t, http.StatusUnauthorized, "refresh_token_reused")
 }
 
 func TestRuntimeSessionSweep(t *testing.T) {
@@ -382,8 +382,8 @@ func TestRuntimeRefreshTokenNamesSession(t *testing.T) {
 		t.Fatalf("claims %s: %v", raw, err)
 	}
 	sid, secret, ok := strings.Cut(s.RefreshToken, ".")
-	if !ok || sid != claims.SID || len(secret) != 43 {
-		t.Fatalf("refresh token %q; want %s.<43 characters of secret>", s.RefreshToken, claims.SID)
+	if !ok || sid != claims.SID || len(secret) != 54 {
+		t.Fatalf("refresh token %q; want %s.<54 characters of secret and tag>", s.RefreshToken, claims.SID)
 	}
 	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": sid + ".forged"}).WantError(t, http.StatusUnauthorized, "invalid_token")
 	var n session
