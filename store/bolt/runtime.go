@@ -207,13 +207,16 @@ func (r *Runtime) licenseEntitlements(t *txn, l *store.License, keys []string) (
 }
 
 // userEntitlements is the union of the entitlements of the user's usable
-// licenses: what a login session grants.
-func (r *Runtime) userEntitlements(t *txn, envID, userID string) ([]string, error) {
-	var keys []string
+// licenses on device deviceID: what a login session grants. A license with
+// floating seats counts only while the device holds a live lease of it
+// (docs/design.md §13); leaseEnds is when the first such lease ends, as the
+// answer changes then with no write to tell (farFuture when none counts).
+func (r *Runtime) userEntitlements(t *txn, envID, userID, deviceID string) (keys []string, leaseEnds time.Time, err error) {
+	leaseEnds = farFuture
 	for _, id := range t.all(bLicEnvUser, key(idb(envID), idb(userID))) {
 		l, err := cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(id))
 		if err != nil {
-			return nil, err
+			return nil, leaseEnds, err
 		}
 		if l == nil || l.UserID != userID {
 			continue
@@ -221,11 +224,25 @@ func (r *Runtime) userEntitlements(t *txn, envID, userID string) ([]string, erro
 		if st := l.EffectiveStatus(t.now); st != store.LicenseActive && st != store.LicenseInactive {
 			continue
 		}
+		p, err := r.leasePlan(t, l)
+		if err != nil {
+			return nil, leaseEnds, err
+		}
+		if p.MaxConcurrent > 0 {
+			_, lease, err := t.liveLease(l.ID, deviceID)
+			if err != nil {
+				return nil, leaseEnds, err
+			}
+			if lease == nil {
+				continue
+			}
+			leaseEnds = minTime(leaseEnds, lease.ExpiresAt)
+		}
 		if keys, err = r.licenseEntitlements(t, l, keys); err != nil {
-			return nil, err
+			return nil, leaseEnds, err
 		}
 	}
-	return sortedSet(keys), nil
+	return sortedSet(keys), leaseEnds, nil
 }
 
 // sortedSet sorts keys and drops duplicates; it never returns nil, since an

@@ -149,7 +149,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 	if err := t.saveEndUser(&prev, u); err != nil {
 		return nil, err
 	}
-	ents, err := r.userEntitlements(t, ra.Env.ID, u.ID)
+	ents, _, err := r.userEntitlements(t, ra.Env.ID, u.ID, dev.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -226,13 +226,13 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 		if reason != "" {
 			out = &store.Validation{Reason: reason}
 		} else {
-			ents, err := r.entitlements(t, v)
+			ents, turns, err := r.entitlements(t, v)
 			if err != nil {
 				return err
 			}
 			out = &store.Validation{Valid: true, Entitlements: ents, ExpiresAt: s.AccessExpiresAt}
 			r.seen.note(v, t.now, r.o.SeenInterval)
-			until = validUntil(v, t.now, r.o.SeenInterval)
+			until = minTime(validUntil(v, t.now, r.o.SeenInterval), turns)
 			if lease != nil {
 				// The answer turns to lease_required when the lease runs
 				// out, which no write announces.
@@ -314,7 +314,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if !t.now.Before(s.RefreshExpiresAt) || !t.now.Before(s.AbsoluteExpires) {
 			return store.ErrRefreshExpired()
 		}
-		ents, err := r.entitlements(t, v)
+		ents, _, err := r.entitlements(t, v)
 		if err != nil {
 			return err
 		}
@@ -381,7 +381,7 @@ func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, tok
 		if err != nil || reason != "" {
 			return nil
 		}
-		ents, err := r.entitlements(t, v)
+		ents, _, err := r.entitlements(t, v)
 		if err != nil {
 			return nil
 		}

@@ -268,16 +268,18 @@ func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkE
 }
 
 // entitlements are the current entitlements of a session: its license's, or
-// for a login session the union of its user's usable licenses.
-func (r *Runtime) entitlements(t *txn, v *sessionView) ([]string, error) {
+// for a login session the union of its user's usable licenses, with when
+// the answer turns by itself (userEntitlements; farFuture for a license
+// session, whose lease Validate bounds on its own).
+func (r *Runtime) entitlements(t *txn, v *sessionView) ([]string, time.Time, error) {
 	if v.lic != nil {
 		keys, err := r.licenseEntitlements(t, v.lic, nil)
 		if err != nil {
-			return nil, err
+			return nil, farFuture, err
 		}
-		return sortedSet(keys), nil
+		return sortedSet(keys), farFuture, nil
 	}
-	return r.userEntitlements(t, v.s.EnvID, v.s.UserID)
+	return r.userEntitlements(t, v.s.EnvID, v.s.UserID, v.s.DeviceID)
 }
 
 // revokeSession marks one session revoked (a fresh copy, never the cached one).

@@ -194,7 +194,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 	if err := t.saveEndUser(u, false); err != nil {
 		return nil, err
 	}
-	ents, err := t.userKeys(ra.Env.ID, u.ID)
+	ents, err := t.userKeys(ra.Env.ID, u.ID, dev.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -210,10 +210,10 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 }
 
 // userKeys is the union of the entitlements of the user's usable licenses
-// of the environment: what a login session grants.
-func (t *txn) userKeys(envID, userID string) ([]string, error) {
+// of the environment on device deviceID: what a login session grants.
+func (t *txn) userKeys(envID, userID, deviceID string) ([]string, error) {
 	var raw []byte
-	if err := t.tx.QueryRow(t.ctx, `SELECT `+rtUserLicsExpr("$1::uuid", "$2::uuid"), envID, userID).Scan(&raw); err != nil {
+	if err := t.tx.QueryRow(t.ctx, `SELECT `+rtUserLicsExpr("$1::uuid", "$2::uuid", "$3::uuid", "$4::timestamptz"), envID, userID, deviceID, t.now).Scan(&raw); err != nil {
 		return nil, err
 	}
 	if raw == nil {

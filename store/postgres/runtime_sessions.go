@@ -137,10 +137,13 @@ type rtView struct {
 }
 
 // rtUserLicense is a license of a login session's user with the keys of
-// its entitlements.
+// its entitlements, whether it has floating seats, and when the live lease
+// of the session's device on it ends (none: nil).
 type rtUserLicense struct {
-	License store.License `json:"l"`
-	Keys    []string      `json:"k"`
+	License   store.License `json:"l"`
+	Keys      []string      `json:"k"`
+	Floating  bool          `json:"f"`
+	LeaseEnds *time.Time    `json:"e"`
 }
 
 // How a view finds its session: by the hash of an access token, by id, or
@@ -167,9 +170,12 @@ func rtKeysExpr(licDoc, planDoc string) string {
 }
 
 // rtUserLicsExpr is the licenses of a user in an environment with their
-// entitlement keys, as a JSON array of rtUserLicense.
-func rtUserLicsExpr(envExpr, userExpr string) string {
-	return `(SELECT json_agg(json_build_object('l', ul.doc, 'k', ` + rtKeysExpr("ul.doc", "up.doc") + `))
+// entitlement keys and the live lease (at nowExpr) of a device on each, as a
+// JSON array of rtUserLicense.
+func rtUserLicsExpr(envExpr, userExpr, deviceExpr, nowExpr string) string {
+	return `(SELECT json_agg(json_build_object('l', ul.doc, 'k', ` + rtKeysExpr("ul.doc", "up.doc") + `,
+			'f', coalesce((up.doc->>'MaxConcurrent')::int, 0) > 0,
+			'e', (SELECT max(le.expires_at) FROM leases le WHERE le.license_id = ul.id AND le.device_id = ` + deviceExpr + ` AND le.expires_at > ` + nowExpr + `)))
 		FROM licenses ul LEFT JOIN plans up ON up.id = ul.plan_id WHERE ul.env_id = ` + envExpr + ` AND ul.user_id = ` + userExpr + `)`
 }
 
@@ -186,7 +192,7 @@ func rtViewSQL(sessWhere, envWhere string) string {
 		s.last_seen_at, s.rotated_at,
 		l.doc, coalesce(l.devices_count, 0), u.doc, d.doc, p.doc,
 		` + rtKeysExpr("l.doc", "p.doc") + `,
-		CASE WHEN s.license_id IS NULL AND s.user_id IS NOT NULL THEN ` + rtUserLicsExpr("s.env_id", "s.user_id") + ` END,
+		CASE WHEN s.license_id IS NULL AND s.user_id IS NOT NULL THEN ` + rtUserLicsExpr("s.env_id", "s.user_id", "s.device_id", "$2") + ` END,
 		EXISTS (SELECT 1 FROM leases le WHERE le.license_id = l.id AND le.device_id = s.device_id AND le.expires_at > $2)
 	FROM app_envs e JOIN apps a ON a.id = e.app_id
 	LEFT JOIN sessions s ON ` + sessWhere + `
@@ -305,11 +311,15 @@ func (v *rtView) entitlements(now time.Time) []string {
 }
 
 // rtUsableKeys is the union of the keys of the licenses a login grants: those
-// inactive or active at now.
+// inactive or active at now, and of those with floating seats only the ones
+// the session's device holds a live lease of (docs/design.md §13).
 func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 	var keys []string
 	for i := range lics {
 		if st := lics[i].License.EffectiveStatus(now); st != store.LicenseActive && st != store.LicenseInactive {
+			continue
+		}
+		if lics[i].Floating && (lics[i].LeaseEnds == nil || !lics[i].LeaseEnds.After(now)) {
 			continue
 		}
 		keys = append(keys, lics[i].Keys...)

@@ -261,6 +261,56 @@ func testFloatingSeats(t *testing.T, open Opener) {
 			t.Fatalf("defaults = %+v, %v", d, err)
 		}
 	})
+	t.Run("LoginSessionNeedsALease", func(t *testing.T) {
+		// A login session grants the union of its user's licenses, but a
+		// license with floating seats only to a device holding a live lease
+		// of it (docs/design.md §13): logins on other devices must not use
+		// it without a seat.
+		ent, err := f.db.CreateEntitlement(f.ctx, f.ref(), store.CreateEntitlementInput{Key: "floating.pro", Name: "Floating Pro"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, owned := f.licenses(t, store.PlanInput{Name: ptr("Floating owned"), MaxDevices: ptr(3), MaxConcurrent: ptr(1), LeaseSeconds: ptr(60),
+			EntitlementIDs: &[]string{ent.ID}}, 1)
+		_, us := f.endUser(t, "floater@runtime.test", "float-pc-1")
+		a, err := f.runtime().Activate(f.ctx, f.client(""), store.ActivateInput{LicenseKey: owned[0].Key, Fingerprint: "float-pc-1", UserToken: us.AccessToken, Replay: f.replay()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		login := func(fp string) *store.RuntimeSession {
+			s, err := f.runtime().Login(f.ctx, f.client(""), store.RuntimeLoginInput{Email: "floater@runtime.test", Password: Password, Fingerprint: fp, Replay: f.replay()})
+			if err != nil {
+				t.Fatalf("Login(%s): %v", fp, err)
+			}
+			return s
+		}
+		wantEnts := func(what string, s *store.RuntimeSession, want string) {
+			t.Helper()
+			v := f.wantReason(t, what, s.AccessToken, "")
+			if got := fmt.Sprint(v.Entitlements); got != want {
+				t.Fatalf("%s: entitlements %s, want %s", what, got, want)
+			}
+		}
+		first := login("float-pc-1")
+		if fmt.Sprint(first.Entitlements) != "[]" {
+			t.Fatalf("a login without a lease was granted %v", first.Entitlements)
+		}
+		wantEnts("a login on a device without a lease", first, "[]")
+		if _, err := f.runtime().CheckoutLease(f.ctx, f.client(""), a.AccessToken, f.replay()); err != nil {
+			t.Fatal(err)
+		}
+		wantEnts("a login on the device holding the seat", first, "[floating.pro]")
+		if s := login("float-pc-1"); fmt.Sprint(s.Entitlements) != "[floating.pro]" {
+			t.Fatalf("a login on the leased device was granted %v", s.Entitlements)
+		}
+		second := login("float-pc-2")
+		if fmt.Sprint(second.Entitlements) != "[]" {
+			t.Fatalf("a login on another device while the only seat is taken was granted %v", second.Entitlements)
+		}
+		wantEnts("a login on another device while the only seat is taken", second, "[]")
+		f.clock.Advance(60 * time.Second)
+		wantEnts("a login on the device whose lease ran out", first, "[]")
+	})
 	t.Run("ExpiryWithoutAnyWrite", func(t *testing.T) {
 		// Nothing is written between the two validations: an answer a
 		// store remembers must not outlive the lease.
