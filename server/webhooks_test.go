@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"maps"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -416,4 +419,111 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 		p := deliveries(t, f, hook, "?status=delivered")
 		return p.Total == 1
 	})
+}
+
+// TestWebhookObjectShapes: the object of a delivery is the management read
+// of it (docs/design.md §9): the same keys and values as the list item (the
+// organization's read, which has no list) fetched over HTTP right after the
+// change; never a credential. The snapshots live in store, the wire types
+// in server/api, and this holds the two together.
+func TestWebhookObjectShapes(t *testing.T) {
+	f := newRT(t, local)
+	rc := newReceiver(t)
+	register(t, f, rc, "*")
+	// same compares a delivery's object with the read of it.
+	same := func(t *testing.T, d delivery, kind string, read map[string]any) {
+		t.Helper()
+		obj, _ := d.Data[kind].(map[string]any)
+		servertest.WantKeys(t, obj, slices.Collect(maps.Keys(read))...)
+		if !reflect.DeepEqual(obj, read) {
+			t.Fatalf("%s carries %v, the read is %v", d.Type, obj, read)
+		}
+	}
+	// item is the element of list whose id is id.
+	item := func(t *testing.T, list []map[string]any, id string) map[string]any {
+		t.Helper()
+		for _, m := range list {
+			if m["id"] == id {
+				return m
+			}
+		}
+		t.Fatalf("%s not in %v", id, list)
+		return nil
+	}
+	org := func(t *testing.T, method, path string, body any) *servertest.Resp {
+		t.Helper()
+		return f.s.As(t, f.org.APIKey, method, "/v1/mgmt"+path, body)
+	}
+
+	t.Run("Plan", func(t *testing.T) {
+		var ent struct {
+			ID string `json:"entitlement_id"`
+		}
+		f.mgmt(t, "POST", "/entitlements", map[string]any{"key": "shape", "name": "Shape"}).Want(t, http.StatusCreated).JSON(t, &ent)
+		var p struct {
+			ID string `json:"plan_id"`
+		}
+		f.mgmt(t, "POST", "/plans", map[string]any{"name": "Shaped", "entitlement_ids": []string{ent.ID}}).Want(t, http.StatusCreated).JSON(t, &p)
+		d := rc.next(t, "plan.created")
+		same(t, d, "plan", item(t, f.mgmt(t, "GET", "/plans", nil).Want(t, http.StatusOK).List(t), p.ID))
+		if ents, _ := d.Data["plan"].(map[string]any)["entitlements"].([]any); len(ents) != 1 || ents[0].(map[string]any)["name"] != "Shape" {
+			t.Fatalf("plan entitlements = %v", ents)
+		}
+	})
+	t.Run("Secret", func(t *testing.T) {
+		var app struct {
+			Environments []struct {
+				ID string `json:"id"`
+			} `json:"environments"`
+		}
+		f.mgmt(t, "GET", "", nil).Want(t, http.StatusOK).JSON(t, &app)
+		var sec struct {
+			ID        string `json:"secret_id"`
+			Plaintext string `json:"plaintext"`
+		}
+		f.mgmt(t, "POST", "/secrets", map[string]any{"environment_id": app.Environments[0].ID, "label": "ci"}).Want(t, http.StatusCreated).JSON(t, &sec)
+		d := rc.next(t, "secret.created")
+		same(t, d, "secret", item(t, f.mgmt(t, "GET", "/secrets", nil).Want(t, http.StatusOK).List(t), sec.ID))
+		f.mgmt(t, "DELETE", "/secrets/"+sec.ID, nil).Want(t, http.StatusOK)
+		d = rc.next(t, "secret.revoked")
+		same(t, d, "secret", item(t, f.mgmt(t, "GET", "/secrets", nil).Want(t, http.StatusOK).List(t), sec.ID))
+		if d.Data["secret"].(map[string]any)["revoked_at"] == nil || strings.Contains(fmtJSON(d.Raw), sec.Plaintext) {
+			t.Fatalf("secret.revoked = %v", d.Data)
+		}
+	})
+	t.Run("APIKey", func(t *testing.T) {
+		var key struct {
+			ID        string `json:"key_id"`
+			Plaintext string `json:"plaintext"`
+		}
+		org(t, "POST", "/api-keys", map[string]any{"label": "deploy"}).Want(t, http.StatusCreated).JSON(t, &key)
+		d := rc.next(t, "api_key.created")
+		same(t, d, "api_key", item(t, org(t, "GET", "/api-keys", nil).Want(t, http.StatusOK).List(t), key.ID))
+		if strings.Contains(fmtJSON(d.Raw), key.Plaintext) {
+			t.Fatalf("api_key.created carries the key: %v", d.Data)
+		}
+		org(t, "DELETE", "/api-keys/"+key.ID, nil).Want(t, http.StatusOK)
+		same(t, rc.next(t, "api_key.revoked"), "api_key", item(t, org(t, "GET", "/api-keys", nil).Want(t, http.StatusOK).List(t), key.ID))
+	})
+	t.Run("Member", func(t *testing.T) {
+		var m struct {
+			ID string `json:"member_id"`
+		}
+		org(t, "POST", "/organizations/members", map[string]any{"email": "shape@example.com", "password": servertest.Password, "role": "viewer"}).
+			Want(t, http.StatusCreated).JSON(t, &m)
+		same(t, rc.next(t, "member.added"), "member", item(t, org(t, "GET", "/organizations/members", nil).Want(t, http.StatusOK).List(t), m.ID))
+		org(t, "DELETE", "/organizations/members/"+m.ID, nil).Want(t, http.StatusOK)
+		// The member is gone: its id is all there is to carry.
+		same(t, rc.next(t, "member.removed"), "member", map[string]any{"id": m.ID})
+	})
+	t.Run("Organization", func(t *testing.T) {
+		org(t, "PATCH", "/organizations/me", map[string]any{"name": "Shaped Org"}).Want(t, http.StatusOK)
+		same(t, rc.next(t, "organization.updated"), "organization", org(t, "GET", "/organizations/me", nil).Want(t, http.StatusOK).Map(t))
+	})
+}
+
+// fmtJSON is v encoded, to look for a string anywhere in a payload.
+func fmtJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

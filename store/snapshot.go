@@ -126,30 +126,39 @@ func SnapshotDevice(d *Device) DeviceSnapshot {
 	return s
 }
 
-// PlanSnapshot is a plan as in the management plan list.
+// PlanSnapshot is a plan as in the management plan list: its entitlements
+// are their short forms, names included, as the list answers them.
 type PlanSnapshot struct {
-	ID                    string          `json:"id"`
-	Name                  string          `json:"name"`
-	IsTrial               bool            `json:"is_trial"`
-	DurationDays          *int            `json:"duration_days"`
-	MaxDevices            int             `json:"max_devices"`
-	DeviceResetLimit      int             `json:"device_reset_limit"`
-	DeviceResetWindowDays int             `json:"device_reset_window_days"`
-	MaxConcurrent         int             `json:"max_concurrent"`
-	LeaseSeconds          int             `json:"lease_seconds"`
-	MaxOfflineDays        int             `json:"max_offline_days"`
-	ExternalProductID     *string         `json:"external_product_id"`
-	Policies              json.RawMessage `json:"policies"`
-	EntitlementIDs        []string        `json:"entitlement_ids"`
-	CreatedAt             time.Time       `json:"created_at"`
-	UpdatedAt             time.Time       `json:"updated_at"`
+	ID                    string                   `json:"id"`
+	Name                  string                   `json:"name"`
+	IsTrial               bool                     `json:"is_trial"`
+	DurationDays          *int                     `json:"duration_days"`
+	MaxDevices            int                      `json:"max_devices"`
+	DeviceResetLimit      int                      `json:"device_reset_limit"`
+	DeviceResetWindowDays int                      `json:"device_reset_window_days"`
+	MaxConcurrent         int                      `json:"max_concurrent"`
+	LeaseSeconds          int                      `json:"lease_seconds"`
+	MaxOfflineDays        int                      `json:"max_offline_days"`
+	ExternalProductID     *string                  `json:"external_product_id"`
+	Policies              json.RawMessage          `json:"policies"`
+	Entitlements          []EntitlementRefSnapshot `json:"entitlements"`
+	CreatedAt             time.Time                `json:"created_at"`
+	UpdatedAt             time.Time                `json:"updated_at"`
 }
 
-// SnapshotPlan takes a plan's snapshot.
+// EntitlementRefSnapshot is the short form of an entitlement inside a plan.
+type EntitlementRefSnapshot struct {
+	ID   string `json:"id"`
+	Key  string `json:"key"`
+	Name string `json:"name"`
+}
+
+// SnapshotPlan takes a plan's snapshot; p.Entitlements must be resolved
+// (SnapshotSource.Plan does it).
 func SnapshotPlan(p *Plan) PlanSnapshot {
-	ids := p.EntitlementIDs
-	if ids == nil {
-		ids = []string{}
+	ents := make([]EntitlementRefSnapshot, 0, len(p.Entitlements))
+	for _, e := range p.Entitlements {
+		ents = append(ents, EntitlementRefSnapshot(e))
 	}
 	pol := p.Policies
 	if len(pol) == 0 {
@@ -157,7 +166,7 @@ func SnapshotPlan(p *Plan) PlanSnapshot {
 	}
 	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
-		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: pol, EntitlementIDs: ids,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: pol, Entitlements: ents,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
@@ -205,8 +214,72 @@ func SnapshotWebhook(w *Webhook) WebhookSnapshot {
 	return WebhookSnapshot{ID: w.ID, ApplicationID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status, CreatedAt: w.CreatedAt}
 }
 
-// RefSnapshot is the object of an event whose kind has no richer snapshot
-// here (secrets, API keys, members) or whose object is gone: its id only.
+// SecretSnapshot is an application secret as in its list: never its
+// plaintext or hash.
+type SecretSnapshot struct {
+	ID            string     `json:"id"`
+	Label         string     `json:"label"`
+	EnvironmentID string     `json:"environment_id"`
+	LastUsedAt    *time.Time `json:"last_used_at"`
+	RevokedAt     *time.Time `json:"revoked_at"`
+	CreatedAt     time.Time  `json:"created_at"`
+}
+
+// SnapshotSecret takes an application secret's snapshot.
+func SnapshotSecret(x *AppSecret) SecretSnapshot {
+	return SecretSnapshot{ID: x.ID, Label: x.Label, EnvironmentID: x.EnvironmentID, LastUsedAt: x.LastUsedAt, RevokedAt: x.RevokedAt, CreatedAt: x.CreatedAt}
+}
+
+// APIKeySnapshot is a developer API key as in its list: never its
+// plaintext or hash.
+type APIKeySnapshot struct {
+	ID         string     `json:"id"`
+	Label      string     `json:"label"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+}
+
+// SnapshotAPIKey takes an API key's snapshot.
+func SnapshotAPIKey(k *APIKey) APIKeySnapshot {
+	return APIKeySnapshot{ID: k.ID, Label: k.Label, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt}
+}
+
+// MemberSnapshot is a dashboard member as in the member list: no password
+// hash, and none of the profile the list leaves out.
+type MemberSnapshot struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Role      string    `json:"role"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SnapshotMember takes a member's snapshot.
+func SnapshotMember(m *Member) MemberSnapshot {
+	return MemberSnapshot{ID: m.ID, Email: m.Email, Role: m.Role, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+}
+
+// OrganizationSnapshot is an organization as GET /v1/mgmt/organizations/me
+// reads it: there is no organization list, and that read holds nothing
+// secret.
+type OrganizationSnapshot struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	Slug          string    `json:"slug"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	EmailVerified bool      `json:"email_verified"`
+}
+
+// SnapshotOrganization takes an organization's snapshot.
+func SnapshotOrganization(o *Organization) OrganizationSnapshot {
+	return OrganizationSnapshot{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt, EmailVerified: o.EmailVerified}
+}
+
+// RefSnapshot is the object of an event whose object is gone (a deletion)
+// or whose kind has no management read to take the shape of (session,
+// billing_transaction): its id only.
 type RefSnapshot struct {
 	ID string `json:"id"`
 }
@@ -217,15 +290,20 @@ type SnapshotSource interface {
 	LicenseItem(id string) (*LicenseItem, error)
 	EndUser(id string) (*EndUser, error)
 	Device(id string) (*Device, error)
+	// Plan returns the plan with its Entitlements resolved.
 	Plan(id string) (*Plan, error)
 	Entitlement(id string) (*Entitlement, error)
 	Application(id string) (*Application, error)
 	Webhook(id string) (*Webhook, error)
+	AppSecret(id string) (*AppSecret, error)
+	APIKey(id string) (*APIKey, error)
+	Member(id string) (*Member, error)
+	Organization(id string) (*Organization, error)
 }
 
 // Snapshot decides what an event about target carries: the kind it goes
 // under in the payload's data and the object's snapshot. An object that is
-// gone (a deletion) or of a kind without a richer snapshot is its id alone;
+// gone (a deletion) or of a kind without a management read is its id alone;
 // no target, nothing.
 func Snapshot(target Target, src SnapshotSource, now time.Time) (string, any, error) {
 	if target.Type == "" {
@@ -263,6 +341,14 @@ func snapshotOf(target Target, src SnapshotSource, now time.Time) (any, error) {
 		return snap(src.Application(id))(func(a *Application) any { return SnapshotApplication(a) })
 	case "webhook":
 		return snap(src.Webhook(id))(func(w *Webhook) any { return SnapshotWebhook(w) })
+	case "secret":
+		return snap(src.AppSecret(id))(func(x *AppSecret) any { return SnapshotSecret(x) })
+	case "api_key":
+		return snap(src.APIKey(id))(func(k *APIKey) any { return SnapshotAPIKey(k) })
+	case "member":
+		return snap(src.Member(id))(func(m *Member) any { return SnapshotMember(m) })
+	case "organization":
+		return snap(src.Organization(id))(func(o *Organization) any { return SnapshotOrganization(o) })
 	}
 	return nil, nil
 }

@@ -7,8 +7,11 @@ import (
 	"time"
 )
 
-// fakeSnapshots holds one plan and fails on devices.
-type fakeSnapshots struct{ plan *Plan }
+// fakeSnapshots holds one plan and one API key and fails on devices.
+type fakeSnapshots struct {
+	plan *Plan
+	key  *APIKey
+}
 
 func (f fakeSnapshots) LicenseItem(string) (*LicenseItem, error) { return nil, nil }
 func (f fakeSnapshots) EndUser(string) (*EndUser, error)         { return nil, nil }
@@ -22,10 +25,20 @@ func (f fakeSnapshots) Plan(id string) (*Plan, error) {
 func (f fakeSnapshots) Entitlement(string) (*Entitlement, error) { return nil, nil }
 func (f fakeSnapshots) Application(string) (*Application, error) { return nil, nil }
 func (f fakeSnapshots) Webhook(string) (*Webhook, error)         { return nil, nil }
+func (f fakeSnapshots) AppSecret(string) (*AppSecret, error)     { return nil, nil }
+func (f fakeSnapshots) APIKey(id string) (*APIKey, error) {
+	if f.key != nil && f.key.ID == id {
+		return f.key, nil
+	}
+	return nil, nil
+}
+func (f fakeSnapshots) Member(string) (*Member, error)             { return nil, nil }
+func (f fakeSnapshots) Organization(string) (*Organization, error) { return nil, nil }
 
 func TestSnapshot(t *testing.T) {
-	plan := &Plan{ID: NewID(), Name: "Pro", MaxDevices: 2}
-	src := fakeSnapshots{plan: plan}
+	plan := &Plan{ID: NewID(), Name: "Pro", MaxDevices: 2, Entitlements: []EntitlementRef{{ID: NewID(), Key: "export", Name: "Export"}}}
+	key := &APIKey{ID: NewID(), Label: "ci", Hash: "never-shown"}
+	src := fakeSnapshots{plan: plan, key: key}
 	now := time.Now()
 	for _, tt := range []struct {
 		name   string
@@ -37,7 +50,8 @@ func TestSnapshot(t *testing.T) {
 		{"KindWithoutID", Target{Type: "organization"}, "organization", nil},
 		{"Record", Target{Type: "plan", ID: plan.ID}, "plan", SnapshotPlan(plan)},
 		{"GoneIsItsID", Target{Type: "plan", ID: "gone"}, "plan", RefSnapshot{ID: "gone"}},
-		{"KindWithoutSnapshotIsItsID", Target{Type: "api_key", ID: "k1"}, "api_key", RefSnapshot{ID: "k1"}},
+		{"Credential", Target{Type: "api_key", ID: key.ID}, "api_key", SnapshotAPIKey(key)},
+		{"KindWithoutSnapshotIsItsID", Target{Type: "session", ID: "s1"}, "session", RefSnapshot{ID: "s1"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			kind, obj, err := Snapshot(tt.target, src, now)
@@ -48,6 +62,14 @@ func TestSnapshot(t *testing.T) {
 				t.Fatalf("snapshot %s, want %s", got, want)
 			}
 		})
+	}
+	// The plan carries its entitlements' names, not their ids alone; a
+	// plan without any carries an empty list, as the plan list does.
+	if got, want := mustJSON(t, SnapshotPlan(plan).Entitlements), `[{"id":"`+plan.Entitlements[0].ID+`","key":"export","name":"Export"}]`; got != want {
+		t.Fatalf("plan entitlements %s, want %s", got, want)
+	}
+	if got := mustJSON(t, SnapshotPlan(&Plan{}).Entitlements); got != "[]" {
+		t.Fatalf("no entitlements = %s, want []", got)
 	}
 	if _, _, err := Snapshot(Target{Type: "device", ID: "d"}, src, now); err == nil {
 		t.Fatal("a failed load gave no error")

@@ -12,9 +12,9 @@ import (
 
 // TestWebhookObjectsAreAPIShapes: a webhook's data.object (store's
 // snapshots; store cannot import this package) is the record as the API
-// lists it, field for field and value for value, so a receiver parses both
-// with one type. The plan's snapshot alone names its entitlements by id
-// (entitlement_ids) where the API resolves them (entitlements).
+// lists it (the organization, which has no list, as GET
+// /organizations/me reads it), field for field and value for value, so a
+// receiver parses both with one type.
 func TestWebhookObjectsAreAPIShapes(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	later := at.Add(time.Hour)
@@ -24,37 +24,40 @@ func TestWebhookObjectsAreAPIShapes(t *testing.T) {
 	plan := &store.Plan{ID: "p1", Name: "Pro", IsTrial: true, DurationDays: &days, MaxDevices: 3, DeviceResetLimit: 2, ExternalProductID: &ext,
 		Policies: json.RawMessage(`{"offline_days":7}`), EntitlementIDs: []string{"e1"}, Entitlements: []store.EntitlementRef{{ID: "e1", Key: "pro", Name: "Pro"}},
 		CreatedAt: at, UpdatedAt: later}
+	secret := &store.AppSecret{ID: "s1", OrgID: "o1", AppID: "a1", EnvironmentID: "env1", Env: store.EnvProduction, Label: "ci", Hash: "h",
+		LastUsedAt: &at, RevokedAt: &later, CreatedAt: at}
+	key := &store.APIKey{ID: "k1", OrgID: "o1", Label: "deploy", Hash: "h", LastUsedAt: &at, RevokedAt: &later, CreatedAt: at}
+	member := &store.Member{ID: "m1", OrgID: "o1", Email: "m@b.test", PasswordHash: "h", FirstName: "M", Role: store.RoleAdmin,
+		EmailVerified: true, CreatedAt: at, UpdatedAt: later}
+	org := &store.Organization{ID: "o1", Name: "O", Slug: "o", EmailVerified: true, CreatedAt: at, UpdatedAt: later}
 	cases := []struct {
 		name          string
 		snapshot, api any
-		apiOnly       []string
-		snapshotOnly  []string
 	}{
-		{"license", store.SnapshotLicense(lic, at), api.LicenseItemOf(lic, at), nil, nil},
+		{"license", store.SnapshotLicense(lic, at), api.LicenseItemOf(lic, at)},
 		{"unassigned license", store.SnapshotLicense(&store.LicenseItem{License: store.License{ID: "l2", Status: store.LicenseInactive}}, at),
-			api.LicenseItemOf(&store.LicenseItem{License: store.License{ID: "l2", Status: store.LicenseInactive}}, at), nil, nil},
+			api.LicenseItemOf(&store.LicenseItem{License: store.License{ID: "l2", Status: store.LicenseInactive}}, at)},
 		{"end-user", store.SnapshotUser(&store.EndUser{ID: "u1", Email: "a@b.test", Status: "active", LastLoginAt: &at, CreatedAt: at, UpdatedAt: later}),
-			api.EndUserItemOf(&store.EndUser{ID: "u1", Email: "a@b.test", Status: "active", LastLoginAt: &at, CreatedAt: at, UpdatedAt: later}), nil, nil},
+			api.EndUserItemOf(&store.EndUser{ID: "u1", Email: "a@b.test", Status: "active", LastLoginAt: &at, CreatedAt: at, UpdatedAt: later})},
 		{"device", store.SnapshotDevice(&store.Device{ID: "d1", Fingerprint: "fp", Name: "n", Platform: "linux", Status: "active", UserID: "u1", LastSeenAt: &at, CreatedAt: at}),
-			api.DeviceItemOf(&store.Device{ID: "d1", Fingerprint: "fp", Name: "n", Platform: "linux", Status: "active", UserID: "u1", LastSeenAt: &at, CreatedAt: at}), nil, nil},
-		{"device without user", store.SnapshotDevice(&store.Device{ID: "d2", LicenseIDs: []string{"l1"}}), api.DeviceItemOf(&store.Device{ID: "d2", LicenseIDs: []string{"l1"}}), nil, nil},
-		{"plan", store.SnapshotPlan(plan), api.PlanItemOf(plan), []string{"entitlements"}, []string{"entitlement_ids"}},
-		{"plan without policies", store.SnapshotPlan(&store.Plan{ID: "p2"}), api.PlanItemOf(&store.Plan{ID: "p2"}), []string{"entitlements"}, []string{"entitlement_ids"}},
+			api.DeviceItemOf(&store.Device{ID: "d1", Fingerprint: "fp", Name: "n", Platform: "linux", Status: "active", UserID: "u1", LastSeenAt: &at, CreatedAt: at})},
+		{"device without user", store.SnapshotDevice(&store.Device{ID: "d2", LicenseIDs: []string{"l1"}}), api.DeviceItemOf(&store.Device{ID: "d2", LicenseIDs: []string{"l1"}})},
+		{"plan", store.SnapshotPlan(plan), api.PlanItemOf(plan)},
+		{"plan without policies", store.SnapshotPlan(&store.Plan{ID: "p2"}), api.PlanItemOf(&store.Plan{ID: "p2"})},
 		{"entitlement", store.SnapshotEntitlement(&store.Entitlement{ID: "e1", Key: "pro", Name: "Pro", Description: &desc, CreatedAt: at}),
-			api.EntitlementItemOf(&store.Entitlement{ID: "e1", Key: "pro", Name: "Pro", Description: &desc, CreatedAt: at}), nil, nil},
+			api.EntitlementItemOf(&store.Entitlement{ID: "e1", Key: "pro", Name: "Pro", Description: &desc, CreatedAt: at})},
 		{"application", store.SnapshotApplication(&store.Application{ID: "a1", Name: "A", Slug: "a", Status: "active", CreatedAt: at, UpdatedAt: later}),
-			api.ApplicationItemOf(&store.Application{ID: "a1", Name: "A", Slug: "a", Status: "active", CreatedAt: at, UpdatedAt: later}), nil, nil},
+			api.ApplicationItemOf(&store.Application{ID: "a1", Name: "A", Slug: "a", Status: "active", CreatedAt: at, UpdatedAt: later})},
 		{"webhook", store.SnapshotWebhook(&store.Webhook{ID: "w1", AppID: "a1", URL: "https://x.test/h", Events: []string{"license.created"}, Status: "active", CreatedAt: at}),
-			api.WebhookOf(&store.Webhook{ID: "w1", AppID: "a1", URL: "https://x.test/h", Events: []string{"license.created"}, Status: "active", CreatedAt: at}), nil, nil},
+			api.WebhookOf(&store.Webhook{ID: "w1", AppID: "a1", URL: "https://x.test/h", Events: []string{"license.created"}, Status: "active", CreatedAt: at})},
+		{"secret", store.SnapshotSecret(secret), api.SecretItemOf(secret)},
+		{"unused secret", store.SnapshotSecret(&store.AppSecret{ID: "s2"}), api.SecretItemOf(&store.AppSecret{ID: "s2"})},
+		{"API key", store.SnapshotAPIKey(key), api.APIKeyItemOf(key)},
+		{"member", store.SnapshotMember(member), api.MemberItemOf(member)},
+		{"organization", store.SnapshotOrganization(org), api.OrganizationDetailOf(org)},
 	}
 	for _, c := range cases {
 		snap, wire := asMap(t, c.snapshot), asMap(t, c.api)
-		for _, k := range c.snapshotOnly {
-			delete(snap, k)
-		}
-		for _, k := range c.apiOnly {
-			delete(wire, k)
-		}
 		if !reflect.DeepEqual(snap, wire) {
 			t.Errorf("%s: data.object\n%v\nthe API's\n%v", c.name, snap, wire)
 		}

@@ -176,7 +176,14 @@ func (s snapshots) Device(id string) (*store.Device, error) {
 	return load[store.Device](s.t, bDevices, id)
 }
 
-func (s snapshots) Plan(id string) (*store.Plan, error) { return load[store.Plan](s.t, bPlans, id) }
+func (s snapshots) Plan(id string) (*store.Plan, error) {
+	p, err := load[store.Plan](s.t, bPlans, id)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	p.Entitlements, err = s.t.entitlementRefs(p.AppID, p.EntitlementIDs)
+	return p, err
+}
 
 func (s snapshots) Entitlement(id string) (*store.Entitlement, error) {
 	return load[store.Entitlement](s.t, bEnts, id)
@@ -192,6 +199,22 @@ func (s snapshots) Webhook(id string) (*store.Webhook, error) {
 		return nil, err
 	}
 	return w.domain(), nil
+}
+
+func (s snapshots) AppSecret(id string) (*store.AppSecret, error) {
+	return load[store.AppSecret](s.t, bSecrets, id)
+}
+
+func (s snapshots) APIKey(id string) (*store.APIKey, error) {
+	return load[store.APIKey](s.t, bAPIKeys, id)
+}
+
+func (s snapshots) Member(id string) (*store.Member, error) {
+	return load[store.Member](s.t, bMembers, id)
+}
+
+func (s snapshots) Organization(id string) (*store.Organization, error) {
+	return load[store.Organization](s.t, bOrgs, id)
 }
 
 // saveDelivery writes d and moves its status index entry from prev's.

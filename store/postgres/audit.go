@@ -180,7 +180,12 @@ func (s snapshots) Device(id string) (*store.Device, error) {
 }
 
 func (s snapshots) Plan(id string) (*store.Plan, error) {
-	return doc[store.Plan](s.t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(id))
+	p, err := doc[store.Plan](s.t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(id))
+	if err != nil || p == nil {
+		return nil, err
+	}
+	p.Entitlements, err = s.t.catalogEntitlementRefs(p.AppID, nil, p.EntitlementIDs)
+	return p, err
 }
 
 func (s snapshots) Entitlement(id string) (*store.Entitlement, error) {
@@ -197,4 +202,20 @@ func (s snapshots) Webhook(id string) (*store.Webhook, error) {
 		return nil, err
 	}
 	return w.domain(), nil
+}
+
+func (s snapshots) AppSecret(id string) (*store.AppSecret, error) {
+	return doc[store.AppSecret](s.t, `SELECT doc FROM app_secrets WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) APIKey(id string) (*store.APIKey, error) {
+	return doc[store.APIKey](s.t, `SELECT doc FROM api_keys WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) Member(id string) (*store.Member, error) {
+	return doc[store.Member](s.t, `SELECT doc FROM members WHERE id = $1`, uuidOrNil(id))
+}
+
+func (s snapshots) Organization(id string) (*store.Organization, error) {
+	return doc[store.Organization](s.t, `SELECT doc FROM orgs WHERE id = $1`, uuidOrNil(id))
 }

@@ -16,7 +16,8 @@ import (
 // while the lease holds and hands it again after (or at once when its
 // holder gives it back), round-robin over
 // endpoints, the per-endpoint and per-application bounds, pings within
-// them, and the bounds on endpoints and patterns. It drives the outbox by
+// them, the bounds on endpoints and patterns, and the payloads' objects
+// (testPayloads). It drives the outbox by
 // hand, so it runs only on a store no dispatcher works (Harness.Dispatched).
 func testOutbox(t *testing.T, open Opener) {
 	const url = "http://127.0.0.1:9/conformance"
@@ -143,6 +144,8 @@ func testOutbox(t *testing.T, open Opener) {
 			t.Fatalf("A's waiting delivery = %+v, %v", p, err)
 		}
 	})
+
+	t.Run("OKPayloads", func(t *testing.T) { testPayloads(t, fixture(t)) })
 
 	t.Run("OKLease", func(t *testing.T) {
 		f := fixture(t)

@@ -1,0 +1,203 @@
+package storetest
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"licensectl/store"
+)
+
+// testPayloads: the object a delivery carries is the snapshot of the record
+// as a read right after the change returns it (docs/design.md §9: the
+// management list-item shape, never a secret), for the kinds whose record
+// the store must read besides its own (secrets, API keys, members, the
+// organization, a plan's entitlement names), and its id alone once the
+// record is gone. f's outbox is driven by hand (no dispatcher).
+func testPayloads(t *testing.T, f *fixture) {
+	if _, err := f.db.CreateWebhook(f.ctx, f.ref(), "http://127.0.0.1:9/conformance", []string{store.EventAll}); err != nil {
+		t.Fatalf("CreateWebhook: %v", err)
+	}
+	// want is, per event, the object its delivery must carry, in order.
+	want := map[string][]any{}
+	expect := func(event string, obj any) { want[event] = append(want[event], obj) }
+
+	export, err := f.db.CreateEntitlement(f.ctx, f.ref(), store.CreateEntitlementInput{Key: "export", Name: "Export"})
+	if err != nil {
+		t.Fatalf("CreateEntitlement: %v", err)
+	}
+	syncEnt, err := f.db.CreateEntitlement(f.ctx, f.ref(), store.CreateEntitlementInput{Key: "sync", Name: "Sync"})
+	if err != nil {
+		t.Fatalf("CreateEntitlement: %v", err)
+	}
+	plan := func() *store.Plan {
+		t.Helper()
+		p, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Shaped"), EntitlementIDs: &[]string{export.ID}})
+		if err != nil {
+			t.Fatalf("CreatePlan: %v", err)
+		}
+		return p
+	}()
+	readPlan := func() store.PlanSnapshot {
+		t.Helper()
+		p, err := f.db.FindPlan(f.ctx, f.ref(), plan.ID)
+		if err != nil {
+			t.Fatalf("FindPlan: %v", err)
+		}
+		return store.SnapshotPlan(p)
+	}
+	expect(store.EventPlanCreated, readPlan())
+	if _, err := f.db.UpdatePlan(f.ctx, f.ref(), plan.ID, store.PlanInput{EntitlementIDs: &[]string{export.ID, syncEnt.ID}}); err != nil {
+		t.Fatalf("UpdatePlan: %v", err)
+	}
+	expect(store.EventPlanUpdated, readPlan())
+	if err := f.db.DeletePlan(f.ctx, f.ref(), plan.ID); err != nil {
+		t.Fatalf("DeletePlan: %v", err)
+	}
+	expect(store.EventPlanDeleted, store.RefSnapshot{ID: plan.ID})
+
+	env := f.app.Environments[0]
+	secret, secretPlain, err := f.db.CreateAppSecret(f.ctx, f.ref(), store.CreateSecretInput{EnvironmentID: env.ID, Label: "ci"})
+	if err != nil {
+		t.Fatalf("CreateAppSecret: %v", err)
+	}
+	readSecret := func() store.SecretSnapshot {
+		t.Helper()
+		list, err := f.db.ListAppSecrets(f.ctx, f.ref())
+		if err != nil {
+			t.Fatalf("ListAppSecrets: %v", err)
+		}
+		for _, s := range list {
+			if s.ID == secret.ID {
+				return store.SnapshotSecret(s)
+			}
+		}
+		t.Fatalf("secret %s not listed", secret.ID)
+		return store.SecretSnapshot{}
+	}
+	expect(store.EventSecretCreated, readSecret())
+	if err := f.db.RevokeAppSecret(f.ctx, f.ref(), secret.ID); err != nil {
+		t.Fatalf("RevokeAppSecret: %v", err)
+	}
+	expect(store.EventSecretRevoked, readSecret())
+
+	key, keyPlain, err := f.db.CreateAPIKey(f.ctx, f.org.ID, "deploy")
+	if err != nil {
+		t.Fatalf("CreateAPIKey: %v", err)
+	}
+	readKey := func() store.APIKeySnapshot {
+		t.Helper()
+		list, err := f.db.ListAPIKeys(f.ctx, f.org.ID)
+		if err != nil {
+			t.Fatalf("ListAPIKeys: %v", err)
+		}
+		for _, k := range list {
+			if k.ID == key.ID {
+				return store.SnapshotAPIKey(k)
+			}
+		}
+		t.Fatalf("API key %s not listed", key.ID)
+		return store.APIKeySnapshot{}
+	}
+	expect(store.EventAPIKeyCreated, readKey())
+	if err := f.db.RevokeAPIKey(f.ctx, f.org.ID, key.ID); err != nil {
+		t.Fatalf("RevokeAPIKey: %v", err)
+	}
+	expect(store.EventAPIKeyRevoked, readKey())
+
+	m, err := f.db.AddMember(f.ctx, store.AddMemberInput{OrgID: f.org.ID, Email: "shaped." + f.org.ID + "@conformance.test",
+		Password: Password, Role: store.RoleDeveloper, FirstName: "Ada"})
+	if err != nil {
+		t.Fatalf("AddMember: %v", err)
+	}
+	members, err := f.db.ListMembers(f.ctx, f.org.ID)
+	if err != nil {
+		t.Fatalf("ListMembers: %v", err)
+	}
+	for _, lm := range members {
+		if lm.ID == m.ID {
+			expect(store.EventMemberAdded, store.SnapshotMember(lm))
+		}
+	}
+	if err := f.db.RemoveMember(f.ctx, f.org.ID, m.ID); err != nil {
+		t.Fatalf("RemoveMember: %v", err)
+	}
+	expect(store.EventMemberRemoved, store.RefSnapshot{ID: m.ID})
+
+	if _, err := f.db.UpdateOrganization(f.ctx, f.org.ID, store.OrganizationUpdate{Name: ptr("Shaped Org")}); err != nil {
+		t.Fatalf("UpdateOrganization: %v", err)
+	}
+	org, err := f.db.FindOrganization(f.ctx, f.org.ID)
+	if err != nil {
+		t.Fatalf("FindOrganization: %v", err)
+	}
+	expect(store.EventOrganizationUpdated, store.SnapshotOrganization(org))
+
+	expandAll(t, f)
+	jobs, err := f.be.ClaimDue(f.ctx, f.clock.Now().Add(time.Second),
+		store.Claim{Owner: "payloads", Limit: 100, PerEndpoint: 100, PerApp: 100, Lease: time.Minute})
+	if err != nil {
+		t.Fatalf("ClaimDue: %v", err)
+	}
+	// Deliveries come in no promised order; the events of one type are
+	// matched by the object's identity and change (revoked_at, entitlements).
+	got := map[string][]json.RawMessage{}
+	for _, j := range jobs {
+		body := string(j.Delivery.Body)
+		for _, plain := range []string{secretPlain, keyPlain, Password} {
+			if strings.Contains(body, plain) {
+				t.Fatalf("a %s delivery carries a plaintext credential: %s", j.Delivery.Event, body)
+			}
+		}
+		var p struct {
+			Type string                     `json:"type"`
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(j.Delivery.Body, &p); err != nil {
+			t.Fatalf("delivery body %s: %v", body, err)
+		}
+		kind, _, _ := strings.Cut(p.Type, ".")
+		got[p.Type] = append(got[p.Type], p.Data[kind])
+	}
+	for event, objs := range want {
+		if len(got[event]) != len(objs) {
+			t.Fatalf("%s: %d deliveries, want %d", event, len(got[event]), len(objs))
+		}
+		for _, obj := range objs {
+			if !slicesContainJSON(t, got[event], obj) {
+				t.Errorf("%s: no delivery carries %s; got %s", event, mustJSON(t, obj), got[event])
+			}
+		}
+	}
+}
+
+// slicesContainJSON reports whether one of objs is want as JSON, compared
+// decoded (key order and spacing aside).
+func slicesContainJSON(t *testing.T, objs []json.RawMessage, want any) bool {
+	t.Helper()
+	var w any
+	if err := json.Unmarshal([]byte(mustJSON(t, want)), &w); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range objs {
+		var g any
+		if err := json.Unmarshal(raw, &g); err != nil {
+			t.Fatalf("object %s: %v", raw, err)
+		}
+		if reflect.DeepEqual(g, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
