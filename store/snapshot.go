@@ -322,6 +322,22 @@ func Snapshot(target Target, src SnapshotSource, now time.Time) (string, any, er
 	return target.Type, obj, nil
 }
 
+// EventExtra is what an event's data carries beside its object, from the
+// audit entry's metadata: license.checked_out names the device that took
+// the machine file (its snapshot) and the file's expiry (docs/design.md §13).
+// Other events carry nothing more.
+func EventExtra(event string, metadata map[string]any, src SnapshotSource) (map[string]any, error) {
+	if event != EventLicenseCheckedOut {
+		return nil, nil
+	}
+	id, _ := metadata["device_id"].(string)
+	_, device, err := Snapshot(Target{Type: "device", ID: id}, src, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"device": device, "expires_at": metadata["expires_at"]}, nil
+}
+
 // snapshotOf is the snapshot of target's record, nil when it is gone or
 // its kind has none.
 func snapshotOf(target Target, src SnapshotSource, now time.Time) (any, error) {

@@ -147,6 +147,9 @@ func (t *txn) payload(ev auditEvent, e *store.AuditEntry, src store.SnapshotSour
 		return nil, err
 	}
 	data.Kind, data.Object = kind, obj
+	if data.Extra, err = store.EventExtra(ev.Event, ev.Metadata, src); err != nil {
+		return nil, err
+	}
 	return json.Marshal(store.EventPayload{Type: ev.Event, Timestamp: t.now.UTC(), Data: data})
 }
 

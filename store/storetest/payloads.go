@@ -135,6 +135,35 @@ func testPayloads(t *testing.T, f *fixture) {
 	}
 	expect(store.EventOrganizationUpdated, store.SnapshotOrganization(org))
 
+	// license.checked_out also names the device and the file's expiry
+	// (docs/design.md §13).
+	offlinePlan, offline := f.licenses(t, store.PlanInput{Name: ptr("Offline shaped"), MaxDevices: ptr(1), MaxOfflineDays: ptr(10)}, 1)
+	if p, err := f.db.FindPlan(f.ctx, f.ref(), offlinePlan.ID); err != nil {
+		t.Fatalf("FindPlan: %v", err)
+	} else {
+		expect(store.EventPlanCreated, store.SnapshotPlan(p))
+	}
+	mf, err := f.db.IssueMachineFile(f.ctx, f.scope(store.EnvProduction), offline[0].ID, store.LicenseMachineFileInput{Fingerprint: "shaped-air"})
+	if err != nil {
+		t.Fatalf("IssueMachineFile: %v", err)
+	}
+	lic, err := f.db.FindLicense(f.ctx, f.scope(store.EnvProduction), offline[0].ID)
+	if err != nil {
+		t.Fatalf("FindLicense: %v", err)
+	}
+	expect(store.EventLicenseCheckedOut, store.SnapshotLicense(&lic.LicenseItem, f.clock.Now()))
+	devs, err := f.db.ListDevices(f.ctx, f.scope(store.EnvProduction), store.StatusFilter{})
+	if err != nil {
+		t.Fatalf("ListDevices: %v", err)
+	}
+	wantExtra := map[string]any{"expires_at": mf.ExpiresAt}
+	for _, d := range devs.Data {
+		if d.ID == mf.DeviceID {
+			wantExtra["device"] = store.SnapshotDevice(d)
+		}
+	}
+	var checkedOut map[string]json.RawMessage
+
 	expandAll(t, f)
 	jobs, err := f.be.ClaimDue(f.ctx, f.clock.Now().Add(time.Second),
 		store.Claim{Owner: "payloads", Limit: 100, PerEndpoint: 100, PerApp: 100, Lease: time.Minute})
@@ -160,6 +189,14 @@ func testPayloads(t *testing.T, f *fixture) {
 		}
 		kind, _, _ := strings.Cut(p.Type, ".")
 		got[p.Type] = append(got[p.Type], p.Data[kind])
+		if p.Type == store.EventLicenseCheckedOut {
+			checkedOut = p.Data
+		}
+	}
+	for k, v := range wantExtra {
+		if !slicesContainJSON(t, []json.RawMessage{checkedOut[k]}, v) {
+			t.Errorf("license.checked_out: data.%s = %s, want %s", k, checkedOut[k], mustJSON(t, v))
+		}
 	}
 	for event, objs := range want {
 		if len(got[event]) != len(objs) {
