@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -12,7 +13,8 @@ import (
 // embeddings, overrides and isolates (\u202e), other unprintable runes, and
 // invalid UTF-8 bytes. Records written before the input rules existed may
 // hold such text, so every output for people (tables, plain text, CSV, the
-// terminal UI) passes stored text through Printable; JSON stays exact.
+// terminal UI) passes stored text through Printable; JSON output goes
+// through PrintableJSON, which escapes the same runes the JSON way.
 // A backslash is left alone: the escapes are for reading, not for parsing.
 func Printable(s string) string {
 	i := 0
@@ -45,6 +47,44 @@ func Printable(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// PrintableJSON returns the JSON text b with every rune a terminal would act
+// on written as a JSON escape (\u202e, a surrogate pair above U+FFFF), so
+// that JSON printed to a terminal is escaped like every other output while
+// it still decodes to exactly the same values. encoding/json escapes the C0
+// controls itself; what is left can only stand inside strings (JSON's own
+// syntax is printable ASCII and white space), where an escape means the
+// same rune.
+func PrintableJSON(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if (r >= 0x20 && r < 0x7f) || r == '\n' || r == '\t' || r == '\r' || printableRune(r) {
+			if out != nil {
+				out = append(out, b[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		if out == nil {
+			out = append(make([]byte, 0, len(b)+16), b[:i]...)
+		}
+		if r == utf8.RuneError && size <= 1 {
+			r = utf8.RuneError // encoding/json never writes one; keep the text valid
+		}
+		if r > 0xffff {
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 // printableRune reports whether r may reach a terminal as itself.

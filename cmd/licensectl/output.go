@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,12 +52,19 @@ func outputFor(cmd *cobra.Command, allowed ...string) (*output, error) {
 	return &output{format: f, w: w, tty: ok && term.IsTerminal(int(file.Fd()))}, nil
 }
 
-// json writes v as indented JSON.
+// json writes v as indented JSON, with every rune a terminal would act on
+// escaped the JSON way (store.PrintableJSON): the values are exact, and
+// stored text cannot drive the terminal it is printed to (docs/design.md §8).
 func (o *output) json(v any) error {
-	enc := json.NewEncoder(o.w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := o.w.Write(store.PrintableJSON(buf.Bytes()))
+	return err
 }
 
 // line writes one line, escaped as every text output is (store.Printable).
