@@ -107,7 +107,10 @@ func jsonType(goType string) string {
 		return "array"
 	case strings.HasPrefix(goType, "map"), strings.HasPrefix(goType, "json.RawMessage"):
 		return "object"
-	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "uint"):
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"):
+		// 2.5, 1e3 and "2" all fail here: "number" would read as a contradiction.
+		return "integer"
+	case strings.HasPrefix(goType, "float"):
 		return "number"
 	case goType == "bool":
 		return "boolean"

@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +111,13 @@ func TestGenerateLicenses(t *testing.T) {
 			PlanID string `json:"plan_id"`
 		}
 		f.s.As(t, f.key, "POST", "/v1/mgmt/applications/"+other+"/plans", map[string]any{"name": "X"}).JSON(t, &op)
+		for _, q := range []any{2.5, json.RawMessage("2.0"), "5"} {
+			r := f.do(t, "POST", "/licenses", map[string]any{"plan_id": plan, "quantity": q})
+			r.WantError(t, http.StatusBadRequest, "validation_failed")
+			if !strings.Contains(string(r.Body), "quantity must be of type integer") {
+				t.Fatalf("quantity %v: %s; want it to say an integer is needed", q, r.Body)
+			}
+		}
 		for name, body := range map[string]map[string]any{
 			"quantity 1001":       {"plan_id": plan, "quantity": 1001},
 			"quantity 0":          {"plan_id": plan, "quantity": 0},

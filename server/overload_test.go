@@ -24,6 +24,17 @@ func TestOverloadSheds(t *testing.T) {
 	}
 	cfg.Server.MaxQueueWait = time.Nanosecond
 	f.s = servertest.Start(t, cfg)
+	// Before any is shed, every write route's series is there at 0, and no
+	// read's (reads are never shed).
+	before := scrape(t, f.s, f.s.URL+"/metrics")
+	for _, route := range []string{"/v1/runtime/licenses/activate", "/v1/mgmt/applications/{id}/licenses"} {
+		if got, ok := before[`licensectl_requests_shed_total{route="`+route+`"}`]; !ok || got != 0 {
+			t.Fatalf("shed counter of %s before any shed = %v (present %v), want 0", route, got, ok)
+		}
+	}
+	if _, ok := before[`licensectl_requests_shed_total{route="/v1/runtime/applications/{id}/jwks.json"}`]; ok {
+		t.Fatal("a read route has a shed series")
+	}
 	const n = 16
 	var wg sync.WaitGroup
 	res := make([]int, n)

@@ -51,6 +51,12 @@ func (s *Server) routes() *mux.Router {
 			continue
 		}
 		h := s.handlerOf(rt)
+		if rt.method != http.MethodGet && rt.method != http.MethodHead {
+			// Every route that may be shed shows on the metrics page from
+			// the start, at 0, so a dashboard and an alert can rely on the
+			// series before the first shed request.
+			s.metrics.shed.WithLabelValues(rt.path)
+		}
 		if rt.prefix {
 			r.PathPrefix(strings.TrimSuffix(rt.path, "{file}")).Handler(h).Methods(rt.method)
 			continue
