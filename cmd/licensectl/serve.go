@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -79,6 +80,14 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			logger.Info("listening", "url", srv.URL(), "data_dir", cfg.DataDir, "store", where, "gc_percent", gc)
+			if cfg.Storage.Driver == config.DriverBolt {
+				// A command that finds the file locked names this address
+				// (openBolt); the note goes with the lock.
+				if err := writeServeURL(cfg.DataDir, srv.URL()); err != nil {
+					logger.Warn("could not note the server's address in the data dir", "err", err)
+				}
+				defer os.Remove(filepath.Join(cfg.DataDir, serveURLFile))
+			}
 			if dev {
 				devBanner(e.stderr, cfg, srv.URL(), srv.OperatorToken())
 			}

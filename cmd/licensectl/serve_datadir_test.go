@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,5 +251,29 @@ func TestServeDev(t *testing.T) {
 	}
 	if out := c.ok("webhook", "events"); !strings.Contains(out, "license.created") {
 		t.Fatalf("webhook events without --org:\n%s", out)
+	}
+}
+
+// A command that finds the file locked by a running server names that
+// server's address, wherever it listens, not this configuration's default;
+// the note goes with the server.
+func TestLockedFileNamesServer(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	s := startServe(t, dir, nil, "listening", "--init", "--data-dir", data)
+	if s.url == "" || strings.HasSuffix(s.url, ":8080") {
+		t.Fatalf("serve url = %q, want a random port", s.url)
+	}
+	cmd := exec.Command(binary, "app", "list", "--data-dir", data)
+	cmd.Dir = dir
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--server "+s.url+" ") {
+		t.Fatalf("app list on a served file: %v\n%s\nwant --server %s", err, out, s.url)
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+	if _, err := os.Stat(filepath.Join(data, serveURLFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the address note outlived the server: %v", err)
 	}
 }

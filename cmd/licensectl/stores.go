@@ -77,10 +77,30 @@ func openBolt(cfg config.Config, opts openOpts, hasher *password.Hasher) (*bolt.
 		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints, MaxQueueWait: cfg.Server.MaxQueueWait, MachineFiles: offline.Sign})
 	if errors.Is(err, bolt.ErrLocked) {
 		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
-			"Stop it, or administer it remotely: --server http://%s --api-key <token from %s>",
-			path, cfg.Server.Listen, filepath.Join(cfg.DataDir, "operator.token"))
+			"Stop it, or administer it remotely: --server %s --api-key <token from %s>",
+			path, servingURL(cfg), filepath.Join(cfg.DataDir, "operator.token"))
 	}
 	return db, path, err
+}
+
+// serveURLFile is where `serve` notes, in its data dir, the address it
+// listens on, while it holds the database.
+const serveURLFile = "serve.url"
+
+func writeServeURL(dataDir, url string) error {
+	return os.WriteFile(filepath.Join(dataDir, serveURLFile), []byte(url+"\n"), 0o600)
+}
+
+// servingURL is the address of the server holding cfg's data dir: what it
+// noted, else this configuration's listen address (the server may have
+// been started with another).
+func servingURL(cfg config.Config) string {
+	if b, err := os.ReadFile(filepath.Join(cfg.DataDir, serveURLFile)); err == nil {
+		if u := strings.TrimSpace(string(b)); strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
+			return u
+		}
+	}
+	return "http://" + cfg.Server.Listen
 }
 
 // openPostgres connects to storage.postgres.url and brings its schema to
