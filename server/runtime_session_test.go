@@ -382,8 +382,8 @@ func TestRuntimeRefreshTokenNamesSession(t *testing.T) {
 		t.Fatalf("claims %s: %v", raw, err)
 	}
 	sid, secret, ok := strings.Cut(s.RefreshToken, ".")
-	if !ok || sid != claims.SID || len(secret) != 54 {
-		t.Fatalf("refresh token %q; want %s.<54 characters of secret and tag>", s.RefreshToken, claims.SID)
+	if !ok || sid != claims.SID || len(secret) != 65 {
+		t.Fatalf("refresh token %q; want %s.<65 characters of secret and tag>", s.RefreshToken, claims.SID)
 	}
 	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": sid + ".forged"}).WantError(t, http.StatusUnauthorized, "invalid_token")
 	var n session

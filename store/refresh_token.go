@@ -9,9 +9,9 @@ import (
 )
 
 // A refresh token is `<session id>.<secret>` (docs/design.md §5): a refresh
-// finds its session by the id. The secret is 24 random bytes and a tag, the
-// first 16 bytes of an HMAC-SHA256 over `<session id>.<random>` keyed from
-// the environment's signing key. The store keeps the hashes of a session's
+// finds its session by the id. The secret is 32 random bytes and a tag,
+// the first 16 bytes of an HMAC-SHA256 over `<session id>.<random>` keyed
+// from the environment's signing key. The store keeps the hashes of a session's
 // current token and of the few it retired last; the tag is what recognizes
 // any older token the session ever had: a token that carries a valid tag
 // for its session but is not the current one was issued to that session
@@ -20,11 +20,11 @@ import (
 // alone, which is public (the access token's `sid`), would let anyone end
 // someone else's session.
 //
-// Tokens issued before the tag (a 32-byte secret) carry none: they keep
+// Tokens issued before the tag (the 32 bytes alone) carry none: they keep
 // working, and reuse of one of them is recognized by its stored hash only.
 
 const (
-	refreshRandomSize = 24
+	refreshRandomSize = 32
 	refreshTagSize    = 16
 )
 
