@@ -50,17 +50,15 @@ func (s *Server) billingSubscription(w http.ResponseWriter, r *http.Request) err
 	return nil
 }
 
-// billingUsage reads the counts from the store and replaces the stored
-// runtime count with this server's, which adds what is not flushed yet.
+// billingUsage reads the counts from the store, every server's flushed
+// runtime requests among them, and adds this server's not flushed yet.
 func (s *Server) billingUsage(w http.ResponseWriter, r *http.Request) error {
 	org, now := principalFrom(r.Context()).OrgID, s.now()
 	u, err := s.db.BillingUsage(r.Context(), org, now)
 	if err != nil {
 		return err
 	}
-	if n, ok := s.rt.usage.current(org, now); ok {
-		u.RuntimeRequests.Current = n
-	}
+	u.RuntimeRequests.Current += s.rt.usage.unflushed(org, now)
 	writeJSON(w, http.StatusOK, api.UsageOf(u))
 	return nil
 }

@@ -172,19 +172,20 @@ func (u *usageCounter) release(mu *monthUsage) {
 	}
 }
 
-// current is the organization's count of the month of at, flushed or not;
-// ok is false when this server has not counted that month for it.
-func (u *usageCounter) current(orgID string, at time.Time) (n int64, ok bool) {
+// unflushed is what this server counted for the organization in the month
+// of at and has not stored yet: the store's count plus it is the month's
+// usage, but for what other servers have not stored yet either.
+func (u *usageCounter) unflushed(orgID string, at time.Time) int64 {
 	u.mu.RLock()
 	ou := u.orgs[orgID]
 	u.mu.RUnlock()
 	if ou == nil {
-		return 0, false
+		return 0
 	}
 	if mu := ou.cur.Load(); mu != nil && mu.month == monthIndex(at) {
-		return mu.total.Load(), true
+		return max(0, mu.total.Load()-mu.flushed.Load())
 	}
-	return 0, false
+	return 0
 }
 
 // planChanged makes the next request of the organization read its quota
@@ -258,5 +259,32 @@ func (u *usageCounter) flush(ctx context.Context) error {
 			p.mu.flushed.Store(p.total)
 		}
 	}
+	for _, ou := range orgs {
+		if err := u.catchUp(ctx, ou); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
 	return firstErr
+}
+
+// catchUp folds into the organization's current month what other servers
+// stored since this one last looked (docs/design.md §12: the month's usage
+// adds up the counts of all servers), so that its quota check and its
+// usage read count their requests too, a flush interval late at most.
+// flushed is what this server takes the store to hold; whatever the store
+// holds beyond it, the others added.
+func (u *usageCounter) catchUp(ctx context.Context, ou *orgUsage) error {
+	mu := ou.cur.Load()
+	if mu == nil {
+		return nil
+	}
+	stored, err := u.rt.RuntimeRequests(ctx, ou.org, monthTime(mu.month))
+	if err != nil {
+		return err
+	}
+	if others := stored - mu.flushed.Load(); others > 0 {
+		mu.flushed.Add(others)
+		mu.total.Add(others)
+	}
+	return nil
 }
