@@ -1,13 +1,14 @@
 package server
 
 import (
-	"licensectl/server/api"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"licensectl/config"
+	"licensectl/server/api"
 	"licensectl/store"
 )
 
@@ -83,10 +84,17 @@ func (b *backupWriter) SetBackupSize(n int64) {
 // Write streams the copy into the response.
 func (b *backupWriter) Write(p []byte) (int, error) { return b.w.Write(p) }
 
+// BackupOnPostgres is the one-line answer of a backup of the PostgreSQL
+// store, local or through the server (docs/design.md §12).
+const BackupOnPostgres = "the store is PostgreSQL (storage.driver postgres): back it up with pg_dump and restore it with pg_restore (docs/deploy.md, PostgreSQL)"
+
 // backup streams a consistent copy of the database from one read
 // transaction, when the store is a file it can copy.
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	fb, ok := s.db.(store.FileBackup)
+	if !ok && s.cfg.Storage.Driver == config.DriverPostgres {
+		return store.Errorf(store.ECodeBackupUnsupported, "%s", BackupOnPostgres)
+	}
 	if !ok {
 		return store.Errorf(store.ECodeBackupUnsupported, "this store is not one file the server can stream: back it up with its database's own tools")
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"licensectl/config"
@@ -100,42 +101,51 @@ func TestAdminBackup(t *testing.T) {
 type fileless struct{ store.Backend }
 
 // A store that cannot stream a file says so with its own code, before any
-// byte of a body (issue 20: Backup is optional).
+// byte of a body (issue 20: Backup is optional); on PostgreSQL the answer
+// names pg_dump (docs/design.md §12).
 func TestAdminBackupUnsupported(t *testing.T) {
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.Server.Listen = "127.0.0.1:0"
-	cfg.Admin.OperatorToken = "op_backup_unsupported"
-	db, err := servertest.OpenStore(cfg.DataDir, servertest.StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(cfg, fileless{db}, server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	if err := srv.Open(); err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/v1/admin/backup", nil)
-	req.Header.Set("Authorization", "Bearer "+cfg.Admin.OperatorToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Error struct{ Code, Message string }
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusNotImplemented || body.Error.Code != store.ECodeBackupUnsupported {
-		t.Fatalf("got %d %+v, want 501 %s", resp.StatusCode, body.Error, store.ECodeBackupUnsupported)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct == "application/octet-stream" {
-		t.Fatalf("Content-Type %q: the answer claims a file", ct)
+	for _, tt := range []struct{ driver, want string }{
+		{config.DriverBolt, "its database's own tools"},
+		{config.DriverPostgres, "pg_dump"},
+	} {
+		t.Run(tt.driver, func(t *testing.T) {
+			cfg := config.Default()
+			cfg.DataDir = t.TempDir()
+			cfg.Server.Listen = "127.0.0.1:0"
+			cfg.Admin.OperatorToken = "op_backup_unsupported"
+			db, err := servertest.OpenStore(cfg.DataDir, servertest.StoreOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Storage.Driver = tt.driver // what the server says; the store is a stand-in either way
+			srv, err := server.New(cfg, fileless{db}, server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			if err := srv.Open(); err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/v1/admin/backup", nil)
+			req.Header.Set("Authorization", "Bearer "+cfg.Admin.OperatorToken)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Error struct{ Code, Message string }
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusNotImplemented || body.Error.Code != store.ECodeBackupUnsupported || !strings.Contains(body.Error.Message, tt.want) {
+				t.Fatalf("got %d %+v, want 501 %s saying %q", resp.StatusCode, body.Error, store.ECodeBackupUnsupported, tt.want)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct == "application/octet-stream" {
+				t.Fatalf("Content-Type %q: the answer claims a file", ct)
+			}
+		})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"licensectl/config"
+	"licensectl/server"
 	"licensectl/server/api"
 	"licensectl/server/client"
 	"licensectl/server/webhook"
@@ -33,8 +34,7 @@ func (l local) Backup(ctx context.Context, w io.Writer) (int64, error) {
 
 // errPostgresBackup is the one-line answer of backup and restore on
 // PostgreSQL.
-var errPostgresBackup = store.Errorf(store.ECodeBackupUnsupported,
-	"the store is PostgreSQL (storage.driver postgres): back it up with pg_dump and restore it with pg_restore (docs/deploy.md, PostgreSQL)")
+var errPostgresBackup = store.Errorf(store.ECodeBackupUnsupported, "%s", server.BackupOnPostgres)
 
 // OrgBound implements backend: the file holds every organization, as the
 // operator token does.

@@ -46,7 +46,7 @@ func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResu
 		return nil, store.ErrDashboardToken()
 	}
 	if err != nil {
-		return nil, err
+		return nil, mapError(err)
 	}
 	s, err := decode[store.DashboardSession](sraw)
 	if err != nil {

@@ -109,7 +109,7 @@ func credentialAuth[T any](ctx context.Context, db *DB, table, plaintext string,
 		return nil, unauth
 	}
 	if err != nil {
-		return nil, err
+		return nil, mapError(err)
 	}
 	rec, err := decode[T](raw)
 	if err != nil {

@@ -18,7 +18,7 @@ func (db *DB) OperatorTokenHash(ctx context.Context) (string, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
-	return string(h), err
+	return string(h), mapError(err)
 }
 
 // SwapOperatorTokenHash implements store.OperatorTokens. Each case is one

@@ -111,7 +111,7 @@ func (r *Runtime) resolve(ctx context.Context, q rtQuerier, c store.RuntimeClien
 		return nil, store.ErrUnknownApp()
 	}
 	if err != nil {
-		return nil, err
+		return nil, mapError(err)
 	}
 	return rtApp(raw, envID)
 }

@@ -106,7 +106,7 @@ func (r *Runtime) loginRead(ctx context.Context, c store.RuntimeClient, in store
 		return "", "", nil, store.ErrUnknownApp()
 	}
 	if err != nil {
-		return "", "", nil, err
+		return "", "", nil, mapError(err)
 	}
 	ra, err := rtApp(appDoc, envID)
 	if err != nil {

@@ -231,7 +231,7 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 		return nil, store.ErrUnknownApp()
 	}
 	if err != nil {
-		return nil, err
+		return nil, mapError(err)
 	}
 	if v.ra, err = rtApp(appDoc, envID); err != nil {
 		return nil, err

@@ -118,5 +118,5 @@ func (r *Runtime) RuntimeRequests(ctx context.Context, orgID string, at time.Tim
 	var n int64
 	err := r.db.pool.QueryRow(ctx, `SELECT coalesce(sum(requests), 0) FROM runtime_usage WHERE org_id = $1 AND month = $2`,
 		orgID, store.MonthKey(at)).Scan(&n)
-	return n, err
+	return n, mapError(err)
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -110,7 +113,8 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(t *txn) e
 // acquire takes a pooled connection for a read, waiting as long as the
 // request may: reads are never refused as overloaded (docs/design.md §14).
 func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
-	return db.pool.Acquire(ctx)
+	conn, err := db.pool.Acquire(ctx)
+	return conn, mapError(err)
 }
 
 // acquireWrite takes a pooled connection for a write, waiting at most
@@ -118,7 +122,7 @@ func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 // (docs/design.md §14).
 func (db *DB) acquireWrite(ctx context.Context) (*pgxpool.Conn, error) {
 	if db.maxWait <= 0 {
-		return db.pool.Acquire(ctx)
+		return db.acquire(ctx)
 	}
 	wctx, cancel := context.WithTimeout(ctx, db.maxWait)
 	defer cancel()
@@ -126,7 +130,7 @@ func (db *DB) acquireWrite(ctx context.Context) (*pgxpool.Conn, error) {
 	if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
 		return nil, store.ErrOverloaded()
 	}
-	return conn, err
+	return conn, mapError(err)
 }
 
 // retryable reports a serialization failure or a deadlock.
@@ -152,6 +156,9 @@ func conflictOn(constraint string, err func() error) bool {
 // mapError turns a unique violation the code did not foresee into its
 // domain error, and leaves every other error as it is.
 func mapError(err error) error {
+	if unreachable(err) {
+		return &store.Error{Code: store.ECodeUnavailable, Message: "the database cannot be reached; retry", Err: err}
+	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return err
@@ -163,6 +170,26 @@ func mapError(err error) error {
 		return &store.Error{Code: store.ECodeConflict, Message: "the change conflicts with an existing record", Err: err}
 	}
 	return err
+}
+
+// unreachable reports an error of reaching the database rather than of the
+// request: a connection refused, cut or timed out, a server shutting down
+// or starting up, no connection slot left. The request did not fail on its
+// own account, so it is 503 unavailable (retry), not 500 internal.
+func unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		// 08: connection exception; 57P01–57P03: admin or crash shutdown,
+		// cannot connect now; 53300: too many connections.
+		return strings.HasPrefix(pg.Code, "08") || pg.Code == "57P01" || pg.Code == "57P02" || pg.Code == "57P03" || pg.Code == "53300"
+	}
+	var connect *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connect) || errors.As(err, &netErr) || errors.Is(err, pgconn.ErrConnClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.Timeout(err)
 }
 
 // isUnique reports whether err is the violation of the unique constraint
