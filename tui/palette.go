@@ -47,13 +47,7 @@ var paletteCmds = []paletteCmd{
 	}},
 	{names: []string{"overview"}, app: true, run: tabCmd("Overview")},
 	{names: []string{"licenses", "lic", "l"}, arg: "[STATUS] [plan:NAME]", app: true, run: tabCmd("Licenses")},
-	{names: []string{"license"}, arg: "KEY", app: true, run: func(m *model, arg string) tea.Cmd {
-		k := store.NormalizeLicenseKey(arg)
-		if k == "" {
-			return status(m.c.g.fail+" not a license key: "+arg, true)
-		}
-		return push(newLicenseByKey(m.c, k))
-	}},
+	{names: []string{"license"}, arg: "KEY|ID", app: true, run: func(m *model, arg string) tea.Cmd { return m.openLicense(arg) }},
 	{names: []string{"users"}, arg: "[STATUS|EMAIL]", app: true, run: tabCmd("Users")},
 	{names: []string{"user"}, arg: "EMAIL", app: true, run: tabCmd("Users")},
 	{names: []string{"devices"}, arg: "[STATUS|fp:FP]", app: true, run: tabCmd("Devices")},
@@ -213,34 +207,71 @@ func (p *palette) view(c *ctx, w, h int) []string {
 	return box(c, "Jump (tab completes, enter runs, esc closes)", lines, w)
 }
 
+// appDashboard is the position of the app dashboard in the stack, -1 when
+// none is open.
+func (m *model) appDashboard() int {
+	for i, s := range m.stack {
+		if t, ok := s.(*tabs); ok && t.app {
+			return i
+		}
+	}
+	return -1
+}
+
+// popTo closes the screens above position i of the stack.
+func (m *model) popTo(i int) {
+	for _, gone := range m.stack[i+1:] {
+		closeScreen(gone)
+	}
+	m.stack = m.stack[:i+1]
+}
+
 // jumpTab shows a tab of the app dashboard, with filter text applied to it.
 func (m *model) jumpTab(tab, filter string) tea.Cmd {
-	for i, s := range m.stack {
-		t, ok := s.(*tabs)
-		if !ok || !t.app {
-			continue
-		}
-		for _, gone := range m.stack[i+1:] {
-			closeScreen(gone)
-		}
-		m.stack = m.stack[:i+1]
-		cmd := t.tab(m.c, tab)
-		if l, ok := t.cur().(*list); ok && filter != "" {
-			return tea.Batch(cmd, l.filter(m.c, l.spec.statusWords(filter)))
-		}
-		return cmd
+	i := m.appDashboard()
+	if i < 0 {
+		return status(m.c.g.fail+" open an application first (:apps)", true)
 	}
-	return status(m.c.g.fail+" open an application first (:apps)", true)
+	m.popTo(i)
+	t := m.stack[i].(*tabs)
+	cmd := t.tab(m.c, tab)
+	if l, ok := t.cur().(*list); ok && filter != "" {
+		return tea.Batch(cmd, l.filter(m.c, l.spec.statusWords(filter)))
+	}
+	return cmd
+}
+
+// jumpInto opens s on the canonical path of its kind: the app dashboard on
+// tab, s above it. A ':' jump replaces the stack rather than pushing onto
+// it (docs/tui.md §5), so the breadcrumb reads the same from anywhere.
+func (m *model) jumpInto(tab string, s screen) tea.Cmd {
+	if m.appDashboard() < 0 {
+		return status(m.c.g.fail+" open an application first (:apps)", true)
+	}
+	cmd := m.jumpTab(tab, "")
+	m.stack = append(m.stack, s)
+	return tea.Batch(cmd, s.init(m.c))
+}
+
+// openLicense is :license KEY|ID, and a pasted key (docs/tui.md §7.3): a
+// full UUID opens the license with that id, anything that normalises to a
+// key the license with that key.
+func (m *model) openLicense(what string) tea.Cmd {
+	if store.ValidID(what) {
+		return m.jumpInto("Licenses", newLicense(m.c, what))
+	}
+	k := store.NormalizeLicenseKey(what)
+	if k == "" {
+		return status(m.c.g.fail+" not a license key or id: "+what, true)
+	}
+	return m.jumpInto("Licenses", newLicenseByKey(m.c, k))
 }
 
 // jumpOrgTab shows a tab of the org home.
 func (m *model) jumpOrgTab(tab string) tea.Cmd {
 	for i, s := range m.stack {
 		if t, ok := s.(*tabs); ok && t.org {
-			for _, gone := range m.stack[i+1:] {
-				closeScreen(gone)
-			}
-			m.stack = m.stack[:i+1]
+			m.popTo(i)
 			return t.tab(m.c, tab)
 		}
 	}

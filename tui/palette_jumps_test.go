@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -31,4 +32,36 @@ func TestPaletteJumps(t *testing.T) {
 	if got := h.m.c.appID; got != s.app.ID {
 		t.Fatalf("app after the jumps: %s", got)
 	}
+}
+
+// TestPaletteLicenseJump (docs/tui.md §5, §7.3): :license takes a key or a
+// full id, and a ':' jump replaces the stack with the canonical path (the
+// app dashboard on Licenses, the license above it) wherever it starts.
+func TestPaletteLicenseJump(t *testing.T) {
+	s := seed(t, 3)
+	items := s.licenseItems(t)
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	crumb := func(key string) string { return "PRODUCTION ▸ Licenses ▸ " + c0(key) }
+	for _, tc := range []struct{ name, arg, key string }{
+		{"ID", items[1].ID, items[1].Key},
+		{"Key", strings.ToLower(items[2].Key), items[2].Key},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// From a screen pushed on the Audit tab: an entry opened there.
+			h.press(":", "audit", "enter", "enter")
+			if len(h.m.stack) != 3 {
+				t.Fatalf("stack %d, want the audit entry on top", len(h.m.stack))
+			}
+			h.press(":", "license "+tc.arg, "enter")
+			h.contains("License " + tc.key)
+			h.contains(crumb(tc.key))
+			if len(h.m.stack) != 3 || strings.Contains(h.view(), "Audit") {
+				t.Fatalf("the jump pushed onto the stack (%d screens):\n%s", len(h.m.stack), h.view())
+			}
+			h.press("esc")
+			h.contains("[2 Licenses]")
+		})
+	}
+	h.press(":", "license 01a21655-a0d1", "enter")
+	h.contains("✗ not a license key or id: 01a21655-a0d1")
 }

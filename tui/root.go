@@ -240,7 +240,7 @@ func (m *model) onKey(k tea.KeyMsg) tea.Cmd {
 	}
 	if k.Paste {
 		if key := store.NormalizeLicenseKey(string(k.Runes)); key != "" && m.c.appID != "" {
-			return push(newLicenseByKey(m.c, key))
+			return m.openLicense(key)
 		}
 		return nil
 	}
@@ -307,14 +307,8 @@ func (m *model) global(k tea.KeyMsg) tea.Cmd {
 		}
 		// Screens of the other environment's records make no sense now:
 		// keep the stack up to the app dashboard, reloaded.
-		for i, s := range m.stack {
-			if t, ok := s.(*tabs); ok && t.app {
-				for _, gone := range m.stack[i+1:] {
-					closeScreen(gone)
-				}
-				m.stack = m.stack[:i+1]
-				break
-			}
+		if i := m.appDashboard(); i >= 0 {
+			m.popTo(i)
 		}
 		m.setStatus("Environment: "+strings.ToUpper(c.env), true)
 		return m.top().reload(c)
