@@ -75,6 +75,7 @@ func auditLogSpec(name, empty string, list func(ctx context.Context, c *ctx, f s
 			return pageItems(list(ctx, c, store.AuditFilter{Event: q.event, From: q.since, To: q.until, PageRequest: page}))
 		},
 		parse: parseAudit,
+		bare:  "event:",
 		open:  func(c *ctx, it any) screen { return newEntryView(c, it.(*store.AuditEntry)) },
 		empty: empty,
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -202,21 +203,36 @@ func statusWord(statuses []string, word string) string {
 	return found
 }
 
-// statusWords reads a palette argument (":lic susp"): its words that begin
-// exactly one of the list's statuses mean that status, as the whole word
-// does. The / filter wants "status:" before an abbreviation, since a bare
-// word there may be page-local text.
-func (s *listSpec) statusWords(text string) string {
+// paletteArg reads a palette argument in docs/tui.md §7.3's forms as the
+// filter it means: NAME=VALUE is NAME:VALUE (plan=Pro, since=24h); a word
+// that begins exactly one of the list's statuses means that status, as the
+// whole word does (":lic susp"); and on a list with a bare prefix (Audit's
+// event:) any other plain word takes it. The / filter wants "status:"
+// before an abbreviation, since a bare word there may be page-local text.
+func (s *listSpec) paletteArg(text string) string {
 	if store.NormalizeLicenseKey(text) != "" {
 		return text // a key typed in groups: its groups are no words
 	}
 	toks := strings.Fields(text)
 	for i, tok := range toks {
-		if st := statusWord(s.statuses, strings.ToLower(tok)); st != "" {
+		if name, val, ok := strings.Cut(tok, "="); ok && isWord(name) {
+			toks[i] = strings.ToLower(name) + ":" + val
+			continue
+		}
+		switch st := statusWord(s.statuses, strings.ToLower(tok)); {
+		case st != "":
 			toks[i] = "status:" + st
+		case s.bare != "" && !strings.Contains(tok, ":"):
+			toks[i] = s.bare + tok
 		}
 	}
 	return strings.Join(toks, " ")
+}
+
+// isWord reports whether s is a filter's name (letters only): the NAME of
+// NAME=VALUE, not part of an e-mail or a key.
+func isWord(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
 
 // licensePreview is the selected license at a glance, and what its own

@@ -30,13 +30,16 @@ type listSpec struct {
 	fetch   func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error)
 	parse   func(c *ctx, text string) query
 	// statuses are the status words of parse, which a palette argument may
-	// abbreviate (statusWords).
+	// abbreviate (paletteArg).
 	statuses []string
-	open     func(c *ctx, it any) screen
-	create   func(c *ctx, l *list) tea.Cmd // n
-	newKey   *binding                      // how n is named; keyNewItem when nil
-	actions  []*action
-	empty    string
+	// bare is the filter prefix a plain word of a palette argument takes
+	// (event: on the audit logs, whose ":audit EVENT" names no prefix).
+	bare    string
+	open    func(c *ctx, it any) screen
+	create  func(c *ctx, l *list) tea.Cmd // n
+	newKey  *binding                      // how n is named; keyNewItem when nil
+	actions []*action
+	empty   string
 	// preview summarizes the selected row in a pane on wide terminals.
 	preview func(c *ctx, it any) []string
 }

@@ -46,7 +46,7 @@ var paletteCmds = []paletteCmd{
 		return m.global(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E")})
 	}},
 	{names: []string{"overview"}, app: true, run: tabCmd("Overview")},
-	{names: []string{"licenses", "lic", "l"}, arg: "[STATUS] [plan:NAME]", app: true, run: tabCmd("Licenses")},
+	{names: []string{"licenses", "lic", "l"}, arg: "[STATUS] [plan=NAME]", app: true, run: tabCmd("Licenses")},
 	{names: []string{"license"}, arg: "KEY|ID", app: true, run: func(m *model, arg string) tea.Cmd { return m.openLicense(arg) }},
 	{names: []string{"users"}, arg: "[STATUS|EMAIL]", app: true, run: tabCmd("Users")},
 	{names: []string{"user"}, arg: "EMAIL", app: true, run: tabCmd("Users")},
@@ -57,7 +57,7 @@ var paletteCmds = []paletteCmd{
 		}
 		return m.jumpTab("Devices", arg)
 	}},
-	{names: []string{"audit"}, arg: "[event:EVENT] [since:24h]", app: true, run: tabCmd("Audit")},
+	{names: []string{"audit"}, arg: "[EVENT] [since=24h]", app: true, run: tabCmd("Audit")},
 	{names: []string{"activity"}, app: true, run: tabCmd("Activity")},
 	{names: []string{"webhooks"}, app: true, run: tabCmd("Webhooks")},
 	{names: []string{"plans"}, app: true, run: tabCmd("Plans")},
@@ -236,7 +236,7 @@ func (m *model) jumpTab(tab, filter string) tea.Cmd {
 	t := m.stack[i].(*tabs)
 	cmd := t.tab(m.c, tab)
 	if l, ok := t.cur().(*list); ok && filter != "" {
-		return tea.Batch(cmd, l.filter(m.c, l.spec.statusWords(filter)))
+		return tea.Batch(cmd, l.filter(m.c, l.spec.paletteArg(filter)))
 	}
 	return cmd
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"licensectl/store"
 )
 
 // TestPaletteJumps (docs/tui.md §7.3): :org and :app look up what they name and
@@ -64,4 +66,39 @@ func TestPaletteLicenseJump(t *testing.T) {
 	}
 	h.press(":", "license 01a21655-a0d1", "enter")
 	h.contains("✗ not a license key or id: 01a21655-a0d1")
+}
+
+// TestPaletteArguments (docs/tui.md §7.3): ":licenses [STATUS] [plan=NAME]"
+// and ":audit [EVENT] [since=24h]" are server filters, as their key:value
+// forms are; none of them is page-local text.
+func TestPaletteArguments(t *testing.T) {
+	s := seed(t, 5)
+	for _, l := range s.licenseItems(t)[:2] {
+		if _, err := s.db.SetLicenseStatus(context.Background(), s.scope(), l.ID, store.LicenseSuspended); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	for _, tc := range []struct{ line, chips, total string }{
+		{"licenses plan=Pro", "Licenses [plan:Pro]", "5 matching"},
+		{"licenses plan:pro", "Licenses [plan:pro]", "5 matching"},
+		{"lic suspended plan=Pro", "Licenses [status:suspended] [plan:Pro]", "2 matching"},
+		{"audit license.suspended", "Audit [event:license.suspended]", "2 matching"},
+		// The fixed clock is not the store's: a wide window holds its entries.
+		{"audit license.suspended since=87600h", "Audit [event:license.suspended] [since:87600h]", "2 matching"},
+		{"audit event:license.created", "Audit [event:license.created]", "5 matching"},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			h.press(":", tc.line, "enter")
+			h.contains(tc.chips)
+			h.contains(tc.total)
+			if strings.Contains(h.view(), "page-local") {
+				t.Fatalf("%q filtered page-locally:\n%s", tc.line, h.view())
+			}
+		})
+	}
+	h.press(":", "l")
+	h.contains("licenses [STATUS] [plan=NAME]")
+	h.press("esc", ":", "au")
+	h.contains("audit [EVENT] [since=24h]")
 }
