@@ -93,8 +93,11 @@ func (l *license) keys(c *ctx) []*binding {
 	for _, a := range licenseActions {
 		out = append(out, a.b)
 	}
-	return append(out, keyResetDevice, keyCopy, keyCopyID, keyMachineFile)
+	return append(out, keyResetDevice, keyCopy, keyCopyID, keyMachineFile, keyOpenDevice)
 }
+
+// keyOpenDevice is enter on a device row of the detail (docs/tui.md §5.5).
+var keyOpenDevice = bind(groupScreen, "enter", "open device", "enter")
 
 func (l *license) reload(c *ctx) tea.Cmd {
 	cx, gen := l.next()
@@ -165,6 +168,14 @@ func readLicense(ctx context.Context, c *ctx, id string, pages int) (*licenseVie
 func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
+		if msg.kind == "device" {
+			// Answered whatever the detail reloaded meanwhile: enter was
+			// pressed on that device.
+			if msg.err != nil {
+				return status(c.g.fail+" "+errText(msg.err), true)
+			}
+			return push(newDeviceDetail(c, msg.val.(*store.Device)))
+		}
 		if msg.gen != l.gen {
 			return nil
 		}
@@ -221,6 +232,11 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		l.cursor = min(l.cursor+1, max(0, len(devs)-1))
 	case c.matches(ks, keyUp):
 		l.cursor = max(0, l.cursor-1)
+	case c.matches(ks, keyOpenDevice):
+		if len(devs) == 0 {
+			return true, status("No device is bound", true)
+		}
+		return true, l.openDevice(c, devs[l.cursor].Fingerprint)
 	case c.matches(ks, keyCopy):
 		return true, c.copy(it.Key)
 	case c.matches(ks, keyCopyID):
@@ -245,6 +261,21 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// openDevice reads the device with this fingerprint (the detail's rows
+// carry only what the binding says) and opens it.
+func (l *license) openDevice(c *ctx, fp string) tea.Cmd {
+	return c.load(l.ctx, l.sid, l.gen, "device", func(ctx context.Context) (any, error) {
+		p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{Fingerprint: fp, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
+		if err != nil {
+			return nil, err
+		}
+		if len(p.Data) == 0 {
+			return nil, store.Errorf(store.ECodeNotFound, "no device %s in %s", fp, c.env)
+		}
+		return p.Data[0], nil
+	})
 }
 
 func (l *license) view(c *ctx, w, h int) string {

@@ -117,3 +117,36 @@ func TestLicenseDetailPagesDevices(t *testing.T) {
 	h.press("ctrl+r")
 	h.contains("site-00")
 }
+
+// bind binds a device with this fingerprint to the license, owned by the
+// user userID when not "", and returns the device.
+func (s *seeded) bind(t testing.TB, licenseID, fp, userID string) *store.Device {
+	t.Helper()
+	ctx := context.Background()
+	d, err := bolt.FixturesOf(s.db).EnsureDevice(ctx, s.scope(), fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bolt.FixturesOf(s.db).SeedBinding(ctx, s.scope(), licenseID, d.ID, userID); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestLicenseDeviceOpens (docs/tui.md §5.5): enter on a device row of the
+// license detail opens that device.
+func TestLicenseDeviceOpens(t *testing.T) {
+	s := seed(t, 1)
+	lic := s.licenseItems(t)[0]
+	s.bind(t, lic.ID, "fp-laptop-1", "")
+	s.bind(t, lic.ID, "fp-desktop-2", "")
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	h.press(":", "license "+lic.Key, "enter")
+	h.contains("enter open device")
+	h.press("down", "enter")
+	h.contains("Device fp-laptop-1")
+	h.contains("Licenses on fp-laptop-1")
+	h.contains(c0(lic.Key) + " ▸ fp-laptop-1")
+	h.press("esc")
+	h.contains("License " + lic.Key)
+}
