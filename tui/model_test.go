@@ -345,3 +345,28 @@ func TestSmallListFilter(t *testing.T) {
 	h.press("esc", ":", "plans nothing-like-it", "enter")
 	h.contains("Nothing matches. esc clears the filter.")
 }
+
+// TestTabKeysFromDetail (docs/tui.md §7.1): the tab keys work anywhere — on
+// a detail they pop to the dashboard and switch its tab there.
+func TestTabKeysFromDetail(t *testing.T) {
+	s := seed(t, 3)
+	key := s.licenseItems(t)[0].Key
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
+	for _, tc := range []struct {
+		keys []string
+		want string
+	}{
+		{[]string{"4"}, "[4 Devices]"},
+		{[]string{"tab"}, "[3 Users]"},
+		{[]string{"shift+tab"}, "[1 Overview]"},
+		{[]string{"2"}, "[2 Licenses]"}, // the tab the detail was opened from
+	} {
+		h.press(":", "license "+key, "enter")
+		h.contains("License " + key)
+		h.press(tc.keys...)
+		h.contains(tc.want)
+		if len(h.m.stack) != 2 {
+			t.Fatalf("%v: stack %d, want the org home and the dashboard", tc.keys, len(h.m.stack))
+		}
+	}
+}

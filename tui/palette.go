@@ -207,25 +207,6 @@ func (p *palette) view(c *ctx, w, h int) []string {
 	return box(c, "Jump (tab completes, enter runs, esc closes)", lines, w)
 }
 
-// appDashboard is the position of the app dashboard in the stack, -1 when
-// none is open.
-func (m *model) appDashboard() int {
-	for i, s := range m.stack {
-		if t, ok := s.(*tabs); ok && t.app {
-			return i
-		}
-	}
-	return -1
-}
-
-// popTo closes the screens above position i of the stack.
-func (m *model) popTo(i int) {
-	for _, gone := range m.stack[i+1:] {
-		closeScreen(gone)
-	}
-	m.stack = m.stack[:i+1]
-}
-
 // jumpTab shows a tab of the app dashboard, with filter text applied to it.
 func (m *model) jumpTab(tab, filter string) tea.Cmd {
 	i := m.appDashboard()

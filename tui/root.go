@@ -187,6 +187,25 @@ func closeScreen(s screen) {
 	s.base().close()
 }
 
+// appDashboard is the position of the app dashboard in the stack, -1 when
+// none is open.
+func (m *model) appDashboard() int {
+	for i, s := range m.stack {
+		if t, ok := s.(*tabs); ok && t.app {
+			return i
+		}
+	}
+	return -1
+}
+
+// popTo closes the screens above position i of the stack.
+func (m *model) popTo(i int) {
+	for _, gone := range m.stack[i+1:] {
+		closeScreen(gone)
+	}
+	m.stack = m.stack[:i+1]
+}
+
 func (m *model) setStatus(text string, ok bool) { m.status, m.statusOK, m.readErr = text, ok, 0 }
 
 // clearRead empties a status line that reports a failed read once screen
@@ -293,6 +312,8 @@ func (m *model) global(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case c.matches(ks, keyRefresh):
 		return m.top().reload(c)
+	case c.matches(ks, keyTabN), c.matches(ks, keyNextTab), c.matches(ks, keyPrevTab):
+		return m.tabFromDetail(k)
 	case c.matches(ks, keyTimes):
 		c.absTimes = !c.absTimes
 		return nil
@@ -312,6 +333,25 @@ func (m *model) global(k tea.KeyMsg) tea.Cmd {
 		}
 		m.setStatus("Environment: "+strings.ToUpper(c.env), true)
 		return m.top().reload(c)
+	}
+	return nil
+}
+
+// tabFromDetail switches tab from a screen above a tabbed one (a detail):
+// the tab keys work anywhere (docs/tui.md §7.1), so the stack pops to the
+// nearest dashboard below and the key switches its tab there. A tab shown
+// before is reloaded, as esc reloads the screen it returns to.
+func (m *model) tabFromDetail(k tea.KeyMsg) tea.Cmd {
+	for i := len(m.stack) - 2; i >= 0; i-- {
+		t, ok := m.stack[i].(*tabs)
+		if !ok {
+			continue
+		}
+		m.popTo(i)
+		if _, cmd := t.key(m.c, k); cmd != nil {
+			return cmd
+		}
+		return t.cur().reload(m.c)
 	}
 	return nil
 }
