@@ -53,8 +53,10 @@ var (
 
 	keyDown     = bind(groupList, "j/↓", "down", "j", "down")
 	keyUp       = bind(groupList, "k/↑", "up", "k", "up")
-	keyHalfDown = bind(groupList, "ctrl+d", "half page down", "ctrl+d", "pgdown")
-	keyHalfUp   = bind(groupList, "ctrl+u", "half page up", "ctrl+u", "pgup")
+	keyHalfDown = bind(groupList, "ctrl+d", "half window down", "ctrl+d")
+	keyHalfUp   = bind(groupList, "ctrl+u", "half window up", "ctrl+u")
+	keyPageDown = bind(groupList, "pgdn", "one window down", "pgdown")
+	keyPageUp   = bind(groupList, "pgup", "one window up", "pgup")
 	keyTop      = bind(groupList, "g", "first row", "g", "home")
 	keyBottom   = bind(groupList, "G", "last row of the whole list", "G", "end")
 	keyNextPage = bind(groupList, "]", "next page", "]")
@@ -114,7 +116,7 @@ func footer(bs []*binding, width int) string {
 var globalKeys = []*binding{
 	keyHelp, keyPalette, keyFilter, keyBack, keyQuit, keyCancel, keyRefresh, keyEnv,
 	keyCopy, keyCopyID, keyShow, keyTimes, keyNextTab, keyPrevTab, keyTabN,
-	keyDown, keyUp, keyHalfDown, keyHalfUp, keyTop, keyBottom, keyNextPage, keyPrevPage,
+	keyDown, keyUp, keyHalfDown, keyHalfUp, keyPageDown, keyPageUp, keyTop, keyBottom, keyNextPage, keyPrevPage,
 	keyLastPage, keyFirstPg, keyOpen, keyMark, keyMarkAll,
 }
 

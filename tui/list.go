@@ -358,7 +358,7 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, l.reload(c) // nothing shown yet: r retries now
 	}
 	rows := l.rows()
-	half := max(1, l.height/2)
+	window := max(1, l.height) // the rows the table showed last
 	switch {
 	case c.matches(ks, keyDown):
 		if l.cursor < len(rows)-1 {
@@ -373,9 +373,13 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 			return true, l.goTo(c, l.page-1, placement{last: true})
 		}
 	case c.matches(ks, keyHalfDown):
-		l.cursor = min(max(0, len(rows)-1), l.cursor+half)
+		l.cursor = min(max(0, len(rows)-1), l.cursor+max(1, window/2))
 	case c.matches(ks, keyHalfUp):
-		l.cursor = max(0, l.cursor-half)
+		l.cursor = max(0, l.cursor-max(1, window/2))
+	case c.matches(ks, keyPageDown):
+		l.cursor = min(max(0, len(rows)-1), l.cursor+window)
+	case c.matches(ks, keyPageUp):
+		l.cursor = max(0, l.cursor-window)
 	case c.matches(ks, keyTop):
 		return true, l.goTo(c, 1, placement{})
 	case c.matches(ks, keyBottom):

@@ -370,3 +370,31 @@ func TestTabKeysFromDetail(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowKeys (docs/tui.md §7.2): ctrl+d and ctrl+u move half a window,
+// pgdn and pgup a whole one.
+func TestWindowKeys(t *testing.T) {
+	s := seed(t, 100)
+	h, l := s.licenses(t, s.db, Options{})
+	h.view() // the window is what the table showed last
+	win := l.height
+	if win < 10 {
+		t.Fatalf("window of %d rows", win)
+	}
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{
+		{"pgdown", win},
+		{"ctrl+d", win + win/2},
+		{"pgup", win / 2},
+		{"ctrl+u", 0},
+	} {
+		h.press(tc.key)
+		if l.cursor != tc.want {
+			t.Fatalf("%s: cursor %d, want %d (window %d)", tc.key, l.cursor, tc.want, win)
+		}
+	}
+	h.press("?")
+	h.contains("one window down")
+}

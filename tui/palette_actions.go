@@ -108,5 +108,5 @@ var namedKeys = map[string]tea.KeyType{
 	"enter": tea.KeyEnter, "esc": tea.KeyEsc, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab,
 	"backspace": tea.KeyBackspace, "ctrl+r": tea.KeyCtrlR, "ctrl+c": tea.KeyCtrlC, "ctrl+a": tea.KeyCtrlA,
 	"space": tea.KeySpace, "shift+tab": tea.KeyShiftTab, "left": tea.KeyLeft, "right": tea.KeyRight,
-	"ctrl+s": tea.KeyCtrlS, "ctrl+u": tea.KeyCtrlU,
+	"ctrl+s": tea.KeyCtrlS, "ctrl+u": tea.KeyCtrlU, "ctrl+d": tea.KeyCtrlD, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp,
 }
