@@ -154,22 +154,46 @@ func (l *list) reload(c *ctx) tea.Cmd {
 	return l.fetch(c, l.page, at)
 }
 
-// rows are the items of the current page that pass the page-local filter.
+// rows are the items of the current page that pass the page-local filter:
+// a fuzzy match on a list held whole, whose page is every row (docs/tui.md
+// §9.2), a substring on a server page.
 func (l *list) rows() []any {
 	items := l.pages[l.page]
 	if l.q.local == "" {
 		return items
 	}
+	match := func(cell string) bool { return strings.Contains(strings.ToLower(cell), l.q.local) }
+	if !l.spec.paged {
+		match = func(cell string) bool { return fuzzy(cell, l.q.local) }
+	}
 	var out []any
 	for _, it := range items {
 		for _, cell := range l.spec.cells(l.c, it) {
-			if strings.Contains(strings.ToLower(cell), l.q.local) {
+			if match(cell) {
 				out = append(out, it)
 				break
 			}
 		}
 	}
 	return out
+}
+
+// fuzzy reports whether the runes of pattern (lower case, spaces ignored)
+// occur in s in that order, as bubbles' list filter matches: "bcrp" finds
+// "Beta Corp".
+func fuzzy(s, pattern string) bool {
+	rest := []rune(strings.ToLower(s))
+	for _, r := range pattern {
+		if r == ' ' {
+			continue
+		}
+		i := slices.Index(rest, r)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+	}
+	return true
 }
 
 func (l *list) current() any {
@@ -464,7 +488,7 @@ func (l *list) editKey(c *ctx, k tea.KeyMsg) tea.Cmd {
 }
 
 // filter applies filter text, typed after / or given to a palette jump: a
-// small list, held whole, matches its rows page-locally; a paged one asks
+// small list, held whole, matches all its rows fuzzily; a paged one asks
 // the server, and an exact lookup (a key, an e-mail, fp:…) opens its find.
 func (l *list) filter(c *ctx, text string) tea.Cmd {
 	l.cursor = 0

@@ -27,6 +27,8 @@ func (l *list) view(c *ctx, w, h int) string {
 	right := ""
 	switch {
 	case !l.loaded:
+	case l.q.local != "" && !l.spec.paged:
+		right = fmt.Sprintf("matching %d of %d (fuzzy, every row)", len(rows), len(l.pages[l.page]))
 	case l.q.local != "":
 		right = fmt.Sprintf("matching %d of %d loaded rows (page-local; use status:, plan: or a full key to search all)", len(rows), len(l.pages[l.page]))
 	case l.spec.paged:
@@ -50,7 +52,11 @@ func (l *list) view(c *ctx, w, h int) string {
 	l.rowsTop = 2 // the title and the table's header
 	if l.editing != nil {
 		l.rowsTop++
-		b.WriteString(l.editing.view(true) + "   (status:WORD plan:NAME, a key, an e-mail, fp:… ; enter apply · esc cancel)\n")
+		hint := "status:WORD plan:NAME, a key, an e-mail, fp:…"
+		if !l.spec.paged {
+			hint = "fuzzy, over every row"
+		}
+		b.WriteString(l.editing.view(true) + "   (" + hint + " ; enter apply · esc cancel)\n")
 		bodyH--
 	}
 	switch {

@@ -335,15 +335,38 @@ func TestExpiredFilterSaysStored(t *testing.T) {
 	h.contains("[status:expired] (stored; the server's sweeper updates it)")
 }
 
-// TestSmallListFilter: / on a list held whole (Plans) matches its rows
-// page-locally, as the palette's filter argument does.
+// TestSmallListFilter (docs/tui.md §5.1, §9.2): / on a list held whole
+// (Plans, Organizations) is a fuzzy filter over every row, as the palette's
+// filter argument is, and says so rather than "page-local".
 func TestSmallListFilter(t *testing.T) {
 	s := seed(t, 0)
+	if _, err := s.db.CreateOrganization(context.Background(), store.CreateOrganizationInput{Name: "Beta Corp"}); err != nil {
+		t.Fatal(err)
+	}
 	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
-	h.press("8", "/", "pro", "enter")
-	h.contains("matching 1 of 1 loaded rows")
+	h.press("8", "/")
+	h.contains("(fuzzy, over every row ; enter apply")
+	h.press("pro", "enter")
+	h.contains("matching 1 of 1 (fuzzy, every row)")
 	h.press("esc", ":", "plans nothing-like-it", "enter")
 	h.contains("Nothing matches. esc clears the filter.")
+	h.press("esc", ":", "orgs", "enter")
+	// Each pattern holds a letter past f: the rows' hex id tails match none.
+	for _, tc := range []struct{ typed, count string }{
+		{"bcrp", "matching 1 of 2"},
+		{"beta corp", "matching 1 of 2"},
+		{"acm", "matching 1 of 2"},
+		{"co", "matching 1 of 2"},  // beta corp; "acme" has no o
+		{"pro", "matching 0 of 2"}, // the letters, not in that order
+	} {
+		h.press("/", tc.typed, "enter")
+		h.contains(tc.count + " (fuzzy, every row)")
+		if v := h.view(); strings.Contains(v, "page-local") {
+			t.Fatalf("/%s on Organizations says page-local:\n%s", tc.typed, v)
+		}
+	}
+	h.press("/", "bcrp", "enter")
+	h.contains("Beta Corp")
 }
 
 // TestTabKeysFromDetail (docs/tui.md §7.1): the tab keys work anywhere — on
