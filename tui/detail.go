@@ -10,11 +10,13 @@ import (
 	"licensectl/store"
 )
 
-// userDetail is an end-user and the licenses assigned to them (server
-// filter by user id), with the license keys and actions.
+// userDetail is an end-user, the licenses assigned to them (server filter
+// by user id), with the license keys and actions, and the devices bound to
+// those licenses (docs/tui.md §5.6).
 type userDetail struct {
 	*list
-	u *store.EndUser
+	u    *store.EndUser
+	devs []*store.Device // nil until read
 }
 
 func newUserDetail(c *ctx, u *store.EndUser) screen {
@@ -30,17 +32,80 @@ func newUserDetail(c *ctx, u *store.EndUser) screen {
 
 func (d *userDetail) title() string { return store.Printable(d.u.Email) }
 
-func (d *userDetail) view(c *ctx, w, h int) string {
-	u := d.u
-	head := fmt.Sprintf("User %s %s %s %s roles %s %s last login %s %s created %s", store.Printable(u.Email), c.g.dot, u.Status, c.g.dot,
-		strings.Join(u.Roles, ","), c.g.dot, c.when(u.LastLoginAt), c.g.dot, c.at(u.CreatedAt))
-	return truncate(head, w) + "\n" + d.list.view(c, w, h-1)
+// init loads the licenses and the devices.
+func (d *userDetail) init(c *ctx) tea.Cmd { return tea.Batch(d.list.init(c), d.devices(c)) }
+
+func (d *userDetail) reload(c *ctx) tea.Cmd { return tea.Batch(d.list.reload(c), d.devices(c)) }
+
+// devices reads the devices bound to the user's licenses (their first
+// page): devices have no index by user, licenses have one.
+func (d *userDetail) devices(c *ctx) tea.Cmd {
+	id := d.u.ID
+	return c.load(d.ctx, d.sid, d.gen, "devices", func(ctx context.Context) (any, error) {
+		lics, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{UserID: id, PageRequest: store.PageRequest{Page: 1, PerPage: perPage}})
+		if err != nil {
+			return nil, err
+		}
+		out := []*store.Device{}
+		seen := map[string]bool{}
+		for _, l := range lics.Data {
+			if l.DevicesCount == 0 {
+				continue
+			}
+			p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{LicenseID: l.ID, PageRequest: store.PageRequest{Page: 1, PerPage: perPage}})
+			if err != nil {
+				return nil, err
+			}
+			for _, dv := range p.Data {
+				if !seen[dv.ID] {
+					seen[dv.ID] = true
+					out = append(out, dv)
+				}
+			}
+		}
+		return out, nil
+	})
 }
 
-// deviceDetail is a device and the licenses bound to it.
+func (d *userDetail) update(c *ctx, msg tea.Msg) tea.Cmd {
+	if m, ok := msg.(loadedMsg); ok && m.kind == "devices" {
+		if m.err != nil {
+			return readFailed(c, d.sid, m.err)
+		}
+		d.devs = m.val.([]*store.Device)
+		return nil
+	}
+	return d.list.update(c, msg)
+}
+
+func (d *userDetail) view(c *ctx, w, h int) string {
+	u := d.u
+	roles := strings.Join(u.Roles, ",")
+	if roles == "" {
+		roles = c.g.dash
+	}
+	head := strings.Join([]string{"User " + store.Printable(u.Email), u.Status, "roles " + store.Printable(roles),
+		"last login " + c.when(u.LastLoginAt), "created " + c.at(u.CreatedAt)}, " "+c.g.dot+" ")
+	devs := "Devices  loading" + c.g.ellipsis
+	switch {
+	case d.devs == nil:
+	case len(d.devs) == 0:
+		devs = "Devices  none bound to the user's licenses"
+	default:
+		parts := make([]string, len(d.devs))
+		for i, dv := range d.devs {
+			parts[i] = fmt.Sprintf("%s %s, seen %s", store.Printable(dv.Fingerprint), dv.Status, c.when(dv.LastSeenAt))
+		}
+		devs = fmt.Sprintf("Devices (%d)  %s", len(d.devs), strings.Join(parts, " "+c.g.dot+" "))
+	}
+	return truncate(head, w) + "\n" + truncate(devs, w) + "\n" + d.list.view(c, w, h-2)
+}
+
+// deviceDetail is a device, its user and the licenses bound to it.
 type deviceDetail struct {
 	*list
-	d *store.Device
+	d     *store.Device
+	email string // of the device's user, once read
 }
 
 func newDeviceDetail(c *ctx, dv *store.Device) screen {
@@ -62,22 +127,39 @@ func newDeviceDetail(c *ctx, dv *store.Device) screen {
 	return &deviceDetail{list: newList(c, &spec), d: dv}
 }
 
-// init loads the licenses and the device's live session count.
-func (d *deviceDetail) init(c *ctx) tea.Cmd { return tea.Batch(d.list.init(c), d.count(c)) }
+// init loads the licenses and the header's live session count and user.
+func (d *deviceDetail) init(c *ctx) tea.Cmd { return tea.Batch(d.list.init(c), d.head(c)) }
 
-func (d *deviceDetail) reload(c *ctx) tea.Cmd { return tea.Batch(d.list.reload(c), d.count(c)) }
+func (d *deviceDetail) reload(c *ctx) tea.Cmd { return tea.Batch(d.list.reload(c), d.head(c)) }
 
-func (d *deviceDetail) count(c *ctx) tea.Cmd {
-	id := d.d.ID
-	return c.load(d.ctx, d.sid, d.gen, "sessions", func(ctx context.Context) (any, error) {
-		return c.data.CountDeviceSessions(ctx, c.scope(), id)
+// deviceHead is what the device detail's header reads besides the device.
+type deviceHead struct {
+	sessions int
+	email    string // "" when the device has no user or it has no license
+}
+
+func (d *deviceDetail) head(c *ctx) tea.Cmd {
+	id, user := d.d.ID, d.d.UserID
+	return c.load(d.ctx, d.sid, d.gen, "head", func(ctx context.Context) (any, error) {
+		var h deviceHead
+		var err error
+		if h.sessions, err = c.data.CountDeviceSessions(ctx, c.scope(), id); err != nil || user == "" {
+			return h, err
+		}
+		// The admin interface finds no end-user by id; a license assigned
+		// to them carries their e-mail.
+		p, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{UserID: user, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
+		if err == nil && len(p.Data) > 0 {
+			h.email = p.Data[0].UserEmail
+		}
+		return h, err
 	})
 }
 
 func (d *deviceDetail) update(c *ctx, msg tea.Msg) tea.Cmd {
-	if m, ok := msg.(loadedMsg); ok && m.kind == "sessions" {
-		if n, ok := m.val.(int); ok && m.err == nil {
-			c.sessions[d.d.ID] = n
+	if m, ok := msg.(loadedMsg); ok && m.kind == "head" {
+		if h, ok := m.val.(deviceHead); ok && m.err == nil {
+			c.sessions[d.d.ID], d.email = h.sessions, h.email
 		}
 		return nil
 	}
@@ -88,10 +170,19 @@ func (d *deviceDetail) title() string { return store.Printable(d.d.Fingerprint) 
 
 func (d *deviceDetail) view(c *ctx, w, h int) string {
 	dv := d.d
-	head := fmt.Sprintf("Device %s %s %s %s %s %s %s %s last seen %s", store.Printable(dv.Fingerprint), c.g.dot, dv.Status, c.g.dot,
-		store.Printable(dv.Name), c.g.dot, store.Printable(dv.Platform), c.g.dot, c.when(dv.LastSeenAt))
-	if n, ok := c.sessions[dv.ID]; ok {
-		head += fmt.Sprintf(" %s live sessions %d", c.g.dot, n)
+	parts := []string{"Device " + store.Printable(dv.Fingerprint), dv.Status}
+	for _, s := range []string{dv.Name, dv.Platform} {
+		if s != "" { // an empty field leaves no gap between the dots
+			parts = append(parts, store.Printable(s))
+		}
 	}
-	return truncate(head, w) + "\n" + d.list.view(c, w, h-1)
+	user := deviceUser(c, dv)
+	if d.email != "" {
+		user = store.Printable(d.email)
+	}
+	parts = append(parts, "user "+user, "last seen "+c.when(dv.LastSeenAt))
+	if n, ok := c.sessions[dv.ID]; ok {
+		parts = append(parts, fmt.Sprintf("live sessions %d", n))
+	}
+	return truncate(strings.Join(parts, " "+c.g.dot+" "), w) + "\n" + d.list.view(c, w, h-1)
 }

@@ -150,3 +150,35 @@ func TestLicenseDeviceOpens(t *testing.T) {
 	h.press("esc")
 	h.contains("License " + lic.Key)
 }
+
+// TestUserAndDeviceDetails (docs/tui.md §5, §5.6): the user detail shows the
+// user's licenses and devices, the device detail its user by e-mail; a
+// device with no name or platform leaves no empty field between the dots.
+func TestUserAndDeviceDetails(t *testing.T) {
+	s := seed(t, 3)
+	lics := s.licenseItems(t)
+	u, err := s.db.RegisterEndUser(context.Background(), s.scope(), "ada@example.com", "long enough password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.bind(t, lics[0].ID, "fp-laptop-1", u.ID)
+	s.bind(t, lics[1].ID, "fp-desktop-2", u.ID)
+	s.bind(t, lics[2].ID, "fp-other-3", "")
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 140, 30)
+	h.press(":", "user ada@example.com", "enter")
+	h.contains("User ada@example.com · active · roles — ·")
+	h.contains("Devices (2)  fp-")
+	h.contains("fp-desktop-2 active, seen —")
+	h.contains("fp-laptop-1 active, seen —")
+	if v := h.view(); strings.Contains(v, "fp-other-3") {
+		t.Fatalf("the user detail lists a device of another license:\n%s", v)
+	}
+	h.contains("Licenses of ada@example.com")
+	h.press(":", "device fp-laptop-1", "enter")
+	h.contains("Device fp-laptop-1 · active · user ada@example.com · last seen")
+	h.press(":", "device fp-other-3", "enter")
+	h.contains("Device fp-other-3 · active · user — · last seen")
+	if v := h.view(); strings.Contains(v, "·  ·") {
+		t.Fatalf("an empty field left a gap:\n%s", v)
+	}
+}

@@ -69,7 +69,7 @@ var usersSpec = &listSpec{
 		}
 		return []string{" " + store.Printable(u.Email), " status     " + u.Status, " roles      " + store.Printable(roles),
 			" last login " + c.when(u.LastLoginAt), " created    " + c.at(u.CreatedAt), " id         " + tail(u.ID),
-			"", " enter: the user's licenses"}
+			"", " enter: the user's licenses and devices"}
 	},
 	actions: []*action{
 		userAction(keyBanUser, "Ban", "Banning", "banned", store.UserBanned, "The user's sessions end (user_banned); reinstating (u) lets them sign in again.", store.UserActive, store.UserDisabled),
@@ -132,7 +132,7 @@ var devicesSpec = &listSpec{
 		user := deviceUser(c, d)
 		return []string{" " + store.Printable(d.Fingerprint), " status    " + d.Status, " name      " + store.Printable(d.Name),
 			" platform  " + store.Printable(d.Platform), " user      " + user, fmt.Sprintf(" licenses  %d bound", len(d.LicenseIDs)),
-			" last seen " + c.when(d.LastSeenAt), " id        " + tail(d.ID), "", " enter: its licenses and live sessions"}
+			" last seen " + c.when(d.LastSeenAt), " id        " + tail(d.ID), "", " enter: its user, licenses and live sessions"}
 	},
 	actions: []*action{
 		deviceAction(keyBlock, "Block", "Blocking", "blocked", store.DeviceBlocked, "SESSIONS end (device_blocked); unblocking (u) lets it activate again.", store.DeviceActive),
