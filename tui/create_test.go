@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/server/client"
 	"licensectl/store"
 	"licensectl/store/bolt"
 )
@@ -238,4 +239,53 @@ func TestGoldenMemberForm(t *testing.T) {
 	h.press("2", "n", "ann@example.com", "tab", "tab", "Ann", "tab", "tab", "pw", "tab", "px", "enter")
 	h.contains("the two passwords differ")
 	golden(t, "member_form_80x24", h.view())
+}
+
+// remoteRegistrar registers webhooks through the server, as the CLI's
+// remote backend does.
+type remoteRegistrar struct{ *client.Client }
+
+func (r remoteRegistrar) RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
+	return r.CreateWebhook(ctx, ref, url, events)
+}
+
+// TestFormKeepsServerErrors (docs/tui.md §4.7, §12): a validation error of
+// the server keeps the form open with what was typed, the message under
+// the field it names. Over HTTP the error has no Field: the message names
+// it. An error naming no field of the form is shown at the form's foot.
+func TestFormKeepsServerErrors(t *testing.T) {
+	r := startRemoteApp(t, 1)
+	ctx := context.Background()
+	if _, err := r.srv.Store().RegisterEndUser(ctx, r.scope, "dave@example.com", "correct horse"); err != nil {
+		t.Fatal(err)
+	}
+	o := r.options()
+	o.Data = remoteRegistrar{o.Data.(*client.Client)}
+	h := newHarness(t, o.Data, o, 120, 30)
+
+	h.press("3", "r", "Bad Role!", "enter")
+	h.contains("Add a role to dave@example.com")
+	h.contains("Role: Bad Role!")
+	h.contains("✗ role_id must match")
+
+	h.press("esc", "7", "n", "not a url", "ctrl+s")
+	h.contains("Register a webhook")
+	h.contains("URL:    not a url")
+	h.contains("✗ url must be an absolute https URL")
+
+	h.press("esc", "esc")
+	h.m.stack = h.m.stack[:1] // the org home
+	h.press("2", "n", "ann@example.com", "tab", "tab", "tab", "tab", "short", "tab", "short", "ctrl+s")
+	h.contains("Add a member to")
+	h.contains("ann@example.com")
+	h.contains("✗ password")
+
+	// A field the form does not have: the message goes to the foot.
+	f := newForm("Test", "send", textField("name", "Name", false))
+	if !f.fail(store.Invalid("label", "label is required")) || f.err != "label is required" {
+		t.Fatalf("an error naming no field of the form: kept %v, foot %q", f.err != "", f.err)
+	}
+	if f.fail(store.Errorf(store.ECodeConflict, "taken")) {
+		t.Fatal("a conflict kept the form open")
+	}
 }

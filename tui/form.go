@@ -110,6 +110,9 @@ type form struct {
 	check func(f *form) bool
 	// submit sends the form; it runs in Update, so it only returns a command.
 	submit func(f *form) tea.Cmd
+	// err is a server's validation error that names no field of the form,
+	// shown at its foot until the next send.
+	err string
 }
 
 func newForm(title, verb string, fields ...*field) *form {
@@ -178,6 +181,7 @@ func (f *form) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 // send checks the form and submits it; the form stays open when it is not
 // ready, with the focus on the first field in error.
 func (f *form) send() (bool, tea.Cmd) {
+	f.err = ""
 	ok := true
 	for _, fl := range f.fields {
 		if fl.required && fl.value() == "" {
@@ -207,17 +211,27 @@ func (f *form) run(c *ctx, l *list, done string, fn func(ctx context.Context) (a
 	return c.actThen(l.ctx, l.sid, done, fn, onResult)
 }
 
-// fail puts a server error under its field; it reports whether it could.
+// fail keeps a server's validation error in the form: under the field it
+// names, else at the form's foot (docs/tui.md §12). Over HTTP the error
+// carries no Field, only a message that names the field first ("url must
+// be …", docs/design.md §7), so the field is read from the message then.
+// It reports whether the error was a validation error; any other error
+// closes the form and goes to the status line.
 func (f *form) fail(err error) bool {
 	e := store.AsError(err)
-	if e == nil || e.Field == "" {
+	if e == nil || e.Code != store.ECodeValidation && e.Field == "" {
 		return false
 	}
 	fl := f.field(e.Field)
-	if fl == nil {
-		return false
+	if fl == nil && e.Field == "" {
+		first, _, _ := strings.Cut(e.Message, " ")
+		fl = f.field(first)
 	}
-	fl.in.err = e.Message
+	if fl == nil {
+		f.err = store.ErrorMessage(err)
+		return true
+	}
+	fl.in.err = store.ErrorMessage(err)
 	for i := range f.fields {
 		if f.fields[i] == fl {
 			f.focus = i
@@ -259,6 +273,9 @@ func (f *form) view(c *ctx, w, h int) []string {
 		for _, l := range wrapWords(note, w-4-width(indent)) {
 			lines = append(lines, indent+l)
 		}
+	}
+	if f.err != "" {
+		lines = append(lines, wrapWords(c.g.fail+" "+f.err, w-4)...)
 	}
 	lines = append(lines, wrapWords(f.keys(c), w-4)...)
 	return box(c, f.title, lines, w)
