@@ -151,7 +151,7 @@ var secretsSpec = &listSpec{
 				if err != nil {
 					return nil, err
 				}
-				return shownOnce{title: fmt.Sprintf("New application secret %q (%s)", label, c.env), secret: plain}, nil
+				return shownOnce{title: fmt.Sprintf("New application secret %q (%s)", label, c.env), secret: plain, noun: "application secret"}, nil
 			}, l.showOnce)
 		}))
 	},
@@ -169,12 +169,12 @@ var secretsSpec = &listSpec{
 }
 
 // shownOnce is the answer of a create that returns a plaintext, for the
-// secret-once modal.
-type shownOnce struct{ title, secret string }
+// secret-once modal; noun names the plaintext when it is copied.
+type shownOnce struct{ title, secret, noun string }
 
 // showOnce shows a created plaintext in the secret-once modal, over the
 // list reloaded with the new row (an actionMsg.onResult).
 func (l *list) showOnce(val any) tea.Cmd {
 	v := val.(shownOnce)
-	return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: l.c.copy}), l.reload(l.c))
+	return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: l.c.copySecret(v.noun)}), l.reload(l.c))
 }

@@ -240,7 +240,7 @@ func webhookForm(c *ctx, l *list, reg webhookRegistrar, names []string) *form {
 			if err != nil {
 				return nil, err
 			}
-			return shownOnce{title: fmt.Sprintf("Signing secret of %s", store.Printable(w.URL)), secret: w.Secret}, nil
+			return shownOnce{title: fmt.Sprintf("Signing secret of %s", store.Printable(w.URL)), secret: w.Secret, noun: "signing secret"}, nil
 		}, l.showOnce)
 	}
 	return f

@@ -156,3 +156,53 @@ func TestSecretShownOnce(t *testing.T) {
 		t.Fatal("the plaintext is still on screen")
 	}
 }
+
+// TestSecretCopyShowsNoPlaintext (docs/tui.md §8.3, §14.8): copying a
+// secret in its modal echoes what was copied and its length, never any of
+// its characters, for every secret shown once: an application secret, an
+// API key and a webhook's signing secret.
+func TestSecretCopyShowsNoPlaintext(t *testing.T) {
+	t.Setenv("DISPLAY", "") // OSC 52 only: no desktop tool is run
+	t.Setenv("WAYLAND_DISPLAY", "")
+	s := seed(t, 0)
+	data := &registering{DB: s.db}
+	for _, tc := range []struct {
+		name, tab string
+		keys      []string
+		want      string
+	}{
+		{"app secret", "0", []string{"n", "ci", "enter"}, "✓ Copied the application secret ("},
+		{"webhook", "7", []string{"n", "https://hooks.example.com/in", "ctrl+s"}, "✓ Copied the signing secret ("},
+		{"API key", "", []string{"3", "n", "ci", "enter"}, "✓ Copied the API key ("},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var clip strings.Builder
+			o := Options{OrgID: s.orgID, Clipboard: &clip}
+			if tc.tab != "" {
+				o.AppID = s.app.ID
+			}
+			h := newHarness(t, data, o, 120, 30)
+			if tc.tab != "" {
+				h.press(tc.tab)
+			}
+			h.press(tc.keys...)
+			so, ok := h.m.over.(*secretOnce)
+			if !ok {
+				t.Fatalf("no secret-once modal:\n%s", h.view())
+			}
+			secret := so.secret
+			h.press("y")
+			h.contains(fmt.Sprintf("%s%d characters)", tc.want, len(secret)))
+			h.press("enter")
+			v := h.view()
+			for i := 0; i+6 <= len(secret); i++ {
+				if strings.Contains(v, secret[i:i+6]) {
+					t.Fatalf("%q of the plaintext is on screen after the modal closed:\n%s", secret[i:i+6], v)
+				}
+			}
+			if !strings.Contains(clip.String(), "\x1b]52;c;") {
+				t.Fatal("nothing was copied")
+			}
+		})
+	}
+}

@@ -139,7 +139,7 @@ var apiKeysSpec = &listSpec{
 				if err != nil {
 					return nil, err
 				}
-				return shownOnce{title: fmt.Sprintf("New API key %q", label), secret: plain}, nil
+				return shownOnce{title: fmt.Sprintf("New API key %q", label), secret: plain, noun: "API key"}, nil
 			}, l.showOnce)
 		}))
 	},
