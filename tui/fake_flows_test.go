@@ -206,3 +206,29 @@ func TestSecretCopyShowsNoPlaintext(t *testing.T) {
 		})
 	}
 }
+
+// TestGeneratedRowsMarked (docs/tui.md §8.2): esc from the generated keys
+// returns to Licenses on page 1 with the new rows marked, whatever page and
+// filter the list showed before.
+func TestGeneratedRowsMarked(t *testing.T) {
+	s := seed(t, 150)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("/", "inactive", "enter", "]")
+	if l.page != 2 {
+		t.Fatalf("page %d before generating, want 2", l.page)
+	}
+	h.press("n", "tab", "ctrl+u", "3", "enter")
+	h.contains("Generated 3 Pro licenses")
+	h.press("esc")
+	if _, ok := h.m.top().(*tabs); !ok || l.page != 1 || len(l.q.chips) != 0 {
+		t.Fatalf("after esc: top %T, page %d, chips %v; want Licenses on page 1 unfiltered", h.m.top(), l.page, l.q.chips)
+	}
+	h.contains("3 marked")
+	rows := l.rows()
+	for i, it := range rows[:4] {
+		_, marked := l.marked[l.spec.id(it)]
+		if marked != (i < 3) {
+			t.Fatalf("row %d marked %v; want the 3 new rows on top marked", i, marked)
+		}
+	}
+}

@@ -154,10 +154,16 @@ type generated struct {
 }
 
 // showGenerated opens the result screen of a generation over the list
-// reloaded with the new rows (an actionMsg.onResult).
+// reloaded with the new rows (an actionMsg.onResult). esc goes back to
+// that list on page 1, where the new rows are (newest first), marked for a
+// bulk action (docs/tui.md §8.2); a filter that could hide them is cleared.
 func (l *list) showGenerated(val any) tea.Cmd {
 	v := val.(generated)
-	return tea.Batch(l.reload(l.c), push(newGenerated(l.c, l.spec, v)), status(fmt.Sprintf("%s Generated %d licenses", l.c.g.ok, len(v.items)), false))
+	l.q, l.marked, l.flush = query{}, map[string]any{}, true
+	for _, it := range v.items {
+		l.marked[it.ID] = it
+	}
+	return tea.Batch(l.fetch(l.c, 1, placement{}), push(newGenerated(l.c, l.spec, v)), status(fmt.Sprintf("%s Generated %d licenses", l.c.g.ok, len(v.items)), false))
 }
 
 // newGenerated is the result screen: the new keys, to copy or open, in
