@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +231,31 @@ func TestGeneratedRowsMarked(t *testing.T) {
 		if marked != (i < 3) {
 			t.Fatalf("row %d marked %v; want the 3 new rows on top marked", i, marked)
 		}
+	}
+}
+
+// TestGenerateExtraEntitlements (docs/tui.md §8.2): the extra entitlements
+// are a multi-select of those the chosen plan does not grant; the picked
+// ones are sent by id.
+func TestGenerateExtraEntitlements(t *testing.T) {
+	f := newFake()
+	for i, key := range []string{"export.pdf", "beta", "cloud.sync"} {
+		f.ents = append(f.ents, &store.Entitlement{ID: fixedID(700 + i), Key: key, Name: key})
+	}
+	f.plans[0].Entitlements = []store.EntitlementRef{{ID: fixedID(700), Key: "export.pdf"}}
+	h := fakeHarness(t, f, 100, 30, Options{})
+	h.press("2", "n", "tab", "tab", "tab")
+	h.contains("Extra entitlements: none")
+	h.contains("▶ [ ] beta")
+	if v := h.view(); strings.Contains(v, "] export.pdf") {
+		t.Fatalf("an entitlement of the plan is offered:\n%s", v)
+	}
+	h.press("j", " ")
+	h.contains("[x] cloud.sync")
+	golden(t, "generate_entitlements_100x30", h.view())
+	h.press("enter")
+	h.contains("Generated 1 Pro licenses")
+	if want := []string{fixedID(702)}; !slices.Equal(f.genIn.EntitlementIDs, want) {
+		t.Fatalf("entitlements sent: %v, want %v", f.genIn.EntitlementIDs, want)
 	}
 }
