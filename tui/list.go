@@ -32,11 +32,14 @@ type listSpec struct {
 	// statuses are the status words of parse, which a palette argument may
 	// abbreviate (statusWords).
 	statuses []string
-	open     func(c *ctx, it any) screen
-	create   func(c *ctx, l *list) tea.Cmd // n
-	newKey   *binding                      // how n is named; keyNewItem when nil
-	actions  []*action
-	empty    string
+	// state is a row's status word, which says why a bulk change skips
+	// it ("3 already suspended are skipped"); nil for lists without one.
+	state   func(it any) string
+	open    func(c *ctx, it any) screen
+	create  func(c *ctx, l *list) tea.Cmd // n
+	newKey  *binding                      // how n is named; keyNewItem when nil
+	actions []*action
+	empty   string
 	// preview summarizes the selected row in a pane on wide terminals.
 	preview func(c *ctx, it any) []string
 }

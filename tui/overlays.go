@@ -117,6 +117,9 @@ type confirm struct {
 	opened      time.Time
 	bad         bool
 	run         func() tea.Cmd
+	// quiet cancels without a word: the quit question must not replace
+	// what the status line says (a bulk run's summary).
+	quiet bool
 }
 
 // guard is how long a typed confirmation ignores keys after opening.
@@ -130,14 +133,14 @@ func (*confirm) takesText() {}
 
 func (d *confirm) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	if k.Type == tea.KeyEsc {
-		return true, status("Cancelled", false)
+		return true, d.cancelled()
 	}
 	if d.word == "" {
 		if k.String() == "y" || k.String() == "Y" {
 			return true, d.run()
 		}
 		if k.String() == "n" || k.String() == "N" {
-			return true, status("Cancelled", false)
+			return true, d.cancelled()
 		}
 		return false, nil
 	}
@@ -154,6 +157,14 @@ func (d *confirm) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	d.typed.key(k)
 	d.bad = false
 	return false, nil
+}
+
+// cancelled is what closing without confirming says.
+func (d *confirm) cancelled() tea.Cmd {
+	if d.quiet {
+		return nil
+	}
+	return status("Cancelled", false)
 }
 
 func (d *confirm) view(c *ctx, w, h int) []string {

@@ -73,6 +73,7 @@ var webhooksSpec = &listSpec{
 		return []string{h.URL, strings.Join(h.Events, ","), h.Status, test, c.at(h.CreatedAt)}
 	},
 	id:      func(it any) string { return it.(*store.Webhook).ID },
+	state:   func(it any) string { return it.(*store.Webhook).Status },
 	primary: func(it any) string { return it.(*store.Webhook).URL },
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Webhook, error) {
 		return c.data.ListWebhooks(ctx, c.app())
