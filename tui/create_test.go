@@ -233,7 +233,7 @@ func TestEndUserRoles(t *testing.T) {
 	h.press("R")
 	h.contains("Remove a role from eve@example.com")
 	h.press("enter")
-	h.contains("Remove role beta from user eve@example.com?")
+	h.contains("Remove role beta from user eve@example.com in PRODUCTION?")
 	h.press("enter") // only y confirms
 	if got := roles(); len(got) != 1 {
 		t.Fatalf("enter removed the role: %v", got)

@@ -177,7 +177,7 @@ var removeRoleAction = &action{
 		f := newForm("Remove a role from "+c.label(u.Email), "remove", choiceField("role_id", "Role", u.Roles...))
 		f.submit = func(f *form) tea.Cmd {
 			r := f.get("role_id")
-			q := fmt.Sprintf("Remove role %s from user %s?", c.label(r), c.label(u.Email))
+			q := fmt.Sprintf("Remove role %s from user %s in %s?", c.label(r), c.label(u.Email), strings.ToUpper(c.env))
 			cons := []string{"Your application stops seeing the role for this user; r adds it back."}
 			return openOverlay(newConfirm(c, q, cons, "", func() tea.Cmd {
 				return c.act(l.ctx, l.sid, fmt.Sprintf("Removed role %s from %s", c.label(r), c.label(u.Email)), func(ctx context.Context) (any, error) {
