@@ -11,22 +11,69 @@ import (
 	"licensectl/store"
 )
 
-// targets are what an action applies to: the marked rows when there are
-// any, else the row under the cursor.
-func (l *list) targets(a *action) []any {
-	var out []any
-	if len(l.marked) > 0 {
-		for _, it := range l.marked {
-			if a.when == nil || a.when(it) {
-				out = append(out, it)
-			}
+// targets are the marked rows a applies to, and those it skips because
+// it does not apply to them (already suspended).
+func (l *list) targets(a *action) (ts, skipped []any) {
+	for _, it := range l.marked {
+		if a.when == nil || a.when(it) {
+			ts = append(ts, it)
+		} else {
+			skipped = append(skipped, it)
 		}
-		return out
 	}
-	if it := l.current(); it != nil && (a.when == nil || a.when(it)) {
-		out = append(out, it)
+	// The map's order is random: the run, its failures and the skipped
+	// states follow the ids, newest first as the lists show them (UUIDv7).
+	for _, s := range [][]any{ts, skipped} {
+		sort.Slice(s, func(i, j int) bool { return l.spec.id(s[i]) > l.spec.id(s[j]) })
 	}
-	return out
+	return ts, skipped
+}
+
+// skipNote says how many marked rows a bulk change skips and why, by their
+// state: "(3 already suspended are skipped)".
+func (l *list) skipNote(a *action, skipped []any) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	verb := "are"
+	if len(skipped) == 1 {
+		verb = "is"
+	}
+	if l.spec.state == nil {
+		return fmt.Sprintf(" (%d marked %s skipped: %s does not apply to them)", len(skipped), verb, strings.ToLower(a.verb))
+	}
+	var states []string
+	counts := map[string]int{}
+	for _, it := range skipped {
+		st := l.spec.state(it)
+		if st == a.did {
+			st = "already " + st
+		}
+		if counts[st] == 0 {
+			states = append(states, st)
+		}
+		counts[st]++
+	}
+	if len(states) == 1 {
+		return fmt.Sprintf(" (%d %s %s skipped)", len(skipped), states[0], verb)
+	}
+	parts := make([]string, len(states))
+	for i, st := range states {
+		parts[i] = fmt.Sprintf("%d %s", counts[st], st)
+	}
+	return fmt.Sprintf(" (%d %s skipped: %s)", len(skipped), verb, strings.Join(parts, ", "))
+}
+
+// plural is "1 license", "2 licenses", "2 deliveries".
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+	case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey"):
+		noun = noun[:len(noun)-1] + "ies"
+	default:
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // trigger opens the confirmation of a; the change runs only once confirmed.
@@ -42,15 +89,20 @@ func (l *list) trigger(c *ctx, a *action) tea.Cmd {
 		}
 		return l.runNow(c, a, it)
 	}
-	ts := l.targets(a)
-	env := strings.ToUpper(c.env)
-	switch len(ts) {
-	case 0:
-		return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
-	case 1:
-		return confirmAction(c, &l.screenBase, a, l.spec.noun, l.spec.primary(ts[0]), ts[0])
+	if len(l.marked) == 0 {
+		it := l.current()
+		if it == nil || a.when != nil && !a.when(it) {
+			return status(fmt.Sprintf("Nothing to %s here", strings.ToLower(a.verb)), true)
+		}
+		return confirmAction(c, &l.screenBase, a, l.spec.noun, l.spec.primary(it), it)
 	}
-	q := fmt.Sprintf("%s %d %ss in %s?", a.verb, len(ts), l.spec.noun, env)
+	// Marked rows are a bulk change even when one of them is eligible: the
+	// dialog names the count and what it skips (docs/tui.md §8.1).
+	ts, skipped := l.targets(a)
+	if len(ts) == 0 {
+		return status(fmt.Sprintf("Nothing to %s among the marked rows%s", strings.ToLower(a.verb), l.skipNote(a, skipped)), true)
+	}
+	q := fmt.Sprintf("%s %s in %s?%s", a.verb, plural(len(ts), l.spec.noun), strings.ToUpper(c.env), l.skipNote(a, skipped))
 	word := a.word
 	if word != "" {
 		word = fmt.Sprint(len(ts))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -34,6 +35,14 @@ func whole[T any](list func(ctx context.Context, c *ctx) ([]T, error)) func(ctx 
 func deleteAction(consequence string, run func(ctx context.Context, c *ctx, it any) error) *action {
 	return &action{b: keyDelete, verb: "Delete", ing: "Deleting", did: "deleted", word: "delete",
 		consequence: func(*ctx, any) []string { return []string{consequence} }, run: run}
+}
+
+// revokedState is the state word of a credential: revoked or active.
+func revokedState(revokedAt *time.Time) string {
+	if revokedAt != nil {
+		return "revoked"
+	}
+	return "active"
 }
 
 func optInt(p *int, none string) string {
@@ -132,6 +141,7 @@ var secretsSpec = &listSpec{
 		return []string{s.Label, s.Env, c.when(s.LastUsedAt), rev, c.at(s.CreatedAt)}
 	},
 	id:      func(it any) string { return it.(*store.AppSecret).ID },
+	state:   func(it any) string { return revokedState(it.(*store.AppSecret).RevokedAt) },
 	primary: func(it any) string { return it.(*store.AppSecret).Label },
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.AppSecret, error) {
 		return c.data.ListAppSecrets(ctx, c.app())
@@ -151,7 +161,7 @@ var secretsSpec = &listSpec{
 				if err != nil {
 					return nil, err
 				}
-				return shownOnce{title: fmt.Sprintf("New application secret %q (%s)", label, c.env), secret: plain}, nil
+				return shownOnce{title: fmt.Sprintf("New application secret %q (%s)", label, c.env), secret: plain, noun: "application secret"}, nil
 			}, l.showOnce)
 		}))
 	},
@@ -169,12 +179,12 @@ var secretsSpec = &listSpec{
 }
 
 // shownOnce is the answer of a create that returns a plaintext, for the
-// secret-once modal.
-type shownOnce struct{ title, secret string }
+// secret-once modal; noun names the plaintext when it is copied.
+type shownOnce struct{ title, secret, noun string }
 
 // showOnce shows a created plaintext in the secret-once modal, over the
 // list reloaded with the new row (an actionMsg.onResult).
 func (l *list) showOnce(val any) tea.Cmd {
 	v := val.(shownOnce)
-	return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: l.c.copy}), l.reload(l.c))
+	return tea.Batch(openOverlay(&secretOnce{title: v.title, secret: v.secret, clip: l.c.copySecret(v.noun)}), l.reload(l.c))
 }

@@ -20,10 +20,11 @@ import (
 const maxOSC52 = 74994
 
 // copiedMsg reports a copy, echoed in the status line so that the user can
-// tell when the terminal dropped it.
+// tell when the terminal dropped it. echo is what the line says was
+// copied: never a secret's plaintext (docs/tui.md §8.3).
 type copiedMsg struct {
-	value string
-	err   error
+	echo string
+	err  error
 }
 
 // Clipboard modes (tui.clipboard).
@@ -41,6 +42,19 @@ const (
 // wrapped for screen. The desktop's tool (wl-copy, xclip, xsel, pbcopy) is
 // added only where it would reach the user: a local display, no SSH.
 func (c *ctx) copy(value string) tea.Cmd {
+	return c.copyAs(value, c.echo(value))
+}
+
+// copySecret copies a plaintext shown once; the status line names what
+// was copied (noun) and its length, none of its characters.
+func (c *ctx) copySecret(noun string) func(string) tea.Cmd {
+	return func(value string) tea.Cmd {
+		return c.copyAs(value, fmt.Sprintf("the %s (%d characters)", noun, len([]rune(value))))
+	}
+}
+
+// copyAs copies value and reports echo as what was copied.
+func (c *ctx) copyAs(value, echo string) tea.Cmd {
 	if value == "" {
 		return nil
 	}
@@ -55,26 +69,26 @@ func (c *ctx) copy(value string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		if mode == ClipOff {
-			return copiedMsg{value: value, err: errNoClipboard}
+			return copiedMsg{echo: echo, err: errNoClipboard}
 		}
 		var nativeErr error
 		if native {
 			nativeErr = copyNative(value)
 		}
 		if mode == ClipNative {
-			return copiedMsg{value: value, err: nativeErr}
+			return copiedMsg{echo: echo, err: nativeErr}
 		}
 		s := seq.String()
 		switch {
 		case len(s) > maxOSC52 && native && nativeErr == nil:
-			return copiedMsg{value: value}
+			return copiedMsg{echo: echo}
 		case len(s) > maxOSC52:
-			return copiedMsg{value: value, err: errTooLong}
+			return copiedMsg{echo: echo, err: errTooLong}
 		case out == nil:
-			return copiedMsg{value: value, err: errNoClipboard}
+			return copiedMsg{echo: echo, err: errNoClipboard}
 		}
 		_, err := io.WriteString(out, s)
-		return copiedMsg{value: value, err: err}
+		return copiedMsg{echo: echo, err: err}
 	}
 }
 
@@ -126,11 +140,16 @@ func (c *ctx) copiedStatus(m copiedMsg) (string, bool) {
 	if m.err != nil {
 		return c.g.fail + " copy: " + m.err.Error(), false
 	}
-	v := m.value
+	return c.g.ok + " Copied " + m.echo, true
+}
+
+// echo is how the status line names a copied value: a license key
+// shortened, a block by its line count, anything else up to 40 cells.
+func (c *ctx) echo(v string) string {
 	if len(v) == 29 {
-		v = c.shortKey(v)
+		return c.shortKey(v)
 	} else if n := strings.Count(v, "\n"); n > 0 {
-		v = fmt.Sprintf("%d lines", n+1)
+		return fmt.Sprintf("%d lines", n+1)
 	}
-	return c.g.ok + " Copied " + truncate(v, 40), true
+	return truncate(v, 40)
 }

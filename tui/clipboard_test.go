@@ -84,8 +84,16 @@ func TestShowValue(t *testing.T) {
 	f := newFake()
 	h := fakeHarness(t, f, 100, 30, Options{})
 	h.press("2", "v")
-	h.contains("Select it with the mouse")
-	h.contains("│ " + f.licenses[0].Key)
-	h.press("esc", "enter", "v")
-	h.contains("Select it with the mouse")
+	lines := strings.Split(h.view(), "\n")
+	if len(lines) != 30 || lines[0] != f.licenses[0].Key || strings.TrimSpace(strings.Join(lines[1:29], "")) != "" ||
+		lines[29] != "select it with the mouse · any key returns" {
+		t.Fatalf("v does not show the key alone:\n%s", h.view())
+	}
+	h.press("esc")
+	h.contains("[2 Licenses]")
+	h.press("enter", "v")
+	h.contains(f.licenses[0].Key + "\n")
+	if v := h.view(); strings.Contains(v, "Would a session") {
+		t.Fatalf("the detail shows under the value:\n%s", v)
+	}
 }

@@ -3,9 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -202,45 +200,27 @@ func createWebhook(c *ctx, l *list) tea.Cmd {
 		return openOverlay(webhookForm(c, l, reg, nil))
 	}
 	return c.load(l.ctx, l.sid, l.gen, "form", func(ctx context.Context) (any, error) {
-		// Without the list the form still works: the store checks the names.
+		// Without the list the form still offers * and license.*.
 		names, _ := ev.WebhookEvents(ctx)
 		return webhookForm(c, l, reg, names), nil
 	})
 }
 
+// webhookForm is the URL and a multi-select of the events: every name
+// the backend offers, after "*" and "license.*" (docs/tui.md §5.8).
+// "license.*" is picked, the family most endpoints want.
 func webhookForm(c *ctx, l *list, reg webhookRegistrar, names []string) *form {
-	events := textField("events", "Events", true).set("license.*")
-	events.hint = "comma-separated names, families such as license.*, or *"
-	if len(names) > 0 {
-		// Every name would not fit on a screen: the families do, and the
-		// store names an unknown event under the field.
-		var fams []string
-		for _, n := range names {
-			if fam, _, ok := strings.Cut(n, "."); ok && !slices.Contains(fams, fam+".*") {
-				fams = append(fams, fam+".*")
-			}
-		}
-		example := names[0]
-		if i := slices.Index(names, store.EventLicenseCreated); i >= 0 {
-			example = names[i]
-		}
-		events.hint = "comma-separated: * or " + strings.Join(fams, " ") + ", or names such as " + example
-	}
+	events := multiField("events", "Events", append([]string{"*", "license.*"}, names...)...).set("license.*")
+	events.required = true
 	f := newForm("Register a webhook", "register", textField("url", "URL", true), events)
 	f.submit = func(f *form) tea.Cmd {
-		u := f.get("url")
-		var evs []string
-		for _, p := range strings.Split(f.get("events"), ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				evs = append(evs, p)
-			}
-		}
+		u, evs := f.get("url"), f.field("events").values()
 		return f.run(c, l, "Registered webhook "+c.label(u), func(ctx context.Context) (any, error) {
 			w, err := reg.RegisterWebhook(ctx, c.app(), u, evs)
 			if err != nil {
 				return nil, err
 			}
-			return shownOnce{title: fmt.Sprintf("Signing secret of %s", store.Printable(w.URL)), secret: w.Secret}, nil
+			return shownOnce{title: fmt.Sprintf("Signing secret of %s", store.Printable(w.URL)), secret: w.Secret, noun: "signing secret"}, nil
 		}, l.showOnce)
 	}
 	return f

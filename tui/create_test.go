@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/server/client"
 	"licensectl/store"
 	"licensectl/store/bolt"
 )
@@ -126,11 +127,23 @@ func TestRegisterWebhook(t *testing.T) {
 	h := newHarness(t, data, Options{OrgID: s.orgID, AppID: s.app.ID}, 120, 30)
 	h.press("7", "n")
 	h.contains("Register a webhook")
-	h.contains("webhook.*") // the families of the names the backend offers
-	h.contains("such as license.created")
-	h.press("https://hooks.example.com/in", "tab", "ctrl+u", "license.*, nope.event", "enter")
-	h.contains("✗ events names an unknown event")
-	h.press("ctrl+u", "license.*, user.login", "enter")
+	h.contains("Events: license.*")
+	h.press("https://hooks.example.com/in", "tab")
+	// The events are a multi-select: * and license.* first, then every
+	// name the backend offers; license.* is picked.
+	h.contains("▶ [ ] *")
+	h.contains("[x] license.*")
+	h.contains("j/k move · space pick")
+	h.press("j", " ", "ctrl+s")
+	h.contains("✗ required") // nothing picked: nothing is sent
+	h.press(" ")
+	for range slices.Index(store.Events(), "user.login") + 1 {
+		h.press("j")
+	}
+	h.contains("▶ [ ] user.login")
+	h.press(" ")
+	h.contains("Events: license.*, user.login")
+	h.press("enter")
 	h.contains("Signing secret of https://hooks.example.com/in")
 	h.contains("This is the only time it is shown")
 	hooks, err := s.db.ListWebhooks(ctx, ref)
@@ -145,7 +158,7 @@ func TestRegisterWebhook(t *testing.T) {
 	}
 	h.press("enter")
 	h.contains("✓ Registered webhook https://hooks.example.com/in")
-	if len(data.registered) != 2 {
+	if len(data.registered) != 1 {
 		t.Fatalf("RegisterWebhook calls: %v", data.registered)
 	}
 }
@@ -220,7 +233,7 @@ func TestEndUserRoles(t *testing.T) {
 	h.press("R")
 	h.contains("Remove a role from eve@example.com")
 	h.press("enter")
-	h.contains("Remove role beta from user eve@example.com?")
+	h.contains("Remove role beta from user eve@example.com in PRODUCTION?")
 	h.press("enter") // only y confirms
 	if got := roles(); len(got) != 1 {
 		t.Fatalf("enter removed the role: %v", got)
@@ -238,4 +251,53 @@ func TestGoldenMemberForm(t *testing.T) {
 	h.press("2", "n", "ann@example.com", "tab", "tab", "Ann", "tab", "tab", "pw", "tab", "px", "enter")
 	h.contains("the two passwords differ")
 	golden(t, "member_form_80x24", h.view())
+}
+
+// remoteRegistrar registers webhooks through the server, as the CLI's
+// remote backend does.
+type remoteRegistrar struct{ *client.Client }
+
+func (r remoteRegistrar) RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
+	return r.CreateWebhook(ctx, ref, url, events)
+}
+
+// TestFormKeepsServerErrors (docs/tui.md §4.7, §12): a validation error of
+// the server keeps the form open with what was typed, the message under
+// the field it names. Over HTTP the error has no Field: the message names
+// it. An error naming no field of the form is shown at the form's foot.
+func TestFormKeepsServerErrors(t *testing.T) {
+	r := startRemoteApp(t, 1)
+	ctx := context.Background()
+	if _, err := r.srv.Store().RegisterEndUser(ctx, r.scope, "dave@example.com", "correct horse"); err != nil {
+		t.Fatal(err)
+	}
+	o := r.options()
+	o.Data = remoteRegistrar{o.Data.(*client.Client)}
+	h := newHarness(t, o.Data, o, 120, 30)
+
+	h.press("3", "r", "Bad Role!", "enter")
+	h.contains("Add a role to dave@example.com")
+	h.contains("Role: Bad Role!")
+	h.contains("✗ role_id must match")
+
+	h.press("esc", "7", "n", "not a url", "ctrl+s")
+	h.contains("Register a webhook")
+	h.contains("URL:    not a url")
+	h.contains("✗ url must be an absolute https URL")
+
+	h.press("esc", "esc")
+	h.m.stack = h.m.stack[:1] // the org home
+	h.press("2", "n", "ann@example.com", "tab", "tab", "tab", "tab", "short", "tab", "short", "ctrl+s")
+	h.contains("Add a member to")
+	h.contains("ann@example.com")
+	h.contains("✗ password")
+
+	// A field the form does not have: the message goes to the foot.
+	f := newForm("Test", "send", textField("name", "Name", false))
+	if !f.fail(store.Invalid("label", "label is required")) || f.err != "label is required" {
+		t.Fatalf("an error naming no field of the form: kept %v, foot %q", f.err != "", f.err)
+	}
+	if f.fail(store.Errorf(store.ECodeConflict, "taken")) {
+		t.Fatal("a conflict kept the form open")
+	}
 }

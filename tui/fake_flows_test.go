@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,107 @@ func TestSecretShownOnce(t *testing.T) {
 	}
 	if strings.Contains(h.view(), f.secret) {
 		t.Fatal("the plaintext is still on screen")
+	}
+}
+
+// TestSecretCopyShowsNoPlaintext (docs/tui.md §8.3, §14.8): copying a
+// secret in its modal echoes what was copied and its length, never any of
+// its characters, for every secret shown once: an application secret, an
+// API key and a webhook's signing secret.
+func TestSecretCopyShowsNoPlaintext(t *testing.T) {
+	t.Setenv("DISPLAY", "") // OSC 52 only: no desktop tool is run
+	t.Setenv("WAYLAND_DISPLAY", "")
+	s := seed(t, 0)
+	data := &registering{DB: s.db}
+	for _, tc := range []struct {
+		name, tab string
+		keys      []string
+		want      string
+	}{
+		{"app secret", "0", []string{"n", "ci", "enter"}, "✓ Copied the application secret ("},
+		{"webhook", "7", []string{"n", "https://hooks.example.com/in", "ctrl+s"}, "✓ Copied the signing secret ("},
+		{"API key", "", []string{"3", "n", "ci", "enter"}, "✓ Copied the API key ("},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var clip strings.Builder
+			o := Options{OrgID: s.orgID, Clipboard: &clip}
+			if tc.tab != "" {
+				o.AppID = s.app.ID
+			}
+			h := newHarness(t, data, o, 120, 30)
+			if tc.tab != "" {
+				h.press(tc.tab)
+			}
+			h.press(tc.keys...)
+			so, ok := h.m.over.(*secretOnce)
+			if !ok {
+				t.Fatalf("no secret-once modal:\n%s", h.view())
+			}
+			secret := so.secret
+			h.press("y")
+			h.contains(fmt.Sprintf("%s%d characters)", tc.want, len(secret)))
+			h.press("enter")
+			v := h.view()
+			for i := 0; i+6 <= len(secret); i++ {
+				if strings.Contains(v, secret[i:i+6]) {
+					t.Fatalf("%q of the plaintext is on screen after the modal closed:\n%s", secret[i:i+6], v)
+				}
+			}
+			if !strings.Contains(clip.String(), "\x1b]52;c;") {
+				t.Fatal("nothing was copied")
+			}
+		})
+	}
+}
+
+// TestGeneratedRowsMarked (docs/tui.md §8.2): esc from the generated keys
+// returns to Licenses on page 1 with the new rows marked, whatever page and
+// filter the list showed before.
+func TestGeneratedRowsMarked(t *testing.T) {
+	s := seed(t, 150)
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("/", "inactive", "enter", "]")
+	if l.page != 2 {
+		t.Fatalf("page %d before generating, want 2", l.page)
+	}
+	h.press("n", "tab", "ctrl+u", "3", "enter")
+	h.contains("Generated 3 Pro licenses")
+	h.press("esc")
+	if _, ok := h.m.top().(*tabs); !ok || l.page != 1 || len(l.q.chips) != 0 {
+		t.Fatalf("after esc: top %T, page %d, chips %v; want Licenses on page 1 unfiltered", h.m.top(), l.page, l.q.chips)
+	}
+	h.contains("3 marked")
+	rows := l.rows()
+	for i, it := range rows[:4] {
+		_, marked := l.marked[l.spec.id(it)]
+		if marked != (i < 3) {
+			t.Fatalf("row %d marked %v; want the 3 new rows on top marked", i, marked)
+		}
+	}
+}
+
+// TestGenerateExtraEntitlements (docs/tui.md §8.2): the extra entitlements
+// are a multi-select of those the chosen plan does not grant; the picked
+// ones are sent by id.
+func TestGenerateExtraEntitlements(t *testing.T) {
+	f := newFake()
+	for i, key := range []string{"export.pdf", "beta", "cloud.sync"} {
+		f.ents = append(f.ents, &store.Entitlement{ID: fixedID(700 + i), Key: key, Name: key})
+	}
+	f.plans[0].Entitlements = []store.EntitlementRef{{ID: fixedID(700), Key: "export.pdf"}}
+	h := fakeHarness(t, f, 100, 30, Options{})
+	h.press("2", "n", "tab", "tab", "tab")
+	h.contains("Extra entitlements: none")
+	h.contains("▶ [ ] beta")
+	if v := h.view(); strings.Contains(v, "] export.pdf") {
+		t.Fatalf("an entitlement of the plan is offered:\n%s", v)
+	}
+	h.press("j", " ")
+	h.contains("[x] cloud.sync")
+	golden(t, "generate_entitlements_100x30", h.view())
+	h.press("enter")
+	h.contains("Generated 1 Pro licenses")
+	if want := []string{fixedID(702)}; !slices.Equal(f.genIn.EntitlementIDs, want) {
+		t.Fatalf("entitlements sent: %v, want %v", f.genIn.EntitlementIDs, want)
 	}
 }

@@ -18,8 +18,11 @@ type fakeData struct {
 	licenses []*store.LicenseItem
 	// block, when set, makes ListLicenses wait for it to close.
 	block chan struct{}
-	// genErr is what GenerateLicenses returns.
+	// genErr is what GenerateLicenses returns; genIn is what it was asked.
 	genErr error
+	genIn  store.GenerateLicensesInput
+	// ents are what ListEntitlements answers.
+	ents   []*store.Entitlement
 	secret string
 	// audit, when set, is what ListAudit answers (one license.created
 	// entry otherwise).
@@ -77,7 +80,7 @@ func (f *fakeData) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Pl
 }
 
 func (f *fakeData) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
-	return nil, nil
+	return f.ents, nil
 }
 
 func (f *fakeData) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
@@ -111,6 +114,7 @@ func (f *fakeData) ListLicenses(ctx context.Context, s store.Scope, lf store.Lic
 }
 
 func (f *fakeData) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
+	f.genIn = in
 	if f.genErr != nil {
 		return nil, f.genErr
 	}

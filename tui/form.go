@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -16,14 +18,17 @@ type fieldForm interface {
 	fail(err error) bool
 }
 
-// field is one row of a form: typed text (masked for a password) or a
-// choice among fixed options.
+// field is one row of a form: typed text (masked for a password), a
+// choice among fixed options, or several of them (multi).
 type field struct {
 	name     string // the store.Error.Field it answers to
 	label    string
 	in       input
 	options  []string // a choice field when set
 	choice   int
+	multi    bool            // a multi-select over options
+	picked   map[string]bool // a multi-select's chosen options
+	at       int             // a multi-select's cursor among the options
 	required bool
 	hint     string // shown under the field while it has no error
 	// show draws a choice field's value when the option alone says too
@@ -52,9 +57,71 @@ func choiceField(name, label string, options ...string) *field {
 	return &field{name: name, label: label, options: options}
 }
 
-// value is the typed text, trimmed, or the chosen option ("" when there
-// is none to choose).
+// multiField picks any number of options: j/k (↑/↓) move among them and
+// space picks or drops one (docs/tui.md §5.8, §8.2).
+func multiField(name, label string, options ...string) *field {
+	f := choiceField(name, label, options...)
+	f.multi, f.picked = true, map[string]bool{}
+	return f
+}
+
+// values are a multi-select's picked options, in the options' order.
+func (f *field) values() []string {
+	var out []string
+	for _, o := range f.options {
+		if f.picked[o] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// setOptions replaces a multi-select's options (they depend on another
+// field); picks that are still offered stay picked.
+func (f *field) setOptions(options []string) {
+	for o := range f.picked {
+		if !slices.Contains(options, o) {
+			delete(f.picked, o)
+		}
+	}
+	f.options = options
+	f.at = min(f.at, max(0, len(options)-1))
+}
+
+// pick applies a key of a multi-select: j/k (↑/↓) move its cursor and
+// space toggles the option under it. It reports whether the key was the
+// field's: ↑/↓ past either end are not, and move to the next field.
+func (f *field) pick(k tea.KeyMsg) bool {
+	switch k.String() {
+	case "j", "down":
+		if f.at+1 < len(f.options) {
+			f.at++
+			return true
+		}
+		return k.String() == "j"
+	case "k", "up":
+		if f.at > 0 {
+			f.at--
+			return true
+		}
+		return k.String() == "k"
+	case " ":
+		if len(f.options) > 0 {
+			o := f.options[f.at]
+			f.picked[o] = !f.picked[o]
+			f.in.err = ""
+		}
+		return true
+	}
+	return false
+}
+
+// value is the typed text, trimmed, the chosen option ("" when there is
+// none to choose), or a multi-select's picks joined with commas.
 func (f *field) value() string {
+	if f.multi {
+		return strings.Join(f.values(), ",")
+	}
 	if f.options != nil {
 		if len(f.options) == 0 {
 			return ""
@@ -75,10 +142,15 @@ func (f *field) choose(step int) {
 // raw is the typed text as typed: a password's spaces are part of it.
 func (f *field) raw() string { return string(f.in.value) }
 
-// set fills a text field with a default, or chooses an option.
+// set fills a text field with a default, or chooses an option (picks
+// it, in a multi-select).
 func (f *field) set(v string) *field {
 	if f.options == nil {
 		f.in.set(v)
+		return f
+	}
+	if f.multi {
+		f.picked[v] = slices.Contains(f.options, v)
 		return f
 	}
 	for i, o := range f.options {
@@ -110,6 +182,12 @@ type form struct {
 	check func(f *form) bool
 	// submit sends the form; it runs in Update, so it only returns a command.
 	submit func(f *form) tea.Cmd
+	// changed, when set, runs after every key the form applies: a field
+	// whose options depend on another follows it.
+	changed func(f *form)
+	// err is a server's validation error that names no field of the form,
+	// shown at its foot until the next send.
+	err string
 }
 
 func newForm(title, verb string, fields ...*field) *form {
@@ -143,7 +221,19 @@ func (f *form) invalid(name, msg string) {
 }
 
 func (f *form) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	done, cmd := f.apply(k)
+	if !done && f.changed != nil {
+		f.changed(f)
+	}
+	return done, cmd
+}
+
+// apply is key without the changed hook.
+func (f *form) apply(k tea.KeyMsg) (bool, tea.Cmd) {
 	cur := f.fields[f.focus]
+	if cur.multi && !k.Alt && cur.pick(k) {
+		return false, nil
+	}
 	switch k.Type {
 	case tea.KeyEsc:
 		return true, status("Cancelled", false)
@@ -162,7 +252,7 @@ func (f *form) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	case tea.KeyCtrlS:
 		return f.send()
 	}
-	if cur.options != nil {
+	if cur.options != nil && !cur.multi {
 		switch k.String() {
 		case "left", "h":
 			cur.choose(-1)
@@ -171,13 +261,16 @@ func (f *form) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		}
 		return false, nil
 	}
-	cur.in.key(k)
+	if !cur.multi {
+		cur.in.key(k)
+	}
 	return false, nil
 }
 
 // send checks the form and submits it; the form stays open when it is not
 // ready, with the focus on the first field in error.
 func (f *form) send() (bool, tea.Cmd) {
+	f.err = ""
 	ok := true
 	for _, fl := range f.fields {
 		if fl.required && fl.value() == "" {
@@ -207,17 +300,27 @@ func (f *form) run(c *ctx, l *list, done string, fn func(ctx context.Context) (a
 	return c.actThen(l.ctx, l.sid, done, fn, onResult)
 }
 
-// fail puts a server error under its field; it reports whether it could.
+// fail keeps a server's validation error in the form: under the field it
+// names, else at the form's foot (docs/tui.md §12). Over HTTP the error
+// carries no Field, only a message that names the field first ("url must
+// be …", docs/design.md §7), so the field is read from the message then.
+// It reports whether the error was a validation error; any other error
+// closes the form and goes to the status line.
 func (f *form) fail(err error) bool {
 	e := store.AsError(err)
-	if e == nil || e.Field == "" {
+	if e == nil || e.Code != store.ECodeValidation && e.Field == "" {
 		return false
 	}
 	fl := f.field(e.Field)
-	if fl == nil {
-		return false
+	if fl == nil && e.Field == "" {
+		first, _, _ := strings.Cut(e.Message, " ")
+		fl = f.field(first)
 	}
-	fl.in.err = e.Message
+	if fl == nil {
+		f.err = store.ErrorMessage(err)
+		return true
+	}
+	fl.in.err = store.ErrorMessage(err)
 	for i := range f.fields {
 		if f.fields[i] == fl {
 			f.focus = i
@@ -239,6 +342,11 @@ func (f *form) view(c *ctx, w, h int) []string {
 		}
 		v := fl.in.view(i == f.focus)
 		switch {
+		case fl.multi:
+			v = strings.Join(fl.values(), ", ")
+			if v == "" {
+				v = "none"
+			}
 		case fl.show != nil:
 			v = fl.show(fl)
 		case fl.options != nil:
@@ -252,6 +360,9 @@ func (f *form) view(c *ctx, w, h int) []string {
 			label, indent = fl.label+":", "    "
 		}
 		lines = append(lines, marker+label+" "+v)
+		if fl.multi && i == f.focus {
+			lines = append(lines, fl.optionLines(c, strings.Repeat(" ", width(indent)-2), max(3, min(8, h-len(f.fields)-6)))...)
+		}
 		note := fl.hint
 		if fl.in.err != "" {
 			note = c.g.fail + " " + fl.in.err
@@ -260,8 +371,36 @@ func (f *form) view(c *ctx, w, h int) []string {
 			lines = append(lines, indent+l)
 		}
 	}
+	if f.err != "" {
+		lines = append(lines, wrapWords(c.g.fail+" "+f.err, w-4)...)
+	}
 	lines = append(lines, wrapWords(f.keys(c), w-4)...)
 	return box(c, f.title, lines, w)
+}
+
+// optionLines draws a multi-select's options, [x] when picked, with the
+// cursor on one; a window of at most rows follows the cursor, and a last
+// line counts the options out of it.
+func (f *field) optionLines(c *ctx, indent string, rows int) []string {
+	if len(f.options) == 0 {
+		return []string{indent + "  (nothing to choose)"}
+	}
+	top := min(max(0, f.at-rows/2), max(0, len(f.options)-rows))
+	var out []string
+	for i := top; i < min(len(f.options), top+rows); i++ {
+		box, cur := "[ ]", "  "
+		if f.picked[f.options[i]] {
+			box = "[x]"
+		}
+		if i == f.at {
+			cur = c.g.cursor + " "
+		}
+		out = append(out, indent+cur+box+" "+store.Printable(f.options[i]))
+	}
+	if hidden := len(f.options) - len(out); hidden > 0 {
+		out = append(out, fmt.Sprintf("%s  %s %d more (j/k)", indent, c.g.ellipsis, hidden))
+	}
+	return out
 }
 
 // keys is the form's keys line: what tab, ←/→, enter and esc do here.
@@ -270,10 +409,14 @@ func (f *form) keys(c *ctx) string {
 		return f.keysLine
 	}
 	keys := "tab next " + c.g.dot + " "
-	for _, fl := range f.fields {
-		if len(fl.options) > 1 {
-			keys += "←/→ choose " + c.g.dot + " "
-			break
+	if cur := f.fields[f.focus]; cur.multi {
+		keys += "j/k move " + c.g.dot + " space pick " + c.g.dot + " "
+	} else {
+		for _, fl := range f.fields {
+			if len(fl.options) > 1 && !fl.multi {
+				keys += "←/→ choose " + c.g.dot + " "
+				break
+			}
 		}
 	}
 	if f.focus == len(f.fields)-1 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,9 +67,12 @@ func newGenerateForm(l *list, cat catalogMsg) *form {
 	f := newForm("Generate licenses into "+strings.ToUpper(c.env), "generate", plan,
 		textField(fieldQuantity, "Quantity (1-1000)", false).set("1"),
 		textField(fieldExpires, "Expires (empty, 30d, 2027-01-01 or RFC 3339)", false),
-		textField(fieldEnts, "Extra entitlements (keys, comma-separated)", false))
+		multiField(fieldEnts, "Extra entitlements"))
 	f.compact, f.enterSends = true, true
-	f.keysLine = "tab next field " + c.g.dot + " ←/→ plan " + c.g.dot + " enter generate " + c.g.dot + " esc cancel"
+	// The extra entitlements are those the chosen plan does not grant.
+	f.changed = func(f *form) { f.field(fieldEnts).setOptions(extraEntitlements(cat, f.field(fieldPlan).choice)) }
+	f.changed(f)
+	f.keysLine = "tab next " + c.g.dot + " ←/→ plan " + c.g.dot + " j/k space pick " + c.g.dot + " enter generate " + c.g.dot + " esc cancel"
 	var in store.GenerateLicensesInput
 	f.check = func(f *form) (ok bool) {
 		in, ok = readGenerate(c, f, cat)
@@ -111,21 +115,27 @@ func readGenerate(c *ctx, f *form, cat catalogMsg) (store.GenerateLicensesInput,
 	} else {
 		in.ExpiresAt = t
 	}
-	for _, k := range strings.Split(f.get(fieldEnts), ",") {
-		if k = strings.TrimSpace(k); k == "" {
-			continue
-		}
-		found := false
+	for _, k := range f.field(fieldEnts).values() {
 		for _, e := range cat.ents {
-			if e.Key == k || e.ID == k {
-				in.EntitlementIDs, found = append(in.EntitlementIDs, e.ID), true
+			if e.Key == k {
+				in.EntitlementIDs = append(in.EntitlementIDs, e.ID)
 			}
-		}
-		if !found {
-			bad(fieldEnts, fmt.Sprintf("no entitlement %q", k))
 		}
 	}
 	return in, ok
+}
+
+// extraEntitlements are the keys of the entitlements that plan number
+// plan of cat does not grant already (docs/tui.md §8.2).
+func extraEntitlements(cat catalogMsg, plan int) []string {
+	out := []string{} // a multi-select with nothing to pick is still one
+	for _, e := range cat.ents {
+		if plan < len(cat.plans) && slices.ContainsFunc(cat.plans[plan].Entitlements, func(r store.EntitlementRef) bool { return r.ID == e.ID }) {
+			continue
+		}
+		out = append(out, e.Key)
+	}
+	return out
 }
 
 // parseExpiry reads "", "30d", a date or an RFC 3339 time.
@@ -154,10 +164,16 @@ type generated struct {
 }
 
 // showGenerated opens the result screen of a generation over the list
-// reloaded with the new rows (an actionMsg.onResult).
+// reloaded with the new rows (an actionMsg.onResult). esc goes back to
+// that list on page 1, where the new rows are (newest first), marked for a
+// bulk action (docs/tui.md §8.2); a filter that could hide them is cleared.
 func (l *list) showGenerated(val any) tea.Cmd {
 	v := val.(generated)
-	return tea.Batch(l.reload(l.c), push(newGenerated(l.c, l.spec, v)), status(fmt.Sprintf("%s Generated %d licenses", l.c.g.ok, len(v.items)), false))
+	l.q, l.marked, l.flush = query{}, map[string]any{}, true
+	for _, it := range v.items {
+		l.marked[it.ID] = it
+	}
+	return tea.Batch(l.fetch(l.c, 1, placement{}), push(newGenerated(l.c, l.spec, v)), status(fmt.Sprintf("%s Generated %d licenses", l.c.g.ok, len(v.items)), false))
 }
 
 // newGenerated is the result screen: the new keys, to copy or open, in

@@ -39,6 +39,9 @@ type ctx struct {
 	// sessions are the live session counts of the licenses and devices
 	// whose detail was loaded, by id, for the consequences in dialogs.
 	sessions map[string]int
+	// pings are the outcomes of this session's test pings, by webhook id,
+	// shown on the webhook's row (docs/tui.md §5.8).
+	pings map[string]string
 
 	// execProcess runs a program on the terminal (tea.ExecProcess when
 	// nil); tests run it directly.

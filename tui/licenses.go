@@ -89,6 +89,7 @@ var licensesSpec = &listSpec{
 			fmt.Sprintf("%d", l.DevicesCount), c.when(l.ExpiresAt), c.at(l.CreatedAt), tail(l.ID)}
 	},
 	id:      func(it any) string { return it.(*store.LicenseItem).ID },
+	state:   func(it any) string { return it.(*store.LicenseItem).Status },
 	primary: func(it any) string { return it.(*store.LicenseItem).Key },
 	fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		f := store.LicenseFilter{Status: q.status, PlanID: q.planID, Key: q.key, UserEmail: q.email, PageRequest: page}

@@ -34,7 +34,10 @@ type listSpec struct {
 	statuses []string
 	// bare is the filter prefix a plain word of a palette argument takes
 	// (event: on the audit logs, whose ":audit EVENT" names no prefix).
-	bare    string
+	bare string
+	// state is a row's status word, which says why a bulk change skips
+	// it ("3 already suspended are skipped"); nil for lists without one.
+	state   func(it any) string
 	open    func(c *ctx, it any) screen
 	create  func(c *ctx, l *list) tea.Cmd // n
 	newKey  *binding                      // how n is named; keyNewItem when nil

@@ -421,3 +421,43 @@ func TestWindowKeys(t *testing.T) {
 	h.press("?")
 	h.contains("one window down")
 }
+
+// TestBulkNamesSkipped (docs/tui.md §8.1): a bulk dialog counts the marked
+// rows it acts on and says which it skips and why; a marked set stays a
+// bulk change when one row is eligible; answering n to the quit question
+// keeps the run's summary.
+func TestBulkNamesSkipped(t *testing.T) {
+	s := seed(t, 6)
+	ctx := context.Background()
+	items := s.licenseItems(t)
+	for _, it := range items[:2] {
+		if _, err := s.db.SetLicenseStatus(ctx, s.scope(), it.ID, store.LicenseSuspended); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.SetLicenseStatus(ctx, s.scope(), items[2].ID, store.LicenseRevoked); err != nil {
+		t.Fatal(err)
+	}
+	h, l := s.licenses(t, s.db, Options{})
+	h.press("ctrl+a", "s")
+	h.contains("Suspend 3 licenses in PRODUCTION? (3 are skipped: 2 already suspended, 1 revoked)")
+	h.press("n", "esc", " ", " ", " ", " ", "s")
+	h.contains("Suspend 1 license in PRODUCTION? (3 are skipped: 2 already suspended, 1 revoked)")
+	h.press("esc", "esc", "g", " ", " ", "s")
+	h.contains("Nothing to suspend among the marked rows (2 already suspended are skipped)")
+	h.press("esc", "ctrl+a", "s", "y")
+	h.contains("✓ 3 suspended")
+	if len(l.marked) != 0 {
+		t.Fatal("marks kept after the bulk change")
+	}
+	// q while a change runs asks; n leaves the summary where it was.
+	h.m.c.acting++
+	h.press("q")
+	h.contains("Quit anyway?")
+	h.press("n")
+	h.m.c.acting--
+	h.contains("✓ 3 suspended")
+	if h.quit {
+		t.Fatal("n quit")
+	}
+}

@@ -50,6 +50,7 @@ var appsSpec = &listSpec{
 		return []string{a.Name, a.Slug, a.Status, c.at(a.CreatedAt)}
 	},
 	id:      func(it any) string { return it.(*store.Application).ID },
+	state:   func(it any) string { return it.(*store.Application).Status },
 	primary: func(it any) string { return it.(*store.Application).Slug },
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Application, error) {
 		return c.data.ListApplications(ctx, c.orgID)
@@ -128,6 +129,7 @@ var apiKeysSpec = &listSpec{
 		return []string{k.Label, c.when(k.LastUsedAt), rev, c.at(k.CreatedAt)}
 	},
 	id:      func(it any) string { return it.(*store.APIKey).ID },
+	state:   func(it any) string { return revokedState(it.(*store.APIKey).RevokedAt) },
 	primary: func(it any) string { return it.(*store.APIKey).Label },
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.APIKey, error) {
 		return c.data.ListAPIKeys(ctx, c.orgID)
@@ -139,7 +141,7 @@ var apiKeysSpec = &listSpec{
 				if err != nil {
 					return nil, err
 				}
-				return shownOnce{title: fmt.Sprintf("New API key %q", label), secret: plain}, nil
+				return shownOnce{title: fmt.Sprintf("New API key %q", label), secret: plain, noun: "API key"}, nil
 			}, l.showOnce)
 		}))
 	},

@@ -40,10 +40,35 @@ func (l *listing) view(c *ctx, w, h int) []string {
 	return box(c, l.title, append(lines, "esc/enter close"), w)
 }
 
-// showValue shows value alone, for a terminal that dropped an OSC 52 copy:
-// with the mouse off the user selects it by hand.
+// showValue shows value alone on the screen, for a terminal that dropped
+// an OSC 52 copy: with the mouse off the user selects it by hand, and no
+// border, header or other text shares its lines (docs/tui.md §11).
 func showValue(value string) tea.Cmd {
-	return openOverlay(&listing{title: "Select it with the mouse", lines: printableLines(value)})
+	return openOverlay(&alone{lines: printableLines(value)})
+}
+
+// alone is an overlay that replaces the whole screen: the value from its
+// first line, wrapped at the terminal's width only, and on the last line
+// how to leave. Any key leaves (bar ctrl+c, which quits).
+type alone struct{ lines []string }
+
+func (a *alone) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) { return true, nil }
+
+func (a *alone) view(c *ctx, w, h int) []string {
+	var out []string
+	for _, l := range a.lines {
+		r := []rune(l)
+		for len(r) > w {
+			out = append(out, string(r[:w]))
+			r = r[w:]
+		}
+		out = append(out, string(r))
+	}
+	out = out[:min(len(out), max(1, h-1))]
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	return append(out, "select it with the mouse "+c.g.dot+" any key returns")
 }
 
 // help lists the key table for this screen and everywhere; typing filters it.
@@ -117,6 +142,9 @@ type confirm struct {
 	opened      time.Time
 	bad         bool
 	run         func() tea.Cmd
+	// quiet cancels without a word: the quit question must not replace
+	// what the status line says (a bulk run's summary).
+	quiet bool
 }
 
 // guard is how long a typed confirmation ignores keys after opening.
@@ -130,14 +158,14 @@ func (*confirm) takesText() {}
 
 func (d *confirm) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	if k.Type == tea.KeyEsc {
-		return true, status("Cancelled", false)
+		return true, d.cancelled()
 	}
 	if d.word == "" {
 		if k.String() == "y" || k.String() == "Y" {
 			return true, d.run()
 		}
 		if k.String() == "n" || k.String() == "N" {
-			return true, status("Cancelled", false)
+			return true, d.cancelled()
 		}
 		return false, nil
 	}
@@ -154,6 +182,14 @@ func (d *confirm) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	d.typed.key(k)
 	d.bad = false
 	return false, nil
+}
+
+// cancelled is what closing without confirming says.
+func (d *confirm) cancelled() tea.Cmd {
+	if d.quiet {
+		return nil
+	}
+	return status("Cancelled", false)
 }
 
 func (d *confirm) view(c *ctx, w, h int) []string {

@@ -45,6 +45,7 @@ var usersSpec = &listSpec{
 		return []string{u.Email, u.Status, strings.Join(u.Roles, ","), c.when(u.LastLoginAt), c.at(u.CreatedAt), tail(u.ID)}
 	},
 	id:      func(it any) string { return it.(*store.EndUser).ID },
+	state:   func(it any) string { return it.(*store.EndUser).Status },
 	primary: func(it any) string { return it.(*store.EndUser).Email },
 	fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		p, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Status: q.status, Email: q.email, PageRequest: page})
@@ -111,6 +112,7 @@ var devicesSpec = &listSpec{
 		return []string{d.Fingerprint, d.Name, d.Platform, d.Status, deviceUser(c, d), fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
 	},
 	id:      func(it any) string { return it.(*store.Device).ID },
+	state:   func(it any) string { return it.(*store.Device).Status },
 	primary: func(it any) string { return it.(*store.Device).Fingerprint },
 	fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		p, err := c.data.ListDevices(ctx, c.scope(), store.StatusFilter{Status: q.status, Fingerprint: q.fingerprint, PageRequest: page})
@@ -175,7 +177,7 @@ var removeRoleAction = &action{
 		f := newForm("Remove a role from "+c.label(u.Email), "remove", choiceField("role_id", "Role", u.Roles...))
 		f.submit = func(f *form) tea.Cmd {
 			r := f.get("role_id")
-			q := fmt.Sprintf("Remove role %s from user %s?", c.label(r), c.label(u.Email))
+			q := fmt.Sprintf("Remove role %s from user %s in %s?", c.label(r), c.label(u.Email), strings.ToUpper(c.env))
 			cons := []string{"Your application stops seeing the role for this user; r adds it back."}
 			return openOverlay(newConfirm(c, q, cons, "", func() tea.Cmd {
 				return c.act(l.ctx, l.sid, fmt.Sprintf("Removed role %s from %s", c.label(r), c.label(u.Email)), func(ctx context.Context) (any, error) {

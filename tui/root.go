@@ -360,7 +360,9 @@ func (m *model) tabFromDetail(k tea.KeyMsg) tea.Cmd {
 // would cancel it half done (a bulk change) or leave its outcome unseen.
 func (m *model) askQuit() tea.Cmd {
 	if m.c.acting > 0 {
-		m.over = newConfirm(m.c, "An action is still running. Quit anyway? y/N", nil, "", m.quit)
+		d := newConfirm(m.c, "An action is still running. Quit anyway? y/N", nil, "", m.quit)
+		d.quiet = true
+		m.over = d
 		return nil
 	}
 	return m.quit()

@@ -79,7 +79,7 @@ func Run(parent context.Context, o Options) error {
 
 // newCtx makes the shared state of a session.
 func newCtx(o Options) *ctx {
-	c := &ctx{data: o.Data, sessions: map[string]int{}, orgID: o.OrgID, appID: o.AppID, env: o.Env, remote: o.Remote, readOnly: o.ReadOnly,
+	c := &ctx{data: o.Data, sessions: map[string]int{}, pings: map[string]string{}, orgID: o.OrgID, appID: o.AppID, env: o.Env, remote: o.Remote, readOnly: o.ReadOnly,
 		where: o.Where, cred: o.Credential, now: o.Now, refresh: o.Refresh, clip: o.Clipboard, clipMode: o.ClipboardMode,
 		mouse: o.Mouse, g: unicodeGlyphs, st: newStyles(o.Color), timeout: 5 * time.Second}
 	if c.clipMode == "" {

@@ -19,6 +19,9 @@ func (m *model) View() string {
 		lines := wrapWords(fmt.Sprintf("Terminal too small: %d×%d. licensectl tui needs at least %d×%d.", m.w, m.h, minWidth, minHeight), m.w)
 		return strings.Join(lines[:min(len(lines), max(1, m.h))], "\n")
 	}
+	if a, ok := m.over.(*alone); ok {
+		return strings.Join(a.view(c, m.w, m.h), "\n")
+	}
 	bodyH := m.h - 3
 	body := strings.Split(m.top().view(c, m.w, bodyH), "\n")
 	if m.over != nil {

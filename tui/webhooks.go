@@ -24,8 +24,12 @@ type pinger interface {
 	PingWebhook(ctx context.Context, ref store.AppRef, webhookID string) (*api.WebhookTestResult, error)
 }
 
-// pinged is the answer of a test ping, for the status line.
-type pinged struct{ r *api.WebhookTestResult }
+// pinged is the answer of a test ping of webhook id, for its row and the
+// status line.
+type pinged struct {
+	id string
+	r  *api.WebhookTestResult
+}
 
 func (p pinged) text(c *ctx) string {
 	if p.r.Success {
@@ -57,13 +61,19 @@ var webhooksSpec = &listSpec{
 		{title: "URL", min: 12, max: 60},
 		{title: "EVENTS", priority: 2, min: 6, max: 40},
 		{title: "STATUS", min: 8, max: 8},
+		{title: "LAST TEST", priority: 2, min: 9, max: 52},
 		{title: "CREATED", priority: 3, min: 7, max: 16},
 	},
 	cells: func(c *ctx, it any) []string {
 		h := it.(*store.Webhook)
-		return []string{h.URL, strings.Join(h.Events, ","), h.Status, c.at(h.CreatedAt)}
+		test := c.pings[h.ID]
+		if test == "" {
+			test = c.g.dash
+		}
+		return []string{h.URL, strings.Join(h.Events, ","), h.Status, test, c.at(h.CreatedAt)}
 	},
 	id:      func(it any) string { return it.(*store.Webhook).ID },
+	state:   func(it any) string { return it.(*store.Webhook).Status },
 	primary: func(it any) string { return it.(*store.Webhook).URL },
 	fetch: whole(func(ctx context.Context, c *ctx) ([]*store.Webhook, error) {
 		return c.data.ListWebhooks(ctx, c.app())
@@ -81,10 +91,11 @@ var webhooksSpec = &listSpec{
 				if err != nil {
 					return nil, err
 				}
-				return pinged{r}, nil
+				return pinged{id: it.(*store.Webhook).ID, r: r}, nil
 			},
 			onResult: func(c *ctx, l *list, val any) tea.Cmd {
 				p := val.(pinged)
+				c.pings[p.id] = p.text(c)
 				return tea.Batch(status(p.text(c), !p.r.Success), l.reload(c))
 			}},
 		webhookStatusAction(keyDisableHook, "Disable", "Disabling", "disabled", store.WebhookDisabled,

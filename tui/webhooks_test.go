@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,17 @@ func TestWebhooksTab(t *testing.T) {
 	}
 	h.press("y")
 	h.contains("✓ Disabled")
+	// The ping's outcome stays on the row once the status line moved on.
+	row := ""
+	for _, line := range strings.Split(h.view(), "\n") {
+		if strings.Contains(line, "https://hooks.example.com/licensectl") {
+			row = line
+			break
+		}
+	}
+	if !strings.Contains(row, "✗ failed HTTP 0 (no answer) · delivery "+tail(fixedID(77))) {
+		t.Fatalf("the ping's outcome is not on the row:\n%s", h.view())
+	}
 	if got, _ := s.db.ListWebhooks(ctx, ref); got[0].Status != store.WebhookDisabled {
 		t.Fatalf("status after p y: %s", got[0].Status)
 	}
