@@ -21,10 +21,10 @@ func newUserDetail(c *ctx, u *store.EndUser) screen {
 	spec := *licensesSpec
 	spec.name, spec.create = "Licenses of "+store.Printable(u.Email), nil
 	spec.empty = "No licenses are assigned to this user."
-	spec.fetch = func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+	spec.fetch = withDeviceLimits(func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		p, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{UserID: u.ID, Status: q.status, PageRequest: page})
 		return pageItems(p, err)
-	}
+	})
 	return &userDetail{list: newList(c, &spec), u: u}
 }
 
@@ -48,7 +48,7 @@ func newDeviceDetail(c *ctx, dv *store.Device) screen {
 	spec.name, spec.create, spec.paged = "Licenses on "+store.Printable(dv.Fingerprint), nil, false
 	spec.empty = "No license is bound to this device."
 	ids := dv.LicenseIDs
-	spec.fetch = whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) {
+	spec.fetch = withDeviceLimits(whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) {
 		var out []*store.LicenseItem
 		for _, id := range ids {
 			l, err := c.data.FindLicense(ctx, c.scope(), id)
@@ -58,7 +58,7 @@ func newDeviceDetail(c *ctx, dv *store.Device) screen {
 			out = append(out, &l.LicenseItem)
 		}
 		return out, nil
-	})
+	}))
 	return &deviceDetail{list: newList(c, &spec), d: dv}
 }
 

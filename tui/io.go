@@ -39,6 +39,9 @@ type ctx struct {
 	// sessions are the live session counts of the licenses and devices
 	// whose detail was loaded, by id, for the consequences in dialogs.
 	sessions map[string]int
+	// maxDevices are the device limits of the application's plans, by plan
+	// id, as read with the last page of licenses (withDeviceLimits).
+	maxDevices map[string]int
 
 	// execProcess runs a program on the terminal (tea.ExecProcess when
 	// nil); tests run it directly.

@@ -27,7 +27,7 @@ type listSpec struct {
 	cells   func(c *ctx, it any) []string
 	id      func(it any) string
 	primary func(it any) string // what y copies and messages name
-	fetch   func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error)
+	fetch   fetchFunc
 	parse   func(c *ctx, text string) query
 	// statuses are the status words of parse, which a palette argument may
 	// abbreviate (statusWords).
@@ -78,6 +78,9 @@ type placement struct {
 	id   string
 }
 
+// fetchFunc reads one page of a list (or the whole of a small one).
+type fetchFunc func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error)
+
 // fetched is what a spec's fetch read: the page's items, the count of all
 // matches and the cursor of the page after it ("" on the last page or for
 // a list loaded whole).
@@ -85,6 +88,10 @@ type fetched struct {
 	items []any
 	total int
 	next  string
+	// learn, when set, runs on the Update goroutine as the page is shown:
+	// what the fetch read beside the items (the plans' device limits) goes
+	// into ctx, where the cells read it.
+	learn func(c *ctx)
 }
 
 // pageResult is a page as fetched.
@@ -255,6 +262,9 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			l.touch(r.page)
 			if r.page == 1 && len(r.items) > 0 {
 				l.firstID, l.newer = l.spec.id(r.items[0]), 0
+			}
+			if r.learn != nil {
+				r.learn(c)
 			}
 			l.place(r.items, r.at)
 			if l.lookup && len(r.items) == 1 && l.spec.open != nil {
