@@ -24,6 +24,8 @@ type fakeData struct {
 	// audit, when set, is what ListAudit answers (one license.created
 	// entry otherwise).
 	audit []*store.AuditEntry
+	// webhooks are what ListWebhooks answers.
+	webhooks []*store.Webhook
 }
 
 func fixedID(n int) string { return fmt.Sprintf("0190a2b3-c4d5-7e6f-8a9b-%012d", n) }
@@ -78,6 +80,10 @@ func (f *fakeData) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Pl
 
 func (f *fakeData) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
 	return nil, nil
+}
+
+func (f *fakeData) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error) {
+	return f.webhooks, nil
 }
 
 func (f *fakeData) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
