@@ -98,3 +98,52 @@ func TestOverviewPulse(t *testing.T) {
 		})
 	}
 }
+
+// TestActivityRateAndGap (docs/tui.md §5.7, §10): the rate counts the
+// entries of the last minute by their own times (the backlog shown on
+// opening is not a burst), and a burst larger than a page leaves a gap row
+// that says how many entries it skipped.
+func TestActivityRateAndGap(t *testing.T) {
+	// entries makes n entries, newest first, ids from first+n-1 down to
+	// first, all at time at.
+	entries := func(first, n int, at time.Time) []*store.AuditEntry {
+		var out []*store.AuditEntry
+		for i := first + n - 1; i >= first; i-- {
+			out = append(out, &store.AuditEntry{ID: fixedID(1000 + i), Event: "license.created", Actor: store.Actor{Type: store.ActorAPIKey, ID: fixedID(60)},
+				Target: store.Target{Type: "license", ID: fixedID(100)}, CreatedAt: at})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		burst int // entries written after the TUI opened, then one poll
+		rate  string
+		gap   string // "" for no gap row
+	}{
+		{"backlog only", 0, "3 events/min", ""},
+		{"burst within a page", 40, "43 events/min", ""},
+		{"burst of exactly a page", perPage, "103 events/min", ""},
+		{"burst larger than a page", 150, "153 events/min", "… 50 more (open Audit)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake()
+			// 97 entries of an hour ago, then 3 of the last minute.
+			f.audit = append(entries(97, 3, fixedNow.Add(-20*time.Second)), entries(0, 97, fixedNow.Add(-time.Hour))...)
+			h := fakeHarness(t, f, 100, 30, Options{Remote: true})
+			h.press("5")
+			h.contains("Live activity · 3 events/min")
+			if tc.burst > 0 {
+				f.audit = append(entries(100, tc.burst, fixedNow.Add(-5*time.Second)), f.audit...)
+				a := h.m.top().(*tabs).cur().(*activity)
+				h.send(tickMsg{screen: a.sid})
+			}
+			h.contains("Live activity · " + tc.rate)
+			if tc.gap != "" {
+				h.press(strings.Repeat("j", perPage-1)) // down to the burst's oldest entry
+				h.contains(tc.gap)
+			} else if strings.Contains(h.view(), "more (open Audit)") {
+				t.Fatalf("a gap row without a gap:\n%s", h.view())
+			}
+		})
+	}
+}

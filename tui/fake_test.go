@@ -137,7 +137,11 @@ func (f *fakeData) ListDevices(ctx context.Context, s store.Scope, sf store.Stat
 
 func (f *fakeData) ListAudit(ctx context.Context, s store.Scope, af store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
 	if f.audit != nil {
-		return &store.Page[*store.AuditEntry]{Data: f.audit, Total: len(f.audit)}, nil
+		data := f.audit
+		if af.PerPage > 0 {
+			data = data[:min(len(data), af.PerPage)] // page 1, as Activity asks
+		}
+		return &store.Page[*store.AuditEntry]{Data: data, Total: len(f.audit)}, nil
 	}
 	e := &store.AuditEntry{ID: fixedID(50), Event: "license.created", Actor: store.Actor{Type: "api_key", ID: fixedID(60)},
 		Target: store.Target{Type: "license", ID: fixedID(100)}, CreatedAt: fixedNow.Add(-5 * time.Minute)}
