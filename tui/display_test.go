@@ -147,3 +147,74 @@ func TestActivityRateAndGap(t *testing.T) {
 		})
 	}
 }
+
+// outage is the fake, with billing, whose calls named in down fail with
+// err while err is set.
+type outage struct {
+	*billed
+	down map[string]bool
+	err  error
+}
+
+func (o *outage) failing(call string) error {
+	if o.down[call] {
+		return o.err
+	}
+	return nil
+}
+
+func (o *outage) ListLicenses(ctx context.Context, s store.Scope, lf store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
+	if err := o.failing("ListLicenses"); err != nil {
+		return nil, err
+	}
+	return o.billed.ListLicenses(ctx, s, lf)
+}
+
+func (o *outage) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
+	if err := o.failing("FindLicense"); err != nil {
+		return nil, err
+	}
+	return o.billed.FindLicense(ctx, s, id)
+}
+
+func (o *outage) BillingUsage(ctx context.Context, orgID string, at time.Time) (*store.Usage, error) {
+	if err := o.failing("BillingUsage"); err != nil {
+		return nil, err
+	}
+	return o.billed.BillingUsage(ctx, orgID, at)
+}
+
+// TestLoadErrorBody (docs/tui.md §12): every screen whose first load failed
+// says the error, when polling retries and the keys, in the same words, and
+// r loads it again at once.
+func TestLoadErrorBody(t *testing.T) {
+	const body = "✗ unavailable: cannot reach the server at http://127.0.0.1:19317  retrying in 2s · r retry now · q quit"
+	for _, tc := range []struct {
+		name   string
+		down   string
+		noApp  bool // the org home, where Usage is
+		keys   []string
+		loaded string
+	}{
+		{name: "Overview", down: "ListLicenses", loaded: "Getting started"},
+		{name: "Licenses", down: "ListLicenses", keys: []string{"2"}, loaded: "40 matching"},
+		{name: "License detail", down: "FindLicense", keys: []string{"2", "enter"}, loaded: "validate now?"},
+		{name: "Usage", down: "BillingUsage", noApp: true, keys: []string{"4"}, loaded: "runtime requests 7/10,000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake()
+			o := &outage{billed: &billed{fakeData: f, u: &store.Usage{PlanName: "Free", RuntimeRequests: store.UsageCount{Current: 7, Limit: 10_000}}},
+				down: map[string]bool{tc.down: true}, err: store.Errorf(store.ECodeUnavailable, "cannot reach the server at http://127.0.0.1:19317")}
+			opts := Options{Remote: true, OrgID: f.org.ID, AppID: f.app.ID, Where: "http://127.0.0.1:19317"}
+			if tc.noApp {
+				opts.AppID = ""
+			}
+			h := newHarness(t, o, opts, 120, 30)
+			h.press(tc.keys...)
+			h.contains(body)
+			o.err = nil
+			h.press("r")
+			h.contains(tc.loaded)
+		})
+	}
+}

@@ -198,6 +198,9 @@ func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 
 func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	if l.v == nil {
+		if retriesNow(k, l.err != nil) {
+			return true, l.reload(c)
+		}
 		return false, nil
 	}
 	ks := k.String()
@@ -250,7 +253,7 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 func (l *license) view(c *ctx, w, h int) string {
 	if l.v == nil {
 		if l.err != nil {
-			return c.g.fail + " " + errText(l.err) + "\n  ctrl+r retry " + c.g.dot + " esc back"
+			return c.loadFailed(l.err)
 		}
 		return "  loading" + c.g.ellipsis
 	}

@@ -244,9 +244,6 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 			if msg.err != nil {
 				l.err = msg.err
-				if c.retryNote() != "" {
-					return nil // the root's status says how long polling waits
-				}
 				return readFailed(c, l.sid, msg.err)
 			}
 			r := msg.val.(pageResult)
@@ -361,8 +358,8 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, l.editKey(c, k)
 	}
 	ks := k.String()
-	if !l.loaded && l.err != nil && ks == "r" {
-		return true, l.reload(c) // nothing shown yet: r retries now
+	if retriesNow(k, !l.loaded && l.err != nil) {
+		return true, l.reload(c)
 	}
 	rows := l.rows()
 	half := max(1, l.height/2)

@@ -55,7 +55,7 @@ func (l *list) view(c *ctx, w, h int) string {
 	}
 	switch {
 	case !l.loaded && l.err != nil:
-		b.WriteString(c.g.fail + " " + errText(l.err) + c.retryNote() + " " + c.g.dot + " r retry now " + c.g.dot + " q quit")
+		b.WriteString(c.loadFailed(l.err))
 		return b.String()
 	case !l.loaded:
 		b.WriteString("  loading" + c.g.ellipsis)

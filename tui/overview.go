@@ -45,6 +45,9 @@ func (o *overview) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
 func (o *overview) keys(c *ctx) []*binding        { return []*binding{keyCopy, keyRefresh} }
 func (o *overview) init(c *ctx) tea.Cmd           { return tea.Batch(o.reload(c), o.tick(c)) }
 func (o *overview) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if retriesNow(k, o.p == nil && o.err != nil) {
+		return true, o.reload(c)
+	}
 	if c.matches(k.String(), keyCopy) && o.p != nil {
 		if env := o.p.app.Env(c.env); env != nil {
 			return true, c.copy(env.PublicKey)
@@ -156,7 +159,7 @@ func (o *overview) update(c *ctx, msg tea.Msg) tea.Cmd {
 func (o *overview) view(c *ctx, w, h int) string {
 	if o.p == nil {
 		if o.err != nil {
-			return c.g.fail + " " + errText(o.err) + "\n  ctrl+r retry " + c.g.dot + " q quit"
+			return c.loadFailed(o.err)
 		}
 		return "  loading" + c.g.ellipsis
 	}

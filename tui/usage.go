@@ -31,7 +31,12 @@ func (u *usage) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
 func (u *usage) keys(c *ctx) []*binding        { return []*binding{keyRefresh} }
 func (u *usage) init(c *ctx) tea.Cmd           { return u.reload(c) }
 
-func (u *usage) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) { return false, nil }
+func (u *usage) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if retriesNow(k, u.u == nil && u.err != nil) {
+		return true, u.reload(c)
+	}
+	return false, nil
+}
 
 func (u *usage) reload(c *ctx) tea.Cmd {
 	cx, gen := u.next()
@@ -72,7 +77,7 @@ func (c *ctx) quota(n store.UsageCount) string {
 func (u *usage) view(c *ctx, w, h int) string {
 	if u.u == nil {
 		if u.err != nil {
-			return c.g.fail + " " + errText(u.err)
+			return c.loadFailed(u.err)
 		}
 		return "  loading" + c.g.ellipsis
 	}
