@@ -132,5 +132,5 @@ func (c *ctx) copiedStatus(m copiedMsg) (string, bool) {
 	} else if n := strings.Count(v, "\n"); n > 0 {
 		v = fmt.Sprintf("%d lines", n+1)
 	}
-	return c.g.ok + " Copied " + truncate(v, 40), true
+	return c.g.ok + " Copied " + c.g.truncate(v, 40), true
 }

@@ -34,7 +34,7 @@ func (d *userDetail) view(c *ctx, w, h int) string {
 	u := d.u
 	head := fmt.Sprintf("User %s %s %s %s roles %s %s last login %s %s created %s", store.Printable(u.Email), c.g.dot, u.Status, c.g.dot,
 		strings.Join(u.Roles, ","), c.g.dot, c.when(u.LastLoginAt), c.g.dot, c.at(u.CreatedAt))
-	return truncate(head, w) + "\n" + d.list.view(c, w, h-1)
+	return c.g.truncate(head, w) + "\n" + d.list.view(c, w, h-1)
 }
 
 // deviceDetail is a device and the licenses bound to it.
@@ -93,5 +93,5 @@ func (d *deviceDetail) view(c *ctx, w, h int) string {
 	if n, ok := c.sessions[dv.ID]; ok {
 		head += fmt.Sprintf(" %s live sessions %d", c.g.dot, n)
 	}
-	return truncate(head, w) + "\n" + d.list.view(c, w, h-1)
+	return c.g.truncate(head, w) + "\n" + d.list.view(c, w, h-1)
 }

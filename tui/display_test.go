@@ -218,3 +218,44 @@ func TestLoadErrorBody(t *testing.T) {
 		})
 	}
 }
+
+// TestASCIIHasNoEllipsis (docs/tui.md §6): with --ascii, or a locale that is
+// not UTF-8, every ellipsis is "...": cut cells, the breadcrumb's key, the
+// tab keys in help and the filter's prompt.
+func TestASCIIHasNoEllipsis(t *testing.T) {
+	f := newFake()
+	short := f.licenses[0].Key[:5] + "..." + f.licenses[0].Key[24:]
+	for _, tc := range []struct {
+		name  string
+		w, h  int
+		keys  []string
+		wants []string
+	}{
+		{"licenses", 60, 16, []string{"2"}, []string{"1...0"}},
+		{"license detail", 100, 30, []string{"2", "enter"}, []string{"Licenses > " + short}},
+		{"license detail narrow", 60, 16, []string{"2", "enter"}, []string{"PROD..."}},
+		{"help", 80, 24, []string{"?"}, []string{"1...0"}},
+		{"filter", 100, 30, []string{"2", "/"}, []string{"fp:... ;"}},
+	} {
+		for _, locale := range []string{"ascii", "LANG=C"} {
+			t.Run(tc.name+"/"+locale, func(t *testing.T) {
+				o := Options{}
+				if locale == "ascii" {
+					o.ASCII = true
+				} else {
+					t.Setenv("LC_ALL", "")
+					t.Setenv("LC_CTYPE", "")
+					t.Setenv("LANG", "C")
+				}
+				h := fakeHarness(t, newFake(), tc.w, tc.h, o)
+				h.press(tc.keys...)
+				if v := h.view(); strings.Contains(v, "…") {
+					t.Fatalf("an ellipsis is drawn:\n%s", v)
+				}
+				for _, w := range tc.wants {
+					h.contains(w)
+				}
+			})
+		}
+	}
+}

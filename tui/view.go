@@ -38,9 +38,9 @@ func (m *model) View() string {
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.header())
 	for _, l := range body[:bodyH] {
-		lines = append(lines, truncate(l, m.w))
+		lines = append(lines, c.g.truncate(l, m.w))
 	}
-	lines = append(lines, m.statusLine(), truncate(footer(c.visible(m.top().keys(c)), m.w), m.w))
+	lines = append(lines, m.statusLine(), c.g.truncate(footer(c.g, c.visible(m.top().keys(c)), m.w), m.w))
 	return strings.Join(lines, "\n")
 }
 
@@ -77,10 +77,10 @@ func (m *model) header() string {
 	if width(left)+width(right)+1 > m.w {
 		// The mode keeps up to half the line: where the TUI acts is as
 		// important as what it shows.
-		right = truncate(right, max(m.w/2, m.w-width(left)-1))
-		left = truncate(left, m.w-width(right)-1)
+		right = c.g.truncate(right, max(m.w/2, m.w-width(left)-1))
+		left = c.g.truncate(left, m.w-width(right)-1)
 	}
-	return c.st.header.Render(spread(left, right, m.w))
+	return c.st.header.Render(c.g.spread(left, right, m.w))
 }
 
 // statusLine shows the last result and, on the right, "loading…" while any
@@ -102,5 +102,5 @@ func (m *model) statusLine() string {
 			left = c.st.err.Render(left)
 		}
 	}
-	return spread(truncate(left, m.w-width(right)-1), right, m.w)
+	return c.g.spread(c.g.truncate(left, m.w-width(right)-1), right, m.w)
 }
