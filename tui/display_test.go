@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -233,7 +234,7 @@ func TestASCIIHasNoEllipsis(t *testing.T) {
 	}{
 		{"licenses", 60, 16, []string{"2"}, []string{"1...0"}},
 		{"license detail", 100, 30, []string{"2", "enter"}, []string{"Licenses > " + short}},
-		{"license detail narrow", 60, 16, []string{"2", "enter"}, []string{"PROD..."}},
+		{"license detail narrow", 60, 16, []string{"2", "enter"}, []string{"PRODUCTION", "...tl.db"}},
 		{"help", 80, 24, []string{"?"}, []string{"1...0"}},
 		{"filter", 100, 30, []string{"2", "/"}, []string{"fp:... ;"}},
 	} {
@@ -254,6 +255,47 @@ func TestASCIIHasNoEllipsis(t *testing.T) {
 				}
 				for _, w := range tc.wants {
 					h.contains(w)
+				}
+			})
+		}
+	}
+}
+
+// TestHeaderKeepsEnvironmentAndKey (docs/tui.md §4.5, §6): however narrow the
+// terminal, the header shows the environment and the key's last four whole
+// (and READ-ONLY); the location is elided in its middle, keeping its start
+// and its end, and the breadcrumb's other parts are shortened.
+func TestHeaderKeepsEnvironmentAndKey(t *testing.T) {
+	const url = "http://127.0.0.1:19317"
+	for _, size := range [][2]int{{60, 16}, {80, 24}, {100, 30}} {
+		for _, tc := range []struct {
+			name  string
+			o     Options
+			keys  []string
+			wants []string
+		}{
+			{"remote overview", Options{Remote: true, Credential: "rnQ4"}, nil, []string{"PRODUCTION", "key …rnQ4", "remote http", "19317"}},
+			{"remote license", Options{Remote: true, Credential: "rnQ4"}, []string{"2", "enter"}, []string{"PRODUCTION", "key …rnQ4", "remote http", "19317"}},
+			{"remote read-only", Options{Remote: true, Credential: "rnQ4", ReadOnly: true}, []string{"2", "enter"}, []string{"PRODUCTION", "READ-ONLY", "key …rnQ4"}},
+			{"local license", Options{}, []string{"2", "enter"}, []string{"PRODUCTION", "local /", ".db"}},
+		} {
+			t.Run(fmt.Sprintf("%s/%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				h := fakeHarness(t, newFake(), size[0], size[1], tc.o)
+				if tc.o.Remote {
+					h.m.c.where = url
+				}
+				h.press(tc.keys...)
+				head := strings.Split(h.view(), "\n")[0]
+				if width(head) > size[0] {
+					t.Fatalf("header %q is wider than %d", head, size[0])
+				}
+				for _, w := range tc.wants {
+					if !strings.Contains(head, w) {
+						t.Errorf("header %q lacks %q", head, w)
+					}
+				}
+				if size[0] >= 100 && tc.o.Remote && !tc.o.ReadOnly && !strings.Contains(head, url) {
+					t.Errorf("header %q elides the URL at %d columns", head, size[0])
 				}
 			})
 		}

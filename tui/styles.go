@@ -58,6 +58,17 @@ func (g glyphs) truncate(s string, w int) string {
 	return ansi.Truncate(s, w, g.ellipsis)
 }
 
+// middle cuts s to w cells in its middle, keeping its start and end (a
+// URL's scheme and port, a path's file name).
+func (g glyphs) middle(s string, w int) string {
+	keep := w - width(g.ellipsis)
+	if width(s) <= w || keep < 2 {
+		return g.truncate(s, w)
+	}
+	head := keep / 2
+	return ansi.Truncate(s, head, "") + g.ellipsis + ansi.TruncateLeft(s, width(s)-(keep-head), "")
+}
+
 // padRight pads s with spaces to w cells (cutting it when longer).
 func (g glyphs) padRight(s string, w int) string {
 	s = g.truncate(s, w)
