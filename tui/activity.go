@@ -21,7 +21,8 @@ type activity struct {
 	screenBase
 	entries []*store.AuditEntry
 	lastID  string
-	total   int // the log's total at the last poll
+	polled  bool // a page was read: what the next one adds is new
+	total   int  // the log's total at the last poll
 	// gaps are the entries a burst larger than a page left out, by the id
 	// of the burst's oldest entry shown: its gap row comes under it.
 	gaps   map[string]int
@@ -92,14 +93,14 @@ func (a *activity) update(c *ctx, msg tea.Msg) tea.Cmd {
 				fresh = append(fresh, e)
 			}
 		}
-		if a.lastID != "" && len(fresh) > 0 && len(fresh) == len(page.Data) {
+		if a.polled && len(fresh) > 0 && len(fresh) == len(page.Data) {
 			// Nothing seen before is on the page: what the log grew by
 			// beyond it is the burst's part not shown (docs/tui.md §10).
 			if n := page.Total - a.total - len(fresh); n > 0 {
 				a.gaps[fresh[len(fresh)-1].ID] += n
 			}
 		}
-		a.total = page.Total
+		a.total, a.polled = page.Total, true
 		if len(fresh) > 0 {
 			a.lastID = fresh[0].ID
 			a.entries = append(fresh, a.entries...)

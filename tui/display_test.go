@@ -116,23 +116,28 @@ func TestActivityRateAndGap(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		name  string
-		burst int // entries written after the TUI opened, then one poll
-		rate  string
-		gap   string // "" for no gap row
+		name    string
+		backlog bool // 97 entries of an hour ago and 3 of the last minute; else an empty log
+		burst   int  // entries written after the TUI opened, then one poll
+		rate    string
+		gap     string // "" for no gap row
 	}{
-		{"backlog only", 0, "3 events/min", ""},
-		{"burst within a page", 40, "43 events/min", ""},
-		{"burst of exactly a page", perPage, "103 events/min", ""},
-		{"burst larger than a page", 150, "153 events/min", "… 50 more (open Audit)"},
+		{"backlog only", true, 0, "3 events/min", ""},
+		{"burst within a page", true, 40, "43 events/min", ""},
+		{"burst of exactly a page", true, perPage, "103 events/min", ""},
+		{"burst larger than a page", true, 150, "153 events/min", "… 50 more (open Audit)"},
+		{"burst into an empty log", false, 150, "150 events/min", "… 50 more (open Audit)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake()
-			// 97 entries of an hour ago, then 3 of the last minute.
-			f.audit = append(entries(97, 3, fixedNow.Add(-20*time.Second)), entries(0, 97, fixedNow.Add(-time.Hour))...)
+			start := "0"
+			f.audit = []*store.AuditEntry{}
+			if tc.backlog {
+				f.audit, start = append(entries(97, 3, fixedNow.Add(-20*time.Second)), entries(0, 97, fixedNow.Add(-time.Hour))...), "3"
+			}
 			h := fakeHarness(t, f, 100, 30, Options{Remote: true})
 			h.press("5")
-			h.contains("Live activity · 3 events/min")
+			h.contains("Live activity · " + start + " events/min")
 			if tc.burst > 0 {
 				f.audit = append(entries(100, tc.burst, fixedNow.Add(-5*time.Second)), f.audit...)
 				a := h.m.top().(*tabs).cur().(*activity)
