@@ -176,12 +176,12 @@ func (v *entryView) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 
 func (v *entryView) view(c *ctx, w, h int) string {
 	head := fmt.Sprintf("Audit entry %s %s %s (y copy JSON %s Y copy id)", v.e.Event, c.g.dot, c.at(v.e.CreatedAt), c.g.dot)
-	out := []string{c.st.title.Render(truncate(head, w))}
+	out := []string{c.st.title.Render(c.g.truncate(head, w))}
 	for _, l := range v.lines[min(v.top, len(v.lines)):] {
 		if len(out) >= h {
 			break
 		}
-		out = append(out, truncate(l, w))
+		out = append(out, c.g.truncate(l, w))
 	}
 	return strings.Join(out, "\n")
 }

@@ -17,7 +17,7 @@ var (
 )
 
 // whole makes a fetch of a small list that is loaded whole.
-func whole[T any](list func(ctx context.Context, c *ctx) ([]T, error)) func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+func whole[T any](list func(ctx context.Context, c *ctx) ([]T, error)) fetchFunc {
 	return func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		items, err := list(ctx, c)
 		if err != nil {

@@ -151,5 +151,5 @@ func (c *ctx) echo(v string) string {
 	} else if n := strings.Count(v, "\n"); n > 0 {
 		return fmt.Sprintf("%d lines", n+1)
 	}
-	return truncate(v, 40)
+	return c.g.truncate(v, 40)
 }

@@ -23,10 +23,10 @@ func newUserDetail(c *ctx, u *store.EndUser) screen {
 	spec := *licensesSpec
 	spec.name, spec.create = "Licenses of "+store.Printable(u.Email), nil
 	spec.empty = "No licenses are assigned to this user."
-	spec.fetch = func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+	spec.fetch = withDeviceLimits(func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		p, err := c.data.ListLicenses(ctx, c.scope(), store.LicenseFilter{UserID: u.ID, Status: q.status, PageRequest: page})
 		return pageItems(p, err)
-	}
+	})
 	return &userDetail{list: newList(c, &spec), u: u}
 }
 
@@ -98,7 +98,7 @@ func (d *userDetail) view(c *ctx, w, h int) string {
 		}
 		devs = fmt.Sprintf("Devices (%d)  %s", len(d.devs), strings.Join(parts, " "+c.g.dot+" "))
 	}
-	return truncate(head, w) + "\n" + truncate(devs, w) + "\n" + d.list.view(c, w, h-2)
+	return c.g.truncate(head, w) + "\n" + c.g.truncate(devs, w) + "\n" + d.list.view(c, w, h-2)
 }
 
 // deviceDetail is a device, its user and the licenses bound to it.
@@ -113,7 +113,7 @@ func newDeviceDetail(c *ctx, dv *store.Device) screen {
 	spec.name, spec.create, spec.paged = "Licenses on "+store.Printable(dv.Fingerprint), nil, false
 	spec.empty = "No license is bound to this device."
 	ids := dv.LicenseIDs
-	spec.fetch = whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) {
+	spec.fetch = withDeviceLimits(whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) {
 		var out []*store.LicenseItem
 		for _, id := range ids {
 			l, err := c.data.FindLicense(ctx, c.scope(), id)
@@ -123,7 +123,7 @@ func newDeviceDetail(c *ctx, dv *store.Device) screen {
 			out = append(out, &l.LicenseItem)
 		}
 		return out, nil
-	})
+	}))
 	return &deviceDetail{list: newList(c, &spec), d: dv}
 }
 
@@ -184,5 +184,5 @@ func (d *deviceDetail) view(c *ctx, w, h int) string {
 	if n, ok := c.sessions[dv.ID]; ok {
 		parts = append(parts, fmt.Sprintf("live sessions %d", n))
 	}
-	return truncate(strings.Join(parts, " "+c.g.dot+" "), w) + "\n" + d.list.view(c, w, h-1)
+	return c.g.truncate(strings.Join(parts, " "+c.g.dot+" "), w) + "\n" + d.list.view(c, w, h-1)
 }

@@ -27,6 +27,8 @@ type fakeData struct {
 	// audit, when set, is what ListAudit answers (one license.created
 	// entry otherwise).
 	audit []*store.AuditEntry
+	// webhooks are what ListWebhooks answers.
+	webhooks []*store.Webhook
 }
 
 func fixedID(n int) string { return fmt.Sprintf("0190a2b3-c4d5-7e6f-8a9b-%012d", n) }
@@ -83,6 +85,10 @@ func (f *fakeData) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*s
 	return f.ents, nil
 }
 
+func (f *fakeData) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error) {
+	return f.webhooks, nil
+}
+
 func (f *fakeData) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
 	return nil, nil
 }
@@ -135,7 +141,11 @@ func (f *fakeData) ListDevices(ctx context.Context, s store.Scope, sf store.Stat
 
 func (f *fakeData) ListAudit(ctx context.Context, s store.Scope, af store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
 	if f.audit != nil {
-		return &store.Page[*store.AuditEntry]{Data: f.audit, Total: len(f.audit)}, nil
+		data := f.audit
+		if af.PerPage > 0 {
+			data = data[:min(len(data), af.PerPage)] // page 1, as Activity asks
+		}
+		return &store.Page[*store.AuditEntry]{Data: data, Total: len(f.audit)}, nil
 	}
 	e := &store.AuditEntry{ID: fixedID(50), Event: "license.created", Actor: store.Actor{Type: "api_key", ID: fixedID(60)},
 		Target: store.Target{Type: "license", ID: fixedID(100)}, CreatedAt: fixedNow.Add(-5 * time.Minute)}

@@ -355,7 +355,7 @@ func (f *form) view(c *ctx, w, h int) []string {
 				v += "  " + strings.Join(fl.options, "/")
 			}
 		}
-		label, indent := padRight(fl.label+":", lw+1), strings.Repeat(" ", lw+4)
+		label, indent := c.g.padRight(fl.label+":", lw+1), strings.Repeat(" ", lw+4)
 		if f.compact {
 			label, indent = fl.label+":", "    "
 		}

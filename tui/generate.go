@@ -182,7 +182,7 @@ func newGenerated(c *ctx, licenses *listSpec, g generated) screen {
 	spec := *licenses
 	spec.name, spec.paged, spec.create, spec.actions = fmt.Sprintf("Generated %d %s licenses", len(g.items), g.plan), false, nil, nil
 	items := g.items
-	spec.fetch = whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) { return items, nil })
+	spec.fetch = withDeviceLimits(whole(func(ctx context.Context, c *ctx) ([]*store.LicenseItem, error) { return items, nil }))
 	return &generatedList{list: newList(c, &spec), all: items, plan: g.plan}
 }
 

@@ -42,6 +42,9 @@ type ctx struct {
 	// pings are the outcomes of this session's test pings, by webhook id,
 	// shown on the webhook's row (docs/tui.md §5.8).
 	pings map[string]string
+	// maxDevices are the device limits of the application's plans, by plan
+	// id, as read with the last page of licenses (withDeviceLimits).
+	maxDevices map[string]int
 
 	// execProcess runs a program on the terminal (tea.ExecProcess when
 	// nil); tests run it directly.

@@ -28,6 +28,12 @@ func bind(group, label, help string, keys ...string) *binding {
 	return &binding{keys: keys, label: label, help: help, group: group}
 }
 
+// shown is the key as the glyph set writes it: "1…0" is "1...0" with
+// --ascii (docs/tui.md §6).
+func (b *binding) shown(g glyphs) string {
+	return strings.ReplaceAll(b.label, unicodeGlyphs.ellipsis, g.ellipsis)
+}
+
 func mutating(b *binding) *binding { b.mutates = true; return b }
 
 func irreversible(b *binding) *binding { b.mutates, b.final = true, true; return b }
@@ -91,10 +97,10 @@ func (c *ctx) visible(bs []*binding) []*binding {
 
 // footer is the short help: the screen's keys, then the global ones, cut to
 // width with "? more" when they do not fit.
-func footer(bs []*binding, width int) string {
+func footer(g glyphs, bs []*binding, width int) string {
 	var parts []string
 	for _, b := range bs {
-		parts = append(parts, b.label+" "+b.help)
+		parts = append(parts, b.shown(g)+" "+b.help)
 	}
 	parts = append(parts, "/ filter", ": jump", "? help", "q quit")
 	line := ""
@@ -129,7 +135,7 @@ const helpKeyW = 10
 
 // helpRows is the key table for help: the screen's keys first, then the
 // global groups, filtered by q.
-func helpRows(screenKeys []*binding, q string) []helpRow {
+func helpRows(g glyphs, screenKeys []*binding, q string) []helpRow {
 	q = strings.ToLower(q)
 	var out []helpRow
 	groups := []struct {
@@ -148,20 +154,20 @@ func helpRows(screenKeys []*binding, q string) []helpRow {
 			bs   []*binding
 		}{g, bs})
 	}
-	for _, g := range groups {
+	for _, grp := range groups {
 		var rows []helpRow
-		for _, b := range g.bs {
+		for _, b := range grp.bs {
 			text := b.help
 			if b.final {
 				text += "  (irreversible)"
 			}
-			if q != "" && !strings.Contains(strings.ToLower(padRight(b.label, helpKeyW)+text), q) {
+			if q != "" && !strings.Contains(strings.ToLower(g.padRight(b.shown(g), helpKeyW)+text), q) {
 				continue
 			}
-			rows = append(rows, helpRow{key: b.label, text: text})
+			rows = append(rows, helpRow{key: b.shown(g), text: text})
 		}
 		if len(rows) > 0 {
-			out = append(out, helpRow{text: g.name})
+			out = append(out, helpRow{text: grp.name})
 			out = append(out, rows...)
 		}
 	}
@@ -170,16 +176,16 @@ func helpRows(screenKeys []*binding, q string) []helpRow {
 
 // lines lays a help row out in w cells: the text wraps at spaces under
 // itself, so that no word is cut in two.
-func (r helpRow) lines(w int) []string {
+func (r helpRow) lines(g glyphs, w int) []string {
 	if r.key == "" {
-		return []string{truncate(r.text, w)}
+		return []string{g.truncate(r.text, w)}
 	}
 	indent := strings.Repeat(" ", 2+helpKeyW)
 	wrapped := wrapWords(r.text, w-width(indent))
 	if len(wrapped) == 0 {
 		wrapped = []string{""}
 	}
-	out := []string{"  " + padRight(r.key, helpKeyW) + wrapped[0]}
+	out := []string{"  " + g.padRight(r.key, helpKeyW) + wrapped[0]}
 	for _, l := range wrapped[1:] {
 		out = append(out, indent+l)
 	}

@@ -49,30 +49,28 @@ type license struct {
 	pages         int       // device pages to read: 1 is the detail's own
 	advance       bool      // move down once the next page is read
 	form          fieldForm // the form whose request is running
+	// ellipsis is the glyph set's, for the breadcrumb: title has no ctx.
+	ellipsis string
 }
 
 func newLicense(c *ctx, id string) *license {
-	return &license{screenBase: newBase(c), id: id, pages: 1}
+	return &license{screenBase: newBase(c), id: id, pages: 1, ellipsis: c.g.ellipsis}
 }
 
 // newLicenseByKey opens the license with this (normalised) key.
 func newLicenseByKey(c *ctx, key string) *license {
-	return &license{screenBase: newBase(c), lookupKey: key, pages: 1}
+	return &license{screenBase: newBase(c), lookupKey: key, pages: 1, ellipsis: c.g.ellipsis}
 }
 
+// title is the key shortened for the breadcrumb: KAX7Q…C94DM.
 func (l *license) title() string {
+	if l.v != nil && len(l.v.d.Key) == 29 {
+		return l.v.d.Key[:5] + l.ellipsis + l.v.d.Key[24:]
+	}
 	if l.v != nil {
-		return c0(l.v.d.Key)
+		return l.v.d.Key
 	}
 	return "License"
-}
-
-// c0 shortens a key for the breadcrumb without a ctx.
-func c0(k string) string {
-	if len(k) == 29 {
-		return k[:5] + "…" + k[24:]
-	}
-	return k
 }
 
 func (l *license) capturing() bool               { return false }
@@ -209,6 +207,9 @@ func (l *license) update(c *ctx, msg tea.Msg) tea.Cmd {
 
 func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 	if l.v == nil {
+		if retriesNow(k, l.err != nil) {
+			return true, l.reload(c)
+		}
 		return false, nil
 	}
 	ks := k.String()
@@ -281,13 +282,13 @@ func (l *license) openDevice(c *ctx, fp string) tea.Cmd {
 func (l *license) view(c *ctx, w, h int) string {
 	if l.v == nil {
 		if l.err != nil {
-			return c.g.fail + " " + errText(l.err) + "\n  ctrl+r retry " + c.g.dot + " esc back"
+			return c.loadFailed(l.err)
 		}
 		return "  loading" + c.g.ellipsis
 	}
 	d, now := l.v.d, c.now()
 	var lines []string
-	lines = append(lines, spread("License "+d.Key, d.EffectiveStatus(now)+"   (y copy key "+c.g.dot+" Y copy id)", w))
+	lines = append(lines, c.g.spread("License "+d.Key, d.EffectiveStatus(now)+"   (y copy key "+c.g.dot+" Y copy id)", w))
 	user := c.g.dash
 	if d.UserEmail != "" {
 		user = d.UserEmail

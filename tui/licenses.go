@@ -74,7 +74,7 @@ var licensesSpec = &listSpec{
 		{title: "STATUS", min: 9, max: 9},
 		{title: "PLAN", priority: 2, min: 4, max: 16},
 		{title: "USER", priority: 3, min: 4, max: 24},
-		{title: "DEV", priority: 3, min: 3, max: 5},
+		{title: "DEV", priority: 3, min: 3, max: 7},
 		{title: "EXPIRES", priority: 4, min: 7, max: 16},
 		{title: "CREATED", priority: 5, min: 7, max: 16},
 		{title: "ID", priority: 6, min: 12, max: 12},
@@ -86,12 +86,12 @@ var licensesSpec = &listSpec{
 			user = c.g.dash
 		}
 		return []string{l.Key, l.EffectiveStatus(c.now()), l.PlanName, user,
-			fmt.Sprintf("%d", l.DevicesCount), c.when(l.ExpiresAt), c.at(l.CreatedAt), tail(l.ID)}
+			c.bound(l), c.when(l.ExpiresAt), c.at(l.CreatedAt), tail(l.ID)}
 	},
 	id:      func(it any) string { return it.(*store.LicenseItem).ID },
 	state:   func(it any) string { return it.(*store.LicenseItem).Status },
 	primary: func(it any) string { return it.(*store.LicenseItem).Key },
-	fetch: func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+	fetch: withDeviceLimits(func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
 		f := store.LicenseFilter{Status: q.status, PlanID: q.planID, Key: q.key, UserEmail: q.email, PageRequest: page}
 		if strings.HasPrefix(q.planID, "name:") {
 			plans, err := c.data.ListPlans(ctx, c.app())
@@ -110,7 +110,7 @@ var licensesSpec = &listSpec{
 		}
 		p, err := c.data.ListLicenses(ctx, c.scope(), f)
 		return pageItems(p, err)
-	},
+	}),
 	statuses: licenseStatuses,
 	parse: func(c *ctx, text string) query {
 		q := parseQuery(text, licenseStatuses, func(q *query, tok string) bool {
@@ -140,6 +140,39 @@ var licensesSpec = &listSpec{
 	newKey:  keyGenerate,
 	actions: licenseActions,
 	empty:   "No licenses in ENV yet. n generate · E switch to OTHER",
+}
+
+// withDeviceLimits reads the application's plans beside what fetch reads,
+// for DEV's bound/max (docs/tui.md §5.4). A plan's max_devices applies to its
+// licenses live, so the limits are read again with every page, not kept
+// from an earlier one; plans are few.
+func withDeviceLimits(fetch fetchFunc) fetchFunc {
+	return func(cx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error) {
+		f, err := fetch(cx, c, page, q)
+		if err != nil {
+			return f, err
+		}
+		plans, err := c.data.ListPlans(cx, c.app())
+		if err != nil {
+			return fetched{}, err
+		}
+		limits := make(map[string]int, len(plans))
+		for _, p := range plans {
+			limits[p.ID] = p.MaxDevices
+		}
+		f.learn = func(c *ctx) { c.maxDevices = limits }
+		return f, nil
+	}
+}
+
+// bound is a license's devices as bound/max ("1/2"); the max is a dash when
+// its plan is gone (a deleted plan's revoked or expired licenses stay).
+func (c *ctx) bound(l *store.LicenseItem) string {
+	limit, ok := c.maxDevices[l.PlanID]
+	if !ok {
+		return fmt.Sprintf("%d/%s", l.DevicesCount, c.g.dash)
+	}
+	return fmt.Sprintf("%d/%d", l.DevicesCount, limit)
 }
 
 // pageItems turns a typed page into the list's items.
@@ -254,7 +287,7 @@ func licensePreview(c *ctx, it any) []string {
 		" status    " + l.EffectiveStatus(c.now()),
 		" plan      " + store.Printable(l.PlanName),
 		" user      " + user,
-		fmt.Sprintf(" devices   %d bound", l.DevicesCount),
+		" devices   " + c.bound(l) + " bound",
 		" expires   " + c.when(l.ExpiresAt),
 		" activated " + c.when(l.ActivatedAt),
 		" created   " + c.at(l.CreatedAt),

@@ -27,7 +27,7 @@ type listSpec struct {
 	cells   func(c *ctx, it any) []string
 	id      func(it any) string
 	primary func(it any) string // what y copies and messages name
-	fetch   func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error)
+	fetch   fetchFunc
 	parse   func(c *ctx, text string) query
 	// statuses are the status words of parse, which a palette argument may
 	// abbreviate (paletteArg).
@@ -84,6 +84,9 @@ type placement struct {
 	id   string
 }
 
+// fetchFunc reads one page of a list (or the whole of a small one).
+type fetchFunc func(ctx context.Context, c *ctx, page store.PageRequest, q query) (fetched, error)
+
 // fetched is what a spec's fetch read: the page's items, the count of all
 // matches and the cursor of the page after it ("" on the last page or for
 // a list loaded whole).
@@ -91,6 +94,10 @@ type fetched struct {
 	items []any
 	total int
 	next  string
+	// learn, when set, runs on the Update goroutine as the page is shown:
+	// what the fetch read beside the items (the plans' device limits) goes
+	// into ctx, where the cells read it.
+	learn func(c *ctx)
 }
 
 // pageResult is a page as fetched.
@@ -267,9 +274,6 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			}
 			if msg.err != nil {
 				l.err = msg.err
-				if c.retryNote() != "" {
-					return nil // the root's status says how long polling waits
-				}
 				return readFailed(c, l.sid, msg.err)
 			}
 			r := msg.val.(pageResult)
@@ -285,6 +289,9 @@ func (l *list) update(c *ctx, msg tea.Msg) tea.Cmd {
 			l.touch(r.page)
 			if r.page == 1 && len(r.items) > 0 {
 				l.firstID, l.newer = l.spec.id(r.items[0]), 0
+			}
+			if r.learn != nil {
+				r.learn(c)
 			}
 			l.place(r.items, r.at)
 			if l.lookup && len(r.items) == 1 && l.spec.open != nil {
@@ -381,8 +388,8 @@ func (l *list) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, l.editKey(c, k)
 	}
 	ks := k.String()
-	if !l.loaded && l.err != nil && ks == "r" {
-		return true, l.reload(c) // nothing shown yet: r retries now
+	if retriesNow(k, !l.loaded && l.err != nil) {
+		return true, l.reload(c)
 	}
 	rows := l.rows()
 	window := max(1, l.height) // the rows the table showed last

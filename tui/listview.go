@@ -46,22 +46,22 @@ func (l *list) view(c *ctx, w, h int) string {
 	if len(l.marked) > 0 {
 		titleLeft += fmt.Sprintf(" %s %d marked", c.g.dot, len(l.marked))
 	}
-	b.WriteString(c.st.title.Render(spread(titleLeft, right, w)))
+	b.WriteString(c.st.title.Render(c.g.spread(titleLeft, right, w)))
 	b.WriteByte('\n')
 	bodyH := h - 1
 	l.rowsTop = 2 // the title and the table's header
 	if l.editing != nil {
 		l.rowsTop++
-		hint := "status:WORD plan:NAME, a key, an e-mail, fp:…"
+		hint := "status:WORD plan:NAME, a key, an e-mail, fp:" + c.g.ellipsis
 		if !l.spec.paged {
 			hint = "fuzzy, over every row"
 		}
-		b.WriteString(l.editing.view(true) + "   (" + hint + " ; enter apply · esc cancel)\n")
+		b.WriteString(l.editing.view(true) + "   (" + hint + " ; enter apply " + c.g.dot + " esc cancel)\n")
 		bodyH--
 	}
 	switch {
 	case !l.loaded && l.err != nil:
-		b.WriteString(c.g.fail + " " + errText(l.err) + c.retryNote() + " " + c.g.dot + " r retry now " + c.g.dot + " q quit")
+		b.WriteString(c.loadFailed(l.err))
 		return b.String()
 	case !l.loaded:
 		b.WriteString("  loading" + c.g.ellipsis)
@@ -91,7 +91,7 @@ func (l *list) view(c *ctx, w, h int) string {
 		// Wide terminals get the selected row's summary on the right, from
 		// the row itself: moving the cursor sends no request.
 		paneW := min(46, w/3)
-		b.WriteString(beside(l.tbl.view(c, w-paneW-1, bodyH), l.spec.preview(c, it), w-paneW-1, paneW, c.g.vbar))
+		b.WriteString(beside(c.g, l.tbl.view(c, w-paneW-1, bodyH), l.spec.preview(c, it), w-paneW-1, paneW))
 		return b.String()
 	}
 	b.WriteString(l.tbl.view(c, w, bodyH))
@@ -103,15 +103,15 @@ const previewMinWidth = 120
 
 // beside puts the lines of right next to those of left (cut to lw cells),
 // with a bar between them.
-func beside(left string, right []string, lw, rw int, bar string) string {
+func beside(g glyphs, left string, right []string, lw, rw int) string {
 	ls := strings.Split(left, "\n")
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		r := ""
 		if i < len(right) {
-			r = truncate(right[i], rw)
+			r = g.truncate(right[i], rw)
 		}
-		out[i] = padRight(l, lw) + bar + r
+		out[i] = g.padRight(l, lw) + g.vbar + r
 	}
 	return strings.Join(out, "\n")
 }

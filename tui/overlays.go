@@ -90,11 +90,11 @@ func (h *help) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 }
 
 func (h *help) view(c *ctx, w, ht int) []string {
-	rows := helpRows(c.visible(h.keys), h.filter.text())
+	rows := helpRows(c.g, c.visible(h.keys), h.filter.text())
 	inner := w - 4
 	var lines []string
 	for _, r := range rows {
-		lines = append(lines, r.lines(inner)...)
+		lines = append(lines, r.lines(c.g, inner)...)
 	}
 	if len(lines)+1 > ht-2 {
 		// Two columns when the list is longer than the screen; a row stays
@@ -103,7 +103,7 @@ func (h *help) view(c *ctx, w, ht int) []string {
 		var laid [][]string
 		total := 0
 		for _, r := range rows {
-			l := r.lines(colW)
+			l := r.lines(c.g, colW)
 			laid = append(laid, l)
 			total += len(l)
 		}
@@ -122,7 +122,7 @@ func (h *help) view(c *ctx, w, ht int) []string {
 				l = left[i]
 			}
 			if i < len(right) {
-				l = padRight(l, colW) + "  " + right[i]
+				l = c.g.padRight(l, colW) + "  " + right[i]
 			}
 			lines = append(lines, l)
 		}
@@ -261,16 +261,16 @@ func box(c *ctx, title string, lines []string, w int) []string {
 	if title == "" {
 		top = tl
 	}
-	out := []string{truncate(top+strings.Repeat(h, max(0, w-width(top)-1))+tr, w)}
+	out := []string{c.g.truncate(top+strings.Repeat(h, max(0, w-width(top)-1))+tr, w)}
 	for _, l := range lines {
 		// Long values (a secret, a key list) wrap rather than lose a part.
 		for width(l) > inner {
 			r := []rune(l)
 			cut := min(len(r), inner)
-			out = append(out, v+" "+padRight(string(r[:cut]), inner)+" "+v)
+			out = append(out, v+" "+c.g.padRight(string(r[:cut]), inner)+" "+v)
 			l = string(r[cut:])
 		}
-		out = append(out, v+" "+padRight(l, inner)+" "+v)
+		out = append(out, v+" "+c.g.padRight(l, inner)+" "+v)
 	}
 	return append(out, bl+strings.Repeat(h, max(0, w-2))+br)
 }

@@ -20,8 +20,12 @@ type pulse struct {
 	devices   map[string]int
 	plans     int
 	secrets   int
+	webhooks  int
 	activated bool
 	recent    []*store.AuditEntry
+	// requests are the month's runtime requests against the tier's limit;
+	// nil when the backend has no billing or the credential may not read it.
+	requests *store.UsageCount
 }
 
 // overview is the app dashboard's first tab.
@@ -41,6 +45,9 @@ func (o *overview) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
 func (o *overview) keys(c *ctx) []*binding        { return []*binding{keyCopy, keyRefresh} }
 func (o *overview) init(c *ctx) tea.Cmd           { return tea.Batch(o.reload(c), o.tick(c)) }
 func (o *overview) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if retriesNow(k, o.p == nil && o.err != nil) {
+		return true, o.reload(c)
+	}
 	if c.matches(k.String(), keyCopy) && o.p != nil {
 		if env := o.p.app.Env(c.env); env != nil {
 			return true, c.copy(env.PublicKey)
@@ -103,6 +110,19 @@ func readPulse(ctx context.Context, c *ctx) (*pulse, error) {
 			p.secrets++
 		}
 	}
+	hooks, err := c.data.ListWebhooks(ctx, c.app())
+	if err != nil {
+		return nil, err
+	}
+	p.webhooks = len(hooks)
+	if src, ok := c.data.(usageData); ok {
+		// Billing is not every credential's to read (a developer's key gets
+		// forbidden): the Overview then goes without the line, not without
+		// everything else.
+		if u, err := src.BillingUsage(ctx, c.orgID, c.now()); err == nil {
+			p.requests = &u.RuntimeRequests
+		}
+	}
 	a, err := c.data.ListAudit(ctx, s, store.AuditFilter{PageRequest: store.PageRequest{Page: 1, PerPage: 10}})
 	if err != nil {
 		return nil, err
@@ -139,7 +159,7 @@ func (o *overview) update(c *ctx, msg tea.Msg) tea.Cmd {
 func (o *overview) view(c *ctx, w, h int) string {
 	if o.p == nil {
 		if o.err != nil {
-			return c.g.fail + " " + errText(o.err) + "\n  ctrl+r retry " + c.g.dot + " q quit"
+			return c.loadFailed(o.err)
 		}
 		return "  loading" + c.g.ellipsis
 	}
@@ -158,6 +178,9 @@ func (o *overview) view(c *ctx, w, h int) string {
 		counts("Licenses", licenseStatuses, p.licenses),
 		counts("Users", []string{store.UserActive, store.UserBanned, store.UserDisabled}, p.users),
 		counts("Devices", []string{store.DeviceActive, store.DeviceBlocked}, p.devices))
+	if p.requests != nil {
+		lines = append(lines, "Runtime requests this month "+c.quota(*p.requests)+" (tier limit)")
+	}
 	if env := p.app.Env(c.env); env != nil {
 		lines = append(lines, "Public key "+env.PublicKey+"   (y copy)")
 	}
@@ -173,10 +196,12 @@ func (o *overview) view(c *ctx, w, h int) string {
 		total += n
 	}
 	lines = append(lines,
+		check(true, "an app exists ("+p.app.Slug+")", ""),
 		check(p.plans > 0, "a plan exists", "create one: "+o.newOn("Plans")),
 		check(total > 0, "a license is generated", o.newOn("Licenses")),
 		check(p.secrets > 0, "an application secret exists in "+c.env, o.newOn("Secrets")),
-		check(p.activated, "a license.activated event was seen", "activate from your application"))
+		check(p.webhooks > 0, "a webhook is registered", o.newOn("Webhooks")),
+		check(p.activated, "a license.activated event has been seen", "activate from your application"))
 	lines = append(lines, "", "Recent activity")
 	for _, e := range p.recent {
 		lines = append(lines, "  "+auditLine(c, e))

@@ -193,7 +193,7 @@ func (p *palette) view(c *ctx, w, h int) []string {
 		}
 		hints = append(hints, n)
 	}
-	lines = append(lines, truncate(strings.Join(hints, "  "), w-4))
+	lines = append(lines, c.g.truncate(strings.Join(hints, "  "), w-4))
 	typed := strings.ToLower(p.in.text())
 	var acts []string
 	for _, a := range p.m.selectionActions() {
@@ -202,7 +202,7 @@ func (p *palette) view(c *ctx, w, h int) []string {
 		}
 	}
 	if len(acts) > 0 {
-		lines = append(lines, truncate("on the selection: "+strings.Join(acts, c.g.dot+" "), w-4))
+		lines = append(lines, c.g.truncate("on the selection: "+strings.Join(acts, c.g.dot+" "), w-4))
 	}
 	return box(c, "Jump (tab completes, enter runs, esc closes)", lines, w)
 }

@@ -98,8 +98,23 @@ func status(text string, isErr bool) tea.Cmd {
 
 // readFailed reports in the status line that a read of screen sid failed;
 // it stays until that screen reads successfully (or the server answers
-// again after a back-off), not for the rest of the session.
+// again after a back-off), not for the rest of the session. While polling
+// backs off, the root's status already says how long it waits.
 func readFailed(c *ctx, sid uint64, err error) tea.Cmd {
+	if c.retryNote() != "" {
+		return nil
+	}
 	text := c.g.fail + " " + errText(err)
 	return func() tea.Msg { return statusMsg{text: text, err: true, read: sid} }
 }
+
+// loadFailed is the body of every screen whose first load failed, so that
+// nothing is shown yet (docs/tui.md §12): the error, when polling tries
+// again, and the keys that retry at once or quit.
+func (c *ctx) loadFailed(err error) string {
+	return c.g.fail + " " + errText(err) + c.retryNote() + " " + c.g.dot + " r retry now " + c.g.dot + " q quit"
+}
+
+// retriesNow reports whether k is the r that loadFailed offers, on a screen
+// whose first load failed.
+func retriesNow(k tea.KeyMsg, failed bool) bool { return failed && k.String() == "r" }

@@ -43,20 +43,35 @@ func newStyles(color bool) styles {
 // width is the number of terminal cells s takes, escape sequences aside.
 func width(s string) int { return ansi.StringWidth(s) }
 
-// truncate cuts s to w cells, ending with an ellipsis when cut.
-func truncate(s string, w int) string {
+// truncate cuts s to w cells, ending with the set's ellipsis when cut
+// (docs/tui.md §6: "..." with --ascii).
+func (g glyphs) truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
 	if width(s) <= w {
 		return s
 	}
-	return ansi.Truncate(s, w, "…")
+	if width(g.ellipsis) >= w {
+		return ansi.Truncate(s, w, "")
+	}
+	return ansi.Truncate(s, w, g.ellipsis)
+}
+
+// middle cuts s to w cells in its middle, keeping its start and end (a
+// URL's scheme and port, a path's file name).
+func (g glyphs) middle(s string, w int) string {
+	keep := w - width(g.ellipsis)
+	if width(s) <= w || keep < 2 {
+		return g.truncate(s, w)
+	}
+	head := keep / 2
+	return ansi.Truncate(s, head, "") + g.ellipsis + ansi.TruncateLeft(s, width(s)-(keep-head), "")
 }
 
 // padRight pads s with spaces to w cells (cutting it when longer).
-func padRight(s string, w int) string {
-	s = truncate(s, w)
+func (g glyphs) padRight(s string, w int) string {
+	s = g.truncate(s, w)
 	if n := w - width(s); n > 0 {
 		return s + strings.Repeat(" ", n)
 	}
@@ -64,10 +79,10 @@ func padRight(s string, w int) string {
 }
 
 // spread puts left and right on one line of w cells, the right side flush.
-func spread(left, right string, w int) string {
+func (g glyphs) spread(left, right string, w int) string {
 	gap := w - width(left) - width(right)
 	if gap < 1 {
-		return truncate(left+" "+right, w)
+		return g.truncate(left+" "+right, w)
 	}
 	return left + strings.Repeat(" ", gap) + right
 }

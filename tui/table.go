@@ -80,16 +80,16 @@ func (t *table) view(c *ctx, w, h int) string {
 	idx, widths := t.fit(w)
 	line := func(marker string, cells []string) string {
 		var l strings.Builder
-		l.WriteString(padRight(marker, 2))
+		l.WriteString(c.g.padRight(marker, 2))
 		for _, i := range idx {
 			cell := ""
 			if i < len(cells) {
 				cell = cells[i]
 			}
-			l.WriteString(padRight(cell, widths[i]))
+			l.WriteString(c.g.padRight(cell, widths[i]))
 			l.WriteString("  ")
 		}
-		return truncate(strings.TrimRight(l.String(), " "), w)
+		return c.g.truncate(strings.TrimRight(l.String(), " "), w)
 	}
 	titles := make([]string, len(t.cols))
 	for i, col := range t.cols {

@@ -110,7 +110,7 @@ func (t *tabs) view(c *ctx, w, h int) string {
 		t.spans = nil
 		bar = fmt.Sprintf("[%d %s]  (%d tabs: 1%s0, tab)", (t.active+1)%10, t.cur().title(), len(t.tabs), c.g.ellipsis)
 	}
-	return truncate(bar, w) + "\n" + t.cur().view(c, w, h-1)
+	return c.g.truncate(bar, w) + "\n" + t.cur().view(c, w, h-1)
 }
 
 // bar is the tab bar and the column where each tab's label starts; short

@@ -31,7 +31,12 @@ func (u *usage) escape(c *ctx) (bool, tea.Cmd) { return false, nil }
 func (u *usage) keys(c *ctx) []*binding        { return []*binding{keyRefresh} }
 func (u *usage) init(c *ctx) tea.Cmd           { return u.reload(c) }
 
-func (u *usage) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) { return false, nil }
+func (u *usage) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if retriesNow(k, u.u == nil && u.err != nil) {
+		return true, u.reload(c)
+	}
+	return false, nil
+}
 
 func (u *usage) reload(c *ctx) tea.Cmd {
 	cx, gen := u.next()
@@ -52,27 +57,31 @@ func (u *usage) update(c *ctx, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// quota is a count against its limit ("7/10,000"), -1 being no limit, and
+// says when the count is over it.
+func (c *ctx) quota(n store.UsageCount) string {
+	limit := "∞"
+	if c.g == asciiGlyphs {
+		limit = "unlimited"
+	}
+	if n.Limit != store.Unlimited {
+		limit = count(int(n.Limit))
+	}
+	q := count(int(n.Current)) + "/" + limit
+	if n.Limit != store.Unlimited && n.Current > n.Limit {
+		q += "  over limit"
+	}
+	return q
+}
+
 func (u *usage) view(c *ctx, w, h int) string {
 	if u.u == nil {
 		if u.err != nil {
-			return c.g.fail + " " + errText(u.err)
+			return c.loadFailed(u.err)
 		}
 		return "  loading" + c.g.ellipsis
 	}
-	gauge := func(name string, n store.UsageCount) string {
-		limit := "∞"
-		if c.g == asciiGlyphs {
-			limit = "unlimited"
-		}
-		if n.Limit != store.Unlimited {
-			limit = count(int(n.Limit))
-		}
-		line := fmt.Sprintf("  %s %s/%s", name, count(int(n.Current)), limit)
-		if n.Limit != store.Unlimited && n.Current > n.Limit {
-			line += "  over limit"
-		}
-		return line
-	}
+	gauge := func(name string, n store.UsageCount) string { return "  " + name + " " + c.quota(n) }
 	lines := []string{
 		fmt.Sprintf("Tier %s (%s) %s period from %s", u.u.PlanName, u.u.Status, c.g.dot, u.u.PeriodStart.Format("2006-01-02")),
 		"",

@@ -41,49 +41,111 @@ func (m *model) View() string {
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.header())
 	for _, l := range body[:bodyH] {
-		lines = append(lines, truncate(l, m.w))
+		lines = append(lines, c.g.truncate(l, m.w))
 	}
-	lines = append(lines, m.statusLine(), truncate(footer(c.visible(m.top().keys(c)), m.w), m.w))
+	lines = append(lines, m.statusLine(), c.g.truncate(footer(c.g, c.visible(m.top().keys(c)), m.w), m.w))
 	return strings.Join(lines, "\n")
 }
 
 // header is the breadcrumb on the left and the mode on the right; the
-// environment is always a word, and READ-ONLY is said.
+// environment is always a word, and READ-ONLY is said. On a narrow
+// terminal "licensectl" goes first; then the location (URL or data file,
+// elided in its middle) and the other breadcrumb parts are shortened, the
+// widest first, then the crumbs left of the environment go, so that the
+// environment, READ-ONLY and the key's last four stay whole
+// (docs/tui.md §4.5, §6).
 func (m *model) header() string {
 	c := m.c
 	crumbs := []string{"licensectl"}
+	env := -1 // the environment's crumb, never shortened
 	for _, s := range m.stack {
 		crumbs = append(crumbs, s.title())
 		if t, ok := s.(*tabs); ok && t.app {
-			env := strings.ToUpper(c.env)
+			word := strings.ToUpper(c.env)
 			if c.env == store.EnvProduction {
-				env = c.st.prod.Render(env)
+				word = c.st.prod.Render(word)
 			}
-			crumbs = append(crumbs, env, t.cur().title())
+			env = len(crumbs)
+			crumbs = append(crumbs, word, t.cur().title())
 		}
 	}
-	left := strings.Join(crumbs, " "+c.g.sep+" ")
-	right := "local " + c.where
+	mode, tailText := "local ", ""
 	if c.remote {
-		right = "remote " + c.where
+		mode = "remote "
 		if c.cred != "" {
-			right += " " + c.g.dot + " key " + c.g.ellipsis + c.cred
+			tailText = " " + c.g.dot + " key " + c.g.ellipsis + c.cred
 		}
 	}
 	if c.readOnly {
-		// First, so that a long data path never cuts it.
-		right = "READ-ONLY " + c.g.dot + " " + right
+		// First, so that it is read before a long location.
+		mode = "READ-ONLY " + c.g.dot + " " + mode
 	}
-	if width(left)+width(right)+1 > m.w {
-		left = strings.Join(crumbs[1:], " "+c.g.sep+" ")
+	// The shortened parts: the location, then every crumb but the
+	// environment, each with the width it may take.
+	full := append([]string{c.where}, crumbs...)
+	room := make([]int, len(full))
+	for i, s := range full {
+		room[i] = width(s)
 	}
-	if width(left)+width(right)+1 > m.w {
-		// The mode keeps up to half the line: where the TUI acts is as
-		// important as what it shows.
-		right = truncate(right, max(m.w/2, m.w-width(left)-1))
-		left = truncate(left, m.w-width(right)-1)
+	first := 0 // the first crumb shown
+	draw := func() (string, string) {
+		parts := make([]string, 0, len(crumbs))
+		for i := first; i < len(crumbs); i++ {
+			if i == env {
+				parts = append(parts, crumbs[i])
+			} else {
+				parts = append(parts, c.g.truncate(crumbs[i], room[i+1]))
+			}
+		}
+		return strings.Join(parts, " "+c.g.sep+" "), mode + c.g.middle(c.where, room[0]) + tailText
 	}
-	return c.st.header.Render(spread(left, right, m.w))
+	fits := func() bool {
+		left, right := draw()
+		return width(left)+1+width(right) <= m.w
+	}
+	// shrink takes a cell at a time from the widest part still above its
+	// floor, until the line fits or every part is at its floor.
+	shrink := func(whereFloor, crumbFloor int) {
+		for !fits() {
+			widest := -1
+			for i := range room {
+				floor := crumbFloor
+				if i == 0 {
+					floor = whereFloor
+				}
+				if env >= 0 && i == env+1 || i > 0 && i-1 < first || room[i] <= floor {
+					continue
+				}
+				if widest < 0 || room[i] > room[widest] {
+					widest = i
+				}
+			}
+			if widest < 0 {
+				return
+			}
+			room[widest]--
+		}
+	}
+	fit := func() {
+		for i, s := range full {
+			room[i] = width(s)
+		}
+		shrink(16, 8)
+		shrink(12, 4)
+	}
+	if !fits() {
+		first = 1 // "licensectl" goes first
+		fit()
+	}
+	// Then the crumbs left of the environment, the organization first:
+	// what the TUI acts in and where stays readable.
+	for !fits() && first < len(crumbs)-1 && (env < 0 || first < env) {
+		first++
+		fit()
+	}
+	shrink(1, 1)
+	left, right := draw()
+	return c.st.header.Render(c.g.spread(left, right, m.w))
 }
 
 // statusLine shows the last result and, on the right, "loading…" while any
@@ -105,5 +167,5 @@ func (m *model) statusLine() string {
 			left = c.st.err.Render(left)
 		}
 	}
-	return spread(truncate(left, m.w-width(right)-1), right, m.w)
+	return c.g.spread(c.g.truncate(left, m.w-width(right)-1), right, m.w)
 }

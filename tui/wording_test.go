@@ -19,8 +19,8 @@ func TestOverviewHintsNameTheirTabs(t *testing.T) {
 	f.plans, f.licenses = nil, nil // every checklist item open
 	h := fakeHarness(t, f, 100, 30, Options{})
 	hints := regexp.MustCompile(`n on (\w+) \((\d)\)`).FindAllStringSubmatch(h.view(), -1)
-	if len(hints) != 3 {
-		t.Fatalf("hints %v, want Plans, Licenses and Secrets:\n%s", hints, h.view())
+	if len(hints) != 4 {
+		t.Fatalf("hints %v, want Plans, Licenses, Secrets and Webhooks:\n%s", hints, h.view())
 	}
 	for _, hint := range hints {
 		tab, key := hint[1], hint[2]

@@ -108,13 +108,28 @@ func (c *Client) CreateAppSecret(ctx context.Context, ref store.AppRef, in store
 	return s, out.Plaintext, nil
 }
 
-// ListAppSecrets implements store.AppSecrets.
+// ListAppSecrets implements store.AppSecrets. The API names a secret's
+// environment by id only; its name (Env, as the store fills it) comes from
+// the application's environments, so that a remote caller reads what a
+// local one does (docs/tui.md §4.7).
 func (c *Client) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
 	var list []api.SecretItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "secrets"), org: ref.OrgID}, &list); err != nil {
 		return nil, err
 	}
-	return mapList(list, func(s api.SecretItem) *store.AppSecret { return s.Domain(ref) }), nil
+	app, err := c.FindApplication(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]string, len(app.Environments))
+	for _, e := range app.Environments {
+		names[e.ID] = e.Name
+	}
+	return mapList(list, func(s api.SecretItem) *store.AppSecret {
+		sec := s.Domain(ref)
+		sec.Env = names[s.EnvironmentID]
+		return sec
+	}), nil
 }
 
 // RevokeAppSecret implements store.AppSecrets.

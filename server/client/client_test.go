@@ -89,3 +89,50 @@ func TestBackupIncomplete(t *testing.T) {
 		t.Fatal("a backup cut short was accepted")
 	}
 }
+
+// TestListAppSecretsNamesTheEnvironment: the API's secret item has only the
+// environment's id; the client names it from the application, as the store
+// does, so local and remote callers read the same (docs/tui.md §4.7, §5.8).
+func TestListAppSecretsNamesTheEnvironment(t *testing.T) {
+	s := servertest.New(t)
+	org := s.NewOrg(t)
+	ctx := context.Background()
+	c := client.New(s.URL, org.APIKey)
+	app, err := c.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org.ID, Name: "photo-editor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := store.AppRef{OrgID: org.ID, AppID: app.ID}
+	want := map[string]string{} // label → environment name
+	for _, env := range app.Environments {
+		created, _, err := c.CreateAppSecret(ctx, ref, store.CreateSecretInput{EnvironmentID: env.ID, Label: "ci-" + env.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if created.Env != env.Name {
+			t.Fatalf("created secret's Env = %q, want %q", created.Env, env.Name)
+		}
+		want[created.Label] = env.Name
+	}
+	list, err := c.ListAppSecrets(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != len(want) {
+		t.Fatalf("%d secrets listed, want %d", len(list), len(want))
+	}
+	local, err := s.Store().ListAppSecrets(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range list {
+		if sec.Env != want[sec.Label] {
+			t.Errorf("secret %q: Env = %q, want %q", sec.Label, sec.Env, want[sec.Label])
+		}
+	}
+	for _, sec := range local {
+		if sec.Env != want[sec.Label] {
+			t.Errorf("the store's secret %q: Env = %q, want %q (the client must agree with it)", sec.Label, sec.Env, want[sec.Label])
+		}
+	}
+}
