@@ -261,7 +261,7 @@ func (r remoteRegistrar) RegisterWebhook(ctx context.Context, ref store.AppRef, 
 	return r.CreateWebhook(ctx, ref, url, events)
 }
 
-// TestFormKeepsServerErrors (docs/tui.md §4.7, §12): a validation error of
+// TestFormKeepsServerErrors (docs/tui.md §4, principle 7, and §12): a validation error of
 // the server keeps the form open with what was typed, the message under
 // the field it names. Over HTTP the error has no Field: the message names
 // it. An error naming no field of the form is shown at the form's foot.

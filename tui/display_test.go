@@ -266,7 +266,7 @@ func TestASCIIHasNoEllipsis(t *testing.T) {
 	}
 }
 
-// TestHeaderKeepsEnvironmentAndKey (docs/tui.md §4.5, §6): however narrow the
+// TestHeaderKeepsEnvironmentAndKey (docs/tui.md §4, principle 5, and §6): however narrow the
 // terminal, the header shows the environment and the key's last four whole
 // (and READ-ONLY); the location is elided in its middle, keeping its start
 // and its end, and the breadcrumb's other parts are shortened.

@@ -158,7 +158,7 @@ func TestSecretShownOnce(t *testing.T) {
 	}
 }
 
-// TestSecretCopyShowsNoPlaintext (docs/tui.md §8.3, §14.8): copying a
+// TestSecretCopyShowsNoPlaintext (docs/tui.md §8.3 and §14, item 8): copying a
 // secret in its modal echoes what was copied and its length, never any of
 // its characters, for every secret shown once: an application secret, an
 // API key and a webhook's signing secret.

@@ -53,7 +53,7 @@ func (m *model) View() string {
 // elided in its middle) and the other breadcrumb parts are shortened, the
 // widest first, then the crumbs left of the environment go, so that the
 // environment, READ-ONLY and the key's last four stay whole
-// (docs/tui.md §4.5, §6).
+// (docs/tui.md §4, principle 5, and §6).
 func (m *model) header() string {
 	c := m.c
 	crumbs := []string{"licensectl"}

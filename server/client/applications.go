@@ -111,7 +111,7 @@ func (c *Client) CreateAppSecret(ctx context.Context, ref store.AppRef, in store
 // ListAppSecrets implements store.AppSecrets. The API names a secret's
 // environment by id only; its name (Env, as the store fills it) comes from
 // the application's environments, so that a remote caller reads what a
-// local one does (docs/tui.md §4.7).
+// local one does (docs/tui.md §4, principle 7).
 func (c *Client) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
 	var list []api.SecretItem
 	if err := c.do(ctx, call{method: http.MethodGet, path: appPath(ref.AppID, "secrets"), org: ref.OrgID}, &list); err != nil {

@@ -92,7 +92,7 @@ func TestBackupIncomplete(t *testing.T) {
 
 // TestListAppSecretsNamesTheEnvironment: the API's secret item has only the
 // environment's id; the client names it from the application, as the store
-// does, so local and remote callers read the same (docs/tui.md §4.7, §5.8).
+// does, so local and remote callers read the same (docs/tui.md §4, principle 7, and §5.8).
 func TestListAppSecretsNamesTheEnvironment(t *testing.T) {
 	s := servertest.New(t)
 	org := s.NewOrg(t)
