@@ -205,7 +205,7 @@ func TestRemoteAdmin(t *testing.T) {
 		if shown.ID != created.ID {
 			t.Fatalf("org show remote-corp = %+v", shown)
 		}
-		op.fails(1, args("app", "list"), "Error: validation_failed: ", "x-organization-id", "Hint: ", "--org")
+		op.fails(2, args("app", "list"), "Error: validation_failed: ", "x-organization-id", "Hint: ", "--org")
 		appScenario(t, op.with("--org", "remote-corp"))
 		// The operator acts in the named organization only.
 		var apps []api.ApplicationItem

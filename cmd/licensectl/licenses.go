@@ -152,6 +152,14 @@ func (f *pageFlags) bind(c *cobra.Command) {
 // page's next_cursor, so the last page of a long list costs what the first
 // does and an item added meanwhile does not shift one into the next page.
 func collect[T any](f pageFlags, get func(store.PageRequest) (*store.Page[T], error)) (*store.Page[T], error) {
+	// 0 would reach the store as "unset" and read as the default, so a
+	// script counting pages from 0 would get page 1 twice without a word.
+	if f.page < 1 {
+		return nil, usageErrorf("--page must be at least 1, got %d", f.page)
+	}
+	if f.perPage < 1 || f.perPage > store.MaxPerPage {
+		return nil, usageErrorf("--per-page must be 1-%d, got %d", store.MaxPerPage, f.perPage)
+	}
 	if !f.all {
 		return get(store.PageRequest{Page: f.page, PerPage: f.perPage})
 	}

@@ -196,7 +196,10 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if page.Total != 0 {
 		t.Fatalf("development environment has %d licenses", page.Total)
 	}
-	c.fails(1, args("license", "list", "--app", "studio", "--per-page", "1000"), "Error: validation_failed: ")
+	// Out of range is a usage error, 0 included: it would read as "unset".
+	c.fails(2, args("license", "list", "--app", "studio", "--per-page", "1000"), "--per-page must be 1-100")
+	c.fails(2, args("license", "list", "--app", "studio", "--per-page", "0"), "--per-page must be 1-100")
+	c.fails(2, args("license", "list", "--app", "studio", "--page", "0"), "--page must be at least 1")
 
 	// A bound device and a user, seeded through the store.
 	lic := gen.Licenses[0]

@@ -49,7 +49,11 @@ func run(e *env, args []string) int {
 	}
 	fmt.Fprintln(root.ErrOrStderr(), "Error:", printableMessage(err.Error()))
 	if strings.Contains(err.Error(), "x-organization-id") {
+		// The server wants the organization the command line did not name:
+		// a usage error, as the same command is locally on a store of
+		// several organizations.
 		fmt.Fprintln(root.ErrOrStderr(), "Hint: with the operator token, name the organization with --org ID|SLUG (see `licensectl org list`).")
+		return 2
 	}
 	if isUsage(err) {
 		if cmd == nil {

@@ -169,6 +169,10 @@ func regularFile(path string) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file (%s): restore takes a backup file", path, fileKind(fi.Mode()))
 	}
+	if fi.Size() == 0 {
+		// bbolt would try to format it and fail on the read-only handle.
+		return fmt.Errorf("%s is empty (0 bytes): restore takes a backup file (licensectl backup FILE)", path)
+	}
 	return nil
 }
 

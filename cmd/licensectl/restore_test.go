@@ -76,6 +76,11 @@ func TestRestoreRefusesFIFO(t *testing.T) {
 		t.Fatalf("refusing a FIFO took %v", r.took)
 	}
 	c.fails(1, args("restore", c.dir), "is not a regular file (a directory)")
+	empty := filepath.Join(c.dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.fails(1, args("restore", empty), "is empty (0 bytes)")
 	dataUnchanged(t, c)
 }
 

@@ -103,7 +103,7 @@ func newWebhookListCmd(e *env) *cobra.Command {
 		}),
 	}
 	bindApp(c, &app)
-	return c
+	return csvList(c)
 }
 
 func newWebhookUpdateCmd(e *env) *cobra.Command {
@@ -228,7 +228,7 @@ func newWebhookDeliveriesCmd(e *env) *cobra.Command {
 	bindApp(c, &app)
 	c.Flags().StringVar(&status, "status", "", "only pending (waiting, failing ones being retried included), delivered or failed (no retry left)")
 	pf.bind(c)
-	return c
+	return csvList(c)
 }
 
 func newWebhookRetryCmd(e *env) *cobra.Command {

@@ -105,6 +105,12 @@ func webhookScenario(t *testing.T, c *cli) {
 	if out := c.ok("webhook", "deliveries", "--app", "studio", created.ID); !strings.Contains(out, "webhook.test") {
 		t.Fatalf("webhook deliveries table:\n%s", out)
 	}
+	if out := c.ok("webhook", "deliveries", "--app", "studio", created.ID, "-o", "csv"); !strings.HasPrefix(out, "id,") || !strings.Contains(out, ",webhook.test,") {
+		t.Fatalf("webhook deliveries -o csv:\n%s", out)
+	}
+	if out := c.ok("webhook", "list", "--app", "studio", "-o", "csv"); !strings.HasPrefix(out, "id,") || !strings.Contains(out, created.ID) {
+		t.Fatalf("webhook list -o csv:\n%s", out)
+	}
 	c.fails(1, args("webhook", "deliveries", "--app", "studio", created.ID, "--status", "lost"), "validation_failed")
 	c.ok("webhook", "retry", "--app", "studio", created.ID, page.Data[0].ID)
 	c.json(&page, "webhook", "deliveries", "--app", "studio", created.ID, "--status", "pending")
