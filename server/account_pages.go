@@ -4,6 +4,7 @@ import (
 	"embed"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"licensectl/store"
@@ -71,6 +72,9 @@ func (s *Server) pageCall(fn func(r *http.Request) (int, string, page)) http.Han
 	return withPageHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if lim := s.acct.perIP; lim != nil {
 			if err := lim.take(w, clientKey(r), "too many requests"); err != nil {
+				if e := store.AsError(err); e != nil && e.RetryAfter > 0 {
+					w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+				}
 				s.renderPage(w, http.StatusTooManyRequests, "message", page{Title: "Too many attempts", Tone: "bad",
 					Message: "There were too many attempts from your address. Wait a minute, then try again."})
 				return

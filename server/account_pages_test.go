@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -281,5 +282,22 @@ func TestAccountPagesNextSteps(t *testing.T) {
 		if b := string(r.Body); strings.Contains(b, "and sign in.") || strings.Contains(b, "sign in and ask") {
 			t.Fatalf("a page points at a sign-in page:\n%s", b)
 		}
+	}
+}
+
+// A page refused by the per-address limit answers 429 with Retry-After and
+// the limit's headers, as the API does (docs/design.md §7).
+func TestAccountPageRateLimited(t *testing.T) {
+	s, _ := pageServer(t, func(c *config.Config) { c.RateLimit.Enabled = true; c.RateLimit.Account = 2 })
+	var r *servertest.Resp
+	for range 3 {
+		r = pageGet(t, s, "/account/forgot-password")
+	}
+	wantPage(t, r, http.StatusTooManyRequests, "Too many attempts")
+	if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n <= 0 {
+		t.Fatalf("Retry-After = %q, want a positive number of seconds", r.Header.Get("Retry-After"))
+	}
+	if r.Header.Get("RateLimit-Limit") != "2" {
+		t.Fatalf("RateLimit-Limit = %q, want 2", r.Header.Get("RateLimit-Limit"))
 	}
 }

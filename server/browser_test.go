@@ -137,12 +137,18 @@ func TestAccountPagesInBrowser(t *testing.T) {
 	t.Run("OKPartnerSignIn", func(t *testing.T) {
 		p.QueueUser(partnerUser(newAddress("partner-browser"), true))
 		var status string
+		var mismatch bool
 		err := chromedp.Run(ctx,
 			chromedp.Navigate(s.URL+"/v1/mgmt/auth/partner"),
 			chromedp.WaitVisible("#profile", chromedp.ByID),
 			chromedp.SendKeys("#first_name", "Grace", chromedp.ByID),
 			chromedp.SendKeys("#last_name", "Hopper", chromedp.ByID),
 			chromedp.SendKeys("#organization_name", "Compilers Inc", chromedp.ByID),
+			// The browser checks the phone itself: a pattern it cannot
+			// compile (the v flag's rules) would be ignored.
+			chromedp.SendKeys("#phone", "12345", chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById("phone").validity.patternMismatch`, &mismatch),
+			chromedp.Evaluate(`document.getElementById("phone").value = ""`, nil),
 			chromedp.SendKeys("#phone", "+1 415 555 0100", chromedp.ByID),
 			chromedp.Click("#tos", chromedp.ByID),
 			screenshot("account-partner-callback"),
@@ -155,6 +161,9 @@ func TestAccountPagesInBrowser(t *testing.T) {
 		}
 		if !strings.Contains(status, "Your organization is ready") {
 			t.Fatalf("status = %q", status)
+		}
+		if !mismatch {
+			t.Error("the browser took 12345 for a phone number: the page's pattern does not work")
 		}
 	})
 }

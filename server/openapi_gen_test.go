@@ -338,13 +338,32 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			errContent = openapi3.Content{"text/html": openapi3.NewMediaType()}
 		}
 		for _, status := range errorStatuses(rt) {
-			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: openapi3.NewResponse().
-				WithDescription(http.StatusText(status) + ": see the code (docs/errors.md).").WithContent(errContent)})
+			resp := openapi3.NewResponse().WithDescription(http.StatusText(status) + ": see the code (docs/errors.md).").WithContent(errContent)
+			if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+				resp.Headers = retryHeaders(status)
+			}
+			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: resp})
 		}
 		o.Security = security(rt)
 		doc.AddOperation(rt.path, rt.method, o)
 	}
 	return doc, nil
+}
+
+// retryHeaders are the headers of a 429 or 503 answer (docs/design.md §7):
+// Retry-After on both, and the rate limit's state on a 429.
+func retryHeaders(status int) openapi3.Headers {
+	header := func(desc string) *openapi3.HeaderRef {
+		return &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{Description: desc,
+			Schema: openapi3.NewIntegerSchema().NewRef()}}}
+	}
+	h := openapi3.Headers{"Retry-After": header("Seconds to wait before trying again.")}
+	if status == http.StatusTooManyRequests {
+		h["RateLimit-Limit"] = header("Requests allowed in the window, when a rate limit refused the request.")
+		h["RateLimit-Remaining"] = header("Requests left in the window.")
+		h["RateLimit-Reset"] = header("Seconds until the window resets.")
+	}
+	return h
 }
 
 // successSchema is the schema of a success body: nil for none.
@@ -395,7 +414,12 @@ func security(rt route) *openapi3.SecurityRequirements {
 	case managed, tierReader, operator:
 		return req("bearer", "apiKey")
 	case runtimeApp:
-		return req("applicationKey", "applicationId")
+		s := req("applicationKey", "applicationId")
+		if rt.optionalUser {
+			s.With(openapi3.NewSecurityRequirement().Authenticate("applicationKey").Authenticate("bearer"))
+			s.With(openapi3.NewSecurityRequirement().Authenticate("applicationId").Authenticate("bearer"))
+		}
+		return s
 	case runtimeUser:
 		s := openapi3.NewSecurityRequirements()
 		s.With(openapi3.NewSecurityRequirement().Authenticate("applicationKey").Authenticate("bearer"))
@@ -462,8 +486,13 @@ func (schemaGenerator) schema(v any) (*openapi3.SchemaRef, error) {
 	return openapi3gen.NewSchemaRefForValue(v, nil, openapi3gen.SchemaCustomizer(customizeSchema))
 }
 
-func customizeSchema(_ string, t reflect.Type, _ reflect.StructTag, s *openapi3.Schema) error {
+func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
 	nullable := s.Nullable
+	if f := tag.Get("format"); f != "" {
+		// A time the handler parses itself (to name the field in its
+		// error) travels as a string: the tag says what it must hold.
+		s.Format = f
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

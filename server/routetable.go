@@ -25,8 +25,11 @@ type route struct {
 	rt        func(*Server) runtimeFunc
 	endpoint  string // runtime: the endpoint's name in limits and metrics
 	authLimit bool   // runtime: the stricter limit of authentication calls applies
-	page      func(*Server) func(*http.Request) (int, string, page)
-	raw       func(*Server) http.Handler
+	// optionalUser: runtime, an end-user's access token may come as a bearer
+	// too (an activation with one assigns the license to that user).
+	optionalUser bool
+	page         func(*Server) func(*http.Request) (int, string, page)
+	raw          func(*Server) http.Handler
 
 	partner bool               // served only with partner sign-in configured (else 404)
 	when    func(*Server) bool // registered only when it holds; always documented
@@ -177,6 +180,12 @@ func (rt route) h(ps ...param) route {
 }
 
 // authCall applies the runtime's stricter limit of authentication calls.
+// withOptionalUser says the call also takes an end-user's access token.
+func (rt route) withOptionalUser() route {
+	rt.optionalUser = true
+	return rt
+}
+
 func (rt route) authCall() route {
 	rt.authLimit = true
 	return rt
@@ -248,7 +257,7 @@ func routeTable() []route {
 			in(api.RuntimeLoginRequest{}, "email", "password", "device_fingerprint", "timestamp", "nonce").out(ok200, api.RuntimeSession{}).err(conflict),
 		rtOp(runtimeApp, post, "/v1/runtime/auth/logout", "logout", "End the session of an access token", (*Server).rtLogout).
 			in(api.AccessToken{}, "access_token").out(ok200, done),
-		rtOp(runtimeApp, post, "/v1/runtime/licenses/activate", "activate", "Activate a license key on a device (timestamp and nonce)", (*Server).rtActivate).authCall().
+		rtOp(runtimeApp, post, "/v1/runtime/licenses/activate", "activate", "Activate a license key on a device (timestamp and nonce)", (*Server).rtActivate).authCall().withOptionalUser().
 			in(api.ActivateRequest{}, "license_key", "device_fingerprint", "timestamp", "nonce").out(ok200, api.Activated{}).err(notFound, conflict),
 		rtOp(runtimeApp, post, "/v1/runtime/sessions/validate", "validate", "Check an access token: valid with its entitlements, or why not", (*Server).rtValidate).
 			in(api.AccessToken{}, "access_token").out(ok200, oneOf{api.Valid{}, api.Invalid{}}),
@@ -290,7 +299,8 @@ func routeTable() []route {
 		op(public, get, "/v1/mgmt/auth/challenge", "A proof-of-work challenge (ALTCHA) for signup and throttled logins", (*Server).challenge).
 			out(ok200, antibot.Challenge{}),
 		op(accountCall, post, "/v1/mgmt/auth/signup", "Sign up: an organization and its owner, with a verification mail", (*Server).signup).
-			in(api.SignupRequest{}, "email", "password", "organization_name").out(ok200, api.AccountMessage{}).err(forbidden),
+			in(api.SignupRequest{}, "email", "password", "organization_name", "first_name", "last_name", "phone", "tos_accepted_version").
+			out(ok200, api.AccountMessage{}).err(forbidden),
 		op(accountCall, post, "/v1/mgmt/auth/verify-email", "Verify an e-mail address with the mailed token", (*Server).verifyEmail).
 			in(api.TokenRequest{}, "token").out(ok200, api.EmailVerified{}).err(unauth),
 		op(accountCall, post, "/v1/mgmt/auth/resend-verification", "Mail a new verification link", (*Server).resendVerification).
@@ -310,7 +320,8 @@ func routeTable() []route {
 			param{name: "error", desc: "the provider's refusal"}).
 			out(ok200, api.PartnerSignedIn{}).err(notFound, unauth, forbidden, conflict, unavailable),
 		mgmtOp(permAccount, post, "/v1/mgmt/auth/partner/complete-profile", "Create the organization of an account made by partner sign-in", (*Server).completeProfile).
-			viaPartner().in(api.CompleteProfileRequest{}, "organization_name").out(ok200, done).err(conflict),
+			viaPartner().in(api.CompleteProfileRequest{}, "organization_name", "first_name", "last_name", "phone", "tos_accepted_version").
+			out(ok200, done).err(conflict),
 
 		// The organization.
 		mgmtOp(permOrgRead, get, "/v1/mgmt/organizations/me", "Read the organization", (*Server).getOrganization).out(ok200, api.OrganizationDetail{}),
@@ -334,7 +345,8 @@ func routeTable() []route {
 		mgmtOp(permAppWrite, patch, app, "Update an application", (*Server).updateApplication).
 			in(api.UpdateApplicationRequest{}).out(ok200, api.ApplicationUpdated{}).err(conflict),
 		mgmtOp(permAppWrite, del, app, "Archive (or with permanent=true delete) an application", (*Server).deleteApplication).
-			q(param{name: "permanent", typ: "boolean", desc: "true: delete the application and everything under it, not archive it"}).out(ok200, done),
+			q(param{name: "permanent", typ: "boolean", desc: "true: delete the application and everything under it, not archive it"},
+				param{name: "not", desc: "accepted and ignored (docs/design.md §6)"}).out(ok200, done),
 		mgmtOp(permRead, get, app+"/environments", "List environments", (*Server).listEnvironments).out(ok200, []api.Environment{}),
 
 		// Credentials.
@@ -433,7 +445,7 @@ func routeTable() []route {
 			out(ok200, api.SubscriptionBody{}),
 		mgmtOp(permBillingRead, get, "/v1/mgmt/billing/usage", "Usage against the tier's limits", (*Server).billingUsage).out(ok200, api.Usage{}),
 		mgmtOp(permAdmin, post, "/v1/mgmt/billing/checkout", "Start a Pix checkout", (*Server).billingCheckout).
-			in(api.CheckoutRequest{}, "billing_plan_key").out(created, api.Checkout{}).err(unavailable),
+			in(api.CheckoutRequest{}, "billing_plan_key", "customer_phone", "customer_document").out(created, api.Checkout{}).err(unavailable),
 		op(public, post, "/v1/billing/pix/callback", "The payment provider's notice that a transaction was paid (signed)", (*Server).pixCallback).
 			h(param{name: "x-signature", desc: "sha256= and the hex HMAC-SHA256 of the body with billing.pix.callback_secret", required: true}).
 			in(api.PixCallback{}, "transaction_id", "status").out(ok200, api.SubscriptionBody{}).err(unauth, notFound, conflict, unavailable),
@@ -455,14 +467,19 @@ func routeTable() []route {
 		// can do here; without the slash too, since the API never redirects.
 		pageOp(get, "/account", "The account pages' index: what a person can do here", (*Server).accountIndexPage),
 		pageOp(get, "/account/", "The account pages' index (with the slash)", (*Server).accountIndexPage).aliased(),
-		pageOp(get, "/account/verify-email", "The page that verifies an e-mail address", (*Server).verifyEmailPage),
+		pageOp(get, "/account/verify-email", "The page that verifies an e-mail address", (*Server).verifyEmailPage).
+			q(param{name: "token", desc: "the mailed verification token", required: true}),
 		pageOp(post, "/account/verify-email", "Verify an e-mail address (the page's form)", (*Server).verifyEmailPage).formOf("token"),
-		pageOp(get, "/account/reset-password", "The page that sets a new password", (*Server).resetPasswordPage),
+		pageOp(get, "/account/reset-password", "The page that sets a new password", (*Server).resetPasswordPage).
+			q(param{name: "token", desc: "the mailed reset token", required: true}),
 		pageOp(post, "/account/reset-password", "Set a new password (the page's form)", (*Server).resetPasswordPage).formOf("token", "new_password", "confirm_password"),
 		pageOp(get, "/account/forgot-password", "The page that asks for a password-reset link", (*Server).forgotPasswordPage),
 		pageOp(post, "/account/forgot-password", "Mail a password-reset link (the page's form)", (*Server).forgotPasswordPage).formOf("email"),
 		pageOp(get, "/account/resend-verification", "The page that asks for a new verification link", (*Server).resendVerificationPage),
 		pageOp(post, "/account/resend-verification", "Mail a new verification link (the page's form)", (*Server).resendVerificationPage).formOf("email"),
-		pageOp(get, "/account/partner/callback", "Partner sign-in's landing page in the browser", (*Server).partnerPage),
+		pageOp(get, "/account/partner/callback", "Partner sign-in's landing page in the browser", (*Server).partnerPage).
+			q(param{name: "state", desc: "the attempt, as the provider returns it (the page hands it to the API)"},
+				param{name: "code", desc: "the authorization code"},
+				param{name: "error", desc: "the provider's refusal"}),
 	}
 }

@@ -9,7 +9,7 @@ import (
 type GenerateLicensesRequest struct {
 	PlanID         string   `json:"plan_id"`
 	Quantity       *int     `json:"quantity,omitempty"`
-	ExpiresAt      *string  `json:"expires_at,omitempty"`
+	ExpiresAt      *string  `json:"expires_at,omitempty" format:"date-time"`
 	EntitlementIDs []string `json:"entitlement_ids,omitempty"`
 }
 

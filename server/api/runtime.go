@@ -49,7 +49,7 @@ type RuntimeSession struct {
 // Replay are the anti-replay fields of login and activate, embedded in
 // their bodies.
 type Replay struct {
-	Timestamp string `json:"timestamp"`
+	Timestamp string `json:"timestamp" format:"date-time"`
 	Nonce     string `json:"nonce"`
 }
 
