@@ -88,11 +88,17 @@ func (s *Server) setDeviceStatus(ctx context.Context, sc store.Scope, id, status
 }
 
 // roleTarget checks the end-user a role call names (its path names no
-// application): the user must be in the environment the request acts in
-// (a secret's own, else x-environment), and for a secret in its own
-// application; anyone else's user is not found.
+// application, and the user's id names its environment): an application
+// secret reaches only users of its own application and environment, and an
+// x-environment that names another environment than the user's does not
+// reach it either; anyone else's user is not found. Without x-environment
+// the id alone decides, so that a client which does not know the user's
+// environment (the CLI and the TUI call with an id) reaches it.
 func (s *Server) roleTarget(r *http.Request) error {
 	p := principalFrom(r.Context())
+	if p.Kind != store.ActorAppSecret && r.Header.Get("x-environment") == "" {
+		return nil
+	}
 	envName, err := envOf(r)
 	if err != nil {
 		return err

