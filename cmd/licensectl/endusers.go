@@ -14,7 +14,7 @@ import (
 
 func newUserCmd(e *env) *cobra.Command {
 	return noun("user", "Manage an application's end-users",
-		newUserListCmd(e), newUserSetStatusCmd(e), newUserAddRoleCmd(e))
+		newUserListCmd(e), newUserSetStatusCmd(e), newUserAddRoleCmd(e), newUserRemoveRoleCmd(e))
 }
 
 func newUserListCmd(e *env) *cobra.Command {
@@ -64,13 +64,29 @@ func newUserSetStatusCmd(e *env) *cobra.Command {
 }
 
 func newUserAddRoleCmd(e *env) *cobra.Command {
+	return newUserRoleCmd(e, "add-role", "Attach a role to an end-user (idempotent); roles ride in access tokens", "beta-tester",
+		func(ctx context.Context, s *session, org, user, role string) (*store.EndUserRoles, error) {
+			return s.svc.AddEndUserRole(ctx, org, user, role)
+		})
+}
+
+func newUserRemoveRoleCmd(e *env) *cobra.Command {
+	return newUserRoleCmd(e, "remove-role", "Detach a role from an end-user (removing one it lacks changes nothing)", "beta-tester",
+		func(ctx context.Context, s *session, org, user, role string) (*store.EndUserRoles, error) {
+			return s.svc.RemoveEndUserRole(ctx, org, user, role)
+		})
+}
+
+// newUserRoleCmd is add-role or remove-role: the user named by id, or by
+// e-mail in --app's --env environment, and the change made by change.
+func newUserRoleCmd(e *env, verb, short, example string, change func(ctx context.Context, s *session, org, user, role string) (*store.EndUserRoles, error)) *cobra.Command {
 	var app string
 	c := &cobra.Command{
-		Use:   "add-role ID|EMAIL ROLE",
-		Short: "Attach a role to an end-user (idempotent); roles ride in access tokens",
+		Use:   verb + " ID|EMAIL ROLE",
+		Short: short,
 		Long:  "A user named by e-mail is looked up in the --env environment of --app.",
-		Example: "  licensectl user add-role 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 beta-tester\n" +
-			"  licensectl user add-role --app studio bob@example.com beta-tester",
+		Example: "  licensectl user " + verb + " 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11 " + example + "\n" +
+			"  licensectl user " + verb + " --app studio bob@example.com " + example,
 		Args: exactArgs("ID|EMAIL", "ROLE"),
 		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
 			id := args[0]
@@ -86,7 +102,7 @@ func newUserAddRoleCmd(e *env) *cobra.Command {
 					return err
 				}
 			}
-			r, err := s.svc.AddEndUserRole(ctx, org, id, args[1])
+			r, err := change(ctx, s, org, id, args[1])
 			if err != nil {
 				return err
 			}

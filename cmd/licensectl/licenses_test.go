@@ -286,6 +286,15 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 		t.Fatalf("user add-role by e-mail = %+v", roles)
 	}
 	c.fails(2, args("user", "add-role", "holder@example.com", "support"), "a user named by e-mail needs --app")
+	c.json(&roles, "user", "remove-role", "--app", "studio", "holder@example.com", "beta-tester")
+	if roles.UserID != userID || len(roles.Roles) != 1 || roles.Roles[0] != "support" {
+		t.Fatalf("user remove-role = %+v", roles)
+	}
+	c.json(&roles, "user", "remove-role", userID, "beta-tester")
+	if len(roles.Roles) != 1 {
+		t.Fatalf("user remove-role of a role it lacks = %+v, want nothing changed", roles)
+	}
+	c.fails(1, args("user", "remove-role", store.NewID(), "beta"), "Error: not_found: ")
 	c.fails(1, args("user", "set-status", "--app", "studio", "nobody@example.com", "active"), `Error: not_found: no user with e-mail "nobody@example.com" in production`)
 
 	var devices struct {
