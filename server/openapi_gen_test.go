@@ -228,6 +228,7 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		Paths:   openapi3.NewPaths(),
 		Components: &openapi3.Components{
 			Schemas: openapi3.Schemas{},
+			Headers: limitHeaders(),
 			SecuritySchemes: openapi3.SecuritySchemes{
 				"bearer": {Value: openapi3.NewSecurityScheme().WithType("http").WithScheme("bearer").
 					WithDescription("A dashboard token, a developer API key, an application secret or the operator token; on the runtime, the end-user's access token.")},
@@ -350,18 +351,31 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 	return doc, nil
 }
 
-// retryHeaders are the headers of a 429 or 503 answer (docs/design.md §7):
-// Retry-After on both, and the rate limit's state on a 429.
-func retryHeaders(status int) openapi3.Headers {
+// limitHeaders are the headers 429 and 503 answers carry (docs/design.md
+// §7), defined once and referred to by every such answer.
+func limitHeaders() openapi3.Headers {
 	header := func(desc string) *openapi3.HeaderRef {
 		return &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{Description: desc,
 			Schema: openapi3.NewIntegerSchema().NewRef()}}}
 	}
-	h := openapi3.Headers{"Retry-After": header("Seconds to wait before trying again.")}
+	return openapi3.Headers{
+		"Retry-After":         header("Seconds to wait before trying again."),
+		"RateLimit-Limit":     header("Requests allowed in the window, when a rate limit refused the request."),
+		"RateLimit-Remaining": header("Requests left in the window."),
+		"RateLimit-Reset":     header("Seconds until the window resets."),
+	}
+}
+
+// retryHeaders are the headers of a 429 or 503 answer: Retry-After on
+// both, and the rate limit's state on a 429.
+func retryHeaders(status int) openapi3.Headers {
+	names := []string{"Retry-After"}
 	if status == http.StatusTooManyRequests {
-		h["RateLimit-Limit"] = header("Requests allowed in the window, when a rate limit refused the request.")
-		h["RateLimit-Remaining"] = header("Requests left in the window.")
-		h["RateLimit-Reset"] = header("Seconds until the window resets.")
+		names = append(names, "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
+	}
+	h := openapi3.Headers{}
+	for _, n := range names {
+		h[n] = &openapi3.HeaderRef{Ref: "#/components/headers/" + n}
 	}
 	return h
 }
