@@ -61,7 +61,7 @@ func FuzzDecode(f *testing.F) {
 
 // FuzzPageRequest: any query yields a page within bounds or an input error.
 func FuzzPageRequest(f *testing.F) {
-	for _, q := range []string{"", "page=2&per_page=50", "page=0", "per_page=101", "page=-1", "page=1e9", "page=99999999999999999999", "per_page=%zz", "page=1&page=2"} {
+	for _, q := range []string{"", "page=2&per_page=50", "page=0", "per_page=101", "page=-1", "page=1e9", "page=99999999999999999999", "page=899999999999999999", "per_page=%zz", "page=1&page=2"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {

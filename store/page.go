@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/base64"
+	"math"
 	"strconv"
 )
 
@@ -105,6 +106,11 @@ func (p *PageRequest) Normalize() error {
 	}
 	if p.PerPage < 1 || p.PerPage > MaxPerPage {
 		return Invalid("per_page", "per_page must be between 1 and %d", MaxPerPage)
+	}
+	// A page so far out that its offset would not fit an int would wrap to
+	// a negative offset; no list is that long.
+	if p.Page > math.MaxInt/p.PerPage {
+		return Invalid("page", "page %d is past the end of any list", p.Page)
 	}
 	return nil
 }
