@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"strings"
 )
@@ -61,6 +62,21 @@ func RefreshTokenIssued(env *Environment, token string) bool {
 		return false
 	}
 	return hmac.Equal(tag, refreshTag(env, sid+"."+secret[:randLen]))
+}
+
+// RefreshState tells what a presented refresh token, hashed as hash, is to a
+// session whose current token hashes to current and whose last retired
+// ones to retired: its current token, or known (current, retired, or issued
+// to it, per RefreshTokenIssued), or neither. The session id in a token is
+// public, so the hashes are compared in constant time: anyone may name a
+// session, only its holder knows a secret whose hash it stored.
+func RefreshState(hash, current string, retired []string, issued bool) (isCurrent, known bool) {
+	cur := subtle.ConstantTimeCompare([]byte(current), []byte(hash))
+	old := 0
+	for _, h := range retired {
+		old |= subtle.ConstantTimeCompare([]byte(h), []byte(hash))
+	}
+	return cur == 1, cur == 1 || old == 1 || issued
 }
 
 // refreshTag is the tag of a token's body under env's key.

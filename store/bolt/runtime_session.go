@@ -273,7 +273,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		}
 		var current, known bool
 		if cs != nil {
-			current, known = cs.refreshState(hash, store.RefreshTokenIssued(ra.Env, refreshToken))
+			current, known = store.RefreshState(hash, cs.RefreshHash, cs.RetiredRefresh, store.RefreshTokenIssued(ra.Env, refreshToken))
 		}
 		// A token naming a session whose hashes and tag it does not match is
 		// unknown, not reuse: the session id alone is no proof of holding
@@ -374,7 +374,7 @@ func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, tok
 		if err != nil || s == nil {
 			return nil
 		}
-		if current, _ := s.refreshState(hash, false); !current {
+		if current, _ := store.RefreshState(hash, s.RefreshHash, s.RetiredRefresh, false); !current {
 			return nil
 		}
 		reason, v, err := r.cascade(t, ra, s, false)

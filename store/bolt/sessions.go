@@ -77,21 +77,6 @@ func (t *txn) refreshSessionID(token, hash string) []byte {
 	return t.tx.Bucket(bSessionsRefresh).Get([]byte(hash))
 }
 
-// refreshState tells what hash is to session s: its current refresh token,
-// one it retired, or unknown. The session id in a token is public, so the
-// hashes are compared in constant time: anyone may name a session, only
-// its holder knows a secret whose hash it stored. issued says the token
-// carries the session's tag (store.RefreshTokenIssued): one the session
-// retired longer ago than its list of hashes remembers is known too.
-func (s *sessionRecord) refreshState(hash string, issued bool) (current, known bool) {
-	cur := subtle.ConstantTimeCompare([]byte(s.RefreshHash), []byte(hash))
-	retired := 0
-	for _, h := range s.RetiredRefresh {
-		retired |= subtle.ConstantTimeCompare([]byte(h), []byte(hash))
-	}
-	return cur == 1, cur == 1 || retired == 1 || issued
-}
-
 func newTokenSeed(sessionID string) tokenSeed {
 	if sessionID == "" {
 		sessionID = store.NewID()
@@ -208,7 +193,7 @@ type sessionView struct {
 // findByAccess returns the session an access token names, or nil: the
 // session of the id the token carries, when the token's hash (hash) is the
 // one the session stored. The id is public and read unverified, so the
-// hashes are compared in constant time, as refreshState does.
+// hashes are compared in constant time, as store.RefreshState does.
 func (r *Runtime) findByAccess(t *txn, token, hash string) (*sessionRecord, error) {
 	if r.o.SessionOf == nil {
 		return nil, nil

@@ -319,7 +319,7 @@ func (r *Runtime) rotate(t *txn, v *rtView, token, hash string, seed rtSeed) (*s
 	s, ra := v.s, v.ra
 	var current, known bool
 	if s != nil {
-		current, known = s.refreshState(hash, store.RefreshTokenIssued(ra.Env, token))
+		current, known = store.RefreshState(hash, s.RefreshHash, s.RetiredRefresh, store.RefreshTokenIssued(ra.Env, token))
 	}
 	// A token naming a session whose hashes and tag it does not match is
 	// unknown, not reuse: the session id alone is no proof of holding the

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -40,18 +39,6 @@ type rtSession struct {
 // rtMaxRetired is how many rotated-out refresh tokens are still recognized
 // as reuse; it bounds the row.
 const rtMaxRetired = 4
-
-// refreshState tells what hash is to session s: its current refresh token,
-// one it retired, or unknown. The session id in a token is public, so the
-// hashes are compared in constant time.
-func (s *rtSession) refreshState(hash string, issued bool) (current, known bool) {
-	cur := subtle.ConstantTimeCompare([]byte(s.RefreshHash), []byte(hash))
-	retired := 0
-	for _, h := range s.RetiredRefresh {
-		retired |= subtle.ConstantTimeCompare([]byte(h), []byte(hash))
-	}
-	return cur == 1, cur == 1 || retired == 1 || issued
-}
 
 // rtSeed is the randomness of a token pair (and of a device an activation
 // may create), drawn before the transaction so that a rerun of it after a
