@@ -65,17 +65,7 @@ func testPayloads(t *testing.T, f *fixture) {
 	}
 	readSecret := func() store.SecretSnapshot {
 		t.Helper()
-		list, err := f.db.ListAppSecrets(f.ctx, f.ref())
-		if err != nil {
-			t.Fatalf("ListAppSecrets: %v", err)
-		}
-		for _, s := range list {
-			if s.ID == secret.ID {
-				return store.SnapshotSecret(s)
-			}
-		}
-		t.Fatalf("secret %s not listed", secret.ID)
-		return store.SecretSnapshot{}
+		return store.SnapshotSecret(listed(t, secret.ID, func(s *store.AppSecret) string { return s.ID })(f.db.ListAppSecrets(f.ctx, f.ref())))
 	}
 	expect(store.EventSecretCreated, readSecret())
 	if err := f.db.RevokeAppSecret(f.ctx, f.ref(), secret.ID); err != nil {
@@ -89,17 +79,7 @@ func testPayloads(t *testing.T, f *fixture) {
 	}
 	readKey := func() store.APIKeySnapshot {
 		t.Helper()
-		list, err := f.db.ListAPIKeys(f.ctx, f.org.ID)
-		if err != nil {
-			t.Fatalf("ListAPIKeys: %v", err)
-		}
-		for _, k := range list {
-			if k.ID == key.ID {
-				return store.SnapshotAPIKey(k)
-			}
-		}
-		t.Fatalf("API key %s not listed", key.ID)
-		return store.APIKeySnapshot{}
+		return store.SnapshotAPIKey(listed(t, key.ID, func(k *store.APIKey) string { return k.ID })(f.db.ListAPIKeys(f.ctx, f.org.ID)))
 	}
 	expect(store.EventAPIKeyCreated, readKey())
 	if err := f.db.RevokeAPIKey(f.ctx, f.org.ID, key.ID); err != nil {
@@ -112,15 +92,7 @@ func testPayloads(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatalf("AddMember: %v", err)
 	}
-	members, err := f.db.ListMembers(f.ctx, f.org.ID)
-	if err != nil {
-		t.Fatalf("ListMembers: %v", err)
-	}
-	for _, lm := range members {
-		if lm.ID == m.ID {
-			expect(store.EventMemberAdded, store.SnapshotMember(lm))
-		}
-	}
+	expect(store.EventMemberAdded, store.SnapshotMember(listed(t, m.ID, func(lm *store.Member) string { return lm.ID })(f.db.ListMembers(f.ctx, f.org.ID))))
 	if err := f.db.RemoveMember(f.ctx, f.org.ID, m.ID); err != nil {
 		t.Fatalf("RemoveMember: %v", err)
 	}
@@ -156,12 +128,8 @@ func testPayloads(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatalf("ListDevices: %v", err)
 	}
-	wantExtra := map[string]any{"expires_at": mf.ExpiresAt}
-	for _, d := range devs.Data {
-		if d.ID == mf.DeviceID {
-			wantExtra["device"] = store.SnapshotDevice(d)
-		}
-	}
+	dev := listed(t, mf.DeviceID, func(d *store.Device) string { return d.ID })(devs.Data, nil)
+	wantExtra := map[string]any{"expires_at": mf.ExpiresAt, "device": store.SnapshotDevice(dev)}
 	var checkedOut map[string]json.RawMessage
 
 	expandAll(t, f)
@@ -207,6 +175,25 @@ func testPayloads(t *testing.T, f *fixture) {
 				t.Errorf("%s: no delivery carries %s; got %s", event, mustJSON(t, obj), got[event])
 			}
 		}
+	}
+}
+
+// listed finds the item whose id is id in a list read, failing t when the
+// read failed or the list lacks it: listed(t, id, idOf)(db.ListX(…)).
+func listed[T any](t *testing.T, id string, idOf func(T) string) func([]T, error) T {
+	return func(list []T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("listing %s: %v", id, err)
+		}
+		for _, it := range list {
+			if idOf(it) == id {
+				return it
+			}
+		}
+		t.Fatalf("%s not listed", id)
+		var none T
+		return none
 	}
 }
 
