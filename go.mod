@@ -97,4 +97,7 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	licensectl.dev/sdk/go v0.0.0
 )
+
+replace licensectl.dev/sdk/go => ./sdk/go

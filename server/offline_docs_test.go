@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 )
 
 // tamper changes one character of a certificate's enc, keeping the armour

@@ -34,7 +34,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 )
 
 // Config is what the program needs to know.
