@@ -38,7 +38,29 @@ func tamper(t *testing.T, cert string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return machinefile.Begin + "\n" + base64.StdEncoding.EncodeToString(out) + "\n" + machinefile.End + "\n"
+	return armoured(out)
+}
+
+// armoured is the canonical armour of an envelope's bytes: base64 wrapped at
+// 76 columns between the armour lines.
+func armoured(body []byte) string {
+	b64 := base64.StdEncoding.EncodeToString(body)
+	var out strings.Builder
+	out.WriteString(machinefile.Begin + "\n")
+	for len(b64) > 76 {
+		out.WriteString(b64[:76] + "\n")
+		b64 = b64[76:]
+	}
+	out.WriteString(b64 + "\n" + machinefile.End + "\n")
+	return out.String()
+}
+
+// respelled is the same envelope in another text: the base64 on one line.
+// A strict verifier refuses it, so that one payload has one file.
+func respelled(t *testing.T, cert string) string {
+	t.Helper()
+	body := strings.TrimSuffix(strings.TrimPrefix(cert, machinefile.Begin+"\n"), machinefile.End+"\n")
+	return machinefile.Begin + "\n" + strings.ReplaceAll(body, "\n", "") + "\n" + machinefile.End + "\n"
 }
 
 // verifier is one of docs/offline.md's verification programs and how to
@@ -77,7 +99,7 @@ func docBlock(t *testing.T, lang string) string {
 // fails, as .ci/run installs both.
 func TestOfflineDocsVerifiers(t *testing.T) {
 	f := newRT(t)
-	key := f.license(t, planOpts{maxDevices: 2, plan: map[string]any{"max_offline_days": 30}})
+	key := f.license(t, planOpts{maxDevices: 3, plan: map[string]any{"max_offline_days": 30}})
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -107,6 +129,10 @@ func TestOfflineDocsVerifiers(t *testing.T) {
 	// A file issued a day ago by the server's clock is past its hour now.
 	f.s.Clock().Set(time.Now().Add(-24 * time.Hour))
 	expired := issue("docs-device-old")
+	// One issued by a clock a day ahead: the verifier's clock reads as if
+	// set back past its issue.
+	f.s.Clock().Set(time.Now().Add(24 * time.Hour))
+	future := issue("docs-device-future")
 	f.s.Clock().Set(time.Now())
 	tampered := tamper(t, good)
 
@@ -121,6 +147,8 @@ func TestOfflineDocsVerifiers(t *testing.T) {
 		{"foreign key", write("good2.mf", good), dev, "docs-device", false, "not pinned"},
 		{"expired", write("expired.mf", expired), prod, "docs-device-old", false, "expired"},
 		{"other device", write("good3.mf", good), prod, "another-device", false, "another device"},
+		{"issued in the future", write("future.mf", future), prod, "docs-device-future", false, "issued after"},
+		{"respelled", write("respelled.mf", respelled(t, good)), prod, "docs-device", false, "not a machine file"},
 	}
 	for _, v := range verifiers {
 		t.Run(v.lang, func(t *testing.T) {
@@ -132,8 +160,11 @@ func TestOfflineDocsVerifiers(t *testing.T) {
 				t.Skipf("SKIP: install Debian's %s", v.debian)
 			}
 			script := write(v.file, docBlock(t, v.lang))
+			// The key as a user types it: the verifiers read it the way
+			// the server does.
+			typed := strings.ToLower(strings.ReplaceAll(key, "-", ""))
 			for _, c := range cases {
-				args := append(append(append([]string{}, v.cmd[1:]...), script), c.cert, c.jwks, strings.ToLower(key), c.fp)
+				args := append(append(append([]string{}, v.cmd[1:]...), script), c.cert, c.jwks, typed, c.fp)
 				out, err := exec.Command(v.cmd[0], args...).CombinedOutput()
 				switch {
 				case c.ok && err != nil:
