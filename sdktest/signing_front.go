@@ -14,20 +14,22 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/server/servertest"
 	"licensectl/store"
 )
 
-// signingFront stands in front of the server and signs its answers as
-// docs/design.md §15 says, with the environment's key, until the server
-// signs them itself.
-func (v *vendor) signingFront(t *testing.T) string {
+// SigningFront stands in front of s and signs its answers as
+// docs/design.md §15 says, with the key of the environment each request's
+// x-api-key names (one of pubs), until the server signs them itself. It
+// returns the front's URL.
+func SigningFront(t testing.TB, s *servertest.Server, pubs ...string) string {
 	t.Helper()
 	keys := map[string]struct {
 		kid  string
 		priv ed25519.PrivateKey
 	}{}
-	for _, pub := range []string{v.pub, v.devPub} {
-		ra, err := v.s.Store().OpenRuntime(store.RuntimeOptions{}).ResolveApp(context.Background(), store.RuntimeClient{PublicKey: pub})
+	for _, pub := range pubs {
+		ra, err := s.Store().OpenRuntime(store.RuntimeOptions{}).ResolveApp(context.Background(), store.RuntimeClient{PublicKey: pub})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +41,7 @@ func (v *vendor) signingFront(t *testing.T) string {
 	nonceRE := regexp.MustCompile(`^([a-z*][a-z0-9_.*-]*)=\([^)]*\);nonce="([!-~]{16,128})"$`)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		req, _ := http.NewRequest(r.Method, v.s.URL+r.URL.RequestURI(), bytes.NewReader(body))
+		req, _ := http.NewRequest(r.Method, s.URL+r.URL.RequestURI(), bytes.NewReader(body))
 		req.Header = r.Header.Clone()
 		req.Host = r.Host
 		resp, err := http.DefaultTransport.RoundTrip(req)
