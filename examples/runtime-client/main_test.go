@@ -12,7 +12,6 @@ import (
 
 	"licensectl.dev/sdk/go"
 
-	"licensectl/sdktest"
 	"licensectl/server/servertest"
 )
 
@@ -47,8 +46,7 @@ func TestRunAgainstServer(t *testing.T) {
 	remaining := func() float64 {
 		return mgmt(http.MethodGet, "/v1/mgmt/applications/"+appID+"/licenses/"+licID, nil, http.StatusOK)["device_resets_remaining"].(float64)
 	}
-	base := sdktest.SigningFront(t, s, pub)
-	cfg := Config{Server: base, PublicKey: pub, JWKS: jwks, StateDir: filepath.Join(t.TempDir(), "state"), License: key, Fingerprint: "test-device-1", Entitlement: "export.pdf", Logout: true}
+	cfg := Config{Server: s.URL, PublicKey: pub, JWKS: jwks, StateDir: filepath.Join(t.TempDir(), "state"), License: key, Fingerprint: "test-device-1", Entitlement: "export.pdf", Logout: true}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
