@@ -2,6 +2,7 @@ package sdktest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -277,5 +278,131 @@ func TestOfflineAndClock(t *testing.T) {
 	// is not trusted time, so the normal clock still runs offline.
 	if st, err := c.Validate(c2); err != nil || !st.Valid {
 		t.Errorf("clock back to normal: %+v, %v", st, err)
+	}
+}
+
+// TestMachineFileRenewal: a fresh file is kept as it is; once a third of
+// its life is left, the next online Validate checks out a new one.
+func TestMachineFileRenewal(t *testing.T) {
+	v := newVendor(t)
+	key, _ := v.license(t, planSpec{"max_offline_days": 3})
+	dir := filepath.Join(t.TempDir(), "state")
+	c := v.client(t, v.base(t), dir, nil)
+	c2 := ctx(t)
+	if err := c.Activate(c2, key, "device-1"); err != nil {
+		t.Fatal(err)
+	}
+	file := func() string {
+		b, err := os.ReadFile(filepath.Join(dir, "machine.lic"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	first := file()
+	if st, err := c.Validate(c2); err != nil || !st.Valid {
+		t.Fatalf("%+v, %v", st, err)
+	}
+	if file() != first {
+		t.Fatal("a fresh machine file was checked out again")
+	}
+	// Two days and a bit later (server and device alike), less than a
+	// third of the three days is left.
+	later := time.Now().Add(50 * time.Hour)
+	v.s.Clock().Set(later)
+	moved := v.client(t, v.base(t), dir, func() time.Time { return time.Now().Add(50 * time.Hour) })
+	st, err := moved.Validate(c2)
+	if err != nil || !st.Valid || st.Offline {
+		t.Fatalf("later: %+v, %v", st, err)
+	}
+	if file() == first {
+		t.Fatal("the machine file was not renewed with a third of its life left")
+	}
+	v.s.Server.Close()
+	if st, err := moved.Validate(c2); err != nil || !st.Valid || !st.Offline || st.ValidUntil.Before(later.Add(71*time.Hour)) {
+		t.Fatalf("offline on the renewed file: %+v, %v", st, err)
+	}
+}
+
+// TestReusedRefreshTokenClearsSession: a copy of the state directory that
+// presents a refresh token spent by the original (after the server's grace)
+// revokes the session; the library forgets it and says so.
+func TestReusedRefreshTokenClearsSession(t *testing.T) {
+	v := newVendor(t)
+	key, _ := v.license(t, nil)
+	dir := filepath.Join(t.TempDir(), "state")
+	c := v.client(t, v.base(t), dir, nil)
+	c2 := ctx(t)
+	if err := c.Activate(c2, key, "device-1"); err != nil {
+		t.Fatal(err)
+	}
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(copyDir, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	ahead := func() time.Time { return time.Now().Add(14 * time.Minute) }
+	if st, err := v.client(t, v.base(t), dir, ahead).Validate(c2); err != nil || !st.Valid {
+		t.Fatalf("original refreshes: %+v, %v", st, err)
+	}
+	// Past the server's grace for a concurrent refresh (10 s).
+	v.s.Clock().Set(time.Now().Add(11 * time.Second))
+	st, err := v.client(t, v.base(t), copyDir, ahead).Validate(c2)
+	var apiErr *licensing.Error
+	if !errors.As(err, &apiErr) || apiErr.Code != "refresh_token_reused" || st.Valid || st.Reason != "refresh_token_reused" {
+		t.Fatalf("copy: %+v, %v", st, err)
+	}
+	for _, name := range []string{"session.json", "machine.lic"} {
+		if _, err := os.Stat(filepath.Join(copyDir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s kept after reuse: %v", name, err)
+		}
+	}
+	if st, err := v.client(t, v.base(t), copyDir, nil).Validate(c2); err != nil || st.Reason != "no_session" {
+		t.Fatalf("copy afterwards: %+v, %v", st, err)
+	}
+}
+
+// TestRotatedGraceRereadsPair: another process spent the stored refresh
+// token a moment ago and stores its pair a little later; the library's
+// refresh meets 409 refresh_token_rotated, waits for that pair and carries
+// on signed in.
+func TestRotatedGraceRereadsPair(t *testing.T) {
+	v := newVendor(t)
+	key, _ := v.license(t, nil)
+	dir := filepath.Join(t.TempDir(), "state")
+	c2 := ctx(t)
+	if err := v.client(t, v.base(t), dir, nil).Activate(c2, key, "device-1"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "session.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sess map[string]any
+	if err := json.Unmarshal(raw, &sess); err != nil {
+		t.Fatal(err)
+	}
+	// The other process's refresh, answered before it stores the pair.
+	pair := v.s.Do(t, http.MethodPost, "/v1/runtime/sessions/refresh", map[string]any{"refresh_token": sess["refresh_token"]}, "x-api-key", v.pub).Want(t, http.StatusOK).Map(t)
+	stored := make(chan error, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		for _, k := range []string{"access_token", "refresh_token", "access_expires_at", "refresh_expires_at"} {
+			sess[k] = pair[k]
+		}
+		b, _ := json.Marshal(sess)
+		stored <- os.WriteFile(path, b, 0o600)
+	}()
+	ahead := v.client(t, v.base(t), dir, func() time.Time { return time.Now().Add(14 * time.Minute) })
+	st, err := ahead.Validate(c2)
+	if err := <-stored; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || !st.Valid {
+		t.Fatalf("Validate during the other's rotation: %+v, %v", st, err)
+	}
+	raw, _ = os.ReadFile(path)
+	if !strings.Contains(string(raw), pair["refresh_token"].(string)) {
+		t.Fatal("the library did not keep the pair the other process stored")
 	}
 }
