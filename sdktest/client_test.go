@@ -192,6 +192,19 @@ func TestForgedAnswers(t *testing.T) {
 	if _, err := c.Entitled(c2, "export.pdf"); err != nil {
 		t.Fatal(err)
 	}
+	// Capture a genuine answer of each call for the replay, then go back
+	// to the session the test forges against.
+	if _, err := c.ResetDevice(c2, key, "device-9"); code(err) != "not_found" {
+		t.Fatalf("ResetDevice of an unbound device: %v", err)
+	}
+	l, err := c.Lease(c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	late := v.client(t, proxy.URL, dir, func() time.Time { return time.Now().Add(14 * time.Minute) })
 	before := snapshot(t, dir)
 	for _, mode := range []string{"unsigned", "replay", "other-key"} {
 		f.set(mode)
@@ -205,6 +218,22 @@ func TestForgedAnswers(t *testing.T) {
 		if err := c.Activate(c2, key, "device-2"); !errors.Is(err, licensing.ErrNotGenuine) {
 			t.Errorf("%s: Activate = %v; want ErrNotGenuine", mode, err)
 		}
+		if err := c.Login(c2, "ada@example.com", "difference engine no 2", "device-2"); !errors.Is(err, licensing.ErrNotGenuine) {
+			t.Errorf("%s: Login = %v; want ErrNotGenuine", mode, err)
+		}
+		if _, err := c.ResetDevice(c2, key, "device-1"); !errors.Is(err, licensing.ErrNotGenuine) {
+			t.Errorf("%s: ResetDevice = %v; want ErrNotGenuine", mode, err)
+		}
+		if l, err := c.Lease(c2); !errors.Is(err, licensing.ErrNotGenuine) {
+			t.Errorf("%s: Lease = %+v, %v; want ErrNotGenuine", mode, l, err)
+		}
+		// A refresh due: the forged answer to it stores no pair.
+		if _, err := late.Validate(c2); !errors.Is(err, licensing.ErrNotGenuine) {
+			t.Errorf("%s: Validate with a refresh due = %v; want ErrNotGenuine", mode, err)
+		}
+		if err := c.Logout(c2); !errors.Is(err, licensing.ErrNotGenuine) {
+			t.Errorf("%s: Logout = %v; want ErrNotGenuine", mode, err)
+		}
 		if after := snapshot(t, dir); !mapsEqual(before, after) {
 			t.Errorf("%s: the state directory changed", mode)
 		}
@@ -213,6 +242,14 @@ func TestForgedAnswers(t *testing.T) {
 	if st, err := c.Validate(c2); err != nil || !st.Valid {
 		t.Fatalf("honest again: %+v, %v", st, err)
 	}
+}
+
+func code(err error) string {
+	var e *licensing.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }
 
 func mapsEqual(a, b map[string]string) bool {
