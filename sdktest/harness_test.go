@@ -40,7 +40,7 @@ type vendor struct {
 
 type planSpec map[string]any
 
-func newVendor(t *testing.T, mods ...func(*config.Config)) *vendor {
+func newVendor(t testing.TB, mods ...func(*config.Config)) *vendor {
 	t.Helper()
 	s := servertest.New(t, mods...)
 	v := &vendor{s: s, org: s.NewOrg(t)}
@@ -58,12 +58,12 @@ func newVendor(t *testing.T, mods ...func(*config.Config)) *vendor {
 	return v
 }
 
-func (v *vendor) mgmt(t *testing.T, method, path string, body any, want int) map[string]any {
+func (v *vendor) mgmt(t testing.TB, method, path string, body any, want int) map[string]any {
 	t.Helper()
 	return v.s.As(t, v.org.APIKey, method, path, body).Want(t, want).Map(t)
 }
 
-func (v *vendor) rawJWKS(t *testing.T, env string) []byte {
+func (v *vendor) rawJWKS(t testing.TB, env string) []byte {
 	t.Helper()
 	resp, err := http.Get(v.s.URL + "/v1/runtime/applications/" + v.appID + "/jwks.json?environment=" + env)
 	if err != nil {
@@ -79,7 +79,7 @@ func (v *vendor) rawJWKS(t *testing.T, env string) []byte {
 
 // license issues one license of a new plan with spec's fields and the
 // entitlement export.pdf; it returns the key and the license id.
-func (v *vendor) license(t *testing.T, spec planSpec) (key, id string) {
+func (v *vendor) license(t testing.TB, spec planSpec) (key, id string) {
 	t.Helper()
 	entID := v.mgmt(t, http.MethodPost, "/v1/mgmt/applications/"+v.appID+"/entitlements", map[string]any{"key": "export.pdf", "name": "Export to PDF"}, http.StatusCreated)["entitlement_id"].(string)
 	plan := map[string]any{"name": "Pro", "max_devices": 3, "entitlement_ids": []string{entID}}
@@ -95,7 +95,7 @@ func (v *vendor) license(t *testing.T, spec planSpec) (key, id string) {
 // client is a library client of v's production environment at baseURL
 // (the server's, or a proxy's) with its own state directory unless dir is
 // given.
-func (v *vendor) client(t *testing.T, baseURL, dir string, now func() time.Time) *licensing.Client {
+func (v *vendor) client(t testing.TB, baseURL, dir string, now func() time.Time) *licensing.Client {
 	t.Helper()
 	if dir == "" {
 		dir = filepath.Join(t.TempDir(), "state")
@@ -108,14 +108,14 @@ func (v *vendor) client(t *testing.T, baseURL, dir string, now func() time.Time)
 	return c
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return c
 }
 
 // snapshot is every file of a state directory and its content.
-func snapshot(t *testing.T, dir string) map[string]string {
+func snapshot(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	entries, err := os.ReadDir(dir)
