@@ -55,6 +55,39 @@ func armoured(body []byte) string {
 	return out.String()
 }
 
+// envelopeOf reads the envelope of a canonical certificate.
+func envelopeOf(t *testing.T, cert string) machinefile.Envelope {
+	t.Helper()
+	body := strings.TrimSuffix(strings.TrimPrefix(cert, machinefile.Begin+"\n"), machinefile.End+"\n")
+	raw, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(body, "\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env machinefile.Envelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// respellings are texts of cert's payload other than cert: a duplicate key
+// in another letter case, the signature's base64 with its padding bits
+// set, and CRLF line ends. A strict verifier refuses each.
+func respellings(t *testing.T, cert string) map[string]string {
+	t.Helper()
+	e := envelopeOf(t, cert)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	sig := strings.TrimRight(e.Sig, "=")
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	last := strings.IndexByte(alphabet, sig[len(sig)-1])
+	loose := sig[:len(sig)-1] + string(alphabet[last|1]) + e.Sig[len(sig):]
+	return map[string]string{
+		"duplicate key": armoured([]byte(`{"ALG":` + q(e.Alg) + `,"alg":` + q(e.Alg) + `,"kid":` + q(e.Kid) + `,"enc":` + q(e.Enc) + `,"sig":` + q(e.Sig) + `}`)),
+		"padding bits":  armoured([]byte(`{"alg":` + q(e.Alg) + `,"kid":` + q(e.Kid) + `,"enc":` + q(e.Enc) + `,"sig":` + q(loose) + `}`)),
+		"crlf":          strings.ReplaceAll(cert, "\n", "\r\n"),
+	}
+}
+
 // respelled is the same envelope in another text: the base64 on one line.
 // A strict verifier refuses it, so that one payload has one file.
 func respelled(t *testing.T, cert string) string {
@@ -149,6 +182,13 @@ func TestOfflineDocsVerifiers(t *testing.T) {
 		{"other device", write("good3.mf", good), prod, "another-device", false, "another device"},
 		{"issued in the future", write("future.mf", future), prod, "docs-device-future", false, "issued after"},
 		{"respelled", write("respelled.mf", respelled(t, good)), prod, "docs-device", false, "not a machine file"},
+	}
+	for name, text := range respellings(t, good) {
+		cases = append(cases, struct {
+			name, cert, jwks, fp string
+			ok                   bool
+			why                  string
+		}{name, write(strings.ReplaceAll(name, " ", "-")+".mf", text), prod, "docs-device", false, "not a machine file"})
 	}
 	for _, v := range verifiers {
 		t.Run(v.lang, func(t *testing.T) {
