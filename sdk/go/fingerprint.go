@@ -23,9 +23,16 @@ func Fingerprint(appID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte("licensectl-fingerprint\x00" + appID + "\x00" + id))
-	return hex.EncodeToString(sum[:]), nil
+	return fingerprintOf(appID, id), nil
 }
+
+func fingerprintOf(appID, machineID string) string {
+	sum := sha256.Sum256([]byte("licensectl-fingerprint\x00" + appID + "\x00" + machineID))
+	return hex.EncodeToString(sum[:])
+}
+
+// machineIDFiles are where Linux and the BSDs keep the machine id.
+var machineIDFiles = []string{"/etc/machine-id", "/var/lib/dbus/machine-id"}
 
 var (
 	platformUUID = regexp.MustCompile(`"IOPlatformUUID"\s*=\s*"([^"]+)"`)
@@ -51,7 +58,7 @@ func machineID() (string, error) {
 			return string(m[1]), nil
 		}
 	default:
-		for _, p := range []string{"/etc/machine-id", "/var/lib/dbus/machine-id"} {
+		for _, p := range machineIDFiles {
 			if b, err := os.ReadFile(p); err == nil && strings.TrimSpace(string(b)) != "" {
 				return strings.TrimSpace(string(b)), nil
 			}
