@@ -88,7 +88,7 @@ func TestDesignCitations(t *testing.T) {
 			"as design.md §5 says":                                1,
 			"(design §7)":                                         1,
 			"(tui.md\n§15.4)":                                     1,
-			"docs/design.md §15":                                  1,
+			"docs/design.md §18":                                  1,
 			"docs/tui.md §14.5":                                   1,
 			"docs/design.md §6, §99":                              1,
 		} {
