@@ -33,9 +33,16 @@ func TestAdminOrganizations(t *testing.T) {
 			t.Fatalf("created = %v", m)
 		}
 		servertest.WantTime(t, "created_at", m["created_at"])
-		list := s.Do(t, "GET", "/v1/admin/organizations", nil, "x-api-key", op).Want(t, http.StatusOK).List(t)
-		if len(list) != 2 || list[0]["id"] != m["id"] || list[1]["id"] != org.ID {
-			t.Fatalf("list = %v", list)
+		// The operator's list has the page envelope of every growing list.
+		var page struct {
+			Data    []map[string]any `json:"data"`
+			Total   int              `json:"total"`
+			Page    int              `json:"page"`
+			PerPage int              `json:"per_page"`
+		}
+		s.Do(t, "GET", "/v1/admin/organizations", nil, "x-api-key", op).Want(t, http.StatusOK).JSON(t, &page)
+		if list := page.Data; len(list) != 2 || list[0]["id"] != m["id"] || list[1]["id"] != org.ID || page.Total != 2 || page.Page != 1 || page.PerPage != 2 {
+			t.Fatalf("list = %+v", page)
 		}
 		got := s.As(t, op, "GET", "/v1/admin/organizations/"+org.ID, nil).Want(t, http.StatusOK).Map(t)
 		if got["id"] != org.ID {

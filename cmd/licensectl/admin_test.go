@@ -158,9 +158,10 @@ func TestLocalAdmin(t *testing.T) {
 	if len(apps) != 1 {
 		t.Fatalf("first org has %d apps, want 1", len(apps))
 	}
-	var orgs []api.AdminOrganization
+	// org list -o json has the envelope of every growing list.
+	var orgs api.Page[api.AdminOrganization]
 	c.json(&orgs, "org", "list")
-	if len(orgs) != 2 || orgs[0].ID != second.ID {
+	if len(orgs.Data) != 2 || orgs.Data[0].ID != second.ID || orgs.Total != 2 || orgs.Page != 1 {
 		t.Fatalf("org list = %+v", orgs)
 	}
 	c.fails(1, args("--org", "nope", "app", "list"), "Error: not_found: organization \"nope\" not found")
@@ -195,9 +196,9 @@ func TestRemoteAdmin(t *testing.T) {
 		if created.Slug != "remote-corp" || !created.EmailVerified {
 			t.Fatalf("org create = %+v", created)
 		}
-		var orgs []api.AdminOrganization
+		var orgs api.Page[api.AdminOrganization]
 		op.json(&orgs, "org", "list")
-		if len(orgs) < 2 || orgs[0].ID != created.ID {
+		if len(orgs.Data) < 2 || orgs.Data[0].ID != created.ID || orgs.Total != len(orgs.Data) {
 			t.Fatalf("org list = %+v", orgs)
 		}
 		var shown api.AdminOrganization
