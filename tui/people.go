@@ -109,7 +109,7 @@ var devicesSpec = &listSpec{
 	},
 	cells: func(c *ctx, it any) []string {
 		d := it.(*store.Device)
-		return []string{d.Fingerprint, d.Name, d.Platform, d.Status, deviceUser(c, d), fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
+		return []string{d.Fingerprint, d.Name, d.Platform, d.Standing(), deviceUser(c, d), fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
 	},
 	id:      func(it any) string { return it.(*store.Device).ID },
 	state:   func(it any) string { return it.(*store.Device).Status },

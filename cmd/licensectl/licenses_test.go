@@ -305,6 +305,9 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if devices.Total != 1 || devices.Data[0].ID != deviceID || len(devices.Data[0].LicenseIDs) != 1 {
 		t.Fatalf("device list = %+v", devices)
 	}
+	if out := c.ok("device", "list", "--app", "studio"); !regexp.MustCompile(`(?m)^` + deviceID + ` +active +1 +(-|\d{4}-\d\d-\d\d) +fp-laptop$`).MatchString(out) {
+		t.Fatalf("device list table, want the device active on 1 license:\n%s", out)
+	}
 	c.json(&st, "device", "set-status", "--app", "studio", "fp-laptop", "blocked")
 	if st.ID != deviceID || st.Status != store.DeviceBlocked {
 		t.Fatalf("device set-status = %+v", st)
