@@ -148,6 +148,15 @@ func TestServeDataDir(t *testing.T) {
 		t.Fatalf("the refusal is not one line:\n%s", out)
 	}
 	mustNotExist(t, typo)
+	// On PostgreSQL the directory holds no records: the refusal says what
+	// --init creates there, not "a new database" (refused before the
+	// database is reached, so no server needs to listen at the URL).
+	pg := []string{"LICENSECTL_STORAGE_DRIVER=postgres", "LICENSECTL_STORAGE_POSTGRES_URL=postgres://nobody@127.0.0.1:1/none"}
+	out := refuse(t, dir, pg, []string{"--data-dir", typo}, "data dir "+typo+" does not exist", "--init to create it empty", "storage.postgres.url database", "operator token file")
+	if strings.Contains(out, "new database") {
+		t.Fatalf("on PostgreSQL the refusal promises a new database:\n%s", out)
+	}
+	mustNotExist(t, typo)
 
 	// --init creates it, parents too, 0700, with a database and a token.
 	deep := filepath.Join(dir, "srv", "licensectl")
