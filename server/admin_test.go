@@ -21,6 +21,7 @@ import (
 )
 
 func TestAdminOrganizations(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	op := s.OperatorToken()
 	org := s.NewOrg(t)
@@ -74,6 +75,7 @@ func TestAdminOrganizations(t *testing.T) {
 }
 
 func TestAdminBackup(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	if _, ok := s.Store().(store.FileBackup); !ok {
 		t.Skip("the store is not one file (PostgreSQL): TestAdminBackupUnsupported covers its answer")
@@ -111,6 +113,7 @@ type fileless struct{ store.Backend }
 // byte of a body (issue 20: Backup is optional); on PostgreSQL the answer
 // names pg_dump (docs/design.md §12).
 func TestAdminBackupUnsupported(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ driver, want string }{
 		{config.DriverBolt, "its database's own tools"},
 		{config.DriverPostgres, "pg_dump"},
@@ -157,6 +160,7 @@ func TestAdminBackupUnsupported(t *testing.T) {
 }
 
 func TestBackupCancelled(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -20,6 +20,7 @@ import (
 // days with its tier still in force, then returns to the default tier; a
 // pending checkout expires after an hour.
 func TestBillingSweeper(t *testing.T) {
+	t.Parallel()
 	var ns atomic.Int64
 	ns.Store(time.Date(2030, 5, 10, 12, 0, 0, 0, time.UTC).UnixNano())
 	now := func() time.Time { return time.Unix(0, ns.Load()).UTC() }

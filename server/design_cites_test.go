@@ -70,6 +70,7 @@ func citeProblems(text string, sections map[string]map[string]bool) []string {
 // TestDesignCitations holds every Go comment's citation of the design to
 // the files in docs/ and the sections they have.
 func TestDesignCitations(t *testing.T) {
+	t.Parallel()
 	sections := designSections(t)
 	for _, must := range []string{"1", "14"} {
 		if !sections["design"][must] {

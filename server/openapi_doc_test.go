@@ -20,6 +20,7 @@ import (
 // valid OpenAPI 3.1, that the server serves it, and that it describes exactly
 // the routes the server has.
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, func(c *config.Config) { c.Metrics.Enabled, c.Metrics.Listen = true, "" })
 	var routes []string
 	err := s.Handler().(*mux.Router).Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {

@@ -126,6 +126,7 @@ func appScenario(t *testing.T, c *cli) {
 }
 
 func TestLocalAdmin(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.fails(1, args("app", "list"), "no database at", "org create")
 
@@ -168,6 +169,7 @@ func TestLocalAdmin(t *testing.T) {
 }
 
 func TestRemoteAdmin(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 
@@ -236,6 +238,7 @@ func TestRemoteAdmin(t *testing.T) {
 }
 
 func TestLockedFile(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	db, err := bolt.Open(filepath.Join(c.dir, "data", "licensectl.db"), bolt.Options{})
@@ -252,6 +255,7 @@ func TestLockedFile(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	for _, a := range [][]string{
@@ -276,6 +280,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestVersionAndConfig(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	var v versionInfo
 	c.json(&v, "version")
@@ -326,6 +331,7 @@ func openBackup(t *testing.T, path string) *bolt.DB {
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	c.ok("app", "create", "Photo Studio")

@@ -365,6 +365,7 @@ type cliScenario func(t *testing.T, c *cli, orgID string, seed seeder)
 // runLocal runs scenario in local mode on a new data directory, on the
 // store the tests run on.
 func runLocal(t *testing.T, scenario cliScenario) {
+	t.Parallel() // a data directory of its own
 	c := newLocalStore(t)
 	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
@@ -373,6 +374,7 @@ func runLocal(t *testing.T, scenario cliScenario) {
 
 // runRemote runs scenario through a new server.
 func runRemote(t *testing.T, scenario cliScenario) {
+	t.Parallel() // a server of its own
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 	seed := func(fn func(db servertest.Store)) { fn(srv.Store()) }

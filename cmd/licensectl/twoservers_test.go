@@ -222,6 +222,7 @@ func seedTwoServerApp(t *testing.T, s *pgServe) twoServerApp {
 // and spreads requests over both (docs/design.md §12): every invariant holds
 // across servers, by the database.
 func TestTwoServersOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts two servers")
 	}
