@@ -238,7 +238,7 @@ func TestRemoteAdmin(t *testing.T) {
 }
 
 func TestLockedFile(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it bounds how long the refusal takes, which other tests' load would stretch.
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	db, err := bolt.Open(filepath.Join(c.dir, "data", "licensectl.db"), bolt.Options{})
@@ -331,7 +331,7 @@ func openBackup(t *testing.T, path string) *bolt.DB {
 }
 
 func TestCompletion(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it bounds how long completion takes on a locked file, which other tests' load would stretch.
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	c.ok("app", "create", "Photo Studio")
