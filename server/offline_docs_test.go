@@ -131,6 +131,7 @@ func docBlock(t *testing.T, lang string) string {
 // locally that language is skipped with a SKIP line; on CI (CI=true) it
 // fails, as .ci/run installs both.
 func TestOfflineDocsVerifiers(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 3, plan: map[string]any{"max_offline_days": 30}})
 	dir := t.TempDir()

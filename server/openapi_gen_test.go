@@ -31,7 +31,9 @@ func GenerateOpenAPI() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
+	// Tabs, not two spaces: a line per value keeps the diffs of a change
+	// readable, and a tab per level is a quarter of the file's size.
+	b, err := json.MarshalIndent(doc, "", "\t")
 	if err != nil {
 		return nil, err
 	}
