@@ -164,7 +164,10 @@ func TestCopyRefusesNonEmptyTarget(t *testing.T) {
 	src, _ := seededBolt(t, clock)
 	dst := openTest(t, Options{Clock: clock.Now})
 	err := dst.update(ctx, func(tx *txn) error {
-		_, err := tx.exec(`INSERT INTO devices (id, app_id, env_id, fingerprint, status, doc) VALUES ($1, $1, $1, 'pc', 'active', '{}')`, store.NewID())
+		// An audit entry: a record no other needs (a device would need its
+		// application), late in the order of kinds.
+		_, err := tx.exec(`INSERT INTO audit (id, env_ids, event, target_id, created_at, ip, user_agent, doc)
+			VALUES ($1, '{}', 'x', '', now(), '', '', '{}')`, store.NewID())
 		return err
 	})
 	if err != nil {
@@ -172,8 +175,8 @@ func TestCopyRefusesNonEmptyTarget(t *testing.T) {
 	}
 	_, err = dst.ImportRecords(ctx, src)
 	var full *store.ErrCopyTargetNotEmpty
-	if !errors.As(err, &full) || full.Kind != store.CopyDevices || full.N != 1 || err.Error() != "the target is not empty: it holds devices (1); store copy writes only into an empty database" {
-		t.Fatalf("copy into a database with a device: %v", err)
+	if !errors.As(err, &full) || full.Kind != store.CopyAudit || full.N != 1 || err.Error() != "the target is not empty: it holds audit_entries (1); store copy writes only into an empty database" {
+		t.Fatalf("copy into a database with an audit entry: %v", err)
 	}
 }
 
