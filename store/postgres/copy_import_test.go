@@ -191,6 +191,42 @@ func (l lyingSource) ExportRecords(ctx context.Context, emit func(store.CopyReco
 	return c, err
 }
 
+// orphanSource leaves the devices out, counted as left out: the bindings,
+// sessions and leases it sends name devices it lacks.
+type orphanSource struct{ store.CopySource }
+
+func (o orphanSource) ExportRecords(ctx context.Context, emit func(store.CopyRecord) error) (store.CopyCounts, error) {
+	dropped := 0
+	c, err := o.CopySource.ExportRecords(ctx, func(r store.CopyRecord) error {
+		if r.Kind == store.CopyDevices {
+			dropped++
+			return nil
+		}
+		return emit(r)
+	})
+	if err == nil {
+		c[store.CopyDevices] -= dropped
+	}
+	return c, err
+}
+
+// TestCopyRefusesOrphans: a source whose records name records it lacks is
+// refused by the schema's rules, in words, and nothing is written.
+func TestCopyRefusesOrphans(t *testing.T) {
+	ctx := context.Background()
+	clock := storetest.NewClock(time.Now())
+	src, _ := seededBolt(t, clock)
+	dst := openTest(t, Options{Clock: clock.Now})
+	_, err := dst.ImportRecords(ctx, orphanSource{src})
+	if err == nil || !strings.Contains(err.Error(), "the source breaks a rule of the schema (") || !strings.Contains(err.Error(), "device_id_fkey") ||
+		strings.Contains(err.Error(), "SQLSTATE") {
+		t.Fatalf("copy of bindings without their devices: %v; want the foreign key named in words", err)
+	}
+	if err := dst.view(ctx, func(tx *txn) error { return tx.copyRefuseNonEmpty() }); err != nil {
+		t.Fatalf("the refused copy left records: %v", err)
+	}
+}
+
 // TestCopyCountCheck: a copy whose counts read back differ from the
 // source's commits nothing.
 func TestCopyCountCheck(t *testing.T) {
