@@ -108,10 +108,10 @@ func TestMigrationRefusesBrokenRows(t *testing.T) {
 			want:    []string{"license_devices", "license_devices_device_id_fkey", "device_id names no row of devices", "license_id=" + lic + ", device_id=" + nowhere},
 		},
 		{
-			name:    "ErrLicenseOfNoPlan",
-			corrupt: []string{`UPDATE licenses SET plan_id = '` + nowhere + `'`},
-			fix:     []string{`UPDATE licenses SET plan_id = '` + plan + `'`},
-			want:    []string{"licenses_plan_id_fkey", "plan_id names no row of plans", "id=" + lic + " (plan_id=" + nowhere + ")"},
+			name:    "ErrLicenseOfNoEnvironment",
+			corrupt: []string{`UPDATE licenses SET env_id = '` + nowhere + `'`},
+			fix:     []string{`UPDATE licenses SET env_id = '` + env + `'`},
+			want:    []string{"licenses_env_id_fkey", "env_id names no row of app_envs", "id=" + lic + " (env_id=" + nowhere + ")"},
 		},
 		{
 			name:    "ErrUnknownStatusAndNegativeCount",

@@ -10,7 +10,8 @@
 -- themselves in the same transaction, in an order of their own, and the
 -- check at commit proves that they left nothing behind. Left without a key:
 -- the audit log and the outbox events of an application, which outlive it
--- on purpose; mail tokens and partner identities, which the removal of a
+-- on purpose; a licence's plan, which may be deleted once its licences are
+-- all revoked or banned (they stay, naming it); mail tokens and partner identities, which the removal of a
 -- member leaves to expire or to be linked again; outbox bodies, shared by
 -- deliveries and dropped with the last.
 --
@@ -29,7 +30,6 @@ ALTER TABLE plans ADD CONSTRAINT plans_app_id_fkey FOREIGN KEY (app_id) REFERENC
 ALTER TABLE licenses ADD CONSTRAINT licenses_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) DEFERRABLE INITIALLY DEFERRED NOT VALID;
 ALTER TABLE licenses ADD CONSTRAINT licenses_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps (id) DEFERRABLE INITIALLY DEFERRED NOT VALID;
 ALTER TABLE licenses ADD CONSTRAINT licenses_env_id_fkey FOREIGN KEY (env_id) REFERENCES app_envs (id) DEFERRABLE INITIALLY DEFERRED NOT VALID;
-ALTER TABLE licenses ADD CONSTRAINT licenses_plan_id_fkey FOREIGN KEY (plan_id) REFERENCES plans (id) DEFERRABLE INITIALLY DEFERRED NOT VALID;
 ALTER TABLE licenses ADD CONSTRAINT licenses_user_id_fkey FOREIGN KEY (user_id) REFERENCES end_users (id) DEFERRABLE INITIALLY DEFERRED NOT VALID;
 ALTER TABLE end_users ADD CONSTRAINT end_users_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps (id) DEFERRABLE INITIALLY DEFERRED NOT VALID;
 ALTER TABLE end_users ADD CONSTRAINT end_users_env_id_fkey FOREIGN KEY (env_id) REFERENCES app_envs (id) DEFERRABLE INITIALLY DEFERRED NOT VALID;
@@ -88,7 +88,6 @@ ALTER TABLE plans VALIDATE CONSTRAINT plans_app_id_fkey;
 ALTER TABLE licenses VALIDATE CONSTRAINT licenses_org_id_fkey;
 ALTER TABLE licenses VALIDATE CONSTRAINT licenses_app_id_fkey;
 ALTER TABLE licenses VALIDATE CONSTRAINT licenses_env_id_fkey;
-ALTER TABLE licenses VALIDATE CONSTRAINT licenses_plan_id_fkey;
 ALTER TABLE licenses VALIDATE CONSTRAINT licenses_user_id_fkey;
 ALTER TABLE end_users VALIDATE CONSTRAINT end_users_app_id_fkey;
 ALTER TABLE end_users VALIDATE CONSTRAINT end_users_env_id_fkey;
