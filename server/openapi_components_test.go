@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -128,13 +129,7 @@ func (c *components) hoist(t reflect.Type, s *openapi3.SchemaRef) (*openapi3.Sch
 		return s, nil
 	}
 	fields := jsonFieldTypes(t)
-	for _, prop := range slices.Sorted(func(yield func(string) bool) {
-		for k := range v.Properties {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, prop := range slices.Sorted(maps.Keys(v.Properties)) {
 		ft, ok := fields[prop]
 		if !ok {
 			return nil, fmt.Errorf("%s: the schema has a property %q the type lacks", t, prop)
