@@ -166,7 +166,7 @@ func errorStatuses(rt route) []int {
 	if rt.body != nil {
 		add(bad, tooLarge)
 	}
-	if len(rt.query) > 0 || len(rt.headers) > 0 {
+	if len(rt.query) > 0 || len(rt.headers) > 0 || checksQuery(rt.path) {
 		add(bad)
 	}
 	if len(pathParams(rt.path)) > 0 || rt.partner || rt.when != nil {
@@ -243,14 +243,14 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			},
 		},
 	}
-	gen := schemaGenerator{}
-	for name, v := range map[string]any{"Error": api.ErrorBody{}, "RuntimeError": api.RuntimeErrorBody{}} {
-		sch, err := gen.schema(v)
-		if err != nil {
+	gen := schemaGenerator{comps: newComponents(doc.Components.Schemas)}
+	// ErrorBody and RuntimeErrorBody, which every error answer refers to.
+	for _, v := range []any{api.ErrorBody{}, api.RuntimeErrorBody{}} {
+		if _, err := gen.schema(v); err != nil {
 			return nil, err
 		}
-		doc.Components.Schemas[name] = sch
 	}
+	bodyRequired := requestRequired(routes)
 	for _, rt := range routes {
 		if miss := describe(rt); len(miss) > 0 {
 			return nil, fmt.Errorf("%s %s lacks %s", rt.method, rt.path, strings.Join(miss, ", "))
@@ -290,13 +290,10 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: paramOf(openapi3.NewHeaderParameter(p.name), p)})
 		}
 		if rt.body != nil {
-			sch, err := gen.schema(rt.body)
+			sch, err := gen.requestSchema(rt, bodyRequired)
 			if err != nil {
 				return nil, err
 			}
-			// A request's required fields are what the server requires,
-			// not what the type always writes.
-			sch.Value.Required = slices.Sorted(slices.Values(rt.required))
 			body := openapi3.NewRequestBody().WithJSONSchemaRef(sch).WithRequired(!rt.bodyOptional)
 			o.RequestBody = &openapi3.RequestBodyRef{Value: body}
 		}
@@ -306,7 +303,11 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 				form.WithProperty(f, openapi3.NewStringSchema())
 			}
 			form.Required = slices.Clone(rt.form)
-			mt := openapi3.NewMediaType().WithSchema(form)
+			name := formName(rt.path)
+			if err := gen.comps.add(name, nil, form); err != nil {
+				return nil, err
+			}
+			mt := openapi3.NewMediaType().WithSchemaRef(openapi3.NewSchemaRef("#/components/schemas/"+name, nil))
 			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).
 				WithContent(openapi3.Content{"application/x-www-form-urlencoded": mt})}
 		}
@@ -333,9 +334,9 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			ok.Headers = withSignatureHeaders(ok.Headers)
 		}
 		o.Responses.Set(strconv.Itoa(rt.status), &openapi3.ResponseRef{Value: ok})
-		errRef := openapi3.NewSchemaRef("#/components/schemas/Error", nil)
+		errRef := openapi3.NewSchemaRef("#/components/schemas/ErrorBody", nil)
 		if strings.HasPrefix(rt.path, "/v1/runtime") {
-			errRef = openapi3.NewSchemaRef("#/components/schemas/RuntimeError", nil)
+			errRef = openapi3.NewSchemaRef("#/components/schemas/RuntimeErrorBody", nil)
 		}
 		errContent := openapi3.NewContentWithJSONSchemaRef(errRef)
 		switch {
@@ -551,12 +552,65 @@ func operationID(method, path string) string {
 // writes them: every field without omitempty is required, no other field is
 // allowed (the documented field sets are exact), pointers may be null, and
 // json.RawMessage is any JSON value.
-type schemaGenerator struct{}
+// Every named struct type becomes a component (openapi_components_test.go).
+type schemaGenerator struct{ comps *components }
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
-func (schemaGenerator) schema(v any) (*openapi3.SchemaRef, error) {
-	return openapi3gen.NewSchemaRefForValue(v, nil, openapi3gen.SchemaCustomizer(customizeSchema))
+// schema is the schema of a success body's type, its struct types named.
+func (g schemaGenerator) schema(v any) (*openapi3.SchemaRef, error) {
+	sch, err := openapi3gen.NewSchemaRefForValue(v, nil, openapi3gen.SchemaCustomizer(customizeSchema))
+	if err != nil {
+		return nil, err
+	}
+	return g.comps.hoist(reflect.TypeOf(v), sch)
+}
+
+// requestSchema is the schema of rt's request body. A request's required
+// fields are what the server requires, not what the type always writes:
+// the component requires what every operation taking the type requires
+// (bodyRequired), and an operation that requires more says so beside the
+// $ref (allOf), so that one type keeps one name.
+func (g schemaGenerator) requestSchema(rt route, bodyRequired map[reflect.Type][]string) (*openapi3.SchemaRef, error) {
+	t := reflect.TypeOf(rt.body)
+	sch, err := openapi3gen.NewSchemaRefForValue(rt.body, nil, openapi3gen.SchemaCustomizer(customizeSchema))
+	if err != nil {
+		return nil, err
+	}
+	sch.Value.Required = bodyRequired[t]
+	ref, err := g.comps.hoist(t, sch)
+	if err != nil {
+		return nil, err
+	}
+	want := slices.Sorted(slices.Values(rt.required))
+	if slices.Equal(want, bodyRequired[t]) {
+		return ref, nil
+	}
+	more := openapi3.NewSchema()
+	more.Required = want
+	out := openapi3.NewSchema()
+	out.AllOf = openapi3.SchemaRefs{ref, more.NewRef()}
+	return out.NewRef(), nil
+}
+
+// requestRequired is, for each request body type, the fields every
+// operation taking it requires.
+func requestRequired(routes []route) map[reflect.Type][]string {
+	out := map[reflect.Type][]string{}
+	seen := map[reflect.Type]bool{}
+	for _, rt := range routes {
+		if rt.body == nil {
+			continue
+		}
+		t := reflect.TypeOf(rt.body)
+		req := slices.Sorted(slices.Values(rt.required))
+		if !seen[t] {
+			seen[t], out[t] = true, req
+			continue
+		}
+		out[t] = slices.DeleteFunc(out[t], func(f string) bool { return !slices.Contains(req, f) })
+	}
+	return out
 }
 
 func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
@@ -571,7 +625,14 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 	}
 	switch {
 	case t == rawMessageType:
+		// Any JSON value, unless the jsontype tag lists the types it
+		// holds. Listing them matters beyond exactness: a validator that
+		// follows $refs (kin-openapi's) reads {} as refusing null.
 		*s = openapi3.Schema{}
+		if list := tag.Get("jsontype"); list != "" {
+			types := openapi3.Types(strings.Split(list, ","))
+			s.Type = &types
+		}
 		return nil
 	case t.Kind() == reflect.Struct && s.Type.Is("object"):
 		s.Required = requiredFields(t)

@@ -37,7 +37,7 @@ func (s *Server) routes() *mux.Router {
 	// handler, and url.Values drops the pair silently: the API would answer
 	// as if the parameter were absent. It names the parameter instead.
 	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
-		return strings.HasPrefix(req.URL.Path, "/v1/") && badQueryParam(req.URL.RawQuery) != ""
+		return checksQuery(req.URL.Path) && badQueryParam(req.URL.RawQuery) != ""
 	}).Handler(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		name := badQueryParam(r.URL.RawQuery)
 		return store.Invalid(name, "query parameter %s is malformed (a bad %%-escape or a semicolon)", name)
@@ -64,6 +64,14 @@ func (s *Server) routes() *mux.Router {
 		r.Handle(rt.path, h).Methods(rt.method)
 	}
 	return r
+}
+
+// checksQuery says whether the router refuses a malformed query on path:
+// every path whose errors are JSON (the API and the health checks), so that
+// no operation answers as if a garbled parameter were absent. The pages
+// answer people in HTML and the static files and metrics read no query.
+func checksQuery(path string) bool {
+	return strings.HasPrefix(path, "/v1/") || path == "/healthz" || path == "/readyz"
 }
 
 // allowedMethods lists the methods router serves at req's path, for the

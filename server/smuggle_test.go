@@ -75,6 +75,27 @@ func TestMalformedQueryEscape(t *testing.T) {
 	}
 }
 
+// The operations that take no parameters refuse a malformed query too, as
+// the document says (each has its 400): the health checks, the document
+// and the challenge answered 200 as if the query were absent.
+func TestMalformedQueryEscapeParameterless(t *testing.T) {
+	s := servertest.New(t)
+	for _, path := range []string{"/healthz", "/readyz", "/v1/openapi.json", "/v1/mgmt/auth/challenge"} {
+		t.Run(path, func(t *testing.T) {
+			c := servertest.DialRaw(t, s.URL)
+			c.Send(t, "GET "+path+"?probe=%zz HTTP/1.1\r\nHost: x\r\n\r\n")
+			res, raw := c.MustAnswer(t)
+			var e struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			(&servertest.Resp{Status: res.StatusCode, Body: raw}).Want(t, http.StatusBadRequest).JSON(t, &e)
+			if e.Error.Code != "validation_failed" || !strings.Contains(e.Error.Message, "probe") {
+				t.Fatalf("got %s, want validation_failed naming probe", raw)
+			}
+		})
+	}
+}
+
 // A body sent after `Expect: 100-continue` is the body, whatever it looks
 // like: stored byte-exact, one answer.
 func TestExpectContinueBodyStoredExactly(t *testing.T) {

@@ -51,7 +51,7 @@ type PlanItem struct {
 	LeaseSeconds          int              `json:"lease_seconds"`
 	MaxOfflineDays        int              `json:"max_offline_days"`
 	ExternalProductID     *string          `json:"external_product_id"`
-	Policies              json.RawMessage  `json:"policies"` // an object, or null
+	Policies              json.RawMessage  `json:"policies" jsontype:"object,null"`
 	Entitlements          []EntitlementRef `json:"entitlements"`
 	CreatedAt             time.Time        `json:"created_at"`
 	UpdatedAt             time.Time        `json:"updated_at"`

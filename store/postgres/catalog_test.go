@@ -118,10 +118,10 @@ func TestCatalogPurge(t *testing.T) {
 			sql  string
 			args []any
 		}{
-			{`INSERT INTO licenses (id, org_id, app_id, env_id, key, plan_id, status, user_id, doc) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, '{}')`,
-				[]any{lic, org, a.ID, env, "KEY-" + name, p.ID, user}},
 			{`INSERT INTO end_users (id, app_id, env_id, email, status, doc) VALUES ($1, $2, $3, 'u@purge.test', 'active', '{}')`, []any{user, a.ID, env}},
 			{`INSERT INTO devices (id, app_id, env_id, fingerprint, status, doc) VALUES ($1, $2, $3, 'pc', 'active', '{}')`, []any{dev, a.ID, env}},
+			{`INSERT INTO licenses (id, org_id, app_id, env_id, key, plan_id, status, user_id, doc) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, '{}')`,
+				[]any{lic, org, a.ID, env, "KEY-" + name, p.ID, user}},
 			{`INSERT INTO license_devices (license_id, device_id, bound_at) VALUES ($1, $2, $3)`, []any{lic, dev, now}},
 			{`INSERT INTO sessions (id, app_id, env_id, license_id, user_id, device_id, access_hash, refresh_hash, access_expires_at, refresh_expires_at, absolute_expires_at, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6, 'a', 'r', $7, $7, $7, $7)`, []any{store.NewID(), a.ID, env, lic, user, dev, now}},

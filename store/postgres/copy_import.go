@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"licensectl/store"
 )
@@ -114,6 +116,12 @@ func (db *DB) ImportRecords(ctx context.Context, src store.CopySource) (store.Co
 		out = got
 		return nil
 	})
+	var pg *pgconn.PgError
+	if breaksConstraint(err) && errors.As(err, &pg) {
+		// The schema's rules (migration 0070) are checked at commit: a
+		// source whose records name records it lacks is refused whole.
+		return out, fmt.Errorf("the source breaks a rule of the schema (%s on %s: %s); nothing was written", pg.ConstraintName, pg.TableName, pg.Detail)
+	}
 	return out, err
 }
 

@@ -164,7 +164,10 @@ func TestCopyRefusesNonEmptyTarget(t *testing.T) {
 	src, _ := seededBolt(t, clock)
 	dst := openTest(t, Options{Clock: clock.Now})
 	err := dst.update(ctx, func(tx *txn) error {
-		_, err := tx.exec(`INSERT INTO devices (id, app_id, env_id, fingerprint, status, doc) VALUES ($1, $1, $1, 'pc', 'active', '{}')`, store.NewID())
+		// An audit entry: a record no other needs (a device would need its
+		// application), late in the order of kinds.
+		_, err := tx.exec(`INSERT INTO audit (id, env_ids, event, target_id, created_at, ip, user_agent, doc)
+			VALUES ($1, '{}', 'x', '', now(), '', '', '{}')`, store.NewID())
 		return err
 	})
 	if err != nil {
@@ -172,8 +175,8 @@ func TestCopyRefusesNonEmptyTarget(t *testing.T) {
 	}
 	_, err = dst.ImportRecords(ctx, src)
 	var full *store.ErrCopyTargetNotEmpty
-	if !errors.As(err, &full) || full.Kind != store.CopyDevices || full.N != 1 || err.Error() != "the target is not empty: it holds devices (1); store copy writes only into an empty database" {
-		t.Fatalf("copy into a database with a device: %v", err)
+	if !errors.As(err, &full) || full.Kind != store.CopyAudit || full.N != 1 || err.Error() != "the target is not empty: it holds audit_entries (1); store copy writes only into an empty database" {
+		t.Fatalf("copy into a database with an audit entry: %v", err)
 	}
 }
 
@@ -186,6 +189,42 @@ func (l lyingSource) ExportRecords(ctx context.Context, emit func(store.CopyReco
 		c[store.CopyLicenses]++
 	}
 	return c, err
+}
+
+// orphanSource leaves the devices out, counted as left out: the bindings,
+// sessions and leases it sends name devices it lacks.
+type orphanSource struct{ store.CopySource }
+
+func (o orphanSource) ExportRecords(ctx context.Context, emit func(store.CopyRecord) error) (store.CopyCounts, error) {
+	dropped := 0
+	c, err := o.CopySource.ExportRecords(ctx, func(r store.CopyRecord) error {
+		if r.Kind == store.CopyDevices {
+			dropped++
+			return nil
+		}
+		return emit(r)
+	})
+	if err == nil {
+		c[store.CopyDevices] -= dropped
+	}
+	return c, err
+}
+
+// TestCopyRefusesOrphans: a source whose records name records it lacks is
+// refused by the schema's rules, in words, and nothing is written.
+func TestCopyRefusesOrphans(t *testing.T) {
+	ctx := context.Background()
+	clock := storetest.NewClock(time.Now())
+	src, _ := seededBolt(t, clock)
+	dst := openTest(t, Options{Clock: clock.Now})
+	_, err := dst.ImportRecords(ctx, orphanSource{src})
+	if err == nil || !strings.Contains(err.Error(), "the source breaks a rule of the schema (") || !strings.Contains(err.Error(), "device_id_fkey") ||
+		strings.Contains(err.Error(), "SQLSTATE") {
+		t.Fatalf("copy of bindings without their devices: %v; want the foreign key named in words", err)
+	}
+	if err := dst.view(ctx, func(tx *txn) error { return tx.copyRefuseNonEmpty() }); err != nil {
+		t.Fatalf("the refused copy left records: %v", err)
+	}
 }
 
 // TestCopyCountCheck: a copy whose counts read back differ from the

@@ -208,6 +208,11 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return db.migrateTo(ctx, ms)
+}
+
+// migrateTo applies the migrations of ms the database lacks.
+func (db *DB) migrateTo(ctx context.Context, ms []migration) error {
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
@@ -232,6 +237,14 @@ func (db *DB) migrate(ctx context.Context) error {
 			continue
 		}
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if breaksConstraint(err) {
+				// The data breaks a rule the migration adds: name the
+				// rows, not the SQLSTATE of the first one.
+				tx.Rollback(ctx)
+				if derr := db.diagnoseConstraints(ctx, ms, current, m); derr != nil {
+					return derr
+				}
+			}
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {

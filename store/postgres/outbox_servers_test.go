@@ -32,7 +32,7 @@ func hookServers(t *testing.T, n int) ([]*DB, store.AppRef) {
 		dbs = append(dbs, db)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	a := &store.Application{ID: store.NewID(), OrgID: store.NewID(), Name: "Hooked", Slug: "hooked", Status: "active", CreatedAt: now, UpdatedAt: now,
+	a := &store.Application{ID: store.NewID(), OrgID: billingOrg(t, dbs[0], now), Name: "Hooked", Slug: "hooked", Status: "active", CreatedAt: now, UpdatedAt: now,
 		Environments: []store.Environment{{ID: store.NewID(), Name: store.EnvDevelopment, PublicKey: store.NewID()}, {ID: store.NewID(), Name: store.EnvProduction, PublicKey: store.NewID()}}}
 	err := dbs[0].update(ctx, func(t *txn) error { return t.saveApp(a, true) })
 	if err != nil {

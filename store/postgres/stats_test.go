@@ -20,7 +20,7 @@ func TestStats(t *testing.T) {
 	if err != nil || st.SizeBytes <= 0 || st.Sessions != 0 || st.GroupCommitSize.Count != 0 {
 		t.Fatalf("Stats = %+v, %v; want a size, no session and no commit", st, err)
 	}
-	billingOrg(t, a, clock.Now()) // no store transaction
+	org := billingOrg(t, a, clock.Now()) // no store transaction
 	if _, err := a.BillingSubscription(ctx, store.NewID()); store.ErrorCode(err) != store.ECodeNotFound {
 		t.Fatalf("BillingSubscription(unknown) = %v", err) // a read
 	}
@@ -37,10 +37,23 @@ func TestStats(t *testing.T) {
 		t.Fatalf("Stats after one write = %+v, %+v, %v; want one commit of one write", c, s, err)
 	}
 	now := clock.Now()
-	if _, err := b.pool.Exec(ctx, `INSERT INTO sessions (id, app_id, env_id, device_id, access_hash, refresh_hash,
-		access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $2, $2, 'a', 'r', $3, $3, $3, $3)`,
-		store.NewID(), store.NewID(), now.Add(time.Hour)); err != nil {
-		t.Fatal(err)
+	// The other server's session, with the rows it names, none written by
+	// a transaction of the store's.
+	app, env, dev := store.NewID(), store.NewID(), store.NewID()
+	for _, s := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO apps (id, org_id, slug, status, doc) VALUES ($1, $2, 'stats', 'active', '{}')`, []any{app, org}},
+		{`INSERT INTO app_envs (id, app_id, name, public_key) VALUES ($1, $2, 'production', $3)`, []any{env, app, env}},
+		{`INSERT INTO devices (id, app_id, env_id, fingerprint, status, doc) VALUES ($1, $2, $3, 'pc', 'active', '{}')`, []any{dev, app, env}},
+		{`INSERT INTO sessions (id, app_id, env_id, device_id, access_hash, refresh_hash,
+			access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $3, $4, 'a', 'r', $5, $5, $5, $5)`,
+			[]any{store.NewID(), app, env, dev, now.Add(time.Hour)}},
+	} {
+		if _, err := b.pool.Exec(ctx, s.sql, s.args...); err != nil {
+			t.Fatalf("%s: %v", s.sql, err)
+		}
 	}
 	if st, err := a.Stats(ctx); err != nil || st.Sessions != 0 {
 		t.Fatalf("Stats within the minute = %+v, %v; want the count kept", st, err)

@@ -71,6 +71,30 @@ func testPlansInUse(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	wantCode(t, "DeletePlan(in use)", f.db.DeletePlan(f.ctx, f.ref(), plan.ID), store.ECodePlanInUse)
+	// A plan whose licenses are all revoked or banned may go; the licenses
+	// stay, readable, naming it.
+	retired, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Retired")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := f.db.GenerateLicenses(f.ctx, f.scope(store.EnvProduction), store.GenerateLicensesInput{PlanID: retired.ID, Quantity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, status := range []string{store.LicenseRevoked, store.LicenseBanned} {
+		if _, err := f.db.SetLicenseStatus(f.ctx, f.scope(store.EnvProduction), final[i].ID, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.db.DeletePlan(f.ctx, f.ref(), retired.ID); err != nil {
+		t.Fatalf("DeletePlan(only final licenses): %v", err)
+	}
+	for _, l := range final {
+		d, err := f.db.FindLicense(f.ctx, f.scope(store.EnvProduction), l.ID)
+		if err != nil || d.PlanID != retired.ID {
+			t.Fatalf("FindLicense of a deleted plan's license = %+v, %v; want it naming the plan", d, err)
+		}
+	}
 	if err := f.db.DeletePlan(f.ctx, f.ref(), unused.ID); err != nil {
 		t.Fatalf("DeletePlan(unused): %v", err)
 	}
