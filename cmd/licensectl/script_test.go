@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -132,6 +133,10 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command(binary, "serve", "--listen", "127.0.0.1:0")
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = append(cleanEnv(), "LICENSECTL_LOG_FORMAT=text", "HOME="+ts.Getenv("HOME"))
+	if dir := ts.Getenv("LICENSECTL_DATA_DIR"); dir != "" {
+		// On PostgreSQL no local command made it: the store is elsewhere.
+		ts.Check(os.MkdirAll(dir, 0o700))
+	}
 	for _, k := range []string{"LICENSECTL_DATA_DIR", "LICENSECTL_STORAGE_DRIVER", "LICENSECTL_STORAGE_POSTGRES_URL"} {
 		if v := ts.Getenv(k); v != "" {
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -142,10 +147,15 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(cmd.Start())
 	ts.Defer(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
 	found := make(chan string, 1)
+	var mu sync.Mutex
+	var lines []string
 	go func() {
 		sc := bufio.NewScanner(pipe)
 		sent := false
 		for sc.Scan() {
+			mu.Lock()
+			lines = append(lines, sc.Text())
+			mu.Unlock()
 			if _, u, ok := strings.Cut(sc.Text(), " url="); ok && !sent {
 				u, _, _ = strings.Cut(u, " ")
 				found <- u
@@ -159,7 +169,9 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	select {
 	case u, ok := <-found:
 		if !ok {
-			ts.Fatalf("serve exited before listening")
+			mu.Lock()
+			defer mu.Unlock()
+			ts.Fatalf("serve exited before listening:\n%s", strings.Join(lines, "\n"))
 		}
 		ts.Setenv("SERVER", u)
 	case <-time.After(20 * time.Second):
