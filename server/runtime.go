@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -209,7 +208,8 @@ func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, c store.RuntimeC
 	// a shared cache must keep them apart.
 	h.Set("Vary", "x-api-key, x-environment, accept-signature")
 	w.WriteHeader(http.StatusOK)
-	return json.NewEncoder(w).Encode(rttoken.KeySet(env))
+	_, err = w.Write(rttoken.Document(env))
+	return err
 }
 
 // jwksEnvironment names the environment whose key set a JWKS request wants.

@@ -211,6 +211,20 @@ func TestRuntimeSignedAnswers(t *testing.T) {
 		// activation goes through afterwards.
 		f.signedDo(t, "POST", "/licenses/activate", body).wantSigned(t, pinned, http.StatusOK)
 	})
+	t.Run("ErrValidation content-digest without a signature asked", func(t *testing.T) {
+		body := map[string]any{"access_token": a.AccessToken}
+		raw, _ := json.Marshal(body)
+		for _, d := range []string{httpsig.ContentDigest([]byte("other")), "md5=:AAAA:", "sha-256", `sha-256="x"`} {
+			r := f.signedDo(t, "POST", "/sessions/validate", body, "Accept-Signature", "", "Content-Digest", d)
+			r.WantError(t, http.StatusBadRequest, "validation_failed")
+			wantUnsigned(t, r.Resp)
+			if !strings.Contains(strings.ToLower(string(r.Body)), "content-digest") {
+				t.Fatalf("Content-Digest %s: %s does not name it", d, r.Body)
+			}
+		}
+		r := f.signedDo(t, "POST", "/sessions/validate", body, "Accept-Signature", "", "Content-Digest", httpsig.ContentDigest(raw)).Want(t, http.StatusOK)
+		wantUnsigned(t, r)
+	})
 	t.Run("ErrNotGenuine replayed answer", func(t *testing.T) {
 		r := f.signedDo(t, "POST", "/sessions/validate", map[string]any{"access_token": a.AccessToken}).wantSigned(t, pinned, http.StatusOK)
 		r.req.Header.Set("Accept-Signature", `lc=();nonce="`+nonce()+`"`)

@@ -113,6 +113,17 @@ func (b *bench) endpoints() map[string]endpoint {
 		"validate": {name: "POST sessions/validate", next: func(w *worker) *request {
 			return &request{method: "POST", path: "/v1/runtime/sessions/validate", headers: []string{key}, body: validateBodies[w.rng.IntN(len(validateBodies))]}
 		}, check: func(_ *worker, status int, body []byte) bool { return status == 200 && bytes.Contains(body, validTrue) }},
+		// The same validation asking for a signed answer (docs/design.md
+		// §15): a fresh nonce per request, and an answer that is not
+		// signed counts as an error. The signature is not verified here:
+		// the load generator shares the cores with the server.
+		"validate-signed": {name: "POST sessions/validate (signed)", next: func(w *worker) *request {
+			w.iter++
+			accept := `Accept-Signature: lc=();nonce="n-` + w.runID + "-" + strconv.Itoa(w.id) + "-" + strconv.Itoa(w.iter) + `-pad"`
+			return &request{method: "POST", path: "/v1/runtime/sessions/validate", headers: []string{key, accept}, body: validateBodies[w.rng.IntN(len(validateBodies))]}
+		}, check: func(w *worker, status int, body []byte) bool {
+			return status == 200 && w.c.signed && bytes.Contains(body, validTrue)
+		}},
 		"entitlements/check": {name: "GET entitlements/check", next: func(w *worker) *request {
 			return &request{method: "GET", path: "/v1/runtime/entitlements/check?key=pro", headers: []string{key, bearers[w.rng.IntN(len(bearers))]}}
 		}, check: func(_ *worker, status int, body []byte) bool {
@@ -328,7 +339,7 @@ func (b *bench) parallel(n int, fn func(c *conn, w *worker, i int) error) error 
 // which rotates the access tokens they use.
 func (b *bench) runAll(names []string) error {
 	needSessions := slices.ContainsFunc(names, func(n string) bool {
-		return n == "validate" || n == "entitlements/check" || n == "refresh" || n == "overload"
+		return n == "validate" || n == "validate-signed" || n == "entitlements/check" || n == "refresh" || n == "overload"
 	})
 	if err := b.prepare(needSessions, slices.Contains(names, "login")); err != nil {
 		return err

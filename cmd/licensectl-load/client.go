@@ -18,6 +18,9 @@ type conn struct {
 	br   *bufio.Reader
 	bw   *bufio.Writer
 	body bytes.Buffer
+	// signed: the last answer carried a Signature header (an answer to
+	// Accept-Signature, docs/design.md §15).
+	signed bool
 }
 
 func dial(addr string) (*conn, error) {
@@ -94,6 +97,7 @@ func (c *conn) readResponse() (int, []byte, error) {
 		return 0, nil, fmt.Errorf("bad status line %q", line)
 	}
 	length, chunked := -1, false
+	c.signed = false
 	for {
 		h, err := c.br.ReadSlice('\n')
 		if err != nil {
@@ -115,6 +119,8 @@ func (c *conn) readResponse() (int, []byte, error) {
 			}
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 			chunked = bytes.EqualFold(value, []byte("chunked"))
+		case bytes.EqualFold(name, []byte("Signature")):
+			c.signed = len(value) > 0
 		}
 	}
 	c.body.Reset()

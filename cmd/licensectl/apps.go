@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +14,64 @@ import (
 
 func newAppCmd(e *env) *cobra.Command {
 	return noun("app", "Manage applications",
-		newAppCreateCmd(e), newAppListCmd(e), newAppShowCmd(e), newAppUpdateCmd(e), newAppDisableCmd(e), newAppDeleteCmd(e))
+		newAppCreateCmd(e), newAppListCmd(e), newAppShowCmd(e), newAppUpdateCmd(e), newAppDisableCmd(e), newAppDeleteCmd(e), newAppJWKSCmd(e))
+}
+
+// newAppJWKSCmd prints an environment's JWKS document for a desktop build
+// to pin (docs/design.md §15): the bytes the server serves, locally from
+// the stored key or from the server. Its -o names the file to write, as
+// machine-file's does.
+func newAppJWKSCmd(e *env) *cobra.Command {
+	var app, envName, file string
+	c := &cobra.Command{
+		Use:   "jwks --app APP",
+		Short: "Print an environment's JWKS document, for a client to pin",
+		Long: "Prints the public key set of one environment of the application (default: --env's),\n" +
+			"byte for byte as GET /v1/runtime/applications/{id}/jwks.json serves it, for a desktop\n" +
+			"build to embed: the key that verifies access tokens, machine files and signed answers.\n" +
+			"-o FILE writes it to FILE (replacing an older copy) instead of stdout.",
+		Example: "  licensectl app jwks --app studio -o jwks.json\n" +
+			"  licensectl app jwks --app studio --environment development",
+		Args: exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch strings.ToLower(file) {
+			case fmtTable, fmtJSON, fmtCSV, fmtKeys:
+				return usageErrorf("-o names the file to write the key set to here, not an output format (got %q)", file)
+			}
+			if envName != "" && !store.ValidEnv(envName) {
+				return usageErrorf("--environment must be production or development (got %q)", envName)
+			}
+			return e.withSession(cmd, openOpts{}, func(ctx context.Context, s *session) error {
+				ref, err := s.app(ctx, app)
+				if err != nil {
+					return err
+				}
+				name := envName
+				if name == "" {
+					name = s.env
+				}
+				doc, err := s.svc.JWKS(ctx, ref, name)
+				if err != nil {
+					return err
+				}
+				if file == "" {
+					_, err := cmd.OutOrStdout().Write(doc)
+					return err
+				}
+				// Public keys: readable by the build that embeds them.
+				if err := os.WriteFile(file, doc, 0o644); err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: the %s key set of application %s\n", file, name, ref.AppID)
+				return err
+			})
+		},
+	}
+	bindApp(c, &app)
+	fl := c.Flags()
+	fl.StringVar(&envName, "environment", "", "production or development (default: --env)")
+	fl.StringVarP(&file, flagOutput, "o", "", "write the key set to FILE instead of stdout")
+	return c
 }
 
 func appFields(t *table, a *store.Application) {

@@ -10,6 +10,7 @@ import (
 	"licensectl/server"
 	"licensectl/server/api"
 	"licensectl/server/client"
+	"licensectl/server/rttoken"
 	"licensectl/server/webhook"
 	"licensectl/store"
 )
@@ -73,9 +74,27 @@ func (l local) guard() *webhook.Guard {
 	return webhook.NewGuard(l.cfg.Webhooks.AllowHTTP, l.cfg.Webhooks.AllowPrivateTargets)
 }
 
+// JWKS implements backend from the stored key.
+func (l local) JWKS(ctx context.Context, ref store.AppRef, env string) ([]byte, error) {
+	a, err := l.FindApplication(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return rttoken.Document(a.Env(env)), nil
+}
+
 // remote is the backend of remote mode: the HTTP client, plus what the
 // server does for a call that locally takes more than one step.
 type remote struct{ *client.Client }
+
+// JWKS implements backend with the document the server serves, once the
+// application is known to be the organization's.
+func (r remote) JWKS(ctx context.Context, ref store.AppRef, env string) ([]byte, error) {
+	if _, err := r.FindApplication(ctx, ref); err != nil {
+		return nil, err
+	}
+	return r.Client.JWKS(ctx, ref.AppID, env)
+}
 
 // RegisterWebhook implements backend: the server checks the URL itself
 // when it creates the endpoint.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +13,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -31,6 +36,11 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/sc
 //	                                a device (see cmdHolder)
 //	legacy APP                      seeds records holding terminal escapes,
 //	                                as old releases stored them (see cmdLegacy)
+//	capture VAR [FIELD]             sets $VAR to stdout, or to FIELD of
+//	                                stdout's JSON object
+//	serve                           starts licensectl serve on the script's
+//	                                store, sets $SERVER to its URL, stops it
+//	                                when the script ends
 //
 // The binary runs on the store LICENSECTL_TEST_STORE names: with postgres,
 // each script gets a database of its own through storage.driver and
@@ -81,19 +91,93 @@ func TestScripts(t *testing.T) {
 			"holder":  cmdHolder,
 			"legacy":  cmdLegacy,
 			"capture": cmdCapture,
+			"serve":   cmdServe,
 		},
 	})
 }
 
 // cmdCapture sets $VAR to the last command's stdout without its final line
-// break, so a later command can name what an earlier one created.
+// break, or to the string FIELD of the JSON object it printed, so a later
+// command can name what an earlier one created.
 //
-//	capture VAR
+//	capture VAR [FIELD]
 func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: capture VAR")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: capture VAR [FIELD]")
 	}
-	ts.Setenv(args[0], strings.TrimRight(ts.ReadFile("stdout"), "\n"))
+	out := ts.ReadFile("stdout")
+	if len(args) == 1 {
+		ts.Setenv(args[0], strings.TrimRight(out, "\n"))
+		return
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		ts.Fatalf("capture: stdout is not a JSON object: %v", err)
+	}
+	v, ok := obj[args[1]].(string)
+	if !ok {
+		ts.Fatalf("capture: stdout has no string field %q", args[1])
+	}
+	ts.Setenv(args[0], v)
+}
+
+// cmdServe starts `licensectl serve` on the script's store (its
+// LICENSECTL_ settings, in $WORK) on a free port, sets $SERVER to its URL
+// and stops it when the script ends. A bbolt file is the server's while it
+// runs: local commands come before serve.
+//
+//	serve
+func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: serve")
+	}
+	cmd := exec.Command(binary, "serve", "--listen", "127.0.0.1:0")
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = append(cleanEnv(), "LICENSECTL_LOG_FORMAT=text", "HOME="+ts.Getenv("HOME"))
+	if dir := ts.Getenv("LICENSECTL_DATA_DIR"); dir != "" {
+		// On PostgreSQL no local command made it: the store is elsewhere.
+		ts.Check(os.MkdirAll(dir, 0o700))
+	}
+	for _, k := range []string{"LICENSECTL_DATA_DIR", "LICENSECTL_STORAGE_DRIVER", "LICENSECTL_STORAGE_POSTGRES_URL"} {
+		if v := ts.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	pipe, err := cmd.StderrPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	ts.Defer(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	var mu sync.Mutex
+	var lines []string
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		sent := false
+		for sc.Scan() {
+			mu.Lock()
+			lines = append(lines, sc.Text())
+			mu.Unlock()
+			if _, u, ok := strings.Cut(sc.Text(), " url="); ok && !sent {
+				u, _, _ = strings.Cut(u, " ")
+				found <- u
+				sent = true
+			}
+		}
+		if !sent {
+			close(found)
+		}
+	}()
+	select {
+	case u, ok := <-found:
+		if !ok {
+			mu.Lock()
+			defer mu.Unlock()
+			ts.Fatalf("serve exited before listening:\n%s", strings.Join(lines, "\n"))
+		}
+		ts.Setenv("SERVER", u)
+	case <-time.After(20 * time.Second):
+		ts.Fatalf("serve did not listen within 20 s")
+	}
 }
 
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {

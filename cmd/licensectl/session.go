@@ -34,6 +34,9 @@ type backend interface {
 	// RegisterWebhook creates an endpoint after the network checks of its
 	// URL, which CreateWebhook leaves to its caller.
 	RegisterWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error)
+	// JWKS returns the JWKS document of the application's environment env,
+	// byte for byte as the server serves it. Returns not_found.
+	JWKS(ctx context.Context, ref store.AppRef, env string) ([]byte, error)
 }
 
 var (

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"io"
 	"licensectl/server/api"
 	"net/http"
 	"net/url"
@@ -135,4 +136,25 @@ func (c *Client) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store
 // RevokeAppSecret implements store.AppSecrets.
 func (c *Client) RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) error {
 	return c.do(ctx, call{method: http.MethodDelete, path: appPath(ref.AppID, "secrets", id), org: ref.OrgID}, nil)
+}
+
+// JWKS returns the JWKS document of one environment of an application, the
+// bytes the server serves (GET /v1/runtime/applications/{id}/jwks.json), for
+// a client to pin. Returns not_found for an unknown application,
+// validation_failed for an environment that is neither production nor
+// development.
+func (c *Client) JWKS(ctx context.Context, appID, env string) ([]byte, error) {
+	res, err := c.send(ctx, call{method: http.MethodGet, path: "/v1/runtime/applications/" + url.PathEscape(appID) + "/jwks.json",
+		query: url.Values{"environment": {env}}})
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	// A key set is a few hundred bytes; the bound keeps a wrong server
+	// from filling memory.
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, &store.Error{Code: store.ECodeUnavailable, Message: "reading the key set from " + c.base, Err: err}
+	}
+	return raw, nil
 }

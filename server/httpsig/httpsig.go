@@ -104,6 +104,15 @@ var (
 // when there are none). The "@signature-params" line serializes components
 // and params as Signature-Input carries them.
 func Base(dst []byte, components []Component, params *httpsfv.Params, msg, req *Message) ([]byte, error) {
+	sp, err := SignatureParams(components, params)
+	if err != nil {
+		return nil, err
+	}
+	return baseWith(dst, components, sp, msg, req)
+}
+
+// baseWith is Base with the "@signature-params" value already serialized.
+func baseWith(dst []byte, components []Component, sp string, msg, req *Message) ([]byte, error) {
 	for _, c := range components {
 		m := msg
 		if c.Req {
@@ -121,10 +130,6 @@ func Base(dst []byte, components []Component, params *httpsfv.Params, msg, req *
 		dst = append(dst, '\n')
 	}
 	dst = append(dst, `"@signature-params": `...)
-	sp, err := SignatureParams(components, params)
-	if err != nil {
-		return nil, err
-	}
 	return append(dst, sp...), nil
 }
 

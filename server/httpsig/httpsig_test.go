@@ -269,6 +269,17 @@ func TestSignVerify(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("OK nonce with escapes", func(t *testing.T) {
+		r := httptest.NewRequest(http.MethodGet, "http://licenses.example.com/v1/runtime/entitlements/check?key=pro", nil)
+		r.Header.Set("Accept-Signature", `sig=();nonce="a\"quoted\\nonce with space"`)
+		h := signed(t, key, r, 200, "application/json", body)
+		if !strings.Contains(h.Get("Signature-Input"), `nonce="a\"quoted\\nonce with space"`) {
+			t.Fatalf("Signature-Input %s", h.Get("Signature-Input"))
+		}
+		if err := verify(h, 200, body, r); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("OK request digest", func(t *testing.T) {
 		r := signingRequest(nonce)
 		r.Header.Set("Content-Digest", httpsig.ContentDigest([]byte(`{"access_token":"x"}`)))

@@ -141,6 +141,17 @@ func KeySet(env *store.Environment) JWKS {
 	return out
 }
 
+// Document is the JWKS document of env exactly as the server serves it (the
+// key set as JSON and a newline), so that what the CLI writes for pinning
+// is byte for byte what a client fetches.
+func Document(env *store.Environment) []byte {
+	raw, err := json.Marshal(KeySet(env))
+	if err != nil {
+		panic(err) // strings only: cannot fail
+	}
+	return append(raw, '\n')
+}
+
 // VerifyKeySet checks a token as a desktop client does offline: with a JWKS
 // document (the key named by kid), the pinned algorithm, typ, audience (the
 // application id), issuer and expiry, and the env claim equal to env, the
