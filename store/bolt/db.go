@@ -177,6 +177,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // with gen on first use. It holds keys that must survive restarts (the
 // dashboard token signing key, the ALTCHA HMAC key).
 func (db *DB) MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error) {
+	if err := store.CheckStorable("name", name); err != nil {
+		return nil, err
+	}
 	key := []byte("secret:" + name)
 	var out []byte
 	err := db.bolt.View(func(tx *bolt.Tx) error {
