@@ -97,7 +97,16 @@ var rebuildFreelist = false
 
 // Open opens (creating if needed) the database file at path and applies
 // migrations.
-func Open(path string, opts Options) (*DB, error) {
+func Open(path string, opts Options) (_ *DB, err error) {
+	var bdb *bolt.DB
+	defer func() {
+		if p := recover(); p != nil {
+			if bdb != nil {
+				bdb.Close()
+			}
+			err = pageFault(path, p)
+		}
+	}()
 	if opts.LockTimeout == 0 {
 		opts.LockTimeout = 2 * time.Second
 	}
@@ -107,7 +116,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
+	bdb, err = bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        opts.LockTimeout,
 		ReadOnly:       opts.ReadOnly,
 		NoFreelistSync: rebuildFreelist,
