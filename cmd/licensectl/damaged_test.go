@@ -105,3 +105,33 @@ func TestStoreCopyDamagedSource(t *testing.T) {
 		})
 	}
 }
+
+// A database file of 0 bytes is refused in one line by every command that
+// opens it, as serve refuses it, and stays 0 bytes: none formats it as a
+// new database.
+func TestEmptyDataFile(t *testing.T) {
+	c := newLocal(t)
+	path := filepath.Join(c.dir, "data", "licensectl.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"org", "list"},
+		{"org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t)},
+		{"app", "list", "--org", "acme"},
+		{"store", "copy", "--to", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"},
+		{"serve", "--listen", "127.0.0.1:0"},
+	} {
+		r := c.run(args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != 1 || len(lines) != 1 || !strings.Contains(r.stderr, path+" is empty (0 bytes), not a database") || !strings.Contains(r.stderr, "licensectl restore") {
+			t.Fatalf("%v on a 0-byte file: exit %d, stderr:\n%s", args, r.code, r.stderr)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+			t.Fatalf("%v: the 0-byte file became %v, %v", args, fi.Size(), err)
+		}
+	}
+}
