@@ -280,7 +280,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := requireString("password", req.Password); err != nil {
 		return err
 	}
-	account, ip := strings.ToLower(strings.TrimSpace(req.Email)), clientKey(r)
+	// Refused before the throttle counts it: no password is judged.
+	account, err := store.LoginEmail("email", req.Email)
+	if err != nil {
+		return err
+	}
+	ip := clientKey(r)
 	if err := s.acct.logins.attempt(r.Context(), account, ip, req.Altcha); err != nil {
 		return err
 	}

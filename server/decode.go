@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"licensectl/store"
@@ -85,7 +88,98 @@ func decodeBytes(body []byte, v any) error {
 		}
 		return store.Errorf(store.ECodeInvalidJSON, "malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
+	return refuseNulls(body, v)
+}
+
+// refuseNulls refuses a null in a field of the request type v that is not
+// tagged nullable:"true". encoding/json takes null as "leave the field
+// alone", so `"ttl": null` would pass for a field left out and get its
+// default (the longest machine file) instead of the refusal any other
+// value of the wrong type gets. A field tagged nullable (a PATCH field
+// whose null clears it) keeps its null; the OpenAPI document declares the
+// same fields nullable. v other than a pointer to a struct (a body read
+// field by field) is left to its reader.
+func refuseNulls(body []byte, v any) error {
+	if !bytes.Contains(body, []byte("null")) {
+		return nil
+	}
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return nil // decoded already; a body that does not split into fields has none to check
+	}
+	rules := bodyFieldsOf(t.Elem())
+	names := make([]string, 0, len(fields))
+	for name, raw := range fields {
+		if isNull(raw) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if f, ok := rules[name]; ok && !f.nullable {
+			return store.Invalid(name, "%s must be of type %s, not null: leave it out for the default", name, f.typ)
+		}
+	}
 	return nil
+}
+
+// bodyField is what refuseNulls knows of one field of a request type.
+type bodyField struct {
+	typ      string // its JSON type, for the message
+	nullable bool
+}
+
+var bodyFields sync.Map // reflect.Type → map[string]bodyField
+
+// bodyFieldsOf lists the JSON fields of the struct type t, embedded
+// structs' included, by name.
+func bodyFieldsOf(t reflect.Type) map[string]bodyField {
+	if m, ok := bodyFields.Load(t); ok {
+		return m.(map[string]bodyField)
+	}
+	m := map[string]bodyField{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			m[name] = bodyField{typ: jsonTypeOf(f.Type), nullable: f.Tag.Get("nullable") == "true"}
+		}
+	}
+	walk(t)
+	bodyFields.Store(t, m)
+	return m
+}
+
+// jsonTypeOf names the JSON type of a field of Go type t.
+func jsonTypeOf(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeFor[time.Time](), t.Kind() == reflect.String:
+		return "string"
+	case t.Kind() == reflect.Struct:
+		return "object"
+	}
+	return jsonType(t.String())
 }
 
 // unknownField names the field of encoding/json's DisallowUnknownFields

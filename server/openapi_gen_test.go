@@ -578,6 +578,9 @@ func (g schemaGenerator) requestSchema(rt route, bodyRequired map[reflect.Type][
 		return nil, err
 	}
 	sch.Value.Required = bodyRequired[t]
+	// A request's field may be null only where null means something
+	// (nullable:"true"); the decoder refuses any other.
+	dropNulls(sch.Value, t)
 	ref, err := g.comps.hoist(t, sch)
 	if err != nil {
 		return nil, err
@@ -683,5 +686,70 @@ func requiredFields(t reflect.Type) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// dropNulls takes "null" out of the types of the properties of a request
+// body's schema whose fields are not tagged nullable:"true", as
+// refuseNulls refuses their null.
+func dropNulls(s *openapi3.Schema, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for name, f := range bodyFieldsOf(t) {
+		p := s.Properties[name]
+		if f.nullable || p == nil || p.Value == nil || p.Value.Type == nil || !p.Value.Type.Includes("null") {
+			continue
+		}
+		types := openapi3.Types{}
+		for _, typ := range *p.Value.Type {
+			if typ != "null" {
+				types = append(types, typ)
+			}
+		}
+		p.Value.Type = &types
+	}
+}
+
+// RequestBody is one route's JSON request body as the route table declares
+// it, for the external tests: the fields, those the server requires, and
+// those whose null means something (nullable:"true").
+type RequestBody struct {
+	Method, Path string
+	// Access names how the route takes its caller: public, accountCall,
+	// managed, tierReader, operator, runtimeApp, runtimeUser.
+	Access   string
+	Fields   []string
+	Required []string
+	Nullable []string
+}
+
+// RequestBodies lists the routes of the table that take a JSON body.
+func RequestBodies() []RequestBody {
+	names := map[access]string{public: "public", accountCall: "accountCall", managed: "managed", tierReader: "tierReader",
+		operator: "operator", runtimeApp: "runtimeApp", runtimeUser: "runtimeUser", runtimeOpen: "runtimeOpen", pageCall: "pageCall", served: "served"}
+	var out []RequestBody
+	for _, rt := range routeTable() {
+		if rt.body == nil || rt.alias {
+			continue
+		}
+		b := RequestBody{Method: rt.method, Path: rt.path, Access: names[rt.access], Required: rt.required}
+		t := reflect.TypeOf(rt.body)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		for name, f := range bodyFieldsOf(t) {
+			b.Fields = append(b.Fields, name)
+			if f.nullable {
+				b.Nullable = append(b.Nullable, name)
+			}
+		}
+		slices.Sort(b.Fields)
+		slices.Sort(b.Nullable)
+		out = append(out, b)
+	}
 	return out
 }

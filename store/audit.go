@@ -44,6 +44,9 @@ type AuditFilter struct {
 // validation_failed naming page, per_page, from (not before to) or target_id
 // (together with event).
 func (f *AuditFilter) Normalize() error {
+	if err := CheckStorableFields(f); err != nil {
+		return err
+	}
 	if err := f.PageRequest.Normalize(); err != nil {
 		return err
 	}

@@ -44,8 +44,17 @@ type CounterState struct {
 // one (or Unlimited) and a window of at least a millisecond. They come from
 // the server's code, not from a client, so a bad one is a bug.
 func CheckCounterHit(key string, limit int, window time.Duration) error {
+	if err := CheckCounterKey(key); err != nil {
+		return err
+	}
 	if key == "" || (limit < 1 && limit != Unlimited) || window < time.Millisecond {
 		return fmt.Errorf("counter %q: limit %d and window %v are not a counter's", key, limit, window)
 	}
 	return nil
+}
+
+// CheckCounterKey refuses a counter key no backend could store
+// (CheckStorable). Returns validation_failed naming key.
+func CheckCounterKey(key string) error {
+	return CheckStorable("key", key)
 }

@@ -297,6 +297,9 @@ func CheckEntitlementIDs(in []string, find func(id string) error) ([]string, err
 // values that could never be stored are refused rather than looked up.
 // Returns validation_failed.
 func (f *LicenseFilter) Check() error {
+	if err := CheckStorableFields(f); err != nil {
+		return err
+	}
 	if err := f.Normalize(); err != nil {
 		return err
 	}
@@ -322,6 +325,9 @@ func (f *LicenseFilter) Check() error {
 // a fingerprint of at most MaxFingerprint bytes, no e-mail. Returns
 // validation_failed.
 func (f StatusFilter) CheckDevices() error {
+	if err := CheckStorableFields(f); err != nil {
+		return err
+	}
 	if err := DeviceStatus.CheckFilter(f.Status); err != nil {
 		return err
 	}
@@ -346,6 +352,9 @@ func (f StatusFilter) CheckDevices() error {
 // an e-mail of at most MaxEmail bytes, no fingerprint. Returns
 // validation_failed.
 func (f StatusFilter) CheckEndUsers() error {
+	if err := CheckStorableFields(f); err != nil {
+		return err
+	}
 	if err := UserStatus.CheckFilter(f.Status); err != nil {
 		return err
 	}
@@ -359,4 +368,29 @@ func (f StatusFilter) CheckEndUsers() error {
 		return Invalid("email", "email must be at most %d characters", MaxEmail)
 	}
 	return nil
+}
+
+// LoginEmail returns the address a sign-in names, trimmed and lower-cased as
+// accounts keep it. Its form is not judged: a malformed address is answered
+// like a wrong password, so that signing in tells nothing of which addresses
+// exist. Text no account could hold is refused (CheckStorable). Returns
+// validation_failed naming field.
+func LoginEmail(field, email string) (string, error) {
+	if err := CheckStorable(field, email); err != nil {
+		return "", err
+	}
+	return strings.ToLower(strings.TrimSpace(email)), nil
+}
+
+// Check refuses a runtime client whose identification holds text no backend
+// could have stored (CheckStorable), named by the header that carries it.
+// Returns validation_failed.
+func (c RuntimeClient) Check() error {
+	if err := CheckStorable("x-api-key", c.PublicKey); err != nil {
+		return err
+	}
+	if err := CheckStorable("x-application-id", c.AppID); err != nil {
+		return err
+	}
+	return CheckStorable("x-environment", c.Env)
 }

@@ -200,6 +200,9 @@ type AuditRetention interface {
 // Check validates a deliveries filter: a page within bounds and a status of
 // a delivery, if any. Returns validation_failed.
 func (f *DeliveryFilter) Check() error {
+	if err := CheckStorableFields(f); err != nil {
+		return err
+	}
 	if err := f.Normalize(); err != nil {
 		return err
 	}

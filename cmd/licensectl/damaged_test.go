@@ -1,10 +1,14 @@
 package main
 
 import (
+	binenc "encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"licensectl/store/bolt"
+	"licensectl/store/postgres/pgtest"
 )
 
 // Issue 9 #10: a truncated data file is one line of advice, not SIGBUS.
@@ -21,6 +25,114 @@ func TestDamagedDataFile(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 		if r.code != 1 || len(lines) != 1 || !strings.Contains(r.stderr, "damaged") || !strings.Contains(r.stderr, "licensectl restore") {
 			t.Fatalf("%v: exit %d, stderr:\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// garbleLeaves overwrites the element headers of leaf pages of the bbolt
+// file at path with 0xff, as a disk that returns garbage would: every leaf
+// past the first pages (the meta pages and the root bucket's leaf), or only
+// the last one. The pages stay where the meta page says, so only reading
+// them finds it.
+func garbleLeaves(t *testing.T, path string, lastOnly bool) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := int(binenc.LittleEndian.Uint32(b[16+8:]))
+	var leaves []int
+	for off := 4 * pageSize; off+pageSize <= len(b); off += pageSize {
+		flags, count := binenc.LittleEndian.Uint16(b[off+8:]), binenc.LittleEndian.Uint16(b[off+10:])
+		const leafPage = 0x02
+		if flags == leafPage && count > 0 {
+			leaves = append(leaves, off)
+		}
+	}
+	if len(leaves) == 0 {
+		t.Fatal("the file has no leaf page to garble")
+	}
+	if lastOnly {
+		leaves = leaves[len(leaves)-1:]
+	}
+	for _, off := range leaves {
+		count := int(binenc.LittleEndian.Uint16(b[off+10:]))
+		for i := off + 16; i < off+16+count*16 && i < off+pageSize; i++ {
+			b[i] = 0xff
+		}
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A garbled leaf in the source of store copy is one line naming the file
+// and what to do, not a Go trace: whether opening the file reads it (every
+// leaf garbled; the CLI and serve then answer the same) or only the copy's
+// walk does (the last one).
+func TestStoreCopyDamagedSource(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		lastOnly bool
+	}{{"EveryLeaf", false}, {"LastLeaf", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			url := pgtest.URL(t)
+			cl := newLocal(t)
+			seedDataDir(t, filepath.Join(cl.dir, "data"))
+			path := filepath.Join(cl.dir, "data", "licensectl.db")
+			garbleLeaves(t, path, c.lastOnly)
+			if c.lastOnly {
+				db, err := bolt.Open(path, bolt.Options{ReadOnly: true})
+				if err != nil {
+					t.Fatalf("the file with its last leaf garbled should still open: %v", err)
+				}
+				db.Close()
+			}
+			cmds := [][]string{{"store", "copy", "--to", url}}
+			if !c.lastOnly {
+				// Opening reads the garbled pages: the CLI and serve say the same.
+				cmds = append(cmds, []string{"org", "list"}, []string{"serve", "--listen", "127.0.0.1:0"})
+			}
+			for _, args := range cmds {
+				r := cl.run(args...)
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if r.code != 1 || len(lines) != 1 || !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, "damaged") || !strings.Contains(r.stderr, "licensectl restore") {
+					t.Fatalf("%v on a garbled file: exit %d, stderr:\n%s", args, r.code, r.stderr)
+				}
+				if r.stdout != "" {
+					t.Fatalf("%v on a garbled file printed %q", args, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+// A database file of 0 bytes is refused in one line by every command that
+// opens it, as serve refuses it, and stays 0 bytes: none formats it as a
+// new database.
+func TestEmptyDataFile(t *testing.T) {
+	c := newLocal(t)
+	path := filepath.Join(c.dir, "data", "licensectl.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"org", "list"},
+		{"org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t)},
+		{"app", "list", "--org", "acme"},
+		{"store", "copy", "--to", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"},
+		{"serve", "--listen", "127.0.0.1:0"},
+	} {
+		r := c.run(args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != 1 || len(lines) != 1 || !strings.Contains(r.stderr, path+" is empty (0 bytes), not a database") || !strings.Contains(r.stderr, "licensectl restore") {
+			t.Fatalf("%v on a 0-byte file: exit %d, stderr:\n%s", args, r.code, r.stderr)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+			t.Fatalf("%v: the 0-byte file became %v, %v", args, fi.Size(), err)
 		}
 	}
 }

@@ -48,7 +48,13 @@ func prepareDataDir(dir string, init bool, driver string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("data dir %s is not a directory", dir)
 	}
-	path := filepath.Join(dir, "licensectl.db")
+	return refuseEmptyDatabase(filepath.Join(dir, "licensectl.db"))
+}
+
+// refuseEmptyDatabase refuses a database file of 0 bytes, which bbolt
+// would format as a new, empty database: serve, the local commands and
+// store copy all say so in the same line rather than start on nothing.
+func refuseEmptyDatabase(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 		return fmt.Errorf("%s is empty (0 bytes), not a database: restore a backup with `licensectl restore FILE`, or remove the file to start a new database", path)
 	}

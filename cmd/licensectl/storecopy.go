@@ -92,6 +92,9 @@ func openCopySource(dataDir string) (*bolt.DB, string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, path, fmt.Errorf("no database at %s: store copy copies the bbolt file of --data-dir (%s)", path, config.EnvName("data_dir"))
 	}
+	if err := refuseEmptyDatabase(path); err != nil {
+		return nil, path, err
+	}
 	db, err := bolt.Open(path, bolt.Options{ReadOnly: true})
 	if errors.Is(err, bolt.ErrLocked) {
 		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`: stop it first, store copy reads the file with the server stopped", path)

@@ -73,6 +73,9 @@ func openBolt(cfg config.Config, opts openOpts, hasher *password.Hasher) (*bolt.
 	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, path, fmt.Errorf("no database at %s: pass --data-dir (or --server for a running server), or create one with `licensectl org create NAME`", path)
 	}
+	if err := refuseEmptyDatabase(path); err != nil {
+		return nil, path, err
+	}
 	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout,
 		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints, MaxQueueWait: cfg.Server.MaxQueueWait, MachineFiles: offline.Sign})
 	if errors.Is(err, bolt.ErrLocked) {

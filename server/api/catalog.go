@@ -62,10 +62,12 @@ type PlanItem struct {
 // duration_days, external_product_id and policies), so this type is the
 // body's description rather than its decoder; the servertest transport
 // holds the two together by validating every request the tests send.
+// The tag nullable:"true" marks the fields whose null clears them; a null
+// in any other field of a request is refused (server.refuseNulls).
 type PlanRequest struct {
 	Name             string `json:"name,omitempty"`
 	IsTrial          bool   `json:"is_trial,omitempty"`
-	DurationDays     *int   `json:"duration_days,omitempty"`
+	DurationDays     *int   `json:"duration_days,omitempty" nullable:"true"`
 	MaxDevices       int    `json:"max_devices,omitempty"`
 	DeviceResetLimit int    `json:"device_reset_limit,omitempty"`
 	// DeviceResetWindowDays counts the reset limit within a rolling window
@@ -77,7 +79,7 @@ type PlanRequest struct {
 	LeaseSeconds int `json:"lease_seconds,omitempty"`
 	// MaxOfflineDays bounds a machine file's TTL (0: no offline use).
 	MaxOfflineDays    int             `json:"max_offline_days,omitempty"`
-	ExternalProductID *string         `json:"external_product_id,omitempty"`
-	Policies          *map[string]any `json:"policies,omitempty"` // an object, or null
+	ExternalProductID *string         `json:"external_product_id,omitempty" nullable:"true"`
+	Policies          *map[string]any `json:"policies,omitempty" nullable:"true"` // an object, or null
 	EntitlementIDs    []string        `json:"entitlement_ids,omitempty"`
 }

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"licensectl/store"
@@ -272,10 +271,13 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	if db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
-	email = strings.ToLower(strings.TrimSpace(email))
+	email, err := store.LoginEmail("email", email)
+	if err != nil {
+		return nil, err
+	}
 	m := new(store.Member)
 	found := false
-	err := db.view(ctx, func(t *txn) error {
+	err = db.view(ctx, func(t *txn) error {
 		id := t.lookup(bMembersEmail, []byte(email))
 		if id == "" {
 			return nil

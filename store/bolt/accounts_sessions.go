@@ -106,6 +106,9 @@ func (db *DB) RevokeDashboardSession(ctx context.Context, id string) error {
 // ones are swept in the same transaction, so the bucket holds at most the
 // challenges of the last ten minutes.
 func (db *DB) UseChallenge(ctx context.Context, key string, expires time.Time) (bool, error) {
+	if err := store.CheckStorable("key", key); err != nil {
+		return false, err
+	}
 	first := false
 	err := db.update(ctx, func(t *txn) error {
 		b := t.tx.Bucket(bChallenges)

@@ -63,6 +63,9 @@ func (db *DB) CountHit(ctx context.Context, key string, limit int, window time.D
 
 // CountUndo implements store.Counters.
 func (db *DB) CountUndo(ctx context.Context, key string) error {
+	if err := store.CheckCounterKey(key); err != nil {
+		return err
+	}
 	return db.counts.do(ctx, func(t *txn) error {
 		w, ok := t.counterWindow(key)
 		if !ok || w.n == 0 || !t.now.Before(w.end) {
@@ -75,6 +78,9 @@ func (db *DB) CountUndo(ctx context.Context, key string) error {
 
 // CountReset implements store.Counters.
 func (db *DB) CountReset(ctx context.Context, key string) error {
+	if err := store.CheckCounterKey(key); err != nil {
+		return err
+	}
 	return db.counts.do(ctx, func(t *txn) error {
 		return t.tx.Bucket(bCounters).Delete([]byte(key))
 	})

@@ -97,7 +97,16 @@ var rebuildFreelist = false
 
 // Open opens (creating if needed) the database file at path and applies
 // migrations.
-func Open(path string, opts Options) (*DB, error) {
+func Open(path string, opts Options) (_ *DB, err error) {
+	var bdb *bolt.DB
+	defer func() {
+		if p := recover(); p != nil {
+			if bdb != nil {
+				bdb.Close()
+			}
+			err = pageFault(path, p)
+		}
+	}()
 	if opts.LockTimeout == 0 {
 		opts.LockTimeout = 2 * time.Second
 	}
@@ -107,7 +116,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
+	bdb, err = bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        opts.LockTimeout,
 		ReadOnly:       opts.ReadOnly,
 		NoFreelistSync: rebuildFreelist,
@@ -177,6 +186,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // with gen on first use. It holds keys that must survive restarts (the
 // dashboard token signing key, the ALTCHA HMAC key).
 func (db *DB) MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error) {
+	if err := store.CheckStorable("name", name); err != nil {
+		return nil, err
+	}
 	key := []byte("secret:" + name)
 	var out []byte
 	err := db.bolt.View(func(tx *bolt.Tx) error {

@@ -19,9 +19,14 @@ var _ store.CopySource = (*DB)(nil)
 // entry is listed in); the other indexes and the kept counts are the
 // target's to rebuild. A record that does not decode stops the export,
 // naming its bucket and key: a copy never skips one.
-func (db *DB) ExportRecords(ctx context.Context, emit func(store.CopyRecord) error) (store.CopyCounts, error) {
+func (db *DB) ExportRecords(ctx context.Context, emit func(store.CopyRecord) error) (_ store.CopyCounts, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = pageFault(db.Path(), p)
+		}
+	}()
 	counts := store.CopyCounts{}
-	err := db.view(ctx, func(t *txn) error {
+	err = db.view(ctx, func(t *txn) error {
 		x := &exporter{t: t, counts: counts, emit: emit}
 		return x.run()
 	})

@@ -26,6 +26,19 @@ func (e *ErrDamaged) Error() string {
 	return fmt.Sprintf("%s is damaged (%s): restore a backup with `licensectl restore FILE`", e.Path, e.Reason)
 }
 
+// pageFault is the error of a panic p that bbolt raised reading the file at
+// path: bbolt trusts the pages it maps, so a garbled one (element offsets
+// pointing past the page, a bucket's root naming a page of another kind)
+// makes it index out of range or trip an assertion instead of returning an
+// error. Open and ExportRecords (the walk of store copy) recover and answer
+// this one line instead of a goroutine dump; bbolt's View and Update have
+// rolled their transaction back by then. (restore checks a backup's pages
+// with bbolt's own consistency check before it reads them.) The panic's
+// text is kept in the reason, so a fault of the program still shows.
+func pageFault(path string, p any) error {
+	return &ErrDamaged{Path: path, Reason: fmt.Sprintf("a page does not decode: %v", p)}
+}
+
 // Layout of a bbolt meta page: a 16-byte page header, then the meta.
 const (
 	boltMagic     = 0xED0CDAED

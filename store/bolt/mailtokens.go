@@ -11,6 +11,9 @@ var _ store.MailTokens = (*DB)(nil)
 // MailTokenState implements store.MailTokens.
 func (db *DB) MailTokenState(ctx context.Context, token, purpose string) (string, error) {
 	state := store.TokenStateUnknown
+	if err := store.CheckStorable("purpose", purpose); err != nil {
+		return state, err
+	}
 	err := db.view(ctx, func(t *txn) error {
 		var rec mailToken
 		ok, err := t.getAt(bMailTokens, []byte(store.HashSecret(token)), &rec)

@@ -2,6 +2,8 @@ package bolt
 
 import (
 	"context"
+
+	"licensectl/store"
 )
 
 // metaOperatorToken keeps the hash of the operator token (docs/design.md §12).
@@ -19,6 +21,12 @@ func (db *DB) OperatorTokenHash(ctx context.Context) (string, error) {
 
 // SwapOperatorTokenHash implements store.OperatorTokens.
 func (db *DB) SwapOperatorTokenHash(ctx context.Context, old, hash string) (bool, error) {
+	if err := store.CheckStorable("old", old); err != nil {
+		return false, err
+	}
+	if err := store.CheckStorable("hash", hash); err != nil {
+		return false, err
+	}
 	swapped := false
 	err := db.update(ctx, func(t *txn) error {
 		meta := t.tx.Bucket(bMeta)

@@ -14,6 +14,9 @@ var _ store.Outbox = (*DB)(nil)
 
 // ClaimDue implements store.Outbox.
 func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*store.DeliveryJob, error) {
+	if err := store.CheckStorable("owner", c.Owner); err != nil {
+		return nil, err
+	}
 	var out []*store.DeliveryJob
 	lt := &db.leases
 	lt.mu.Lock()
@@ -154,6 +157,9 @@ func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Atte
 
 // ReleaseClaim implements store.Outbox.
 func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error {
+	if err := store.CheckStorable("owner", owner); err != nil {
+		return err
+	}
 	lt := &db.leases
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
@@ -176,6 +182,9 @@ func (t *txn) appEnvs(appID string) []string {
 // delivery is written, under the bounds a claim keeps, and given back when
 // the write fails.
 func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) (*store.DeliveryJob, error) {
+	if err := store.CheckStorable("owner", c.Owner); err != nil {
+		return nil, err
+	}
 	w := new(webhookRecord)
 	err := db.view(ctx, func(t *txn) error {
 		var err error

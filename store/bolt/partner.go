@@ -87,6 +87,9 @@ func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
 // in the same transaction; the per-address limit of the account calls keeps
 // the bucket to the attempts of the last ten minutes, so the walk is short.
 func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {
+	if err := store.CheckStorable("state", state); err != nil {
+		return err
+	}
 	return db.update(ctx, func(t *txn) error {
 		err := t.sweep(bPartnerAttempts, func(k, v []byte) (bool, error) {
 			var old partnerAttempt
@@ -102,6 +105,9 @@ func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.D
 
 // SpendPartnerAttempt implements store.Partners.
 func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
+	if err := store.CheckStorable("state", state); err != nil {
+		return err
+	}
 	return db.update(ctx, func(t *txn) error {
 		k := []byte(store.HashSecret(state))
 		var a partnerAttempt

@@ -135,6 +135,9 @@ func errInvalidApp() error {
 
 // resolve finds the application environment c names, disabled or not.
 func (r *Runtime) resolve(t *txn, c store.RuntimeClient) (*store.RuntimeApp, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
 	var appID, envID []byte
 	if c.PublicKey != "" {
 		v := t.tx.Bucket(bAppsPubKey).Get([]byte(c.PublicKey))

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"licensectl/store"
@@ -289,9 +288,12 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	if db.hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
-	email = strings.ToLower(strings.TrimSpace(email))
+	email, err := store.LoginEmail("email", email)
+	if err != nil {
+		return nil, err
+	}
 	var m *store.Member
-	err := db.view(ctx, func(t *txn) (err error) {
+	err = db.view(ctx, func(t *txn) (err error) {
 		m, err = t.memberByEmail(email)
 		return err
 	})

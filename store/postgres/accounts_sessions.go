@@ -86,6 +86,9 @@ func (db *DB) RevokeDashboardSession(ctx context.Context, id string) error {
 // until they expire; expired ones are deleted in the same transaction, so
 // the table holds at most the challenges of the last ten minutes.
 func (db *DB) UseChallenge(ctx context.Context, key string, expires time.Time) (bool, error) {
+	if err := store.CheckStorable("key", key); err != nil {
+		return false, err
+	}
 	first := false
 	err := db.update(ctx, func(t *txn) error {
 		if _, err := t.exec(`DELETE FROM used_challenges WHERE expires_at <= $1`, t.now); err != nil {

@@ -43,6 +43,9 @@ func (db *DB) CountHit(ctx context.Context, key string, limit int, window time.D
 
 // CountUndo implements store.Counters.
 func (db *DB) CountUndo(ctx context.Context, key string) error {
+	if err := store.CheckCounterKey(key); err != nil {
+		return err
+	}
 	now := db.now()
 	return db.counterExec(ctx, func(q *pgxpool.Conn) error {
 		_, err := q.Exec(ctx, `UPDATE shared_counters SET n = n - 1 WHERE key = $1 AND n > 0 AND expires_at > $2`, key, now)
@@ -52,6 +55,9 @@ func (db *DB) CountUndo(ctx context.Context, key string) error {
 
 // CountReset implements store.Counters.
 func (db *DB) CountReset(ctx context.Context, key string) error {
+	if err := store.CheckCounterKey(key); err != nil {
+		return err
+	}
 	return db.counterExec(ctx, func(q *pgxpool.Conn) error {
 		_, err := q.Exec(ctx, `DELETE FROM shared_counters WHERE key = $1`, key)
 		return err

@@ -285,6 +285,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // first use. Servers racing on an empty database agree: the first insert
 // wins and the others read it.
 func (db *DB) MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error) {
+	if err := store.CheckStorable("name", name); err != nil {
+		return nil, err
+	}
 	ctx := context.Background()
 	key := "secret:" + name
 	var out []byte

@@ -12,6 +12,9 @@ var _ store.MailTokens = (*DB)(nil)
 // is unknown, like one never issued.
 func (db *DB) MailTokenState(ctx context.Context, token, purpose string) (string, error) {
 	state := store.TokenStateUnknown
+	if err := store.CheckStorable("purpose", purpose); err != nil {
+		return state, err
+	}
 	if token == "" {
 		return state, nil
 	}

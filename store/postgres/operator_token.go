@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+
+	"licensectl/store"
 )
 
 // operatorTokenMeta names the meta row of the operator token's hash
@@ -25,6 +27,12 @@ func (db *DB) OperatorTokenHash(ctx context.Context) (string, error) {
 // conditional statement, so that of servers racing on an empty database
 // exactly one stores its token.
 func (db *DB) SwapOperatorTokenHash(ctx context.Context, old, hash string) (bool, error) {
+	if err := store.CheckStorable("old", old); err != nil {
+		return false, err
+	}
+	if err := store.CheckStorable("hash", hash); err != nil {
+		return false, err
+	}
 	var (
 		sql  string
 		args []any

@@ -103,6 +103,9 @@ const maxClaimHooks = 1 << 20
 
 // ClaimDue implements store.Outbox.
 func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*store.DeliveryJob, error) {
+	if err := store.CheckStorable("owner", c.Owner); err != nil {
+		return nil, err
+	}
 	var out []*store.DeliveryJob
 	err := db.update(ctx, func(t *txn) error {
 		out = nil
@@ -350,6 +353,9 @@ func (t *txn) recordAttempt(deliveryID string, a store.Attempt, p store.RetryPol
 // ReleaseClaim implements store.Outbox. The commit wakes every server's
 // dispatcher: the delivery is due at once.
 func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error {
+	if err := store.CheckStorable("owner", owner); err != nil {
+		return err
+	}
 	return db.update(ctx, func(t *txn) error {
 		n, err := t.exec(`UPDATE webhook_deliveries SET leased_until = NULL, leased_by = '' WHERE id = $1 AND leased_by = $2 AND leased_until IS NOT NULL`,
 			uuidOrNil(deliveryID), owner)
@@ -372,6 +378,9 @@ func (t *txn) hookAppEnvs(appID string) ([]string, error) {
 // its leases are counted, as a claim counts them, and the ping's lease is
 // written with the delivery.
 func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) (*store.DeliveryJob, error) {
+	if err := store.CheckStorable("owner", c.Owner); err != nil {
+		return nil, err
+	}
 	var out *store.DeliveryJob
 	err := db.update(ctx, func(t *txn) error {
 		if err := t.ownerLock(c.Owner); err != nil {

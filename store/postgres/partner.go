@@ -30,6 +30,9 @@ func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
 // deleted in the same transaction; the per-address limit of the account
 // calls keeps the table to the attempts of the last ten minutes.
 func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {
+	if err := store.CheckStorable("state", state); err != nil {
+		return err
+	}
 	return db.update(ctx, func(t *txn) error {
 		if _, err := t.exec(`DELETE FROM partner_attempts WHERE expires_at <= $1`, t.now); err != nil {
 			return err
@@ -45,6 +48,9 @@ func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.D
 // the spending: of two servers presenting one state, one deletes the row
 // and the other finds none.
 func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
+	if err := store.CheckStorable("state", state); err != nil {
+		return err
+	}
 	if state == "" {
 		return store.ErrPartnerAttempt()
 	}

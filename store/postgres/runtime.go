@@ -50,6 +50,9 @@ const (
 // rtEnvWhere returns the condition and arguments that find c's environment,
 // or the refusal of c's environment name.
 func rtEnvWhere(c store.RuntimeClient) (string, []any, error) {
+	if err := c.Check(); err != nil {
+		return "", nil, err
+	}
 	if c.PublicKey != "" {
 		return rtEnvByKey, []any{c.PublicKey}, nil
 	}

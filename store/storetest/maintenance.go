@@ -51,6 +51,7 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("Counters", func(t *testing.T) { testCounters(t, open) })
 	t.Run("Maintenance", func(t *testing.T) { testMaintenance(t, open) })
 	t.Run("OperatorToken", func(t *testing.T) { testOperatorToken(t, open) })
+	t.Run("Storable", func(t *testing.T) { testStorable(t, open) })
 }
 
 // testOperatorToken: the operator token's hash is kept by the store and
