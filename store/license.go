@@ -30,9 +30,12 @@ type License struct {
 	// index of the store beside the license, never a list inside it, so that
 	// a license with 100,000 devices reads and writes like one with ten;
 	// page them with ListDevices (StatusFilter.LicenseID).
-	DevicesCount          int
-	ActivatedAt           *time.Time
-	ExpiresAt             *time.Time
+	DevicesCount int
+	ActivatedAt  *time.Time
+	ExpiresAt    *time.Time
+	// MaintenanceExpiresAt ends the license's update eligibility; nil is
+	// unlimited. It never stops the license from validating.
+	MaintenanceExpiresAt  *time.Time
 	DeviceResetsRemaining int
 	// ResetTimes are the runtime device resets consumed, oldest first, kept
 	// while a reset window (at most MaxResetWindowDays) can still count them.
@@ -116,6 +119,18 @@ type Licenses interface {
 	// banned; the last three revoke its sessions. Returns validation_failed,
 	// invalid_transition, not_found.
 	SetLicenseStatus(ctx context.Context, s Scope, id, status string) (*License, error)
+	// RenewLicense extends the license's expiry (and maintenance) as
+	// docs/design.md §16 says and returns its detail. Returns
+	// validation_failed, invalid_transition, not_found.
+	RenewLicense(ctx context.Context, s Scope, id string, in RenewInput) (*LicenseDetail, error)
+	// RenewLicenses renews every license named by in.Days, all or none, and
+	// returns them in order. Returns validation_failed,
+	// invalid_transition, not_found.
+	RenewLicenses(ctx context.Context, s Scope, in BulkRenewInput) ([]*LicenseItem, error)
+	// UpdateLicense changes the license's status, dates, plan and end-user
+	// together, and returns its detail. Returns validation_failed,
+	// invalid_transition, too_many_devices, not_found.
+	UpdateLicense(ctx context.Context, s Scope, id string, u LicenseUpdate) (*LicenseDetail, error)
 	// ResetLicenseDevice unbinds a device without consuming the reset quota.
 	// Returns not_found (license, or device not bound to it).
 	ResetLicenseDevice(ctx context.Context, s Scope, licenseID, deviceID string) error

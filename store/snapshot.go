@@ -66,14 +66,16 @@ type LicenseSnapshot struct {
 	DevicesCount int              `json:"devices_count"`
 	ActivatedAt  *time.Time       `json:"activated_at"`
 	ExpiresAt    *time.Time       `json:"expires_at"`
-	CreatedAt    time.Time        `json:"created_at"`
-	UpdatedAt    time.Time        `json:"updated_at"`
+	// MaintenanceExpiresAt is null when updates are unlimited.
+	MaintenanceExpiresAt *time.Time `json:"maintenance_expires_at"`
+	CreatedAt            time.Time  `json:"created_at"`
+	UpdatedAt            time.Time  `json:"updated_at"`
 }
 
 // SnapshotLicense takes a license's snapshot at now (its effective status).
 func SnapshotLicense(l *LicenseItem, now time.Time) LicenseSnapshot {
 	s := LicenseSnapshot{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(now), Plan: PlanRefSnapshot{ID: l.PlanID, Name: l.PlanName},
-		DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+		DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, MaintenanceExpiresAt: l.MaintenanceExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 	if l.UserID != "" {
 		s.User = &UserRefSnapshot{ID: l.UserID, Email: l.UserEmail}
 	}
@@ -139,6 +141,7 @@ type PlanSnapshot struct {
 	MaxConcurrent         int                      `json:"max_concurrent"`
 	LeaseSeconds          int                      `json:"lease_seconds"`
 	MaxOfflineDays        int                      `json:"max_offline_days"`
+	MaintenanceDays       *int                     `json:"maintenance_days"`
 	ExternalProductID     *string                  `json:"external_product_id"`
 	Policies              json.RawMessage          `json:"policies"`
 	Entitlements          []EntitlementRefSnapshot `json:"entitlements"`
@@ -166,7 +169,7 @@ func SnapshotPlan(p *Plan) PlanSnapshot {
 	}
 	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
-		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: pol, Entitlements: ents,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, ExternalProductID: p.ExternalProductID, Policies: pol, Entitlements: ents,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
