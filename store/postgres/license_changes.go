@@ -31,13 +31,17 @@ func (db *DB) InLicenseTx(ctx context.Context, s store.Scope, fn func(store.Lice
 
 func (x *licenseTx) Now() time.Time { return x.t.now }
 
-func (x *licenseTx) LockLicense(id string) (*store.License, error) { return x.t.lockLicense(x.env.ID, id) }
+func (x *licenseTx) LockLicense(id string) (*store.License, error) {
+	return x.t.lockLicense(x.env.ID, id)
+}
 
 func (x *licenseTx) Plan(id string) (*store.Plan, error) { return x.t.plan(x.app.ID, id) }
 
 func (x *licenseTx) EndUser(id string) (*store.EndUser, error) { return x.t.endUser(x.env.ID, id) }
 
-func (x *licenseTx) SaveLicense(prev, next *store.License) error { return x.t.saveLicense(x.app.OrgID, next, false) }
+func (x *licenseTx) SaveLicense(prev, next *store.License) error {
+	return x.t.saveLicense(x.app.OrgID, next, false)
+}
 
 func (x *licenseTx) EndLicenseUse(licenseID, event string) (int, error) {
 	n, err := x.t.revokeSessions("license_id", licenseID, RevokedStatus)
