@@ -254,7 +254,7 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 			return err
 		}
 		// The device's sessions of this license end; its other licenses' stay.
-		n, err := t.revokeDeviceLicenseSessions(dev.ID, l.ID)
+		n, err := t.RevokeDeviceLicenseSessions(dev.ID, l.ID, store.RevokedDeviceReset)
 		if err != nil {
 			return err
 		}

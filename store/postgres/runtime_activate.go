@@ -254,14 +254,13 @@ func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in sto
 			return err
 		}
 		// The device's sessions of this license end; its other licenses' stay.
-		n, err := t.exec(`UPDATE sessions SET revoked_at = $3, revoke_reason = $4
-			WHERE device_id = $1 AND license_id = $2 AND revoked_at IS NULL`, dev.ID, l.ID, t.now, RevokedDeviceReset)
+		n, err := t.RevokeDeviceLicenseSessions(dev.ID, l.ID, store.RevokedDeviceReset)
 		if err != nil {
 			return err
 		}
 		remaining, _ = l.ResetsRemaining(p, t.now)
 		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": int(n)}})
+			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
 	})
 	return remaining, err
 }

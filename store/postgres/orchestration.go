@@ -1,0 +1,150 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"licensectl/store"
+)
+
+// storage gives store.Service the database's transactions: the
+// orchestration runs its changes through txn's primitives below, each
+// retried whole on a serialization failure or a deadlock.
+type storage struct{ db *DB }
+
+var (
+	_ store.Storage = storage{}
+	_ store.Tx      = (*txn)(nil)
+)
+
+// Update implements store.Storage.
+func (s storage) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.db.update(ctx, func(t *txn) error { return fn(t) })
+}
+
+// Context implements store.Tx.
+func (t *txn) Context() context.Context { return t.ctx }
+
+// Now implements store.Tx.
+func (t *txn) Now() time.Time { return t.now }
+
+// Scope implements store.Tx: in a write the application's row is locked
+// (txn.app).
+func (t *txn) Scope(s store.Scope) (*store.Application, *store.Environment, error) { return t.scope(s) }
+
+// Application implements store.Tx.
+func (t *txn) Application(id string) (*store.Application, error) {
+	return mustDoc[store.Application](t, "application", `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(id))
+}
+
+// License implements store.Tx.
+func (t *txn) License(envID, id string) (*store.License, error) { return t.license(envID, id) }
+
+// LockLicense implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockLicense(envID, id string) (*store.License, error) { return t.lockLicense(envID, id) }
+
+// PutLicense implements store.Tx.
+func (t *txn) PutLicense(_, next *store.License) error { return t.saveLicense("", next, false) }
+
+// DueLicenses implements store.Tx: the lapsed licenses' rows, locked.
+func (t *txn) DueLicenses(limit int) ([]store.DueLicense, bool, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT org_id::text, doc, devices_count FROM licenses
+		WHERE expires_at <= $1 AND status IN ('active', 'inactive') ORDER BY expires_at, id LIMIT $2 FOR UPDATE`, t.now, limit+1)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var due []store.DueLicense
+	for rows.Next() {
+		var org string
+		var raw []byte
+		var n int
+		if err := rows.Scan(&org, &raw, &n); err != nil {
+			return nil, false, err
+		}
+		l, err := decodeLicense(raw, n)
+		if err != nil {
+			return nil, false, err
+		}
+		due = append(due, store.DueLicense{OrgID: org, License: l})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	if len(due) > limit {
+		return due[:limit], true, nil
+	}
+	return due, false, nil
+}
+
+// IsBound implements store.Tx.
+func (t *txn) IsBound(licenseID, deviceID string) (bool, error) {
+	return t.licBound(licenseID, deviceID)
+}
+
+// UnbindDevice implements store.Tx: the binding's row and the license's
+// devices_count column go together.
+func (t *txn) UnbindDevice(l *store.License, deviceID string) (bool, error) {
+	ok, err := t.unbindDevice(l.ID, deviceID)
+	if ok {
+		l.DevicesCount--
+	}
+	return ok, err
+}
+
+// Device implements store.Tx.
+func (t *txn) Device(envID, id string) (*store.Device, error) { return t.device(envID, id) }
+
+// LockDevice implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockDevice(envID, id string) (*store.Device, error) { return t.lockDevice(envID, id) }
+
+// PutDevice implements store.Tx.
+func (t *txn) PutDevice(_, next *store.Device) error { return t.saveDevice(next, false) }
+
+// RevokeSessions implements store.Tx.
+func (t *txn) RevokeSessions(of store.SessionOwner, id, reason string) (int, error) {
+	column, err := ownerColumn(of)
+	if err != nil {
+		return 0, err
+	}
+	return t.revokeSessions(column, id, reason)
+}
+
+// ownerColumn is the column of the sessions (and leases) naming an owner.
+func ownerColumn(of store.SessionOwner) (string, error) {
+	switch of {
+	case store.OwnerLicense:
+		return "license_id", nil
+	case store.OwnerDevice:
+		return "device_id", nil
+	case store.OwnerUser:
+		return "user_id", nil
+	}
+	return "", fmt.Errorf("no such owner of sessions: %d", of)
+}
+
+// RevokeDeviceLicenseSessions implements store.Tx.
+func (t *txn) RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (int, error) {
+	n, err := t.exec(`UPDATE sessions SET revoked_at = $3, revoke_reason = $4
+		WHERE device_id = $1 AND license_id = $2 AND revoked_at IS NULL`, deviceID, licenseID, t.now, reason)
+	return int(n), err
+}
+
+// EndLeases implements store.Tx.
+func (t *txn) EndLeases(of store.SessionOwner, id, why string) (int, error) {
+	if of == store.OwnerUser {
+		return 0, fmt.Errorf("end leases: seats are held by licenses and devices, not users")
+	}
+	column, err := ownerColumn(of)
+	if err != nil {
+		return 0, err
+	}
+	return t.endLeases(column, id, why)
+}
+
+// PassLock implements store.Tx: a transaction-scoped advisory lock.
+func (t *txn) PassLock(pass string) (bool, error) { return t.passLock(pass) }
+
+// Audit implements store.Tx.
+func (t *txn) Audit(ev store.AuditEvent) error { return t.audit(ev) }
