@@ -147,3 +147,61 @@ func (t *txn) PassLock(string) (bool, error) { return true, nil }
 
 // Audit implements store.Tx.
 func (t *txn) Audit(ev store.AuditEvent) error { return t.audit(ev) }
+
+// runtimeStorage gives store.RuntimeService the runtime's writes, through
+// group commit.
+type runtimeStorage struct{ r *Runtime }
+
+// runtimeTxn is a txn of the runtime, which resolves clients through the
+// runtime's caches.
+type runtimeTxn struct {
+	*txn
+	r *Runtime
+}
+
+var (
+	_ store.RuntimeStorage = runtimeStorage{}
+	_ store.RuntimeTx      = runtimeTxn{}
+)
+
+// Update implements store.RuntimeStorage.
+func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
+	return s.r.softBatch(ctx, func(t *txn) error { return fn(runtimeTxn{txn: t, r: s.r}) })
+}
+
+// ActiveApp implements store.RuntimeTx.
+func (t runtimeTxn) ActiveApp(c store.RuntimeClient) (*store.RuntimeApp, error) {
+	return t.r.activeApp(t.txn, c)
+}
+
+// LockLicenseByKey implements store.RuntimeTx.
+func (t runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.Plan, error) {
+	l := new(store.License)
+	if ok, err := t.get(bLicenses, t.licenseByKey(k), l); err != nil {
+		return nil, nil, err
+	} else if !ok || l.EnvID != envID {
+		return nil, nil, store.NotFound("license")
+	}
+	p := new(store.Plan)
+	ok, err := t.get(bPlans, l.PlanID, p)
+	if err != nil || !ok {
+		return l, nil, err
+	}
+	return l, p, nil
+}
+
+// LockDeviceByFingerprint implements store.RuntimeTx.
+func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
+	id := t.lookup(bDevicesFP, key(idb(envID), []byte(fp)))
+	if id == "" {
+		return nil, false, nil
+	}
+	d, err := t.device(envID, id)
+	if err != nil {
+		return nil, false, err
+	}
+	return d, t.isBound(licenseID, id), nil
+}
+
+// ActAs implements store.RuntimeTx.
+func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }

@@ -148,3 +148,47 @@ func (t *txn) PassLock(pass string) (bool, error) { return t.passLock(pass) }
 
 // Audit implements store.Tx.
 func (t *txn) Audit(ev store.AuditEvent) error { return t.audit(ev) }
+
+// runtimeStorage gives store.RuntimeService the runtime's writes.
+type runtimeStorage struct{ r *Runtime }
+
+// runtimeTxn is a txn of the runtime, which resolves clients as the
+// runtime does.
+type runtimeTxn struct {
+	*txn
+	r *Runtime
+}
+
+var (
+	_ store.RuntimeStorage = runtimeStorage{}
+	_ store.RuntimeTx      = runtimeTxn{}
+)
+
+// Update implements store.RuntimeStorage.
+func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
+	return s.r.softUpdate(ctx, func(t *txn) error { return fn(runtimeTxn{txn: t, r: s.r}) })
+}
+
+// ActiveApp implements store.RuntimeTx.
+func (t runtimeTxn) ActiveApp(c store.RuntimeClient) (*store.RuntimeApp, error) {
+	return t.r.activeApp(t.txn, c)
+}
+
+// LockLicenseByKey implements store.RuntimeTx: the license's row, locked,
+// and its plan in one statement.
+func (t runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.Plan, error) {
+	found, err := t.lockLicenseByKey(envID, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	return found.l, found.plan, nil
+}
+
+// LockDeviceByFingerprint implements store.RuntimeTx: the device's row,
+// locked, and its binding in one statement.
+func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
+	return t.lockedDeviceByFingerprint(envID, fp, licenseID)
+}
+
+// ActAs implements store.RuntimeTx.
+func (t runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
