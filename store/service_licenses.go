@@ -216,3 +216,95 @@ func (sv *Service) SetDeviceStatus(ctx context.Context, s Scope, id, status stri
 	})
 	return out, err
 }
+
+// maxKeyDraws bounds the draws of a generation's keys: with 125 random bits
+// a single collision is already astronomically unlikely, a run of them
+// means the random source is broken.
+const maxKeyDraws = 8
+
+// GenerateLicenses creates in.Quantity licenses of a plan of the scope
+// (quantity 0 means 1), inactive, with the plan's reset quota and the
+// entitlements given on top of the plan's, and one license.created entry
+// each, all in one transaction. The plan and the entitlements are held
+// against a deletion racing the generation, and the tier's license limit
+// is checked with the organization held. Returns validation_failed
+// (quantity, unknown plan or entitlement), not_found, plan_limit_reached.
+func (sv *Service) GenerateLicenses(ctx context.Context, s Scope, in GenerateLicensesInput) ([]*LicenseItem, error) {
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
+	}
+	var out []*LicenseItem
+	err = sv.update(ctx, func(t Tx) error {
+		a, env, err := t.Scope(s)
+		if err != nil {
+			return err
+		}
+		p, err := t.LockPlan(a.ID, in.PlanID)
+		if err != nil {
+			return Unknown(err, "plan_id", "unknown plan %s", in.PlanID)
+		}
+		extra, err := CheckEntitlementIDs(in.EntitlementIDs, func(id string) error {
+			_, err := t.LockEntitlement(a.ID, id)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if err := t.EnforceLimit(a.OrgID, ResLicenses, in.Quantity); err != nil {
+			return err
+		}
+		now := t.Now()
+		expires, err := in.Expiry(now)
+		if err != nil {
+			return err
+		}
+		keys, err := newLicenseKeys(t, in.Quantity)
+		if err != nil {
+			return err
+		}
+		out = make([]*LicenseItem, 0, in.Quantity)
+		for _, k := range keys {
+			l := License{ID: NewID(), AppID: a.ID, EnvID: env.ID, Key: k, PlanID: p.ID, Status: LicenseInactive,
+				EntitlementIDs: slices.Clone(extra), ExpiresAt: expires,
+				DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: now, UpdatedAt: now}
+			out = append(out, &LicenseItem{License: l, PlanName: p.Name})
+		}
+		return t.InsertLicenses(a, out, AuditEvent{Event: EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+			Metadata: map[string]any{"plan_id": p.ID}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// newLicenseKeys draws n keys no license has, asking the storage about a
+// whole draw at once. A key another server inserts in between fails the
+// store's unique index instead.
+func newLicenseKeys(t Tx, n int) ([]string, error) {
+	keys := make([]string, 0, n)
+	seen := make(map[string]bool, n)
+	for range maxKeyDraws {
+		var draw []string
+		for len(keys)+len(draw) < n {
+			if k := NewLicenseKey(); !seen[k] {
+				seen[k] = true
+				draw = append(draw, k)
+			}
+		}
+		taken, err := t.LicenseKeysTaken(draw)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range draw {
+			if !taken[k] {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == n {
+			return keys, nil
+		}
+	}
+	return nil, Errorf(ECodeInternal, "could not generate a unique license key")
+}

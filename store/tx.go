@@ -51,11 +51,31 @@ type Tx interface {
 	// plan, user, expiry, the organization's counted licenses).
 	// DevicesCount is kept by BindDevice and UnbindDevice, not here.
 	PutLicense(prev, next *License) error
+	// LicenseKeysTaken reports which of keys a license already has.
+	LicenseKeysTaken(keys []string) (map[string]bool, error)
+	// InsertLicenses writes new licenses of application a with their
+	// indexes and counts, and for each the audit entry of created with
+	// the license as its target, with its outbox events. A storage may
+	// write them a statement per table rather than per license.
+	InsertLicenses(a *Application, items []*LicenseItem, created AuditEvent) error
 	// DueLicenses returns up to limit licenses, held, whose expiry has
 	// passed while their stored status still lets them lapse
 	// (License.Lapsed), oldest expiry first, with their organizations;
 	// more reports that others may follow.
 	DueLicenses(limit int) (due []DueLicense, more bool, err error)
+
+	// LockPlan loads a plan of application appID, held against its
+	// deletion until the transaction ends (a share lock suffices: the
+	// change records the plan's id, it does not change the plan).
+	LockPlan(appID, id string) (*Plan, error)
+	// LockEntitlement loads an entitlement of application appID, held
+	// against its deletion as LockPlan holds a plan.
+	LockEntitlement(appID, id string) (*Entitlement, error)
+	// EnforceLimit refuses, with plan_limit_reached, n more of res in the
+	// organization beyond its billing tier's limit; the organization is
+	// held while it counts, so that two servers cannot both take the
+	// last room.
+	EnforceLimit(orgID string, res Resource, n int) error
 
 	// IsBound reports whether the device is bound to the license.
 	IsBound(licenseID, deviceID string) (bool, error)

@@ -2,83 +2,11 @@ package bolt
 
 import (
 	"context"
-	"slices"
 
 	"licensectl/store"
 )
 
 var _ store.Licenses = (*DB)(nil)
-
-// maxKeyAttempts bounds the retries on a license key collision. With 125
-// random bits a single collision is already astronomically unlikely; a
-// second in a row means the random source is broken.
-const maxKeyAttempts = 8
-
-// GenerateLicenses implements store.Licenses. All Quantity licenses, their
-// indexes and one license.created entry each commit in one transaction.
-// Quantity 0 means 1.
-func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, err
-	}
-	var out []*store.LicenseItem
-	err = db.update(ctx, func(t *txn) error {
-		a, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		p, err := t.plan(a.ID, in.PlanID)
-		if err != nil {
-			return store.Unknown(err, "plan_id", "unknown plan %s", in.PlanID)
-		}
-		extra, err := t.checkEntitlementIDs(a.ID, in.EntitlementIDs)
-		if err != nil {
-			return err
-		}
-		if err := db.enforceLimit(t, a.OrgID, resLicenses, in.Quantity); err != nil {
-			return err
-		}
-		expires, err := in.Expiry(t.now)
-		if err != nil {
-			return err
-		}
-		out = make([]*store.LicenseItem, 0, in.Quantity)
-		for range in.Quantity {
-			k, err := t.newLicenseKey()
-			if err != nil {
-				return err
-			}
-			l := &store.License{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Key: k, PlanID: p.ID, Status: store.LicenseInactive,
-				EntitlementIDs: slices.Clone(extra), ExpiresAt: expires,
-				DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: t.now, UpdatedAt: t.now}
-			if err := t.saveLicense(nil, l); err != nil {
-				return err
-			}
-			if err := t.audit(auditEvent{Event: store.EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
-				Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"plan_id": p.ID}}); err != nil {
-				return err
-			}
-			out = append(out, &store.LicenseItem{License: *l, PlanName: p.Name})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// newLicenseKey returns a key not yet in use.
-func (t *txn) newLicenseKey() (string, error) {
-	for range maxKeyAttempts {
-		k := store.NewLicenseKey()
-		if t.licenseByKey(k) == "" {
-			return k, nil
-		}
-	}
-	return "", store.Errorf(store.ECodeInternal, "could not generate a unique license key")
-}
 
 // licenseIndex picks the index whose prefix matches exactly the filter, so
 // that both the page and the total come from one prefix.

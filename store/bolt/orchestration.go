@@ -205,3 +205,41 @@ func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store
 
 // ActAs implements store.RuntimeTx.
 func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
+
+// LicenseKeysTaken implements store.Tx: one unique-index get a key.
+func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
+	taken := map[string]bool{}
+	for _, k := range keys {
+		if t.licenseByKey(k) != "" {
+			taken[k] = true
+		}
+	}
+	return taken, nil
+}
+
+// InsertLicenses implements store.Tx.
+func (t *txn) InsertLicenses(_ *store.Application, items []*store.LicenseItem, created store.AuditEvent) error {
+	for _, it := range items {
+		if err := t.saveLicense(nil, &it.License); err != nil {
+			return err
+		}
+		created.Target = store.Target{Type: "license", ID: it.ID}
+		if err := t.audit(created); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LockPlan implements store.Tx: one writer holds the whole file.
+func (t *txn) LockPlan(appID, id string) (*store.Plan, error) { return t.plan(appID, id) }
+
+// LockEntitlement implements store.Tx: one writer holds the whole file.
+func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
+	return t.entitlement(appID, id)
+}
+
+// EnforceLimit implements store.Tx.
+func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
+	return t.db.enforceLimit(t, orgID, res, n)
+}

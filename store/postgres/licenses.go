@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,79 +15,6 @@ var (
 		return store.Errorf(store.ECodeInternal, "could not generate a unique license key")
 	})
 )
-
-// licMaxKeyAttempts bounds the draws of a batch's keys: with 125 random
-// bits a single collision is already astronomically unlikely, a run of
-// them means the random source is broken.
-const licMaxKeyAttempts = 8
-
-// GenerateLicenses implements store.Licenses. All Quantity licenses and one
-// license.created entry each commit in one transaction; the tier's license
-// limit is checked under the organization's row lock. The licenses, their
-// entries and their outbox events are written a statement per table, not
-// per license: a thousand round trips each cost more than the rows.
-func (db *DB) GenerateLicenses(ctx context.Context, s store.Scope, in store.GenerateLicensesInput) ([]*store.LicenseItem, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, err
-	}
-	var out []*store.LicenseItem
-	err = db.update(ctx, func(t *txn) error {
-		// The application, the plan and the entitlements are read under
-		// share locks: a permanent deletion of the application, or a
-		// deletion of the plan or of an entitlement on another server,
-		// either waits for these licenses (and then finds them: plan_in_use)
-		// or has committed first (and they are not found here).
-		a, err := t.lockApp(s.App(), appLockWrite)
-		if err != nil {
-			return err
-		}
-		env, err := s.Environment(a)
-		if err != nil {
-			return err
-		}
-		p, err := t.planShared(a.ID, in.PlanID)
-		if err != nil {
-			return store.Unknown(err, "plan_id", "unknown plan %s", in.PlanID)
-		}
-		extra, err := t.licEntitlementIDs(a.ID, in.EntitlementIDs)
-		if err != nil {
-			return err
-		}
-		if err := t.enforceLimit(a.OrgID, store.ResLicenses, in.Quantity); err != nil {
-			return err
-		}
-		expires, err := in.Expiry(t.now)
-		if err != nil {
-			return err
-		}
-		keys, err := t.newLicenseKeys(in.Quantity)
-		if err != nil {
-			return err
-		}
-		out = make([]*store.LicenseItem, 0, in.Quantity)
-		fresh := freshLicenses{snapshots: snapshots{t}, app: a, items: make(map[string]*store.LicenseItem, in.Quantity)}
-		targets := make([]store.Target, 0, in.Quantity)
-		for _, k := range keys {
-			l := &store.License{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Key: k, PlanID: p.ID, Status: store.LicenseInactive,
-				EntitlementIDs: slices.Clone(extra), ExpiresAt: expires,
-				DeviceResetsRemaining: p.DeviceResetLimit, CreatedAt: t.now, UpdatedAt: t.now}
-			item := &store.LicenseItem{License: *l, PlanName: p.Name}
-			out = append(out, item)
-			fresh.items[l.ID] = item
-			targets = append(targets, store.Target{Type: "license", ID: l.ID})
-		}
-		if err := t.insertLicenses(a.OrgID, out); err != nil {
-			return err
-		}
-		return t.auditEach(auditEvent{Event: store.EventLicenseCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
-			Metadata: map[string]any{"plan_id": p.ID}}, targets, fresh)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
 
 // insertLicenses writes new licenses, as saveLicense does one, in one
 // statement.
@@ -130,61 +56,6 @@ func (s freshLicenses) Application(id string) (*store.Application, error) {
 		return s.app, nil
 	}
 	return s.snapshots.Application(id)
-}
-
-// newLicenseKeys draws n keys in use nowhere, checking a whole batch in one
-// query. A key another server inserts in between fails the unique index.
-func (t *txn) newLicenseKeys(n int) ([]string, error) {
-	keys := make([]string, 0, n)
-	seen := make(map[string]bool, n)
-	for range licMaxKeyAttempts {
-		var draw []string
-		for len(keys)+len(draw) < n {
-			k := store.NewLicenseKey()
-			if !seen[k] {
-				seen[k] = true
-				draw = append(draw, k)
-			}
-		}
-		rows, err := t.tx.Query(t.ctx, `SELECT key FROM licenses WHERE key = ANY($1)`, draw)
-		if err != nil {
-			return nil, err
-		}
-		taken := map[string]bool{}
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			taken[k] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		for _, k := range draw {
-			if !taken[k] {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) == n {
-			return keys, nil
-		}
-	}
-	return nil, store.Errorf(store.ECodeInternal, "could not generate a unique license key")
-}
-
-// licEntitlementIDs checks that every id names an entitlement of the
-// application and returns the ids without duplicates, in the order given.
-func (t *txn) licEntitlementIDs(appID string, in []string) ([]string, error) {
-	return store.CheckEntitlementIDs(in, func(id string) error {
-		e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1 FOR SHARE`, uuidOrNil(id))
-		if err == nil && e.AppID != appID {
-			err = store.NotFound("entitlement")
-		}
-		return err
-	})
 }
 
 // licenseWhere is the condition of a license list without lookup, on

@@ -192,3 +192,57 @@ func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store
 
 // ActAs implements store.RuntimeTx.
 func (t runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
+
+// LicenseKeysTaken implements store.Tx: one query for the whole draw.
+func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT key FROM licenses WHERE key = ANY($1)`, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	taken := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		taken[k] = true
+	}
+	return taken, rows.Err()
+}
+
+// InsertLicenses implements store.Tx: the licenses, their entries and their
+// outbox events a statement per table, not per license (a thousand round
+// trips each cost more than the rows); the events' snapshots come from the
+// licenses just written rather than from reading them back.
+func (t *txn) InsertLicenses(a *store.Application, items []*store.LicenseItem, created store.AuditEvent) error {
+	if err := t.insertLicenses(a.OrgID, items); err != nil {
+		return err
+	}
+	fresh := freshLicenses{snapshots: snapshots{t}, app: a, items: make(map[string]*store.LicenseItem, len(items))}
+	targets := make([]store.Target, 0, len(items))
+	for _, it := range items {
+		fresh.items[it.ID] = it
+		targets = append(targets, store.Target{Type: "license", ID: it.ID})
+	}
+	return t.auditEach(created, targets, fresh)
+}
+
+// LockPlan implements store.Tx: SELECT … FOR SHARE, so that a deletion of
+// the plan on another server waits for this change (and then finds what it
+// wrote) or has committed first.
+func (t *txn) LockPlan(appID, id string) (*store.Plan, error) { return t.planShared(appID, id) }
+
+// LockEntitlement implements store.Tx: SELECT … FOR SHARE, as LockPlan.
+func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
+	e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1 FOR SHARE`, uuidOrNil(id))
+	if err == nil && e.AppID != appID {
+		return nil, store.NotFound("entitlement")
+	}
+	return e, err
+}
+
+// EnforceLimit implements store.Tx: under the organization's row lock.
+func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
+	return t.enforceLimit(orgID, res, n)
+}
