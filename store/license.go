@@ -53,6 +53,13 @@ func (l *License) EffectiveStatus(now time.Time) string {
 	return l.Status
 }
 
+// Lapsed reports a license whose expiry has passed at now while its stored
+// status still reads inactive or active: the expiry pass stores expired on
+// it, so that status filters and counts agree with the status reads derive.
+func (l *License) Lapsed(now time.Time) bool {
+	return l.Status != LicenseExpired && l.EffectiveStatus(now) == LicenseExpired
+}
+
 // LicenseItem is a license as listed, with its plan and user resolved.
 type LicenseItem struct {
 	License

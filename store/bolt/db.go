@@ -58,6 +58,9 @@ var ErrLocked = errors.New("the database file is locked by another process (is `
 
 // DB is the bbolt-backed store. It implements store.Admin.
 type DB struct {
+	// Service is the orchestration of the changes, over the file's
+	// transactions (orchestration.go).
+	store.Service
 	bolt   *bolt.DB
 	now    store.Clock
 	hasher PasswordHasher
@@ -125,6 +128,7 @@ func Open(path string, opts Options) (*DB, error) {
 	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: store.NewCommitStats(), enqueued: make(chan struct{}, 1),
 		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait), signMF: opts.MachineFiles}
 	db.counts = &groupCommit{db: db}
+	db.Service = store.NewService(storage{db})
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {
 			bdb.Close()

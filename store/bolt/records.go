@@ -170,24 +170,10 @@ func (t *txn) device(envID, id string) (*store.Device, error) {
 	return d, nil
 }
 
-// Session revocation reasons.
-const (
-	RevokedLogout       = "logout"
-	RevokedStatus       = "status_change"
-	RevokedDeviceReset  = "device_reset"
-	RevokedRefreshReuse = "refresh_reused"
-)
-
 // revokeSessions revokes every live session listed under owner in a session
 // index (bSessionsUser or bSessionsDevice). It returns how many it revoked.
 func (t *txn) revokeSessions(index []byte, ownerID, reason string) (int, error) {
 	return t.revokeListed(t.all(index, idb(ownerID)), reason, "")
-}
-
-// revokeDeviceLicenseSessions revokes the live sessions of one device that
-// were opened on one license; the device's other sessions stay.
-func (t *txn) revokeDeviceLicenseSessions(deviceID, licenseID string) (int, error) {
-	return t.revokeListed(t.all(bSessionsDevice, idb(deviceID)), RevokedDeviceReset, licenseID)
 }
 
 // revokeLicenseSessions revokes the live sessions opened on a license.

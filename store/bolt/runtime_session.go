@@ -182,7 +182,7 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 		if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
 			return store.ErrUnknownAccessToken()
 		}
-		return t.revokeSession(s.ID, RevokedLogout)
+		return t.revokeSession(s.ID, store.RevokedLogout)
 	})
 }
 
@@ -294,7 +294,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			// session's current holder, so the whole session ends.
 			if s.RevokedAt == nil {
 				t.asActor(store.ActorSystem, "")
-				if err := t.revokeSession(s.ID, RevokedRefreshReuse); err != nil {
+				if err := t.revokeSession(s.ID, store.RevokedRefreshReuse); err != nil {
 					return err
 				}
 				if err := t.audit(auditEvent{Event: store.EventSessionRefreshReused, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},

@@ -8,14 +8,7 @@ import (
 )
 
 // auditEvent is what a change records about itself.
-type auditEvent struct {
-	Event    string
-	OrgID    string
-	AppID    string
-	EnvIDs   []string // environments whose log lists the entry; none for organization-level events
-	Target   store.Target
-	Metadata map[string]any
-}
+type auditEvent = store.AuditEvent
 
 // appEnvIDs lists an application's environments; application-level events
 // (plans, entitlements, secrets) appear in the log of both.

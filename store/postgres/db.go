@@ -61,6 +61,9 @@ type Options struct {
 
 // DB is the PostgreSQL store. It implements store.Backend.
 type DB struct {
+	// Service is the orchestration of the changes, over the database's
+	// transactions (orchestration.go).
+	store.Service
 	pool     *pgxpool.Pool
 	now      store.Clock
 	hasher   PasswordHasher
@@ -191,6 +194,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	db := &DB{pool: pool, now: o.Clock, hasher: o.Hasher, policy: o.Policy, signMF: o.MachineFiles,
 		maxHooks: o.MaxWebhookEndpoints, maxWait: o.MaxQueueWait, enqueued: make(chan struct{}, 1), done: make(chan struct{}),
 		commits: store.NewCommitStats()}
+	db.Service = store.NewService(storage{db})
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -77,7 +77,7 @@ func (db *DB) SetEndUserStatus(ctx context.Context, s store.Scope, id, status st
 		}
 		revoked := 0
 		if change.Revoke {
-			if revoked, err = t.revokeSessions("user_id", next.ID, RevokedStatus); err != nil {
+			if revoked, err = t.revokeSessions("user_id", next.ID, store.RevokedStatus); err != nil {
 				return err
 			}
 		}

@@ -270,14 +270,6 @@ func (t *txn) saveDevice(d *store.Device, isNew bool) error {
 	return err
 }
 
-// Session revocation reasons.
-const (
-	RevokedLogout       = "logout"
-	RevokedStatus       = "status_change"
-	RevokedDeviceReset  = "device_reset"
-	RevokedRefreshReuse = "refresh_reused"
-)
-
 // revokeSessions revokes every live session of one owner: column is
 // license_id, user_id or device_id. It returns how many it revoked.
 func (t *txn) revokeSessions(column, ownerID, reason string) (int, error) {

@@ -241,7 +241,7 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 			return store.ErrUnknownAccessToken()
 		}
 		_, err = t.exec(`UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
-			v.s.ID, t.now, RevokedLogout)
+			v.s.ID, t.now, store.RevokedLogout)
 		return err
 	})
 }
@@ -337,7 +337,7 @@ func (r *Runtime) rotate(t *txn, v *rtView, token, hash string, seed rtSeed) (*s
 		// A retired token presented again: whoever holds it is not the
 		// session's current holder, so the whole session ends, once.
 		n, err := t.exec(`UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
-			s.ID, t.now, RevokedRefreshReuse)
+			s.ID, t.now, store.RevokedRefreshReuse)
 		if err != nil {
 			return nil, err
 		}
