@@ -181,7 +181,11 @@ func (s *Server) renewLicense(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &req); err != nil {
 		return err
 	}
-	d, err := s.db.RenewLicense(r.Context(), sc, mux.Vars(r)["licenseId"], store.RenewInput{Days: req.Days, MaintenanceDays: req.MaintenanceDays})
+	l, err := s.db.RenewLicense(r.Context(), sc, mux.Vars(r)["licenseId"], store.RenewInput{Days: req.Days, MaintenanceDays: req.MaintenanceDays})
+	if err != nil {
+		return err
+	}
+	d, err := s.db.FindLicense(r.Context(), sc, l.ID)
 	if err != nil {
 		return err
 	}

@@ -127,17 +127,17 @@ type Licenses interface {
 	// invalid_transition, not_found.
 	SetLicenseStatus(ctx context.Context, s Scope, id, status string) (*License, error)
 	// RenewLicense extends the license's expiry (and maintenance) as
-	// docs/design.md §16 says and returns its detail. Returns
-	// validation_failed, invalid_transition, not_found.
-	RenewLicense(ctx context.Context, s Scope, id string, in RenewInput) (*LicenseDetail, error)
+	// docs/design.md §16 says. Returns validation_failed,
+	// invalid_transition, not_found.
+	RenewLicense(ctx context.Context, s Scope, id string, in RenewInput) (*LicenseItem, error)
 	// RenewLicenses renews every license named by in.Days, all or none, and
 	// returns them in order. Returns validation_failed,
 	// invalid_transition, not_found.
 	RenewLicenses(ctx context.Context, s Scope, in BulkRenewInput) ([]*LicenseItem, error)
 	// UpdateLicense changes the license's status, dates, plan and end-user
-	// together, and returns its detail. Returns validation_failed,
-	// invalid_transition, too_many_devices, not_found.
-	UpdateLicense(ctx context.Context, s Scope, id string, u LicenseUpdate) (*LicenseDetail, error)
+	// together. Returns validation_failed, invalid_transition,
+	// too_many_devices, not_found.
+	UpdateLicense(ctx context.Context, s Scope, id string, u LicenseUpdate) (*LicenseItem, error)
 	// ResetLicenseDevice unbinds a device without consuming the reset quota.
 	// Returns not_found (license, or device not bound to it).
 	ResetLicenseDevice(ctx context.Context, s Scope, licenseID, deviceID string) error

@@ -77,6 +77,9 @@ type Tx interface {
 	// last room.
 	EnforceLimit(orgID string, res Resource, n int) error
 
+	// EndUser loads an end-user of environment envID.
+	EndUser(envID, id string) (*EndUser, error)
+
 	// IsBound reports whether the device is bound to the license.
 	IsBound(licenseID, deviceID string) (bool, error)
 	// UnbindDevice removes the binding of the device to l, lowering

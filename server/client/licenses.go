@@ -87,13 +87,13 @@ func (c *Client) countSessions(ctx context.Context, s store.Scope, kind, id stri
 }
 
 // RenewLicense implements store.Licenses.
-func (c *Client) RenewLicense(ctx context.Context, s store.Scope, id string, in store.RenewInput) (*store.LicenseDetail, error) {
+func (c *Client) RenewLicense(ctx context.Context, s store.Scope, id string, in store.RenewInput) (*store.LicenseItem, error) {
 	var x api.LicenseDetail
 	body := api.RenewLicenseRequest{Days: in.Days, MaintenanceDays: in.MaintenanceDays}
 	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses", id, "renew"), org: s.OrgID, env: s.Env, body: body}, &x); err != nil {
 		return nil, err
 	}
-	return x.Domain(s.AppID), nil
+	return &x.Domain(s.AppID).LicenseItem, nil
 }
 
 // RenewLicenses implements store.Licenses.
@@ -113,7 +113,7 @@ func (c *Client) RenewLicenses(ctx context.Context, s store.Scope, in store.Bulk
 // UpdateLicense implements store.Licenses: only the fields present are
 // sent, a cleared date or end-user as null; the license is read back, as
 // the API answers only its id and status.
-func (c *Client) UpdateLicense(ctx context.Context, s store.Scope, id string, u store.LicenseUpdate) (*store.LicenseDetail, error) {
+func (c *Client) UpdateLicense(ctx context.Context, s store.Scope, id string, u store.LicenseUpdate) (*store.LicenseItem, error) {
 	b := map[string]any{}
 	if u.Status != nil {
 		b["status"] = *u.Status
@@ -141,5 +141,9 @@ func (c *Client) UpdateLicense(ctx context.Context, s store.Scope, id string, u 
 	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env, body: b}, nil); err != nil {
 		return nil, err
 	}
-	return c.FindLicense(ctx, s, id)
+	d, err := c.FindLicense(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	return &d.LicenseItem, nil
 }

@@ -243,3 +243,6 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
 	return t.db.enforceLimit(t, orgID, res, n)
 }
+
+// EndUser implements store.Tx.
+func (t *txn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
