@@ -327,9 +327,19 @@ func Snapshot(target Target, src SnapshotSource, now time.Time) (string, any, er
 
 // EventExtra is what an event's data carries beside its object, from the
 // audit entry's metadata: license.checked_out names the device that took
-// the machine file (its snapshot) and the file's expiry (docs/design.md §13).
-// Other events carry nothing more.
+// the machine file (its snapshot) and the file's expiry (docs/design.md §13);
+// the changes after the sale carry their before/after pairs (§16). Other
+// events carry nothing more.
 func EventExtra(event string, metadata map[string]any, src SnapshotSource) (map[string]any, error) {
+	if pairs, ok := changePairs[event]; ok {
+		extra := map[string]any{}
+		for _, k := range pairs {
+			if v, ok := metadata[k]; ok {
+				extra[k] = v
+			}
+		}
+		return extra, nil
+	}
 	if event != EventLicenseCheckedOut {
 		return nil, nil
 	}
@@ -339,6 +349,15 @@ func EventExtra(event string, metadata map[string]any, src SnapshotSource) (map[
 		return nil, err
 	}
 	return map[string]any{"device": device, "expires_at": metadata["expires_at"]}, nil
+}
+
+// changePairs are the before/after keys each change after the sale carries
+// in its payload, those of its metadata that are present.
+var changePairs = map[string][]string{
+	EventLicenseRenewed:     {"previous_expires_at", "expires_at", "previous_maintenance_expires_at", "maintenance_expires_at"},
+	EventLicenseUpdated:     {"previous_expires_at", "expires_at", "previous_maintenance_expires_at", "maintenance_expires_at"},
+	EventLicensePlanChanged: {"previous_plan", "plan"},
+	EventLicenseTransferred: {"previous_user", "user"},
 }
 
 // snapshotOf is the snapshot of target's record, nil when it is gone or
