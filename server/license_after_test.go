@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"licensectl/machinefile"
+	"licensectl/server/api"
 )
 
 // TestLicenseAfterSaleEvents: renew, PATCH expires_at, plan_id and user_id
@@ -21,6 +24,14 @@ func TestLicenseAfterSaleEvents(t *testing.T) {
 	before := f.lic(t, key)
 	if before.ExpiresAt == nil || before.MaintenanceExpiresAt == nil || !before.MaintenanceExpiresAt.Equal(before.ActivatedAt.Add(365*24*time.Hour)) {
 		t.Fatalf("after activation: expires_at %v, maintenance_expires_at %v", before.ExpiresAt, before.MaintenanceExpiresAt)
+	}
+
+	// The machine file's license carries the end of updates.
+	var mf api.LicenseMachineFileIssued
+	f.mgmt(t, "POST", "/licenses/"+id+"/machine-files", map[string]any{"fingerprint": "after-fp"}).Want(t, http.StatusOK).JSON(t, &mf)
+	p, err := machinefile.Verify(mf.Certificate, f.pinned(t, ""), key, "after-fp", f.s.Clock().Now())
+	if err != nil || p.License.MaintenanceExpiresAt == nil || !p.License.MaintenanceExpiresAt.Equal(*before.MaintenanceExpiresAt) {
+		t.Fatalf("machine file license = %+v, %v; want maintenance_expires_at %v", p, err, before.MaintenanceExpiresAt)
 	}
 
 	r := f.mgmt(t, "POST", "/licenses/"+id+"/renew", map[string]any{"days": 10}).Want(t, http.StatusOK).Map(t)
