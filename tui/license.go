@@ -222,6 +222,9 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 			return true, confirmAction(c, &l.screenBase, a, "license", it.Key, it)
 		}
 	}
+	if c.matches(ks, keyRenew) {
+		return true, l.renew(c)
+	}
 	devs := l.v.devices()
 	switch {
 	case c.matches(ks, keyDown):
@@ -405,4 +408,24 @@ func (l *license) cascade(c *ctx) []string {
 		lines = append(lines, "  Reinstating (u) makes new activations work; sessions revoked by the suspension stay revoked.")
 	}
 	return lines
+}
+
+// renew asks to renew the license by its plan's duration_days, showing the
+// expiry it moves from and to (docs/design.md §16); License.Renew decides,
+// here for the preview as in the store for the change.
+func (l *license) renew(c *ctx) tea.Cmd {
+	it := &l.v.d.LicenseItem
+	preview := it.License
+	if _, err := preview.Renew(store.RenewInput{}, l.v.plan, c.now()); err != nil {
+		return status("Cannot renew: "+store.ErrorMessage(err), true)
+	}
+	a := &action{verb: "Renew", did: "renewed", consequence: func(c *ctx, _ any) []string {
+		return []string{fmt.Sprintf("Expires %s → %s (%d days of plan %s, from the later of now and the expiry).",
+			c.when(it.ExpiresAt), c.when(preview.ExpiresAt), *l.v.plan.DurationDays, store.Printable(l.v.plan.Name)),
+			"An expired license works again with its sessions."}
+	}, run: func(ctx context.Context, c *ctx, _ any) error {
+		_, err := c.data.RenewLicense(ctx, c.scope(), it.ID, store.RenewInput{})
+		return err
+	}}
+	return confirmAction(c, &l.screenBase, a, "license", it.Key, it)
 }

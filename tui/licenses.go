@@ -27,6 +27,7 @@ var (
 	keyRevoke    = irreversible(bind(groupScreen, "X", "revoke", "X"))
 	keyBanLic    = irreversible(bind(groupScreen, "B", "ban", "B"))
 	keyGenerate  = mutating(bind(groupScreen, "n", "generate", "n"))
+	keyRenew     = mutating(bind(groupScreen, "E", "renew", "E"))
 )
 
 func licenseStatusAction(b *binding, verb, ing, did, to, word string, from ...string) *action {
