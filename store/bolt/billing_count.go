@@ -68,7 +68,7 @@ func (db *DB) countOrgLicenses() error {
 		if meta.Get(metaOrgLicenseCounts) != nil {
 			return nil
 		}
-		t := &txn{tx: tx, now: db.now()}
+		t := &txn{tx: tx, now: db.Clock()}
 		counts := map[string]int{}
 		err := tx.Bucket(bApps).ForEach(func(k, _ []byte) error {
 			a := new(store.Application)

@@ -18,13 +18,13 @@ func (db *DB) newMember(ctx context.Context, in store.AddMemberInput) (*store.Me
 	if err := store.CheckRole("role", in.Role); err != nil {
 		return nil, err
 	}
-	if err := store.CheckPassword("password", in.Password, email, db.policy); err != nil {
+	if err := store.CheckPassword("password", in.Password, email, db.Passwords); err != nil {
 		return nil, err
 	}
-	if db.hasher == nil {
+	if db.Hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
-	hash, err := db.hasher.Hash(ctx, in.Password)
+	hash, err := db.Hasher.Hash(ctx, in.Password)
 	if err != nil {
 		return nil, err
 	}

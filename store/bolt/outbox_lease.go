@@ -55,14 +55,6 @@ func (lt *leaseTable) release(id string) {
 	lt.mu.Unlock()
 }
 
-// maxEndpoints is webhooks.max_endpoints.
-func (db *DB) maxEndpoints() int {
-	if db.maxHooks > 0 {
-		return db.maxHooks
-	}
-	return store.DefaultMaxEndpoints
-}
-
 // endpointCap is how many sends w may have in flight under c.
 func endpointCap(w *webhookRecord, c store.Claim) int {
 	if w.TimedOut {

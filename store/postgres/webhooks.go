@@ -54,14 +54,6 @@ func newHookSecret() string {
 	return store.PrefixWebhook + base64.StdEncoding.EncodeToString(b[:])
 }
 
-// maxHookEndpoints is webhooks.max_endpoints.
-func (db *DB) maxHookEndpoints() int {
-	if db.maxHooks > 0 {
-		return db.maxHooks
-	}
-	return store.DefaultMaxEndpoints
-}
-
 // webhook loads an endpoint of ref's application, the row locked as lock
 // says ("", "FOR SHARE", "FOR UPDATE"); another application's is not_found.
 func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRow, error) {
@@ -125,7 +117,7 @@ func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, e
 		if err != nil {
 			return err
 		}
-		if most := db.maxHookEndpoints(); n >= most {
+		if most := db.MaxEndpoints(); n >= most {
 			return store.Errorf(store.ECodeConflict, "the application has %d webhook endpoints, the most webhooks.max_endpoints allows: delete one or raise the setting", n)
 		}
 		if err := t.settle(a.OrgID, a.ID); err != nil {
