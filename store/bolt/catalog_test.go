@@ -121,7 +121,7 @@ func (e *env) checkLicenseIndexes(t *testing.T) {
 			if err := decode(bLicenses, k, v, l); err != nil {
 				return err
 			}
-			if slices.Contains(inUseStatuses, l.Status) {
+			if slices.Contains(store.LicenseStatusesInUse, l.Status) {
 				inUse[l.PlanID]++
 			}
 		}

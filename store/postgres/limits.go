@@ -8,19 +8,12 @@ import (
 
 var _ = conflictOn("members_email_key", func() error { return store.Errorf(store.ECodeEmailTaken, "email is taken") })
 
-// unconfiguredPolicy applies until ConfigureBilling is called: one tier that
-// limits nothing.
-var unconfiguredPolicy = &store.BillingPolicy{Tiers: []store.Tier{{
-	ID: store.TierID("free"), Key: "free", Name: "Free", MaxApplications: store.Unlimited, MaxLicenses: store.Unlimited,
-	MaxRequestsPerMonth: store.Unlimited, AuditLogRetentionDays: store.Unlimited, MaxDashboardMembers: store.Unlimited,
-}}}
-
 // billingPolicy is the policy in force.
 func (db *DB) billingPolicy() *store.BillingPolicy {
 	if p := db.billing.Load(); p != nil {
 		return p
 	}
-	return unconfiguredPolicy
+	return store.UnconfiguredBilling
 }
 
 // subscriptionRow is an organization's stored subscription. Its fields are
@@ -57,19 +50,8 @@ func (t *txn) saveSubscription(orgID string, rec *subscriptionRow) error {
 	return err
 }
 
-// tier is the tier in force for rec: its plan, or the default tier when the
-// plan is unset or no longer configured.
-func (rec *subscriptionRow) tier(p *store.BillingPolicy) *store.Tier {
-	if t := p.Tier(rec.Plan); t != nil && rec.Plan != "" {
-		return t
-	}
-	return p.DefaultTier()
-}
-
-func (rec *subscriptionRow) subscription(orgID string, p *store.BillingPolicy) *store.Subscription {
-	return &store.Subscription{ID: store.SubscriptionID(orgID), OrgID: orgID, Status: rec.Status, Provider: rec.Provider,
-		Plan: *rec.tier(p), TrialEndsAt: rec.TrialEndsAt, CurrentPeriodStart: rec.PeriodStart, CurrentPeriodEnd: rec.PeriodEnd}
-}
+// state is rec as the domain's subscription state.
+func (rec *subscriptionRow) state() store.SubscriptionState { return store.SubscriptionState(*rec) }
 
 // orgCount is the number of the organization's res counted against its
 // tier: applications disabled or not, licenses neither revoked nor banned,
@@ -80,7 +62,8 @@ func (t *txn) orgCount(orgID string, res store.Resource) (int64, error) {
 	case store.ResApplications:
 		sql = `SELECT count(*) FROM apps WHERE org_id = $1`
 	case store.ResLicenses:
-		sql = `SELECT count(*) FROM licenses WHERE org_id = $1 AND status NOT IN ('revoked', 'banned')`
+		n, err := t.count(`SELECT count(*) FROM licenses WHERE org_id = $1 AND status <> ALL($2)`, orgID, store.LicenseStatusesUncounted)
+		return int64(n), err
 	default:
 		sql = `SELECT count(*) FROM members WHERE org_id = $1`
 	}
@@ -108,5 +91,5 @@ func (t *txn) enforceLimit(orgID string, res store.Resource, n int) error {
 	if err != nil {
 		return err
 	}
-	return rec.tier(p).CheckRoom(res, have, n)
+	return rec.state().TierIn(p).CheckRoom(res, have, n)
 }

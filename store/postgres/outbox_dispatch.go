@@ -28,14 +28,6 @@ var _ store.Outbox = (*DB)(nil)
 // owner's. The round-robin's position is the endpoints' claimed_seq, shared
 // by every server: a claim serves the endpoints least recently served first.
 
-// hookCap is how many sends w may have in flight under c.
-func hookCap(w *webhookRow, c store.Claim) int {
-	if w.TimedOut {
-		return min(c.PerEndpoint, 1)
-	}
-	return c.PerEndpoint
-}
-
 // ownerLock serializes the claims and pings of one dispatcher.
 func (t *txn) ownerLock(owner string) error {
 	_, err := t.exec(`SELECT pg_advisory_xact_lock(hashtextextended('licensectl claim ' || $1, 0))`, owner)
@@ -79,7 +71,7 @@ func (t *txn) hookLoadsAt(now time.Time, owner string) (*hookLoads, error) {
 func (l *hookLoads) full(c store.Claim) (hooks, apps []string) {
 	hooks, apps = []string{}, []string{}
 	for h, n := range l.perHook {
-		if n >= hookCap(&webhookRow{TimedOut: l.timedOut[h]}, c) {
+		if n >= c.EndpointCap(l.timedOut[h]) {
 			hooks = append(hooks, h)
 		}
 	}
@@ -136,7 +128,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		var ids []string
 		var rooms []int32
 		for _, w := range hooks {
-			if room := min(hookCap(w, c)-l.perHook[w.ID], c.Limit); room > 0 && l.perApp[w.AppID] < c.PerApp {
+			if room := min(c.EndpointCap(w.TimedOut)-l.perHook[w.ID], c.Limit); room > 0 && l.perApp[w.AppID] < c.PerApp {
 				ids, rooms = append(ids, w.ID), append(rooms, int32(room))
 			}
 		}
@@ -156,7 +148,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 				if len(chosen) == c.Limit {
 					break
 				}
-				if l.perHook[w.ID] >= hookCap(w, c) || l.perApp[w.AppID] >= c.PerApp || len(queue[w.ID]) == 0 {
+				if l.perHook[w.ID] >= c.EndpointCap(w.TimedOut) || l.perApp[w.AppID] >= c.PerApp || len(queue[w.ID]) == 0 {
 					continue
 				}
 				id := queue[w.ID][0]
@@ -385,7 +377,7 @@ func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID stri
 		if err != nil {
 			return err
 		}
-		if l.perHook[w.ID] >= hookCap(w, c) || l.perApp[w.AppID] >= c.PerApp {
+		if l.perHook[w.ID] >= c.EndpointCap(w.TimedOut) || l.perApp[w.AppID] >= c.PerApp {
 			return store.Errorf(store.ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", l.perHook[w.ID], l.perApp[w.AppID])
 		}
 		appID := w.AppID
