@@ -92,6 +92,12 @@ type Tx interface {
 	// it, with its indexes.
 	PutDevice(prev, next *Device) error
 
+	// LockEndUser loads, held, an end-user of environment envID.
+	LockEndUser(envID, id string) (*EndUser, error)
+	// PutEndUser writes next over prev, the end-user as this transaction
+	// read it, with its indexes.
+	PutEndUser(prev, next *EndUser) error
+
 	// RevokeSessions revokes every live session of one owner for reason
 	// and returns how many it revoked.
 	RevokeSessions(of SessionOwner, id, reason string) (int, error)

@@ -243,3 +243,18 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
 	return t.db.enforceLimit(t, orgID, res, n)
 }
+
+// LockEndUser implements store.Tx: one writer holds the whole file.
+func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
+	u := new(store.EndUser)
+	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
+		return nil, err
+	}
+	if envID != "" && u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, nil
+}
+
+// PutEndUser implements store.Tx.
+func (t *txn) PutEndUser(prev, next *store.EndUser) error { return t.saveEndUser(prev, next) }

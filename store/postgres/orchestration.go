@@ -246,3 +246,15 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
 	return t.enforceLimit(orgID, res, n)
 }
+
+// LockEndUser implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
+	u, err := t.lockEndUser(id)
+	if err == nil && envID != "" && u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, err
+}
+
+// PutEndUser implements store.Tx.
+func (t *txn) PutEndUser(_, next *store.EndUser) error { return t.saveEndUser(next, false) }
