@@ -98,6 +98,12 @@ type Tx interface {
 	// read it, with its indexes.
 	PutEndUser(prev, next *EndUser) error
 
+	// OrgExists refuses an unknown organization with not_found.
+	OrgExists(orgID string) error
+	// InsertMember writes a new member, created and updated now; its
+	// address is unique across all organizations (else email_taken).
+	InsertMember(m *Member) error
+
 	// RevokeSessions revokes every live session of one owner for reason
 	// and returns how many it revoked.
 	RevokeSessions(of SessionOwner, id, reason string) (int, error)

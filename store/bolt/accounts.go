@@ -40,7 +40,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 	// newMember validates the address and password and hashes the password
 	// before anything reveals whether the address is registered: both paths
 	// do the same work.
-	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
+	m, err := db.NewMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
 	if err != nil {
 		return nil, err
 	}

@@ -258,3 +258,11 @@ func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
 
 // PutEndUser implements store.Tx.
 func (t *txn) PutEndUser(prev, next *store.EndUser) error { return t.saveEndUser(prev, next) }
+
+// OrgExists implements store.Tx.
+func (t *txn) OrgExists(orgID string) error {
+	return t.mustGet(bOrgs, orgID, "organization", new(store.Organization))
+}
+
+// InsertMember implements store.Tx.
+func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }

@@ -258,3 +258,10 @@ func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
 
 // PutEndUser implements store.Tx.
 func (t *txn) PutEndUser(_, next *store.EndUser) error { return t.saveEndUser(next, false) }
+
+// OrgExists implements store.Tx.
+func (t *txn) OrgExists(orgID string) error { return t.orgExists(orgID) }
+
+// InsertMember implements store.Tx: the unique index on the address
+// decides between two servers adding one address at once.
+func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
