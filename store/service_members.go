@@ -67,3 +67,46 @@ func (sv *Service) AddMember(ctx context.Context, in AddMemberInput) (*Member, e
 	}
 	return m, nil
 }
+
+// RemoveMember removes a member of the organization and ends its dashboard
+// sessions. The organization's members are held first and the owners
+// counted among them, so that of two removals of the last two owners on
+// two servers the second finds one owner left and is refused
+// (docs/design.md §12). Returns not_found, last_owner.
+func (sv *Service) RemoveMember(ctx context.Context, orgID, id string) error {
+	return sv.update(ctx, func(t Tx) error {
+		if orgID == "" {
+			return NotFound("member")
+		}
+		ms, err := t.LockOrgMembers(orgID)
+		if err != nil {
+			return err
+		}
+		var m *Member
+		owners := 0
+		for _, x := range ms {
+			if x.ID == id {
+				m = x
+			}
+			if x.Role == RoleOwner {
+				owners++
+			}
+		}
+		if m == nil {
+			return NotFound("member")
+		}
+		if m.Role == RoleOwner {
+			if err := CheckOwnersLeft(owners); err != nil {
+				return err
+			}
+		}
+		if err := t.DeleteMember(m); err != nil {
+			return err
+		}
+		if _, err := t.EndDashboardSessions(m.ID); err != nil {
+			return err
+		}
+		return t.Audit(AuditEvent{Event: EventMemberRemoved, OrgID: orgID, Target: Target{Type: "member", ID: m.ID},
+			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
+	})
+}

@@ -104,6 +104,16 @@ type Tx interface {
 	// address is unique across all organizations (else email_taken).
 	InsertMember(m *Member) error
 
+	// LockOrgMembers loads, held, every member of an organization, in id
+	// order (so that two changes never lock them crosswise).
+	LockOrgMembers(orgID string) ([]*Member, error)
+	// DeleteMember removes a member with its indexes and its onboarding
+	// state.
+	DeleteMember(m *Member) error
+	// EndDashboardSessions ends every dashboard session of a member and
+	// returns how many it ended.
+	EndDashboardSessions(memberID string) (int, error)
+
 	// RevokeSessions revokes every live session of one owner for reason
 	// and returns how many it revoked.
 	RevokeSessions(of SessionOwner, id, reason string) (int, error)

@@ -266,3 +266,27 @@ func (t *txn) OrgExists(orgID string) error {
 
 // InsertMember implements store.Tx.
 func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
+
+// LockOrgMembers implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
+	return listAll[store.Member](t, bMembersOrg, idb(orgID), bMembers)
+}
+
+// DeleteMember implements store.Tx.
+func (t *txn) DeleteMember(m *store.Member) error {
+	if err := t.del(bMembers, m.ID); err != nil {
+		return err
+	}
+	if err := t.delUnique(bMembersEmail, []byte(m.Email)); err != nil {
+		return err
+	}
+	if m.OrgID != "" {
+		if err := t.unindex(bMembersOrg, idb(m.OrgID), m.ID); err != nil {
+			return err
+		}
+	}
+	return t.del(bOnboarding, m.ID)
+}
+
+// EndDashboardSessions implements store.Tx.
+func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
