@@ -282,7 +282,7 @@ func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, 
 		got, err := tx.device(v.EnvID, v.ID)
 		return sameAs(t, "device", v, got, err)
 	case *store.CopyWebhook:
-		got, err := doc[webhookRow](tx, `SELECT doc FROM webhooks WHERE id = $1 AND status = $2`, v.Webhook.ID, v.Webhook.Status)
+		got, err := doc[webhookRecord](tx, `SELECT doc FROM webhooks WHERE id = $1 AND status = $2`, v.Webhook.ID, v.Webhook.Status)
 		if err != nil {
 			return err
 		}

@@ -16,10 +16,10 @@ func (db *DB) billingPolicy() *store.BillingPolicy {
 	return store.UnconfiguredBilling
 }
 
-// subscriptionRow is an organization's stored subscription. Its fields are
+// subscriptionRecord is an organization's stored subscription. Its fields are
 // those of store.SubscriptionState, whose transitions move it: the two
 // types convert into each other.
-type subscriptionRow struct {
+type subscriptionRecord struct {
 	Status      string     `json:"st"`
 	Provider    string     `json:"pv"`
 	Plan        string     `json:"pl"`
@@ -30,8 +30,8 @@ type subscriptionRow struct {
 
 // subscription loads the organization's subscription, the default one when
 // none was written. Returns not_found for an unknown organization.
-func (t *txn) subscription(orgID string) (*subscriptionRow, error) {
-	rec, err := doc[subscriptionRow](t, `SELECT doc FROM subscriptions WHERE org_id = $1`, uuidOrNil(orgID))
+func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
+	rec, err := doc[subscriptionRecord](t, `SELECT doc FROM subscriptions WHERE org_id = $1`, uuidOrNil(orgID))
 	if err != nil || rec != nil {
 		return rec, err
 	}
@@ -39,19 +39,19 @@ func (t *txn) subscription(orgID string) (*subscriptionRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := subscriptionRow(store.DefaultSubscription(org.CreatedAt))
+	def := subscriptionRecord(store.DefaultSubscription(org.CreatedAt))
 	return &def, nil
 }
 
 // saveSubscription writes the organization's subscription.
-func (t *txn) saveSubscription(orgID string, rec *subscriptionRow) error {
+func (t *txn) saveSubscription(orgID string, rec *subscriptionRecord) error {
 	_, err := t.exec(`INSERT INTO subscriptions (org_id, doc) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET doc = EXCLUDED.doc`,
 		orgID, js(rec))
 	return err
 }
 
 // state is rec as the domain's subscription state.
-func (rec *subscriptionRow) state() store.SubscriptionState { return store.SubscriptionState(*rec) }
+func (rec *subscriptionRecord) state() store.SubscriptionState { return store.SubscriptionState(*rec) }
 
 // orgCount is the number of the organization's res counted against its
 // tier: applications disabled or not, licenses neither revoked nor banned,

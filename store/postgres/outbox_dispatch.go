@@ -111,7 +111,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 			return err
 		}
 		fullHooks, fullApps := pre.full(c)
-		hooks, err := docs[webhookRow](t, `SELECT w.doc FROM webhooks w
+		hooks, err := docs[webhookRecord](t, `SELECT w.doc FROM webhooks w
 			WHERE w.status = 'active' AND NOT (w.id = ANY($2::uuid[])) AND NOT (w.app_id = ANY($3::uuid[]))
 			AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND `+dueWhere("$1")+`)
 			ORDER BY w.claimed_seq, w.id LIMIT $4 FOR UPDATE OF w SKIP LOCKED`, now, fullHooks, fullApps, min(c.Limit, maxClaimHooks))
@@ -139,11 +139,11 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		// Rounds of one delivery per endpoint until the limit, or until no
 		// endpoint can take more.
 		var chosen []string
-		hookOf := map[string]*webhookRow{}
+		hookOf := map[string]*webhookRecord{}
 		lastServed := map[string]int{}
 		round := hooks
 		for len(chosen) < c.Limit && len(round) > 0 {
-			var again []*webhookRow
+			var again []*webhookRecord
 			for _, w := range round {
 				if len(chosen) == c.Limit {
 					break
@@ -281,7 +281,7 @@ func (t *txn) recordAttempt(deliveryID string, a store.Attempt, p store.RetryPol
 		}
 	}
 	// The endpoint, then its delivery: the order of every writer.
-	w, err := doc[webhookRow](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
+	w, err := doc[webhookRecord](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
 	if err != nil {
 		return err
 	}

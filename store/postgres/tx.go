@@ -27,7 +27,7 @@ type txn struct {
 	db  *DB
 	// hooks caches the active endpoints per scope for the outbox
 	// (activeHooks); every change to an endpoint resets it.
-	hooks map[string][]*webhookRow
+	hooks map[string][]*webhookRecord
 	// queued: an outbox event was written, and the commit notifies every
 	// server's dispatcher.
 	queued bool
