@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -51,6 +52,20 @@ func (l *License) EffectiveStatus(now time.Time) string {
 		return LicenseExpired
 	}
 	return l.Status
+}
+
+// LicenseStatusesInUse are the stored statuses of the licenses that keep
+// their plan from being deleted (plan_in_use).
+var LicenseStatusesInUse = []string{LicenseInactive, LicenseActive, LicenseSuspended}
+
+// LicenseStatusesUncounted are the stored statuses of the licenses that do
+// not use one of their organization's max_licenses.
+var LicenseStatusesUncounted = []string{LicenseRevoked, LicenseBanned}
+
+// CountsAgainstTier reports whether a license in stored status uses one of
+// its organization's max_licenses: every license neither revoked nor banned.
+func CountsAgainstTier(status string) bool {
+	return !slices.Contains(LicenseStatusesUncounted, status)
 }
 
 // Lapsed reports a license whose expiry has passed at now while its stored

@@ -13,12 +13,15 @@ import "context"
 // with SKIP LOCKED, a conditional UPDATE … RETURNING) stays a primitive of
 // the Tx, named for what it does rather than how.
 type Service struct {
+	// Policies are the knobs the store was opened with.
+	Policies
 	storage Storage
 }
 
-// NewService returns the orchestration over storage.
-func NewService(storage Storage) Service {
-	return Service{storage: storage}
+// NewService returns the orchestration over storage under policies (their
+// defaults filled in).
+func NewService(policies Policies, storage Storage) Service {
+	return Service{Policies: policies.WithDefaults(), storage: storage}
 }
 
 // update runs fn in one read-write transaction of the storage.

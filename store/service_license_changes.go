@@ -143,7 +143,7 @@ func (c *licenseChange) user(id string) (*EndUser, error) {
 	if u, ok := c.users[id]; ok {
 		return u, nil
 	}
-	u, err := c.t.EndUser(c.env.ID, id)
+	u, err := c.t.LockEndUser(c.env.ID, id)
 	if err != nil {
 		return nil, err
 	}

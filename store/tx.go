@@ -77,9 +77,6 @@ type Tx interface {
 	// last room.
 	EnforceLimit(orgID string, res Resource, n int) error
 
-	// EndUser loads an end-user of environment envID.
-	EndUser(envID, id string) (*EndUser, error)
-
 	// IsBound reports whether the device is bound to the license.
 	IsBound(licenseID, deviceID string) (bool, error)
 	// UnbindDevice removes the binding of the device to l, lowering
@@ -94,6 +91,28 @@ type Tx interface {
 	// PutDevice writes next over prev, the device as this transaction read
 	// it, with its indexes.
 	PutDevice(prev, next *Device) error
+
+	// LockEndUser loads, held, an end-user of environment envID.
+	LockEndUser(envID, id string) (*EndUser, error)
+	// PutEndUser writes next over prev, the end-user as this transaction
+	// read it, with its indexes.
+	PutEndUser(prev, next *EndUser) error
+
+	// OrgExists refuses an unknown organization with not_found.
+	OrgExists(orgID string) error
+	// InsertMember writes a new member, created and updated now; its
+	// address is unique across all organizations (else email_taken).
+	InsertMember(m *Member) error
+
+	// LockOrgMembers loads, held, every member of an organization, in id
+	// order (so that two changes never lock them crosswise).
+	LockOrgMembers(orgID string) ([]*Member, error)
+	// DeleteMember removes a member with its indexes and its onboarding
+	// state.
+	DeleteMember(m *Member) error
+	// EndDashboardSessions ends every dashboard session of a member and
+	// returns how many it ended.
+	EndDashboardSessions(memberID string) (int, error)
 
 	// RevokeSessions revokes every live session of one owner for reason
 	// and returns how many it revoked.

@@ -39,7 +39,7 @@ func newEnv(tb testing.TB) *env {
 	tb.Helper()
 	clock := &testClock{}
 	clock.ns.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	db, err := Open(filepath.Join(tb.TempDir(), "test.db"), Options{Clock: clock.now, Hasher: fakeHasher{}})
+	db, err := Open(filepath.Join(tb.TempDir(), "test.db"), Options{Policies: store.Policies{Clock: clock.now, Hasher: fakeHasher{}}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func (e *env) checkLicenseIndexes(t *testing.T) {
 			if err := decode(bLicenses, k, v, l); err != nil {
 				return err
 			}
-			if slices.Contains(inUseStatuses, l.Status) {
+			if slices.Contains(store.LicenseStatusesInUse, l.Status) {
 				inUse[l.PlanID]++
 			}
 		}

@@ -244,5 +244,49 @@ func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
 	return t.db.enforceLimit(t, orgID, res, n)
 }
 
-// EndUser implements store.Tx.
-func (t *txn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
+// LockEndUser implements store.Tx: one writer holds the whole file.
+func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
+	u := new(store.EndUser)
+	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
+		return nil, err
+	}
+	if envID != "" && u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, nil
+}
+
+// PutEndUser implements store.Tx.
+func (t *txn) PutEndUser(prev, next *store.EndUser) error { return t.saveEndUser(prev, next) }
+
+// OrgExists implements store.Tx.
+func (t *txn) OrgExists(orgID string) error {
+	return t.mustGet(bOrgs, orgID, "organization", new(store.Organization))
+}
+
+// InsertMember implements store.Tx.
+func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
+
+// LockOrgMembers implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
+	return listAll[store.Member](t, bMembersOrg, idb(orgID), bMembers)
+}
+
+// DeleteMember implements store.Tx.
+func (t *txn) DeleteMember(m *store.Member) error {
+	if err := t.del(bMembers, m.ID); err != nil {
+		return err
+	}
+	if err := t.delUnique(bMembersEmail, []byte(m.Email)); err != nil {
+		return err
+	}
+	if m.OrgID != "" {
+		if err := t.unindex(bMembersOrg, idb(m.OrgID), m.ID); err != nil {
+			return err
+		}
+	}
+	return t.del(bOnboarding, m.ID)
+}
+
+// EndDashboardSessions implements store.Tx.
+func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

@@ -12,16 +12,12 @@ import (
 // step with the record, in the caller's transaction. prev is the record as it
 // was (nil for an insert); next is written.
 
-// inUseStatuses are the stored statuses of licenses that keep their plan
-// from being deleted.
-var inUseStatuses = []string{store.LicenseInactive, store.LicenseActive, store.LicenseSuspended}
-
 // planInUse counts the licenses that keep plan (of application a) from
 // being deleted, from the kept counts of licenses_by_plan_status.
 func (t *txn) planInUse(a *store.Application, planID string) int {
 	n := 0
 	for _, env := range a.Environments {
-		for _, st := range inUseStatuses {
+		for _, st := range store.LicenseStatusesInUse {
 			n += t.count(bLicEnvPlanStatus, key(idb(env.ID), idb(planID), str(st)))
 		}
 	}

@@ -247,5 +247,38 @@ func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
 	return t.enforceLimit(orgID, res, n)
 }
 
-// EndUser implements store.Tx.
-func (t *txn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
+// LockEndUser implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
+	u, err := t.lockEndUser(id)
+	if err == nil && envID != "" && u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, err
+}
+
+// PutEndUser implements store.Tx.
+func (t *txn) PutEndUser(_, next *store.EndUser) error { return t.saveEndUser(next, false) }
+
+// OrgExists implements store.Tx.
+func (t *txn) OrgExists(orgID string) error { return t.orgExists(orgID) }
+
+// InsertMember implements store.Tx: the unique index on the address
+// decides between two servers adding one address at once.
+func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
+
+// LockOrgMembers implements store.Tx: SELECT … ORDER BY id FOR UPDATE.
+func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
+	return docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id FOR UPDATE`, uuidOrNil(orgID))
+}
+
+// DeleteMember implements store.Tx.
+func (t *txn) DeleteMember(m *store.Member) error {
+	if _, err := t.exec(`DELETE FROM members WHERE id = $1`, m.ID); err != nil {
+		return err
+	}
+	_, err := t.exec(`DELETE FROM onboarding WHERE member_id = $1`, m.ID)
+	return err
+}
+
+// EndDashboardSessions implements store.Tx.
+func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

@@ -49,7 +49,7 @@ func newRuntimeWorld(t *testing.T, servers int) *runtimeWorld {
 	u := pgtest.URL(t)
 	w := &runtimeWorld{t: t, ctx: context.Background(), clock: storetest.NewClock(time.Now())}
 	for range servers {
-		db, err := Open(w.ctx, Options{URL: u, Clock: w.clock.Now, Hasher: fakeHasher{}})
+		db, err := Open(w.ctx, Options{URL: u, Policies: store.Policies{Clock: w.clock.Now, Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}
