@@ -15,7 +15,8 @@ var _ store.MachineFileSigner = Sign
 func Sign(mf *store.MachineFile, encrypt bool) (*store.IssuedMachineFile, error) {
 	p := &machinefile.Payload{
 		Meta: machinefile.Meta{IssuedAt: mf.IssuedAt.UTC(), ExpiresAt: mf.ExpiresAt.UTC(), TTL: mf.TTL},
-		License: machinefile.License{ID: mf.License.ID, Status: mf.License.Status, ExpiresAt: mf.License.ExpiresAt, Entitlements: mf.Entitlements,
+		License: machinefile.License{ID: mf.License.ID, Status: mf.License.Status, ExpiresAt: mf.License.ExpiresAt,
+			MaintenanceExpiresAt: mf.License.MaintenanceExpiresAt, Entitlements: mf.Entitlements,
 			Plan: machinefile.Plan{ID: mf.Plan.ID, Name: mf.Plan.Name, MaxDevices: mf.Plan.MaxDevices, MaxConcurrent: mf.Plan.MaxConcurrent, IsTrial: mf.Plan.IsTrial}},
 		Device:      machinefile.Device{ID: mf.Device.ID, Fingerprint: mf.Device.Fingerprint},
 		Application: machinefile.Application{ID: mf.AppID, Environment: mf.Env.Name},

@@ -26,7 +26,7 @@ func TestBillingSweeper(t *testing.T) {
 	now := func() time.Time { return time.Unix(0, ns.Load()).UTC() }
 	advance := func(d time.Duration) { ns.Add(int64(d)) }
 
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Clock: now})
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Policies: store.Policies{Clock: now}})
 	if err != nil {
 		t.Fatal(err)
 	}

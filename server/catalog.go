@@ -118,6 +118,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		concurrent int
 		lease      int
 		offline    int
+		mnt        *int
 		external   *string
 		entIDs     []string
 	)
@@ -136,6 +137,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		{"max_concurrent", "integer", false, &concurrent, func() { in.MaxConcurrent = &concurrent }},
 		{"lease_seconds", "integer", false, &lease, func() { in.LeaseSeconds = &lease }},
 		{"max_offline_days", "integer", false, &offline, func() { in.MaxOfflineDays = &offline }},
+		{"maintenance_days", "integer", true, &mnt, func() { in.MaintenanceDays = &mnt }},
 		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
 		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
 	}

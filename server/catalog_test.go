@@ -171,7 +171,7 @@ func TestPlans(t *testing.T) {
 		id := r.Map(t)["plan_id"].(string)
 		p := f.planItem(t, id)
 		servertest.WantKeys(t, p, "id", "name", "is_trial", "duration_days", "max_devices", "device_reset_limit",
-			"device_reset_window_days", "max_concurrent", "lease_seconds", "max_offline_days", "external_product_id", "policies", "entitlements", "created_at", "updated_at")
+			"device_reset_window_days", "max_concurrent", "lease_seconds", "max_offline_days", "maintenance_days", "external_product_id", "policies", "entitlements", "created_at", "updated_at")
 		want := map[string]any{"name": "Basic", "is_trial": false, "duration_days": nil, "max_devices": 1.0, "device_reset_limit": 3.0,
 			"device_reset_window_days": 0.0, "max_concurrent": 0.0, "lease_seconds": 900.0, "max_offline_days": 30.0, "external_product_id": nil, "policies": nil}
 		for k, v := range want {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"licensectl/server/api"
 	"net/http"
 	"time"
@@ -79,14 +78,6 @@ func (s *Server) getLicense(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) setLicenseStatus(ctx context.Context, sc store.Scope, id, status string) (string, string, error) {
-	l, err := s.db.SetLicenseStatus(ctx, sc, id, status)
-	if err != nil {
-		return "", "", err
-	}
-	return l.ID, l.EffectiveStatus(s.now()), nil
-}
-
 func (s *Server) resetLicenseDevice(w http.ResponseWriter, r *http.Request) error {
 	sc, err := scope(r)
 	if err != nil {
@@ -100,5 +91,124 @@ func (s *Server) resetLicenseDevice(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	writeJSON(w, http.StatusOK, api.Success{Success: true})
+	return nil
+}
+
+// licenseUpdate reads a license PATCH field by field: a date or user_id
+// that is null clears it, one that is absent is left alone.
+func licenseUpdate(r *http.Request) (store.LicenseUpdate, error) {
+	var u store.LicenseUpdate
+	var body rawBody
+	if err := decode(r, &body); err != nil {
+		return u, err
+	}
+	if err := body.only("status", "expires_at", "maintenance_expires_at", "plan_id", "user_id"); err != nil {
+		return u, err
+	}
+	var status, planID string
+	var userID *string
+	if ok, err := body.field("status", "string", false, &status); err != nil {
+		return u, err
+	} else if ok {
+		u.Status = &status
+	}
+	for _, d := range []struct {
+		name string
+		dst  ***time.Time
+	}{{"expires_at", &u.ExpiresAt}, {"maintenance_expires_at", &u.MaintenanceExpiresAt}} {
+		var v *string
+		ok, err := body.field(d.name, "string", true, &v)
+		if err != nil || !ok {
+			if err != nil {
+				return u, err
+			}
+			continue
+		}
+		var at *time.Time
+		if v != nil {
+			t, err := time.Parse(time.RFC3339, *v)
+			if err != nil {
+				return u, store.Invalid(d.name, "%s must be an RFC 3339 date-time or null", d.name)
+			}
+			at = &t
+		}
+		*d.dst = &at
+	}
+	if ok, err := body.field("plan_id", "string", false, &planID); err != nil {
+		return u, err
+	} else if ok {
+		u.PlanID = &planID
+	}
+	if ok, err := body.field("user_id", "string", true, &userID); err != nil {
+		return u, err
+	} else if ok {
+		id := ""
+		if userID != nil {
+			if id = *userID; id == "" {
+				return u, store.Invalid("user_id", "user_id must be an end-user's id, or null to unassign")
+			}
+		}
+		u.UserID = &id
+	}
+	return u, nil
+}
+
+func (s *Server) updateLicense(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	u, err := licenseUpdate(r)
+	if err != nil {
+		return err
+	}
+	d, err := s.db.UpdateLicense(r.Context(), sc, mux.Vars(r)["licenseId"], u)
+	if err != nil {
+		return err
+	}
+	// The answer of every status PATCH (licenses, users, devices): whatever
+	// else changed, GET reads it back.
+	writeJSON(w, http.StatusOK, api.StatusChanged{ID: d.ID, Status: d.EffectiveStatus(s.now())})
+	return nil
+}
+
+func (s *Server) renewLicense(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	var req api.RenewLicenseRequest
+	if err := decodeOptional(r, &req); err != nil {
+		return err
+	}
+	l, err := s.db.RenewLicense(r.Context(), sc, mux.Vars(r)["licenseId"], store.RenewInput{Days: req.Days, MaintenanceDays: req.MaintenanceDays})
+	if err != nil {
+		return err
+	}
+	d, err := s.db.FindLicense(r.Context(), sc, l.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, api.LicenseDetailOf(d, s.now()))
+	return nil
+}
+
+func (s *Server) renewLicenses(w http.ResponseWriter, r *http.Request) error {
+	sc, err := scope(r)
+	if err != nil {
+		return err
+	}
+	var req api.RenewLicensesRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Days == nil {
+		return store.Invalid("days", "days is required")
+	}
+	list, err := s.db.RenewLicenses(r.Context(), sc, store.BulkRenewInput{LicenseIDs: req.LicenseIDs, Days: *req.Days})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, api.LicensesRenewed{Licenses: mapList(list, s.licenseItem)})
 	return nil
 }

@@ -44,7 +44,7 @@ func getPage(t *testing.T, f *fixture, path string, hdr ...string) page {
 	return p
 }
 
-var licenseItemKeys = []string{"id", "key", "status", "plan", "user", "devices_count", "activated_at", "expires_at", "created_at", "updated_at"}
+var licenseItemKeys = []string{"id", "key", "status", "plan", "user", "devices_count", "activated_at", "expires_at", "maintenance_expires_at", "created_at", "updated_at"}
 
 func TestGenerateLicenses(t *testing.T) {
 	t.Parallel()
@@ -275,7 +275,7 @@ func TestLicenseDetailAndStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := f.do(t, "GET", "/licenses/"+id, nil).Want(t, http.StatusOK).Map(t)
-		servertest.WantKeys(t, d, "id", "key", "status", "plan", "user", "devices", "devices_count", "entitlements", "activated_at", "expires_at",
+		servertest.WantKeys(t, d, "id", "key", "status", "plan", "user", "devices", "devices_count", "entitlements", "activated_at", "expires_at", "maintenance_expires_at",
 			"device_resets_remaining", "created_at", "updated_at")
 		if d["id"] != id || !keyRE.MatchString(d["key"].(string)) || d["status"] != "inactive" || d["device_resets_remaining"] != 2.0 || d["devices_count"] != 1.0 {
 			t.Fatalf("detail = %v", d)

@@ -381,9 +381,12 @@ func routeTable() []route {
 			in(api.GenerateLicensesRequest{}, "plan_id").h(envHeader).out(created, api.LicensesGenerated{}),
 		mgmtOp(permRead, get, app+"/licenses/{licenseId}", "Read a license: devices_count, the first page of its devices (the rest: devices?license_id=), entitlements", (*Server).getLicense).
 			h(envHeader).out(ok200, api.LicenseDetail{}),
-		route{method: patch, path: app + "/licenses/{licenseId}", summary: "Set a license's status", access: managed, perm: permWrite,
-			fn: func(s *Server) handlerFunc { return setStatus("licenseId", s.setLicenseStatus) }}.
-			in(api.StatusRequest{}, "status").h(envHeader).out(ok200, changed).err(conflict),
+		mgmtOp(permWrite, post, app+"/licenses/renew", "Renew licenses in bulk by days, all or none", (*Server).renewLicenses).
+			in(api.RenewLicensesRequest{}, "license_ids", "days").h(envHeader).out(ok200, api.LicensesRenewed{}).err(conflict),
+		mgmtOp(permWrite, patch, app+"/licenses/{licenseId}", "Change a license's status, expiry, maintenance, plan or end-user, together", (*Server).updateLicense).
+			in(api.LicenseUpdateRequest{}).h(envHeader).out(ok200, changed).err(conflict),
+		mgmtOp(permWrite, post, app+"/licenses/{licenseId}/renew", "Renew a license: expiry (and maintenance) from the later of now and its current date", (*Server).renewLicense).
+			in(api.RenewLicenseRequest{}).optional().h(envHeader).out(ok200, api.LicenseDetail{}).err(conflict),
 		mgmtOp(permRead, get, app+"/licenses/{licenseId}/leases", "List the license's live seat leases", (*Server).listLeases).
 			h(envHeader).out(ok200, []api.LeaseItem{}),
 		mgmtOp(permWrite, del, app+"/licenses/{licenseId}/leases/{leaseId}", "Free a seat (end a lease)", (*Server).releaseLease).

@@ -168,7 +168,7 @@ func TestWebhookFamilies(t *testing.T) {
 		t.Fatalf("data = %v", d.Data)
 	}
 	l, _ := d.Data["license"].(map[string]any)
-	servertest.WantKeys(t, l, "id", "key", "status", "plan", "user", "devices_count", "activated_at", "expires_at", "created_at", "updated_at")
+	servertest.WantKeys(t, l, "id", "key", "status", "plan", "user", "devices_count", "activated_at", "expires_at", "maintenance_expires_at", "created_at", "updated_at")
 	if l["key"] != key || !strings.HasPrefix(d.UserAgent, "licensectl/") {
 		t.Fatalf("license = %v, user-agent %q", l, d.UserAgent)
 	}

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"licensectl/store/bolt"
-	"licensectl/store/password"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -12,12 +10,15 @@ import (
 	"time"
 
 	"licensectl/config"
+	"licensectl/store"
+	"licensectl/store/bolt"
+	"licensectl/store/password"
 )
 
 // openBolt opens a bbolt store in a fresh directory.
 func openBolt(t *testing.T) *bolt.DB {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{})})
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Policies: store.Policies{Hasher: password.NewHasher(password.Options{})}})
 	if err != nil {
 		t.Fatal(err)
 	}

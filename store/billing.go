@@ -165,6 +165,14 @@ func (t *Tier) CheckRoom(res Resource, cur int64, n int) error {
 	return nil
 }
 
+// UnconfiguredBilling applies until a store's billing is configured: one
+// tier that caps nothing, so a store opened without configuration limits
+// nobody.
+var UnconfiguredBilling = &BillingPolicy{Tiers: []Tier{{
+	ID: TierID("free"), Key: "free", Name: "Free", MaxApplications: Unlimited, MaxLicenses: Unlimited,
+	MaxRequestsPerMonth: Unlimited, AuditLogRetentionDays: Unlimited, MaxDashboardMembers: Unlimited,
+}}}
+
 // DefaultTier is the tier organizations start on: "free" when configured,
 // else the first listed.
 func (p *BillingPolicy) DefaultTier() *Tier {

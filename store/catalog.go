@@ -49,7 +49,10 @@ type Plan struct {
 	LeaseSeconds int
 	// MaxOfflineDays is the longest a machine file of the plan's licenses
 	// lasts; 0 refuses machine files.
-	MaxOfflineDays    int
+	MaxOfflineDays int
+	// MaintenanceDays is how long after first activation a license of the
+	// plan may take updates (docs/design.md §16); nil is unlimited.
+	MaintenanceDays   *int
 	ExternalProductID *string
 	Policies          json.RawMessage // verbatim JSON object, or nil
 	EntitlementIDs    []string
@@ -71,6 +74,7 @@ type PlanInput struct {
 	MaxConcurrent         *int
 	LeaseSeconds          *int
 	MaxOfflineDays        *int
+	MaintenanceDays       **int
 	ExternalProductID     **string
 	Policies              json.RawMessage
 	PoliciesSet           bool

@@ -71,6 +71,9 @@ const (
 	ECodeLicenseMismatch = "license_mismatch"
 	// ECodeOfflineNotAllowed: the plan allows no machine files.
 	ECodeOfflineNotAllowed = "offline_not_allowed"
+	// ECodeTooManyDevices: a plan change would leave more devices bound
+	// than the new plan's max_devices.
+	ECodeTooManyDevices = "too_many_devices"
 )
 
 // Error is the one error type of the domain. Code is one of the ECode constants;

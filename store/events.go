@@ -21,6 +21,10 @@ const (
 	EventLeaseReleased      = "license.lease_released"
 	EventLeaseExpired       = "license.lease_expired"
 	EventLicenseCheckedOut  = "license.checked_out"
+	EventLicenseRenewed     = "license.renewed"
+	EventLicenseUpdated     = "license.updated"
+	EventLicensePlanChanged = "license.plan_changed"
+	EventLicenseTransferred = "license.transferred"
 
 	EventUserRegistered  = "user.registered"
 	EventUserLogin       = "user.login"
@@ -87,6 +91,7 @@ var events = func() []string {
 		EventLicenseCreated, EventLicenseActivated, EventLicenseSuspended, EventLicenseReinstated,
 		EventLicenseRevoked, EventLicenseBanned, EventLicenseExpired, EventLicenseDeviceReset,
 		EventLeaseStarted, EventLeaseReleased, EventLeaseExpired, EventLicenseCheckedOut,
+		EventLicenseRenewed, EventLicenseUpdated, EventLicensePlanChanged, EventLicenseTransferred,
 		EventUserRegistered, EventUserLogin, EventUserLoginFailed, EventUserBanned, EventUserDisabled,
 		EventUserReinstated, EventUserRoleAdded, EventUserRoleRemoved,
 		EventDeviceBlocked, EventDeviceUnblocked,

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -30,9 +31,12 @@ type License struct {
 	// index of the store beside the license, never a list inside it, so that
 	// a license with 100,000 devices reads and writes like one with ten;
 	// page them with ListDevices (StatusFilter.LicenseID).
-	DevicesCount          int
-	ActivatedAt           *time.Time
-	ExpiresAt             *time.Time
+	DevicesCount int
+	ActivatedAt  *time.Time
+	ExpiresAt    *time.Time
+	// MaintenanceExpiresAt ends the license's update eligibility; nil is
+	// unlimited. It never stops the license from validating.
+	MaintenanceExpiresAt  *time.Time
 	DeviceResetsRemaining int
 	// ResetTimes are the runtime device resets consumed, oldest first, kept
 	// while a reset window (at most MaxResetWindowDays) can still count them.
@@ -48,6 +52,27 @@ func (l *License) EffectiveStatus(now time.Time) string {
 		return LicenseExpired
 	}
 	return l.Status
+}
+
+// LicenseStatusesInUse are the stored statuses of the licenses that keep
+// their plan from being deleted (plan_in_use).
+var LicenseStatusesInUse = []string{LicenseInactive, LicenseActive, LicenseSuspended}
+
+// LicenseStatusesUncounted are the stored statuses of the licenses that do
+// not use one of their organization's max_licenses.
+var LicenseStatusesUncounted = []string{LicenseRevoked, LicenseBanned}
+
+// CountsAgainstTier reports whether a license in stored status uses one of
+// its organization's max_licenses: every license neither revoked nor banned.
+func CountsAgainstTier(status string) bool {
+	return !slices.Contains(LicenseStatusesUncounted, status)
+}
+
+// Lapsed reports a license whose expiry has passed at now while its stored
+// status still reads inactive or active: the expiry pass stores expired on
+// it, so that status filters and counts agree with the status reads derive.
+func (l *License) Lapsed(now time.Time) bool {
+	return l.Status != LicenseExpired && l.EffectiveStatus(now) == LicenseExpired
 }
 
 // LicenseItem is a license as listed, with its plan and user resolved.
@@ -116,6 +141,18 @@ type Licenses interface {
 	// banned; the last three revoke its sessions. Returns validation_failed,
 	// invalid_transition, not_found.
 	SetLicenseStatus(ctx context.Context, s Scope, id, status string) (*License, error)
+	// RenewLicense extends the license's expiry (and maintenance) as
+	// docs/design.md §16 says. Returns validation_failed,
+	// invalid_transition, not_found.
+	RenewLicense(ctx context.Context, s Scope, id string, in RenewInput) (*LicenseItem, error)
+	// RenewLicenses renews every license named by in.Days, all or none, and
+	// returns them in order. Returns validation_failed,
+	// invalid_transition, not_found.
+	RenewLicenses(ctx context.Context, s Scope, in BulkRenewInput) ([]*LicenseItem, error)
+	// UpdateLicense changes the license's status, dates, plan and end-user
+	// together. Returns validation_failed, invalid_transition,
+	// too_many_devices, not_found.
+	UpdateLicense(ctx context.Context, s Scope, id string, u LicenseUpdate) (*LicenseItem, error)
 	// ResetLicenseDevice unbinds a device without consuming the reset quota.
 	// Returns not_found (license, or device not bound to it).
 	ResetLicenseDevice(ctx context.Context, s Scope, licenseID, deviceID string) error

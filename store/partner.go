@@ -51,6 +51,23 @@ type ProfileInput struct {
 	TOSVersion       string
 }
 
+// CheckProfileOpen refuses, with conflict, to complete the profile of an
+// account that has an organization already.
+func (m *Member) CheckProfileOpen() error {
+	if m.OrgID != "" {
+		return Errorf(ECodeConflict, "the profile is already complete: the account has an organization")
+	}
+	return nil
+}
+
+// CompleteProfile makes m the owner of its new organization orgID with the
+// fields of in, at now.
+func (m *Member) CompleteProfile(orgID string, in ProfileInput, now time.Time) {
+	m.OrgID, m.Role = orgID, RoleOwner
+	m.FirstName, m.LastName = in.FirstName, in.LastName
+	m.Phone, m.TOSVersion, m.UpdatedAt = in.Phone, in.TOSVersion, now
+}
+
 // Partners stores partner (OpenID Connect) sign-in: the short-lived sign-in
 // attempts, the identities linked to accounts, and the completion of accounts
 // created that way (docs/design.md §8).

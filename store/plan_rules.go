@@ -51,6 +51,17 @@ func (p *Plan) Apply(in PlanInput) error {
 		}
 		next.DurationDays = d
 	}
+	if in.MaintenanceDays != nil {
+		d := *in.MaintenanceDays
+		if d != nil {
+			if *d < MinDurationDays || *d > MaxDurationDays {
+				return Invalid("maintenance_days", "maintenance_days must be between %d and %d, or null for unlimited updates", MinDurationDays, MaxDurationDays)
+			}
+			v := *d
+			d = &v
+		}
+		next.MaintenanceDays = d
+	}
 	if in.MaxDevices != nil {
 		if v := *in.MaxDevices; v < MinMaxDevices || v > MaxMaxDevices {
 			return Invalid("max_devices", "max_devices must be between %d and %d", MinMaxDevices, MaxMaxDevices)
@@ -138,7 +149,7 @@ func CheckPlanUnused(n int) error {
 // Empty reports whether in names no field at all: a PATCH that changes nothing.
 func (in PlanInput) Empty() bool {
 	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil && in.DeviceResetWindowDays == nil &&
-		in.MaxConcurrent == nil && in.LeaseSeconds == nil && in.MaxOfflineDays == nil &&
+		in.MaxConcurrent == nil && in.LeaseSeconds == nil && in.MaxOfflineDays == nil && in.MaintenanceDays == nil &&
 		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
 }
 

@@ -73,7 +73,8 @@ func (l *License) CheckResetLeft(p *Plan, now time.Time) error {
 
 // RecordActivation moves l as an activation by userID ("" for none) at now
 // does, under plan: an inactive license becomes active, expiring
-// plan.DurationDays later when it has no expiry yet, and a license without
+// plan.DurationDays later when it has no expiry yet (its maintenance
+// plan.MaintenanceDays later, likewise), and a license without
 // an owner takes the user. It reports whether l changed (UpdatedAt is the
 // caller's, who may have changed l otherwise).
 func (l *License) RecordActivation(plan *Plan, userID string, now time.Time) bool {
@@ -84,6 +85,10 @@ func (l *License) RecordActivation(plan *Plan, userID string, now time.Time) boo
 		if plan.DurationDays != nil && l.ExpiresAt == nil {
 			exp := ExpiresAfter(now, *plan.DurationDays)
 			l.ExpiresAt = &exp
+		}
+		if plan.MaintenanceDays != nil && l.MaintenanceExpiresAt == nil {
+			mnt := ExpiresAfter(now, *plan.MaintenanceDays)
+			l.MaintenanceExpiresAt = &mnt
 		}
 	}
 	if userID != "" && l.UserID == "" {

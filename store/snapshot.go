@@ -66,14 +66,16 @@ type LicenseSnapshot struct {
 	DevicesCount int              `json:"devices_count"`
 	ActivatedAt  *time.Time       `json:"activated_at"`
 	ExpiresAt    *time.Time       `json:"expires_at"`
-	CreatedAt    time.Time        `json:"created_at"`
-	UpdatedAt    time.Time        `json:"updated_at"`
+	// MaintenanceExpiresAt is null when updates are unlimited.
+	MaintenanceExpiresAt *time.Time `json:"maintenance_expires_at"`
+	CreatedAt            time.Time  `json:"created_at"`
+	UpdatedAt            time.Time  `json:"updated_at"`
 }
 
 // SnapshotLicense takes a license's snapshot at now (its effective status).
 func SnapshotLicense(l *LicenseItem, now time.Time) LicenseSnapshot {
 	s := LicenseSnapshot{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(now), Plan: PlanRefSnapshot{ID: l.PlanID, Name: l.PlanName},
-		DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+		DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, MaintenanceExpiresAt: l.MaintenanceExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 	if l.UserID != "" {
 		s.User = &UserRefSnapshot{ID: l.UserID, Email: l.UserEmail}
 	}
@@ -139,6 +141,7 @@ type PlanSnapshot struct {
 	MaxConcurrent         int                      `json:"max_concurrent"`
 	LeaseSeconds          int                      `json:"lease_seconds"`
 	MaxOfflineDays        int                      `json:"max_offline_days"`
+	MaintenanceDays       *int                     `json:"maintenance_days"`
 	ExternalProductID     *string                  `json:"external_product_id"`
 	Policies              json.RawMessage          `json:"policies"`
 	Entitlements          []EntitlementRefSnapshot `json:"entitlements"`
@@ -166,7 +169,7 @@ func SnapshotPlan(p *Plan) PlanSnapshot {
 	}
 	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
-		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: pol, Entitlements: ents,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, ExternalProductID: p.ExternalProductID, Policies: pol, Entitlements: ents,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
@@ -324,9 +327,19 @@ func Snapshot(target Target, src SnapshotSource, now time.Time) (string, any, er
 
 // EventExtra is what an event's data carries beside its object, from the
 // audit entry's metadata: license.checked_out names the device that took
-// the machine file (its snapshot) and the file's expiry (docs/design.md §13).
-// Other events carry nothing more.
+// the machine file (its snapshot) and the file's expiry (docs/design.md §13);
+// the changes after the sale carry their before/after pairs (§16). Other
+// events carry nothing more.
 func EventExtra(event string, metadata map[string]any, src SnapshotSource) (map[string]any, error) {
+	if pairs, ok := changePairs[event]; ok {
+		extra := map[string]any{}
+		for _, k := range pairs {
+			if v, ok := metadata[k]; ok {
+				extra[k] = v
+			}
+		}
+		return extra, nil
+	}
 	if event != EventLicenseCheckedOut {
 		return nil, nil
 	}
@@ -336,6 +349,15 @@ func EventExtra(event string, metadata map[string]any, src SnapshotSource) (map[
 		return nil, err
 	}
 	return map[string]any{"device": device, "expires_at": metadata["expires_at"]}, nil
+}
+
+// changePairs are the before/after keys each change after the sale carries
+// in its payload, those of its metadata that are present.
+var changePairs = map[string][]string{
+	EventLicenseRenewed:     {"previous_expires_at", "expires_at", "previous_maintenance_expires_at", "maintenance_expires_at"},
+	EventLicenseUpdated:     {"previous_expires_at", "expires_at", "previous_maintenance_expires_at", "maintenance_expires_at"},
+	EventLicensePlanChanged: {"previous_plan", "plan"},
+	EventLicenseTransferred: {"previous_user", "user"},
 }
 
 // snapshotOf is the snapshot of target's record, nil when it is gone or

@@ -76,3 +76,18 @@ func (s SubscriptionState) Aged(now time.Time, grace time.Duration) (Subscriptio
 	}
 	return s, changed
 }
+
+// TierIn is the tier in force for s under p: its plan, or the default tier
+// when the plan is unset or no longer configured.
+func (s SubscriptionState) TierIn(p *BillingPolicy) *Tier {
+	if t := p.Tier(s.Plan); t != nil && s.Plan != "" {
+		return t
+	}
+	return p.DefaultTier()
+}
+
+// Subscription is s as the organization orgID's subscription under p.
+func (s SubscriptionState) Subscription(orgID string, p *BillingPolicy) *Subscription {
+	return &Subscription{ID: SubscriptionID(orgID), OrgID: orgID, Status: s.Status, Provider: s.Provider,
+		Plan: *s.TierIn(p), TrialEndsAt: s.TrialEndsAt, CurrentPeriodStart: s.PeriodStart, CurrentPeriodEnd: s.PeriodEnd}
+}

@@ -110,6 +110,15 @@ type Claim struct {
 	Lease time.Duration
 }
 
+// EndpointCap is how many sends an endpoint may have in flight under c:
+// PerEndpoint, or one while its last attempt ran into webhooks.timeout.
+func (c Claim) EndpointCap(timedOut bool) int {
+	if timedOut {
+		return min(c.PerEndpoint, 1)
+	}
+	return c.PerEndpoint
+}
+
 // OK reports whether the attempt succeeded (2xx).
 func (a Attempt) OK() bool { return a.Status >= 200 && a.Status < 300 }
 

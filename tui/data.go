@@ -44,6 +44,8 @@ type Data interface {
 	FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error)
 	SetLicenseStatus(ctx context.Context, s store.Scope, id, status string) (*store.License, error)
 	ResetLicenseDevice(ctx context.Context, s store.Scope, licenseID, deviceID string) error
+	RenewLicense(ctx context.Context, s store.Scope, id string, in store.RenewInput) (*store.LicenseItem, error)
+	UpdateLicense(ctx context.Context, s store.Scope, id string, u store.LicenseUpdate) (*store.LicenseItem, error)
 	CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error)
 	IssueMachineFile(ctx context.Context, s store.Scope, licenseID string, in store.LicenseMachineFileInput) (*store.IssuedMachineFile, error)
 	CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error)

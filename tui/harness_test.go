@@ -168,7 +168,7 @@ func seed(t testing.TB, n int) *seeded {
 	ctx := context.Background()
 	// A cheap hasher: members and end-users need one, and argon2id at its
 	// real cost would dominate the suite.
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash}), MachineFiles: offline.Sign})
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Policies: store.Policies{Hasher: password.NewHasher(password.Options{Params: &servertest.CheapHash}), MachineFiles: offline.Sign}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,8 @@ type licenseView struct {
 	d        *store.LicenseDetail
 	app      *store.Application
 	user     *store.EndUser
-	plan     *store.Plan // nil when it could not be read
+	plan     *store.Plan   // nil when it could not be read
+	plans    []*store.Plan // the application's plans, to move the license to
 	history  []*store.AuditEntry
 	sessions int // live sessions of the license
 	// more is the bound devices past the detail's first page, read a page
@@ -152,6 +153,9 @@ func readLicense(ctx context.Context, c *ctx, id string, pages int) (*licenseVie
 	if p, err := c.data.FindPlan(ctx, c.app(), v.d.PlanID); err == nil {
 		v.plan = p // the limits beside the plan's name; the detail stands without them
 	}
+	if v.plans, err = c.data.ListPlans(ctx, c.app()); err != nil {
+		return nil, err
+	}
 	if v.d.UserEmail != "" {
 		u, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Email: v.d.UserEmail, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
 		if err != nil {
@@ -230,6 +234,14 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 			}
 			return true, confirmAction(c, &l.screenBase, a, "license", it.Key, it)
 		}
+	}
+	switch {
+	case c.matches(ks, keyRenew):
+		return true, l.renew(c)
+	case c.matches(ks, keySetPlan):
+		return true, openOverlay(l.planForm(c))
+	case c.matches(ks, keyTransfer):
+		return true, openOverlay(l.transferForm(c))
 	}
 	devs := l.v.devices()
 	switch {
@@ -414,4 +426,122 @@ func (l *license) cascade(c *ctx) []string {
 		lines = append(lines, "  Reinstating (u) makes new activations work; sessions revoked by the suspension stay revoked.")
 	}
 	return lines
+}
+
+// renew asks to renew the license by its plan's duration_days, showing the
+// expiry it moves from and to (docs/design.md §16); License.Renew decides,
+// here for the preview as in the store for the change.
+func (l *license) renew(c *ctx) tea.Cmd {
+	it := &l.v.d.LicenseItem
+	preview := it.License
+	if _, err := preview.Renew(store.RenewInput{}, l.v.plan, c.now()); err != nil {
+		return status("Cannot renew: "+store.ErrorMessage(err), true)
+	}
+	a := &action{verb: "Renew", did: "renewed", consequence: func(c *ctx, _ any) []string {
+		return []string{fmt.Sprintf("Expires %s → %s (%d days of plan %s, from the later of now and the expiry).",
+			c.when(it.ExpiresAt), c.when(preview.ExpiresAt), *l.v.plan.DurationDays, store.Printable(l.v.plan.Name)),
+			"An expired license works again with its sessions."}
+	}, run: func(ctx context.Context, c *ctx, _ any) error {
+		_, err := c.data.RenewLicense(ctx, c.scope(), it.ID, store.RenewInput{})
+		return err
+	}}
+	return confirmAction(c, &l.screenBase, a, "license", it.Key, it)
+}
+
+// Fields of the plan and transfer forms, named like the server's error
+// fields.
+const (
+	fieldMovePlan = "plan_id"
+	fieldOwner    = "user_email"
+)
+
+// planForm asks for the plan to move the license to, then shows what the
+// move changes before y; License.ChangePlan decides, here for the preview
+// (a refusal such as too_many_devices lands under the field) as in the
+// store for the change.
+func (l *license) planForm(c *ctx) *form {
+	it := &l.v.d.LicenseItem
+	var names []string
+	byName := map[string]*store.Plan{}
+	for _, p := range l.v.plans {
+		if p.ID != it.PlanID {
+			names = append(names, p.Name)
+			byName[p.Name] = p
+		}
+	}
+	f := newForm("Move "+it.Key+" to another plan", "review", choiceField(fieldMovePlan, "Plan", names...))
+	var to *store.Plan
+	var preview store.License
+	f.check = func(f *form) bool {
+		to = byName[f.get(fieldMovePlan)]
+		if to == nil {
+			f.invalid(fieldMovePlan, "no other plan to move to")
+			return false
+		}
+		preview = it.License
+		if _, err := preview.ChangePlan(l.v.plan, to, c.now()); err != nil {
+			f.invalid(fieldMovePlan, store.ErrorMessage(err))
+			return false
+		}
+		return true
+	}
+	f.submit = func(f *form) tea.Cmd {
+		from := "?"
+		if l.v.plan != nil {
+			from = store.Printable(l.v.plan.Name)
+		}
+		dest, next := to, preview
+		a := &action{verb: "Move", did: "moved", consequence: func(c *ctx, _ any) []string {
+			return []string{fmt.Sprintf("Plan %s → %s: its entitlements follow at once, on live sessions too.", from, store.Printable(dest.Name)),
+				fmt.Sprintf("Devices bound %d, the new plan allows %d; device resets left → %d.", it.DevicesCount, dest.MaxDevices, next.DeviceResetsRemaining),
+				"Expires " + c.when(it.ExpiresAt) + " (kept)."}
+		}, run: func(ctx context.Context, c *ctx, _ any) error {
+			_, err := c.data.UpdateLicense(ctx, c.scope(), it.ID, store.LicenseUpdate{PlanID: &dest.ID})
+			return err
+		}}
+		return confirmAction(c, &l.screenBase, a, "license", it.Key, it)
+	}
+	return f
+}
+
+// transferForm asks for the end-user to hand the license to (empty:
+// unassign), then shows what the transfer does before y.
+func (l *license) transferForm(c *ctx) *form {
+	it := &l.v.d.LicenseItem
+	owner := textField(fieldOwner, "New owner's e-mail", false)
+	owner.hint = "an end-user of this environment; empty: unassign"
+	f := newForm("Transfer "+it.Key+" in "+strings.ToUpper(c.env), "review", owner)
+	f.submit = func(f *form) tea.Cmd {
+		email := strings.TrimSpace(f.get(fieldOwner))
+		from, to := orNone(it.UserEmail), orNone(email)
+		a := &action{verb: "Transfer", did: "transferred", consequence: func(c *ctx, _ any) []string {
+			return []string{fmt.Sprintf("User %s → %s.", store.Printable(from), store.Printable(to)),
+				"The previous owner's login sessions lose this license's entitlements at once;",
+				"its sessions on activated devices stay (reset a device to move the seat too)."}
+		}, run: func(ctx context.Context, c *ctx, _ any) error {
+			id := ""
+			if email != "" {
+				p, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Email: email, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
+				if err != nil {
+					return err
+				}
+				if len(p.Data) == 0 {
+					return store.Errorf(store.ECodeNotFound, "no end-user %s in %s", email, c.env)
+				}
+				id = p.Data[0].ID
+			}
+			_, err := c.data.UpdateLicense(ctx, c.scope(), it.ID, store.LicenseUpdate{UserID: &id})
+			return err
+		}}
+		return confirmAction(c, &l.screenBase, a, "license", it.Key, it)
+	}
+	return f
+}
+
+// orNone names an absent end-user.
+func orNone(email string) string {
+	if email == "" {
+		return "nobody"
+	}
+	return email
 }

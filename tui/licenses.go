@@ -27,6 +27,9 @@ var (
 	keyRevoke    = irreversible(bind(groupScreen, "X", "revoke", "X"))
 	keyBanLic    = irreversible(bind(groupScreen, "B", "ban", "B"))
 	keyGenerate  = mutating(bind(groupScreen, "n", "generate", "n"))
+	keyRenew     = mutating(bind(groupScreen, "R", "renew", "R"))
+	keySetPlan   = mutating(bind(groupScreen, "P", "change plan", "P"))
+	keyTransfer  = mutating(bind(groupScreen, "O", "transfer (owner)", "O"))
 )
 
 func licenseStatusAction(b *binding, verb, ing, did, to, word string, from ...string) *action {

@@ -81,7 +81,8 @@ func appScenario(t *testing.T, c *cli) {
 	if !strings.HasPrefix(devSec.Plaintext, store.PrefixSecretTest) || devSec.Environment != store.EnvDevelopment {
 		t.Fatalf("secret create --env development = %+v", devSec)
 	}
-	c.ok("secret", "revoke", "--app", "photo-studio", sec.SecretID)
+	c.fails(2, args("secret", "revoke", "--app", "photo-studio", sec.SecretID), "confirm with --yes")
+	c.ok("secret", "revoke", "--app", "photo-studio", sec.SecretID, "--yes")
 	var secrets []map[string]any
 	c.json(&secrets, "secret", "list", "--app", "Photo Studio")
 	if len(secrets) != 2 {
@@ -99,7 +100,7 @@ func appScenario(t *testing.T, c *cli) {
 	if out := c.ok("secret", "list", "--app", "photo-studio"); !strings.Contains(out, "revoked") || !strings.Contains(out, "development") {
 		t.Fatalf("secret list table:\n%s", out)
 	}
-	c.fails(1, args("secret", "revoke", "--app", "photo-studio", store.NewID()), "Error: not_found: ")
+	c.fails(1, args("secret", "revoke", "--app", "photo-studio", store.NewID(), "--yes"), "Error: not_found: ")
 
 	// API keys.
 	var key struct {
@@ -111,7 +112,8 @@ func appScenario(t *testing.T, c *cli) {
 	if !strings.HasPrefix(key.Plaintext, store.PrefixAPIKey) || key.Label != "deploy" {
 		t.Fatalf("apikey create = %+v", key)
 	}
-	c.ok("apikey", "revoke", key.KeyID)
+	c.fails(2, args("apikey", "revoke", key.KeyID), "confirm with --yes")
+	c.ok("apikey", "revoke", key.KeyID, "--yes")
 	var keys []api.APIKeyItem
 	c.json(&keys, "apikey", "list")
 	found := false

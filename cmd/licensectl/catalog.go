@@ -109,7 +109,7 @@ func newPlanCmd(e *env) *cobra.Command {
 type planFlags struct {
 	name, externalID, policies string
 	trial                      bool
-	durationDays               int
+	durationDays, mntDays      int
 	maxDevices, resetLimit     int
 	resetWindow, lease         span
 	maxConcurrent, offlineDays int
@@ -123,6 +123,7 @@ func (f *planFlags) bind(c *cobra.Command, withName bool) {
 	}
 	fs.BoolVar(&f.trial, "trial", false, "trial plan: one trial license per device and application")
 	fs.IntVar(&f.durationDays, "duration-days", 0, "days a license lasts from its first activation (0: perpetual)")
+	fs.IntVar(&f.mntDays, "maintenance-days", 0, "days a license may take updates from its first activation (0: unlimited)")
 	fs.IntVar(&f.maxDevices, "max-devices", store.DefaultMaxDevices, "devices a license may be bound to")
 	fs.IntVar(&f.resetLimit, "device-reset-limit", store.DefaultDeviceResetLimit, "self-service device resets per license")
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "floating seats: devices of a license using it at once (0: no cap)")
@@ -150,6 +151,13 @@ func (f *planFlags) input(ctx context.Context, c *cobra.Command, s *session, ref
 			d = &f.durationDays
 		}
 		in.DurationDays = &d
+	}
+	if fs.Changed("maintenance-days") {
+		var d *int
+		if f.mntDays != 0 {
+			d = &f.mntDays
+		}
+		in.MaintenanceDays = &d
 	}
 	if fs.Changed("max-devices") {
 		in.MaxDevices = &f.maxDevices

@@ -106,12 +106,16 @@ func newSecretListCmd(e *env) *cobra.Command {
 
 func newSecretRevokeCmd(e *env) *cobra.Command {
 	var app string
+	var yes bool
 	c := &cobra.Command{
 		Use:     "revoke ID",
 		Short:   "Revoke an application secret",
 		Example: "  licensectl secret revoke --app studio 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11",
 		Args:    exactArgs("ID"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			if err := e.confirm(yes, "revoking secret "+args[0]); err != nil {
+				return err
+			}
 			if err := s.svc.RevokeAppSecret(ctx, ref, args[0]); err != nil {
 				return err
 			}
@@ -119,6 +123,7 @@ func newSecretRevokeCmd(e *env) *cobra.Command {
 		}),
 	}
 	bindApp(c, &app)
+	c.Flags().BoolVar(&yes, "yes", false, "confirm the revocation (asked on a terminal)")
 	return c
 }
 
@@ -180,16 +185,22 @@ func newAPIKeyListCmd(e *env) *cobra.Command {
 }
 
 func newAPIKeyRevokeCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var yes bool
+	c := &cobra.Command{
 		Use:     "revoke ID",
 		Short:   "Revoke a developer API key",
 		Example: "  licensectl apikey revoke 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11",
 		Args:    exactArgs("ID"),
 		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
+			if err := e.confirm(yes, "revoking API key "+args[0]); err != nil {
+				return err
+			}
 			if err := s.svc.RevokeAPIKey(ctx, org, args[0]); err != nil {
 				return err
 			}
 			return out.emit(api.Success{Success: true}, func(t *table) { t.row(fmt.Sprintf("revoked API key %s", args[0])) })
 		}),
 	}
+	c.Flags().BoolVar(&yes, "yes", false, "confirm the revocation (asked on a terminal)")
+	return c
 }

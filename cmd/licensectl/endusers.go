@@ -184,12 +184,18 @@ func newDeviceSetStatusCmd(e *env) *cobra.Command {
 func newSetStatusCmd(e *env, noun, use, short, example string, ref refResolver,
 	set func(ctx context.Context, svc store.Admin, sc store.Scope, id, status string) (string, string, error)) *cobra.Command {
 	var app string
+	var yes bool
 	c := &cobra.Command{
 		Use:     "set-status " + use + " STATUS",
 		Short:   short,
 		Example: example,
 		Args:    exactArgs(use, "STATUS"),
 		RunE: e.onScope(&app, func(ctx context.Context, cmd *cobra.Command, s *session, sc store.Scope, out *output, args []string) error {
+			if noun == "license" && (args[1] == store.LicenseRevoked || args[1] == store.LicenseBanned) {
+				if err := e.confirm(yes, "setting a license "+args[1]); err != nil {
+					return err
+				}
+			}
 			id, err := ref(s, ctx, sc, args[0])
 			if err != nil {
 				return err
@@ -211,6 +217,9 @@ func newSetStatusCmd(e *env, noun, use, short, example string, ref refResolver,
 		}),
 	}
 	bindApp(c, &app)
+	if noun == "license" {
+		c.Flags().BoolVar(&yes, "yes", false, "confirm revoked or banned, which are final (asked on a terminal)")
+	}
 	return c
 }
 

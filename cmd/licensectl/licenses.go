@@ -16,7 +16,7 @@ import (
 func newLicenseCmd(e *env) *cobra.Command {
 	return noun("license", "Generate and manage license keys",
 		newLicenseGenerateCmd(e), newLicenseListCmd(e), newLicenseShowCmd(e), newLicenseSetStatusCmd(e), newLicenseResetDeviceCmd(e),
-		newLicenseMachineFileCmd(e))
+		newLicenseMachineFileCmd(e), newLicenseRenewCmd(e), newLicenseSetPlanCmd(e), newLicenseTransferCmd(e), newLicenseSetExpiryCmd(e))
 }
 
 func newLicenseGenerateCmd(e *env) *cobra.Command {
@@ -268,6 +268,7 @@ func licenseFields(t *table, v api.LicenseDetail) {
 	}
 	t.field("Activated", stampp(v.ActivatedAt))
 	t.field("Expires", stampp(v.ExpiresAt))
+	t.field("Updates until", stampp(v.MaintenanceExpiresAt))
 	t.field("Resets left", fmt.Sprint(v.DeviceResetsRemaining))
 	keys := make([]string, 0, len(v.Entitlements))
 	for _, e := range v.Entitlements {

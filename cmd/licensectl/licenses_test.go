@@ -330,7 +330,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if st.Status != store.LicenseSuspended {
 		t.Fatalf("license set-status suspended = %+v", st)
 	}
-	c.ok("license", "set-status", "--app", "studio", lic.ID, "revoked")
+	c.ok("license", "set-status", "--app", "studio", lic.ID, "revoked", "--yes")
 	c.fails(1, args("license", "set-status", "--app", "studio", lic.ID, "active"), "Error: invalid_transition: ")
 	c.fails(1, args("license", "show", "--app", "studio", store.NewID()), "Error: not_found: ")
 

@@ -24,13 +24,14 @@ func memberScenario(t *testing.T, c *cli, owner string) {
 	if len(list) != 2 {
 		t.Fatalf("member list = %+v", list)
 	}
-	c.ok("member", "remove", "dev@acme.test")
+	c.fails(2, args("member", "remove", "dev@acme.test"), "removing member dev@acme.test cannot be undone: confirm with --yes")
+	c.ok("member", "remove", "dev@acme.test", "--yes")
 	c.json(&list, "member", "list")
 	if len(list) != 1 || list[0].Email != owner {
 		t.Fatalf("member list after remove = %+v", list)
 	}
-	c.fails(1, args("member", "remove", owner), "Error: last_owner: ")
-	c.fails(1, args("member", "remove", "nobody@acme.test"), "Error: not_found: ")
+	c.fails(1, args("member", "remove", owner, "--yes"), "Error: last_owner: ")
+	c.fails(1, args("member", "remove", "nobody@acme.test", "--yes"), "Error: not_found: ")
 }
 
 func TestLocalMembers(t *testing.T) {
@@ -46,5 +47,5 @@ func TestRemoteMembers(t *testing.T) {
 	org := srv.NewOrg(t)
 	memberScenario(t, newRemote(t, srv.URL, srv.OperatorToken(), "--org", org.ID), org.OwnerEmail)
 	// A developer API key acts as an admin: it may not remove an owner.
-	newRemote(t, srv.URL, org.APIKey).fails(1, args("member", "remove", org.OwnerEmail), "Error: forbidden: ")
+	newRemote(t, srv.URL, org.APIKey).fails(1, args("member", "remove", org.OwnerEmail, "--yes"), "Error: forbidden: ")
 }

@@ -172,7 +172,8 @@ func newMemberListCmd(e *env) *cobra.Command {
 }
 
 func newMemberRemoveCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var yes bool
+	c := &cobra.Command{
 		Use:     "remove ID|EMAIL",
 		Short:   "Remove a member (the last owner cannot be removed)",
 		Example: "  licensectl member remove dev@acme.test\n  licensectl member remove 0193a5c2-7d1e-7c3a-9b1f-2f6e8d9c0a11",
@@ -194,10 +195,15 @@ func newMemberRemoveCmd(e *env) *cobra.Command {
 					return store.Errorf(store.ECodeNotFound, "member %q not found", args[0])
 				}
 			}
+			if err := e.confirm(yes, "removing member "+args[0]); err != nil {
+				return err
+			}
 			if err := s.svc.RemoveMember(ctx, org, id); err != nil {
 				return err
 			}
 			return out.emit(api.Success{Success: true}, func(t *table) { t.row("removed member " + id) })
 		}),
 	}
+	c.Flags().BoolVar(&yes, "yes", false, "confirm the removal (asked on a terminal)")
+	return c
 }

@@ -47,9 +47,9 @@ func TestWriteCSV(t *testing.T) {
 	if err := writeCSV(&b, page); err != nil {
 		t.Fatal(err)
 	}
-	want := "id,key,status,plan_id,plan_name,user_id,user_email,devices_count,activated_at,expires_at,created_at,updated_at\n" +
-		"l1,K1,active,p1,\"Pro, \"\"2026\"\"\",u1,bob@example.com,0,,2026-11-24T11:00:00Z,2026-11-24T10:00:00Z,2026-11-24T10:00:00Z\n" +
-		"l2,K2,inactive,p1,,,,0,,,2026-11-24T10:00:00Z,2026-11-24T10:00:00Z\n"
+	want := "id,key,status,plan_id,plan_name,user_id,user_email,devices_count,activated_at,expires_at,maintenance_expires_at,created_at,updated_at\n" +
+		"l1,K1,active,p1,\"Pro, \"\"2026\"\"\",u1,bob@example.com,0,,2026-11-24T11:00:00Z,,2026-11-24T10:00:00Z,2026-11-24T10:00:00Z\n" +
+		"l2,K2,inactive,p1,,,,0,,,,2026-11-24T10:00:00Z,2026-11-24T10:00:00Z\n"
 	if got := b.String(); got != want {
 		t.Fatalf("csv:\n%s\nwant:\n%s", got, want)
 	}

@@ -31,7 +31,7 @@ func seedDataDir(t *testing.T, dir string) (*storetest.CopySeed, store.CopyCount
 		t.Fatal(err)
 	}
 	clock := storetest.NewClock(time.Now())
-	db, err := bolt.Open(filepath.Join(dir, "licensectl.db"), bolt.Options{Hasher: password.NewHasher(password.Options{}), Clock: clock.Now})
+	db, err := bolt.Open(filepath.Join(dir, "licensectl.db"), bolt.Options{Policies: store.Policies{Hasher: password.NewHasher(password.Options{}), Clock: clock.Now}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,13 @@ func openLocal(cfg config.Config, opts openOpts) (localStore, string, error) {
 	return db, where, nil
 }
 
+// storePolicies are the knobs of the domain cfg sets, the same for either
+// store.
+func storePolicies(cfg config.Config, hasher *password.Hasher) store.Policies {
+	return store.Policies{Hasher: hasher, Passwords: password.CheckPolicy, MaxQueueWait: cfg.Server.MaxQueueWait,
+		MachineFiles: offline.Sign, MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints}
+}
+
 // openBolt opens <data-dir>/licensectl.db. Unless opts.create, a missing
 // file is an error rather than a new empty store (a mistyped --data-dir). A
 // file held by a running server fails after the 2 s lock timeout with advice.
@@ -76,8 +83,7 @@ func openBolt(cfg config.Config, opts openOpts, hasher *password.Hasher) (*bolt.
 	if err := refuseEmptyDatabase(path); err != nil {
 		return nil, path, err
 	}
-	db, err := bolt.Open(path, bolt.Options{Hasher: hasher, Policy: password.CheckPolicy, ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout,
-		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints, MaxQueueWait: cfg.Server.MaxQueueWait, MachineFiles: offline.Sign})
+	db, err := bolt.Open(path, bolt.Options{ReadOnly: opts.readOnly, LockTimeout: opts.lockTimeout, Policies: storePolicies(cfg, hasher)})
 	if errors.Is(err, bolt.ErrLocked) {
 		return nil, path, fmt.Errorf("%s is locked by another process, most likely a running `licensectl serve`.\n"+
 			"Stop it, or administer it remotely: --server %s --api-key <token from %s>",
@@ -112,8 +118,7 @@ func servingURL(cfg config.Config) string {
 func openPostgres(cfg config.Config, hasher *password.Hasher) (*postgres.DB, error) {
 	pg := cfg.Storage.Postgres
 	db, err := postgres.Open(context.Background(), postgres.Options{URL: pg.URL, MaxConns: pg.MaxConns, ConnectTimeout: pg.ConnectTimeout,
-		Hasher: hasher, Policy: password.CheckPolicy, MaxQueueWait: cfg.Server.MaxQueueWait, MachineFiles: offline.Sign,
-		MaxWebhookEndpoints: cfg.Webhooks.MaxEndpoints})
+		Policies: storePolicies(cfg, hasher)})
 	if err != nil {
 		return nil, fmt.Errorf("open the PostgreSQL store (storage.postgres.url, %s): %w", describePostgres(pg.URL), err)
 	}

@@ -50,6 +50,7 @@ type PlanItem struct {
 	MaxConcurrent         int              `json:"max_concurrent"`
 	LeaseSeconds          int              `json:"lease_seconds"`
 	MaxOfflineDays        int              `json:"max_offline_days"`
+	MaintenanceDays       *int             `json:"maintenance_days"` // null: updates never end
 	ExternalProductID     *string          `json:"external_product_id"`
 	Policies              json.RawMessage  `json:"policies" jsontype:"object,null"`
 	Entitlements          []EntitlementRef `json:"entitlements"`
@@ -78,7 +79,10 @@ type PlanRequest struct {
 	// LeaseSeconds is how long a seat lease lives without a heartbeat.
 	LeaseSeconds int `json:"lease_seconds,omitempty"`
 	// MaxOfflineDays bounds a machine file's TTL (0: no offline use).
-	MaxOfflineDays    int             `json:"max_offline_days,omitempty"`
+	MaxOfflineDays int `json:"max_offline_days,omitempty"`
+	// MaintenanceDays is how long after first activation updates are
+	// allowed (null: unlimited).
+	MaintenanceDays   *int            `json:"maintenance_days,omitempty" nullable:"true"`
 	ExternalProductID *string         `json:"external_product_id,omitempty" nullable:"true"`
 	Policies          *map[string]any `json:"policies,omitempty" nullable:"true"` // an object, or null
 	EntitlementIDs    []string        `json:"entitlement_ids,omitempty"`

@@ -25,6 +25,7 @@ type LicenseDetail struct {
 	Entitlements          []EntitlementRef `json:"entitlements"`
 	ActivatedAt           *time.Time       `json:"activated_at"`
 	ExpiresAt             *time.Time       `json:"expires_at"`
+	MaintenanceExpiresAt  *time.Time       `json:"maintenance_expires_at"` // null: updates never end
 	DeviceResetsRemaining int              `json:"device_resets_remaining"`
 	CreatedAt             time.Time        `json:"created_at"`
 	UpdatedAt             time.Time        `json:"updated_at"`
@@ -51,8 +52,10 @@ type LicenseItem struct {
 	DevicesCount int        `json:"devices_count"`
 	ActivatedAt  *time.Time `json:"activated_at"`
 	ExpiresAt    *time.Time `json:"expires_at"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
+	// MaintenanceExpiresAt ends update eligibility; null is unlimited.
+	MaintenanceExpiresAt *time.Time `json:"maintenance_expires_at"`
+	CreatedAt            time.Time  `json:"created_at"`
+	UpdatedAt            time.Time  `json:"updated_at"`
 }
 
 // LicensesGenerated answers license generation.
@@ -92,4 +95,41 @@ type UserRef struct {
 // sessions a suspension (or a block) would revoke now.
 type ActiveSessions struct {
 	ActiveSessions int `json:"active_sessions"`
+}
+
+// LicenseUpdateRequest is the body of PATCH on a license: any of its
+// fields (status: active, suspended, revoked or banned), applied together
+// or not at all. The server reads it field by
+// field (null clears expires_at, maintenance_expires_at and user_id), so
+// this type is the body's description rather than its decoder.
+type LicenseUpdateRequest struct {
+	Status string `json:"status,omitempty"`
+	// ExpiresAt is RFC 3339; null makes the license perpetual; in the past
+	// it is expired at once.
+	ExpiresAt *string `json:"expires_at,omitempty" format:"date-time" nullable:"true"`
+	// MaintenanceExpiresAt is RFC 3339; null allows updates for ever.
+	MaintenanceExpiresAt *string `json:"maintenance_expires_at,omitempty" format:"date-time" nullable:"true"`
+	// PlanID moves the license to another plan of its application.
+	PlanID string `json:"plan_id,omitempty"`
+	// UserID hands the license to another end-user of its environment;
+	// null unassigns it.
+	UserID *string `json:"user_id,omitempty" nullable:"true"`
+}
+
+// RenewLicenseRequest is the body of POST …/licenses/{licenseId}/renew.
+// Days defaults to the plan's duration_days.
+type RenewLicenseRequest struct {
+	Days            *int `json:"days,omitempty"`
+	MaintenanceDays *int `json:"maintenance_days,omitempty"`
+}
+
+// RenewLicensesRequest is the body of the bulk renewal.
+type RenewLicensesRequest struct {
+	LicenseIDs []string `json:"license_ids"`
+	Days       *int     `json:"days"`
+}
+
+// LicensesRenewed answers the bulk renewal: the licenses in the order asked.
+type LicensesRenewed struct {
+	Licenses []LicenseItem `json:"licenses"`
 }

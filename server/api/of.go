@@ -64,7 +64,7 @@ func EntitlementRefsOf(in []store.EntitlementRef) []EntitlementRef {
 func PlanItemOf(p *store.Plan) PlanItem {
 	v := PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, MaxConcurrent: p.MaxConcurrent,
-		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
+		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
 		Entitlements: EntitlementRefsOf(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if len(v.Policies) == 0 {
 		v.Policies = json.RawMessage("null")
@@ -84,7 +84,7 @@ func userRefOf(id, email string) *UserRef {
 func LicenseItemOf(l *store.LicenseItem, now time.Time) LicenseItem {
 	return LicenseItem{ID: l.ID, Key: l.Key, Status: l.EffectiveStatus(now), Plan: PlanRef{ID: l.PlanID, Name: l.PlanName},
 		User: userRefOf(l.UserID, l.UserEmail), DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt,
-		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+		MaintenanceExpiresAt: l.MaintenanceExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 }
 
 // LicenseDetailOf is a license with its devices and entitlements, with its
@@ -96,7 +96,7 @@ func LicenseDetailOf(d *store.LicenseDetail, now time.Time) LicenseDetail {
 	}
 	return LicenseDetail{ID: d.ID, Key: d.Key, Status: d.EffectiveStatus(now), Plan: PlanRef{ID: d.PlanID, Name: d.PlanName},
 		User: userRefOf(d.UserID, d.UserEmail), Devices: devices, DevicesCount: d.DevicesCount, Entitlements: EntitlementRefsOf(d.Entitlements),
-		ActivatedAt: d.ActivatedAt, ExpiresAt: d.ExpiresAt, DeviceResetsRemaining: d.DeviceResetsRemaining,
+		ActivatedAt: d.ActivatedAt, ExpiresAt: d.ExpiresAt, MaintenanceExpiresAt: d.MaintenanceExpiresAt, DeviceResetsRemaining: d.DeviceResetsRemaining,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
 
@@ -168,7 +168,7 @@ func (e EntitlementItem) Domain(appID string) *store.Entitlement {
 func (p PlanItem) Domain(appID string) *store.Plan {
 	pl := &store.Plan{ID: p.ID, AppID: appID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, MaxConcurrent: p.MaxConcurrent,
-		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, ExternalProductID: p.ExternalProductID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, ExternalProductID: p.ExternalProductID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if len(p.Policies) > 0 && string(p.Policies) != "null" {
 		pl.Policies = p.Policies
 	}
@@ -189,7 +189,7 @@ func (u EndUserItem) Domain(appID string) *store.EndUser {
 // device count.
 func (l LicenseItem) Domain(appID string) *store.LicenseItem {
 	li := &store.LicenseItem{License: store.License{ID: l.ID, AppID: appID, Key: l.Key, PlanID: l.Plan.ID, Status: l.Status,
-		DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}, PlanName: l.Plan.Name}
+		DevicesCount: l.DevicesCount, ActivatedAt: l.ActivatedAt, ExpiresAt: l.ExpiresAt, MaintenanceExpiresAt: l.MaintenanceExpiresAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}, PlanName: l.Plan.Name}
 	if l.User != nil {
 		li.UserID, li.UserEmail = l.User.ID, l.User.Email
 	}
@@ -210,7 +210,7 @@ func (d DeviceItem) Domain(appID string) *store.Device {
 // entitlements.
 func (x LicenseDetail) Domain(appID string) *store.LicenseDetail {
 	item := LicenseItem{ID: x.ID, Key: x.Key, Status: x.Status, Plan: x.Plan, User: x.User, DevicesCount: x.DevicesCount,
-		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}.Domain(appID)
+		ActivatedAt: x.ActivatedAt, ExpiresAt: x.ExpiresAt, MaintenanceExpiresAt: x.MaintenanceExpiresAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}.Domain(appID)
 	d := &store.LicenseDetail{LicenseItem: *item}
 	d.DeviceResetsRemaining = x.DeviceResetsRemaining
 	for _, e := range x.Entitlements {

@@ -89,6 +89,9 @@ func planBody(in store.PlanInput) map[string]any {
 	if in.MaxOfflineDays != nil {
 		b["max_offline_days"] = *in.MaxOfflineDays
 	}
+	if in.MaintenanceDays != nil {
+		b["maintenance_days"] = *in.MaintenanceDays
+	}
 	if in.ExternalProductID != nil {
 		b["external_product_id"] = *in.ExternalProductID
 	}

@@ -85,3 +85,65 @@ func (c *Client) countSessions(ctx context.Context, s store.Scope, kind, id stri
 	}
 	return out.ActiveSessions, nil
 }
+
+// RenewLicense implements store.Licenses.
+func (c *Client) RenewLicense(ctx context.Context, s store.Scope, id string, in store.RenewInput) (*store.LicenseItem, error) {
+	var x api.LicenseDetail
+	body := api.RenewLicenseRequest{Days: in.Days, MaintenanceDays: in.MaintenanceDays}
+	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses", id, "renew"), org: s.OrgID, env: s.Env, body: body}, &x); err != nil {
+		return nil, err
+	}
+	return &x.Domain(s.AppID).LicenseItem, nil
+}
+
+// RenewLicenses implements store.Licenses.
+func (c *Client) RenewLicenses(ctx context.Context, s store.Scope, in store.BulkRenewInput) ([]*store.LicenseItem, error) {
+	var out api.LicensesRenewed
+	days := in.Days
+	body := api.RenewLicensesRequest{LicenseIDs: in.LicenseIDs, Days: &days}
+	if body.LicenseIDs == nil {
+		body.LicenseIDs = []string{}
+	}
+	if err := c.do(ctx, call{method: http.MethodPost, path: appPath(s.AppID, "licenses", "renew"), org: s.OrgID, env: s.Env, body: body}, &out); err != nil {
+		return nil, err
+	}
+	return mapList(out.Licenses, func(l api.LicenseItem) *store.LicenseItem { return l.Domain(s.AppID) }), nil
+}
+
+// UpdateLicense implements store.Licenses: only the fields present are
+// sent, a cleared date or end-user as null; the license is read back, as
+// the API answers only its id and status.
+func (c *Client) UpdateLicense(ctx context.Context, s store.Scope, id string, u store.LicenseUpdate) (*store.LicenseItem, error) {
+	b := map[string]any{}
+	if u.Status != nil {
+		b["status"] = *u.Status
+	}
+	for name, v := range map[string]**time.Time{"expires_at": u.ExpiresAt, "maintenance_expires_at": u.MaintenanceExpiresAt} {
+		if v == nil {
+			continue
+		}
+		if *v == nil {
+			b[name] = nil
+		} else {
+			b[name] = (*v).UTC().Format(time.RFC3339Nano)
+		}
+	}
+	if u.PlanID != nil {
+		b["plan_id"] = *u.PlanID
+	}
+	if u.UserID != nil {
+		if *u.UserID == "" {
+			b["user_id"] = nil
+		} else {
+			b["user_id"] = *u.UserID
+		}
+	}
+	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(s.AppID, "licenses", id), org: s.OrgID, env: s.Env, body: b}, nil); err != nil {
+		return nil, err
+	}
+	d, err := c.FindLicense(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	return &d.LicenseItem, nil
+}

@@ -91,6 +91,18 @@ func startBilling(db interface {
 	return nil
 }
 
+// policies are the knobs of the domain a test store opens with, the same
+// for either store: the server's password policy and machine-file signer.
+func (o StoreOptions) policies() store.Policies {
+	p := store.Policies{Clock: o.Clock, Passwords: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait,
+		MaxWebhookEndpoints: o.MaxWebhookEndpoints, MachineFiles: offline.Sign}
+	if o.Hasher != nil {
+		// A nil *password.Hasher in the interface would not read as nil.
+		p.Hasher = o.Hasher
+	}
+	return p
+}
+
 // boltStore is a bbolt file with its fixtures.
 type boltStore struct {
 	*bolt.DB
@@ -101,11 +113,7 @@ type boltStore struct {
 // uses. Tests of what is bbolt's own (the CLI's local mode, which opens the
 // file itself) use it directly; the others go through OpenStore.
 func OpenBolt(dir string, o StoreOptions) (Store, error) {
-	opts := bolt.Options{Clock: o.Clock, Policy: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait, MaxWebhookEndpoints: o.MaxWebhookEndpoints, MachineFiles: offline.Sign}
-	if o.Hasher != nil {
-		opts.Hasher = o.Hasher
-	}
-	db, err := bolt.Open(filepath.Join(dir, "licensectl.db"), opts)
+	db, err := bolt.Open(filepath.Join(dir, "licensectl.db"), bolt.Options{Policies: o.policies()})
 	if err != nil {
 		return nil, err
 	}
@@ -154,12 +162,7 @@ func OpenPostgres(dir string, o StoreOptions) (Store, error) {
 // OpenPostgresURL opens the PostgreSQL database at u as a test store: the
 // store of a data directory, or one a test gave a `licensectl` process.
 func OpenPostgresURL(u string, o StoreOptions) (Store, error) {
-	opts := postgres.Options{URL: u, Clock: o.Clock, Policy: password.CheckPolicy, MaxQueueWait: o.MaxQueueWait,
-		MaxWebhookEndpoints: o.MaxWebhookEndpoints, MachineFiles: offline.Sign}
-	if o.Hasher != nil {
-		opts.Hasher = o.Hasher
-	}
-	db, err := postgres.Open(context.Background(), opts)
+	db, err := postgres.Open(context.Background(), postgres.Options{URL: u, Policies: o.policies()})
 	if err != nil {
 		return nil, err
 	}

@@ -193,7 +193,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestTwoDispatchersOneStore(t *testing.T) {
 	clock := &fakeClock{}
 	clock.ns.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Clock: clock.now})
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Policies: store.Policies{Clock: clock.now}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 	// newMember validates the address and password and hashes the password
 	// before anything reveals whether the address is registered: both paths
 	// do the same work.
-	m, err := db.newMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
+	m, err := db.NewMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +217,13 @@ func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*st
 	if err != nil {
 		return nil, err
 	}
-	if err := store.CheckPassword("new_password", newPassword, m.Email, db.policy); err != nil {
+	if err := store.CheckPassword("new_password", newPassword, m.Email, db.Passwords); err != nil {
 		return nil, err
 	}
-	if db.hasher == nil {
+	if db.Hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
-	hash, err := db.hasher.Hash(ctx, newPassword)
+	hash, err := db.Hasher.Hash(ctx, newPassword)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +268,7 @@ func (db *DB) ResetPassword(ctx context.Context, token, newPassword string) (*st
 // Login implements store.Accounts.
 func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time.Duration) (*store.LoginResult, error) {
 	invalid := store.ErrWrongPassword()
-	if db.hasher == nil {
+	if db.Hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
 	email, err := store.LoginEmail("email", email)
@@ -292,14 +292,14 @@ func (db *DB) Login(ctx context.Context, email, password string, sessionTTL time
 	// An account made by partner sign-in has no password until it sets one:
 	// it fails like an unknown address, with the same work.
 	if !found || m.PasswordHash == "" {
-		if uv, ok := db.hasher.(unknownVerifier); ok {
+		if uv, ok := db.Hasher.(unknownVerifier); ok {
 			if err := uv.VerifyUnknown(ctx, password); err != nil {
 				return nil, err
 			}
 		}
 		return nil, invalid
 	}
-	ok, err := db.hasher.Verify(ctx, password, m.PasswordHash)
+	ok, err := db.Hasher.Verify(ctx, password, m.PasswordHash)
 	if err != nil {
 		return nil, err
 	}

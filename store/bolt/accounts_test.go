@@ -28,7 +28,7 @@ func mustAccountsDB(tb testing.TB) (*DB, *acctClock) {
 	clock := &acctClock{}
 	clock.ns.Store(time.Now().UTC().Truncate(time.Microsecond).UnixNano())
 	h := password.NewHasher(password.Options{Params: &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}})
-	db, err := Open(filepath.Join(tb.TempDir(), "test.db"), Options{Clock: clock.now, Hasher: h, Policy: password.CheckPolicy})
+	db, err := Open(filepath.Join(tb.TempDir(), "test.db"), Options{Policies: store.Policies{Clock: clock.now, Hasher: h, Passwords: password.CheckPolicy}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,14 +10,7 @@ import (
 )
 
 // auditEvent is what a change records about itself.
-type auditEvent struct {
-	Event    string
-	OrgID    string
-	AppID    string
-	EnvIDs   []string // environments whose log lists the entry; none for organization-level events
-	Target   store.Target
-	Metadata map[string]any
-}
+type auditEvent = store.AuditEvent
 
 // audit writes one audit entry for the transaction's change, naming the actor
 // of the request context. Entries are indexed by the transaction's clock

@@ -92,7 +92,7 @@ func TestMigrateAuditByTarget(t *testing.T) {
 	clock := &testClock{}
 	clock.ns.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	open := func() *DB {
-		db, err := Open(path, Options{Clock: clock.now, Hasher: fakeHasher{}})
+		db, err := Open(path, Options{Policies: store.Policies{Clock: clock.now, Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}

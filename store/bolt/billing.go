@@ -15,13 +15,6 @@ var (
 	_ store.Quotas             = (*DB)(nil)
 )
 
-// unconfiguredPolicy applies until ConfigureBilling is called: one tier that
-// caps nothing, so a store opened without configuration limits nobody.
-var unconfiguredPolicy = &store.BillingPolicy{Tiers: []store.Tier{{
-	ID: store.TierID("free"), Key: "free", Name: "Free", MaxApplications: store.Unlimited, MaxLicenses: store.Unlimited,
-	MaxRequestsPerMonth: store.Unlimited, AuditLogRetentionDays: store.Unlimited, MaxDashboardMembers: store.Unlimited,
-}}}
-
 // ConfigureBilling sets the tiers, enforcement, grace period and Pix account
 // the store applies. p must list at least one tier; tier ids are filled from
 // their keys.
@@ -39,7 +32,7 @@ func (db *DB) billingPolicy() *store.BillingPolicy {
 	if p := db.billing.Load(); p != nil {
 		return p
 	}
-	return unconfiguredPolicy
+	return store.UnconfiguredBilling
 }
 
 // subscriptionRecord is an organization's stored subscription. Absent, the
@@ -71,19 +64,8 @@ func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
 	return &def, nil
 }
 
-// tier is the tier in force for rec: its plan, or the default tier when the
-// plan is unset or no longer configured.
-func (rec *subscriptionRecord) tier(p *store.BillingPolicy) *store.Tier {
-	if t := p.Tier(rec.Plan); t != nil && rec.Plan != "" {
-		return t
-	}
-	return p.DefaultTier()
-}
-
-func (rec *subscriptionRecord) subscription(orgID string, p *store.BillingPolicy) *store.Subscription {
-	return &store.Subscription{ID: store.SubscriptionID(orgID), OrgID: orgID, Status: rec.Status, Provider: rec.Provider,
-		Plan: *rec.tier(p), TrialEndsAt: rec.TrialEndsAt, CurrentPeriodStart: rec.PeriodStart, CurrentPeriodEnd: rec.PeriodEnd}
-}
+// state is rec as the domain's subscription state.
+func (rec *subscriptionRecord) state() store.SubscriptionState { return store.SubscriptionState(*rec) }
 
 // resource is what a tier limits (store.Resource).
 type resource = store.Resource
@@ -121,7 +103,7 @@ func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
 	if err != nil {
 		return err
 	}
-	return rec.tier(p).CheckRoom(res, t.orgCount(orgID, res), n)
+	return rec.state().TierIn(p).CheckRoom(res, t.orgCount(orgID, res), n)
 }
 
 // BillingPlans implements store.Billing.
@@ -137,7 +119,7 @@ func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Sub
 		if err != nil {
 			return err
 		}
-		out = rec.subscription(orgID, db.billingPolicy())
+		out = rec.state().Subscription(orgID, db.billingPolicy())
 		return nil
 	})
 	return out, err
@@ -152,7 +134,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 			return err
 		}
 		p := db.billingPolicy()
-		out = p.UsageOf(rec.tier(p), rec.Status, at, t.orgCount(orgID, resApplications), t.orgCount(orgID, resLicenses), t.runtimeRequests(orgID, at))
+		out = p.UsageOf(rec.state().TierIn(p), rec.Status, at, t.orgCount(orgID, resApplications), t.orgCount(orgID, resLicenses), t.runtimeRequests(orgID, at))
 		return nil
 	})
 	return out, err
@@ -170,7 +152,7 @@ func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, err
 		if err != nil {
 			return err
 		}
-		limit = rec.tier(p).MaxRequestsPerMonth
+		limit = rec.state().TierIn(p).MaxRequestsPerMonth
 		return nil
 	})
 	return limit, err

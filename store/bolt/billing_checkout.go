@@ -94,7 +94,7 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 		if paid, err := store.CheckPayable(rec.Status, rec.ExpiresAt, t.now); err != nil {
 			return err
 		} else if paid {
-			out = sub.subscription(rec.OrgID, p)
+			out = sub.state().Subscription(rec.OrgID, p)
 			return nil
 		}
 		now := t.now
@@ -110,7 +110,7 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 		if err := t.put(bSubscriptions, rec.OrgID, sub); err != nil {
 			return err
 		}
-		out = sub.subscription(rec.OrgID, p)
+		out = sub.state().Subscription(rec.OrgID, p)
 		return t.audit(auditEvent{Event: store.EventBillingPaid, OrgID: rec.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
 			Metadata: map[string]any{"plan": rec.Plan, "amount_cents": rec.Amount, "provider": store.ProviderPix,
 				"current_period_end": sub.PeriodEnd.Format(time.RFC3339)}})

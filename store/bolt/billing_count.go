@@ -12,19 +12,13 @@ import (
 // have been computed; files written before they existed get them at open.
 var metaOrgLicenseCounts = []byte("org_license_counts")
 
-// countsAgainstLimit reports whether a license in status uses one of its
-// organization's max_licenses: every license not revoked or banned.
-func countsAgainstLimit(status string) bool {
-	return status != store.LicenseRevoked && status != store.LicenseBanned
-}
-
 // countOrgLicense keeps the organization's license count in step with a
 // license written by saveLicense, in the same transaction. A change that
 // does not move the license across revoked/banned reads nothing, so the
 // activation path pays nothing for it.
 func (t *txn) countOrgLicense(prev, l *store.License) error {
-	was := prev != nil && countsAgainstLimit(prev.Status)
-	is := countsAgainstLimit(l.Status)
+	was := prev != nil && store.CountsAgainstTier(prev.Status)
+	is := store.CountsAgainstTier(l.Status)
 	if was == is {
 		return nil
 	}
@@ -44,8 +38,10 @@ func (t *txn) countOrgLicense(prev, l *store.License) error {
 func (t *txn) appLicensesCounted(a *store.Application) int {
 	n := 0
 	for _, e := range a.Environments {
-		for _, st := range []string{store.LicenseInactive, store.LicenseActive, store.LicenseExpired, store.LicenseSuspended} {
-			n += t.count(bLicEnvStatus, key(idb(e.ID), str(st)))
+		for _, st := range store.LicenseStatus.Listed() {
+			if store.CountsAgainstTier(st) {
+				n += t.count(bLicEnvStatus, key(idb(e.ID), str(st)))
+			}
 		}
 	}
 	return n
@@ -68,7 +64,7 @@ func (db *DB) countOrgLicenses() error {
 		if meta.Get(metaOrgLicenseCounts) != nil {
 			return nil
 		}
-		t := &txn{tx: tx, now: db.now()}
+		t := &txn{tx: tx, now: db.Clock()}
 		counts := map[string]int{}
 		err := tx.Bucket(bApps).ForEach(func(k, _ []byte) error {
 			a := new(store.Application)

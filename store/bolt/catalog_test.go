@@ -39,7 +39,7 @@ func newEnv(tb testing.TB) *env {
 	tb.Helper()
 	clock := &testClock{}
 	clock.ns.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	db, err := Open(filepath.Join(tb.TempDir(), "test.db"), Options{Clock: clock.now, Hasher: fakeHasher{}})
+	db, err := Open(filepath.Join(tb.TempDir(), "test.db"), Options{Policies: store.Policies{Clock: clock.now, Hasher: fakeHasher{}}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func (e *env) checkLicenseIndexes(t *testing.T) {
 			if err := decode(bLicenses, k, v, l); err != nil {
 				return err
 			}
-			if slices.Contains(inUseStatuses, l.Status) {
+			if slices.Contains(store.LicenseStatusesInUse, l.Status) {
 				inUse[l.PlanID]++
 			}
 		}
@@ -175,7 +175,7 @@ func TestExpireLicensesBatchesAndStaleKeys(t *testing.T) {
 	e := newEnv(t)
 	p := e.mustPlan(t)
 	exp := e.clock.now().Add(time.Minute)
-	e.mustGenerate(t, store.GenerateLicensesInput{PlanID: p.ID, Quantity: expireBatch * 2, ExpiresAt: &exp})
+	e.mustGenerate(t, store.GenerateLicensesInput{PlanID: p.ID, Quantity: store.ExpireBatch * 2, ExpiresAt: &exp})
 	e.mustGenerate(t, store.GenerateLicensesInput{PlanID: p.ID, Quantity: 7, ExpiresAt: &exp})
 	// A key whose license is gone (a purged application leaves these).
 	stale := key(timeKey(exp), idb(store.NewID()))
@@ -187,7 +187,7 @@ func TestExpireLicensesBatchesAndStaleKeys(t *testing.T) {
 	}
 	e.clock.advance(time.Minute) // expires_at itself is expired: from is inclusive
 	n, err := e.db.ExpireLicenses(e.ctx)
-	if err != nil || n != expireBatch*2+7 {
+	if err != nil || n != store.ExpireBatch*2+7 {
 		t.Fatalf("ExpireLicenses = %d, %v", n, err)
 	}
 	_ = e.db.view(e.ctx, func(tx *txn) error {
@@ -229,7 +229,7 @@ func TestStatusChangesRevokeSessions(t *testing.T) {
 	if err := e.db.ResetLicenseDevice(e.ctx, e.scope, lics[0].ID, d1.ID); err != nil {
 		t.Fatal(err)
 	}
-	if reason(onL0) != RevokedDeviceReset || reason(onL1) != "" {
+	if reason(onL0) != store.RevokedDeviceReset || reason(onL1) != "" {
 		t.Fatalf("after reset: %q, %q", reason(onL0), reason(onL1))
 	}
 
@@ -238,7 +238,7 @@ func TestStatusChangesRevokeSessions(t *testing.T) {
 	if _, err := e.db.SetDeviceStatus(e.ctx, e.scope, d1.ID, store.DeviceBlocked); err != nil {
 		t.Fatal(err)
 	}
-	if reason(onL1) != RevokedStatus || reason(other) != "" {
+	if reason(onL1) != store.RevokedStatus || reason(other) != "" {
 		t.Fatalf("after block: %q, %q", reason(onL1), reason(other))
 	}
 
@@ -247,7 +247,7 @@ func TestStatusChangesRevokeSessions(t *testing.T) {
 	if _, err := e.db.SetEndUserStatus(e.ctx, e.scope, u.ID, store.UserDisabled); err != nil {
 		t.Fatal(err)
 	}
-	if reason(mine) != RevokedStatus || reason(other) != "" {
+	if reason(mine) != store.RevokedStatus || reason(other) != "" {
 		t.Fatalf("after disable: %q, %q", reason(mine), reason(other))
 	}
 
@@ -255,7 +255,7 @@ func TestStatusChangesRevokeSessions(t *testing.T) {
 	if _, err := e.db.SetLicenseStatus(e.ctx, e.scope, lics[1].ID, store.LicenseRevoked); err != nil {
 		t.Fatal(err)
 	}
-	if reason(other) != RevokedStatus {
+	if reason(other) != store.RevokedStatus {
 		t.Fatalf("after revoke: %q", reason(other))
 	}
 	_, err = e.db.SetLicenseStatus(e.ctx, e.scope, lics[1].ID, store.LicenseSuspended)

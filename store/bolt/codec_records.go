@@ -106,6 +106,9 @@ func encodeRecord(v any) ([]byte, error) {
 		// and takes the default rather than 0.
 		w.pint(&r.LeaseSeconds)
 		w.pint(&r.MaxOfflineDays)
+		// Appended: a plan written before maintenance periods reads as
+		// unlimited.
+		w.pint(r.MaintenanceDays)
 	case *store.License:
 		putLicense(w, r)
 	case *licenseV5:
@@ -163,6 +166,9 @@ func putLicense(w *wbuf, r *store.License) {
 	w.times(r.ResetTimes)
 	// Appended by schema 10, which counts every license's bindings.
 	w.int(r.DevicesCount)
+	// Appended: a license written before maintenance periods reads as
+	// unlimited.
+	w.ptime(r.MaintenanceExpiresAt)
 }
 
 // putLicenseV5 writes a license as schema versions 2 to 5 did, with its
@@ -272,11 +278,11 @@ func decodeRecord(k, raw []byte, v any) error {
 		*x = store.Plan{ID: id, AppID: r.id(), Name: r.str(), IsTrial: r.bool(), DurationDays: r.pint(), MaxDevices: r.int(),
 			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time(),
 			DeviceResetWindowDays: r.int(), MaxConcurrent: r.int(), LeaseSeconds: orDefault(r.pint(), store.DefaultLeaseSeconds),
-			MaxOfflineDays: orDefault(r.pint(), store.DefaultOfflineDays)}
+			MaxOfflineDays: orDefault(r.pint(), store.DefaultOfflineDays), MaintenanceDays: r.pint()}
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
-			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time(), ResetTimes: r.times(), DevicesCount: r.int()}
+			DeviceResetsRemaining: r.int(), CreatedAt: r.time(), UpdatedAt: r.time(), ResetTimes: r.times(), DevicesCount: r.int(), MaintenanceExpiresAt: r.ptime()}
 	case *licenseV5:
 		*x = licenseV5{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), DeviceIDs: r.ids(), DeviceBoundAt: r.idTimes(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),

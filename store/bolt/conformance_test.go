@@ -19,7 +19,7 @@ var _ storetest.Fixtures = (*Fixtures)(nil)
 func TestConformance(t *testing.T) {
 	open := func(t *testing.T, billing store.BillingPolicy) storetest.Harness {
 		clock := storetest.NewClock(time.Now())
-		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Clock: clock.Now, Hasher: fakeHasher{}, Policy: password.CheckPolicy, MachineFiles: offline.Sign})
+		db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Policies: store.Policies{Clock: clock.Now, Hasher: fakeHasher{}, Passwords: password.CheckPolicy, MachineFiles: offline.Sign}})
 		if err != nil {
 			t.Fatal(err)
 		}

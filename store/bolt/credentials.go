@@ -113,7 +113,7 @@ func (db *DB) authenticate(ctx context.Context, hashes, records []byte, plaintex
 	if revoked != nil {
 		return unauth
 	}
-	now := db.now()
+	now := db.Clock()
 	if last != nil && now.Sub(*last) < lastUsedGranularity {
 		return nil
 	}

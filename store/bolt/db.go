@@ -16,37 +16,14 @@ import (
 	"licensectl/store"
 )
 
-// PasswordHasher hashes and checks passwords; store/password implements it.
-type PasswordHasher interface {
-	Hash(ctx context.Context, plain string) (string, error)
-	Verify(ctx context.Context, plain, encoded string) (bool, error)
-}
-
-// PasswordPolicy rejects weak passwords with validation_failed.
-type PasswordPolicy = store.PasswordPolicy
-
 // Options configure a DB.
 type Options struct {
-	// Clock is the time source; nil means store.SystemClock.
-	Clock store.Clock
-	// Hasher hashes member and end-user passwords.
-	Hasher PasswordHasher
-	// Policy checks new passwords; nil accepts any non-empty password.
-	Policy PasswordPolicy
+	// Policies are the knobs of the domain, the same for either store.
+	Policies store.Policies
 	// LockTimeout is how long Open waits for the file lock; 0 means 2 s.
 	LockTimeout time.Duration
 	// ReadOnly opens the file for reading only.
 	ReadOnly bool
-	// MaxQueueWait bounds how long a write waits for the single writer
-	// before it is refused as overloaded (docs/design.md §14); 0 waits as long
-	// as it takes, as the CLI's one-off writes may.
-	MaxQueueWait time.Duration
-	// MachineFiles signs the machine files IssueMachineFile issues; nil
-	// refuses them as unavailable.
-	MachineFiles store.MachineFileSigner
-	// MaxWebhookEndpoints bounds the endpoints of one application
-	// (webhooks.max_endpoints); 0 means store.DefaultMaxEndpoints.
-	MaxWebhookEndpoints int
 }
 
 // initialMmapSize is address space, not memory: pages are only read in as
@@ -58,10 +35,10 @@ var ErrLocked = errors.New("the database file is locked by another process (is `
 
 // DB is the bbolt-backed store. It implements store.Admin.
 type DB struct {
-	bolt   *bolt.DB
-	now    store.Clock
-	hasher PasswordHasher
-	policy PasswordPolicy
+	// Service is the orchestration of the changes, over the file's
+	// transactions (orchestration.go).
+	store.Service
+	bolt *bolt.DB
 	// stale is why a read-only handle on a file of another schema version
 	// reads no records; nil otherwise.
 	stale error
@@ -75,9 +52,7 @@ type DB struct {
 	disk     diskState     // the last commit failed for want of space
 	enqueued chan struct{} // signalled after a commit that queued webhook deliveries
 	writer   *writerGate   // every write after Open goes through it
-	signMF   store.MachineFileSigner
-	leases   leaseTable // the outbox claims in flight (outbox_lease.go)
-	maxHooks int        // webhooks.max_endpoints
+	leases   leaseTable    // the outbox claims in flight (outbox_lease.go)
 	// counts shares commits among the shared counters' hits (counters.go).
 	counts *groupCommit
 }
@@ -110,9 +85,6 @@ func Open(path string, opts Options) (_ *DB, err error) {
 	if opts.LockTimeout == 0 {
 		opts.LockTimeout = 2 * time.Second
 	}
-	if opts.Clock == nil {
-		opts.Clock = store.SystemClock
-	}
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
@@ -131,8 +103,9 @@ func Open(path string, opts Options) (_ *DB, err error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Clock, hasher: opts.Hasher, policy: opts.Policy, commits: store.NewCommitStats(), enqueued: make(chan struct{}, 1),
-		leases: leaseTable{byID: map[string]lease{}}, maxHooks: opts.MaxWebhookEndpoints, writer: newWriterGate(opts.MaxQueueWait), signMF: opts.MachineFiles}
+	db := &DB{bolt: bdb, commits: store.NewCommitStats(), enqueued: make(chan struct{}, 1),
+		leases: leaseTable{byID: map[string]lease{}}, writer: newWriterGate(opts.Policies.MaxQueueWait)}
+	db.Service = store.NewService(opts.Policies, storage{db})
 	db.counts = &groupCommit{db: db}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {

@@ -34,7 +34,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	signal.Ignore(syscall.SIGXFSZ) // else the limit kills the process
 	defer signal.Reset(syscall.SIGXFSZ)
-	db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}})
+	db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 
 // TestEveryEventEmitted checks the event registry against the code: every
 // constant of store/events.go is written by some change in this package or
-// named by a status machine of store/status.go (webhook.test only as a
-// delivery), so no listed event is one nobody sends.
+// in the orchestration both stores share (store/service*.go), or named by a
+// status machine of store/status.go (webhook.test only as a delivery), so
+// no listed event is one nobody sends.
 func TestEveryEventEmitted(t *testing.T) {
 	reg, err := os.ReadFile("../events.go")
 	if err != nil {
@@ -32,6 +33,17 @@ func TestEveryEventEmitted(t *testing.T) {
 	machines, err := os.ReadFile("../status.go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	shared, _ := filepath.Glob("../service*.go")
+	for _, f := range shared {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		machines = append(machines, b...)
 	}
 	consts := regexp.MustCompile(`(?m)^\s+(Event[A-Za-z]+)\s+= "`).FindAllStringSubmatch(string(reg), -1)
 	if len(consts) < 40 {

@@ -75,7 +75,7 @@ func TestExportCoversEveryBucket(t *testing.T) {
 func TestExportReadOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "licensectl.db")
 	clock := storetest.NewClock(time.Now())
-	db, err := Open(path, Options{Hasher: fakeHasher{}, Clock: clock.Now})
+	db, err := Open(path, Options{Policies: store.Policies{Hasher: fakeHasher{}, Clock: clock.Now}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 func TestOpenTruncatedFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "licensectl.db")
-	db, err := Open(path, Options{Hasher: fakeHasher{}})
+	db, err := Open(path, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestOpenTruncatedFile(t *testing.T) {
 			if err := os.WriteFile(p, whole[:tt.keep], 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Open(p, Options{Hasher: fakeHasher{}})
+			_, err := Open(p, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 			var d *ErrDamaged
 			if !errors.As(err, &d) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "licensectl restore") {
 				t.Fatalf("Open(%d of %d bytes) = %v", tt.keep, len(whole), err)
@@ -66,7 +66,7 @@ func TestOpenTruncatedFile(t *testing.T) {
 		if err := os.WriteFile(p, []byte(strings.Repeat("not a database\n", 1000)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Open(p, Options{Hasher: fakeHasher{}}); err == nil || !strings.Contains(err.Error(), "not a database file") {
+		if _, err := Open(p, Options{Policies: store.Policies{Hasher: fakeHasher{}}}); err == nil || !strings.Contains(err.Error(), "not a database file") {
 			t.Fatalf("Open(text) = %v", err)
 		}
 	})
@@ -75,14 +75,14 @@ func TestOpenTruncatedFile(t *testing.T) {
 		if err := os.WriteFile(p, whole[:used], 0o600); err != nil {
 			t.Fatal(err)
 		}
-		db, err := Open(p, Options{Hasher: fakeHasher{}, ReadOnly: true})
+		db, err := Open(p, Options{ReadOnly: true, Policies: store.Policies{Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		db.Close()
 	})
 	t.Run("OKWhole", func(t *testing.T) {
-		db, err := Open(path, Options{Hasher: fakeHasher{}})
+		db, err := Open(path, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -95,7 +95,7 @@ func (e *env) reopen(t *testing.T) *DB {
 	t.Helper()
 	path := e.db.bolt.Path()
 	e.db.Close()
-	db, err := Open(path, Options{Clock: e.clock.now, Hasher: fakeHasher{}})
+	db, err := Open(path, Options{Policies: store.Policies{Clock: e.clock.now, Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func storedFreelist(t *testing.T, path string) uint64 {
 // million licenses the walk took seconds (BenchmarkOpenAndPage).
 func TestOpenStoresTheFreelist(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := Open(path, Options{Hasher: fakeHasher{}})
+	db, err := Open(path, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

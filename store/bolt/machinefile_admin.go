@@ -14,7 +14,7 @@ var _ store.MachineFiles = (*DB)(nil)
 // license.checked_out; the file is signed after the commit, from what the
 // write read.
 func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID string, in store.LicenseMachineFileInput) (*store.IssuedMachineFile, error) {
-	if db.signMF == nil {
+	if db.MachineFiles == nil {
 		return nil, store.Errorf(store.ECodeUnavailable, "this store was opened without a machine-file signer")
 	}
 	in, err := in.Check()
@@ -69,5 +69,5 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 	if err != nil {
 		return nil, err
 	}
-	return db.signMF(mf, in.Encrypt)
+	return db.MachineFiles(mf, in.Encrypt)
 }

@@ -3,34 +3,9 @@ package bolt
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"licensectl/store"
 )
-
-// newMember validates the input and hashes the password outside any
-// transaction; argon2id is slow by design and must not hold the write lock.
-func (db *DB) newMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	email, err := store.NormalizeEmail("email", in.Email)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.CheckRole("role", in.Role); err != nil {
-		return nil, err
-	}
-	if err := store.CheckPassword("password", in.Password, email, db.policy); err != nil {
-		return nil, err
-	}
-	if db.hasher == nil {
-		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
-	}
-	hash, err := db.hasher.Hash(ctx, in.Password)
-	if err != nil {
-		return nil, err
-	}
-	return &store.Member{ID: store.NewID(), OrgID: in.OrgID, Email: email, PasswordHash: hash, FirstName: strings.TrimSpace(in.FirstName),
-		LastName: strings.TrimSpace(in.LastName), Role: in.Role}, nil
-}
 
 // insertMember stores a new member; the e-mail is unique across all organizations.
 func (t *txn) insertMember(m *store.Member) error {
@@ -94,91 +69,4 @@ func (t *txn) member(orgID, id string) (*store.Member, error) {
 		return nil, store.NotFound("member")
 	}
 	return m, nil
-}
-
-// AddMember implements store.Members. The member is created verified: the
-// owner or admin who adds it vouches for the address.
-func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	var err error
-	if in.FirstName, err = store.CheckOptionalName("first_name", in.FirstName); err != nil {
-		return nil, err
-	}
-	if in.LastName, err = store.CheckOptionalName("last_name", in.LastName); err != nil {
-		return nil, err
-	}
-	m, err := db.newMember(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	m.EmailVerified = true
-	err = db.update(ctx, func(t *txn) error {
-		if err := t.mustGet(bOrgs, in.OrgID, "organization", new(store.Organization)); err != nil {
-			return err
-		}
-		if err := db.enforceLimit(t, in.OrgID, resMembers, 1); err != nil {
-			return err
-		}
-		if err := t.insertMember(m); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventMemberAdded, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
-			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// RemoveMember implements store.Members. The member's dashboard sessions end
-// with it.
-func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		m, err := t.member(orgID, id)
-		if err != nil {
-			return err
-		}
-		if m.Role == store.RoleOwner {
-			owners, err := t.countOwners(orgID)
-			if err != nil {
-				return err
-			}
-			if err := store.CheckOwnersLeft(owners); err != nil {
-				return err
-			}
-		}
-		if err := t.del(bMembers, m.ID); err != nil {
-			return err
-		}
-		if err := t.delUnique(bMembersEmail, []byte(m.Email)); err != nil {
-			return err
-		}
-		if err := t.unindex(bMembersOrg, idb(orgID), m.ID); err != nil {
-			return err
-		}
-		if _, err := t.endDashSessions(m.ID); err != nil {
-			return err
-		}
-		if err := t.del(bOnboarding, m.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventMemberRemoved, OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
-			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
-	})
-}
-
-// countOwners counts the owners of an organization. Organizations have few
-// members, so reading them all is cheaper than keeping a per-role index.
-func (t *txn) countOwners(orgID string) (int, error) {
-	ms, err := listAll[store.Member](t, bMembersOrg, idb(orgID), bMembers)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, m := range ms {
-		if m.Role == store.RoleOwner {
-			n++
-		}
-	}
-	return n, nil
 }

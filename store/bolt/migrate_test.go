@@ -130,7 +130,7 @@ func TestOpenMigratesV1(t *testing.T) {
 	path, d := loadV1(t)
 	clock := &testClock{}
 	clock.ns.Store(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC).UnixNano())
-	db, err := Open(path, Options{Clock: clock.now, Hasher: fakeHasher{}})
+	db, err := Open(path, Options{Policies: store.Policies{Clock: clock.now, Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

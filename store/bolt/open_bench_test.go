@@ -42,7 +42,7 @@ func millionFile(b *testing.B) bigFile {
 	}
 	tmp := f.Path + ".building"
 	os.Remove(tmp)
-	db, err := Open(tmp, Options{Hasher: fakeHasher{}})
+	db, err := Open(tmp, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func BenchmarkOpenAndPage(b *testing.B) {
 			evict(b, f.Path)
 		}
 		start := time.Now()
-		db, err := Open(f.Path, Options{Hasher: fakeHasher{}})
+		db, err := Open(f.Path, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func BenchmarkFreelist(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			rebuildFreelist = mode.rebuild
 			open := func() *DB {
-				db, err := Open(f.Path, Options{Hasher: fakeHasher{}})
+				db, err := Open(f.Path, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -46,7 +46,7 @@ func (db *DB) CreateOrganization(ctx context.Context, in store.CreateOrganizatio
 	in.Name = name
 	var owner *store.Member
 	if in.OwnerEmail != "" {
-		m, err := db.newMember(ctx, store.AddMemberInput{Email: in.OwnerEmail, Password: in.OwnerPassword, Role: store.RoleOwner})
+		m, err := db.NewMember(ctx, store.AddMemberInput{Email: in.OwnerEmail, Password: in.OwnerPassword, Role: store.RoleOwner})
 		if err != nil {
 			return nil, err
 		}

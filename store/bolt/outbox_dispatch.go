@@ -52,7 +52,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 				if len(out) == c.Limit {
 					break
 				}
-				if perHook[h.w.ID] >= endpointCap(h.w, c) || perApp[h.w.AppID] >= c.PerApp {
+				if perHook[h.w.ID] >= c.EndpointCap(h.w.TimedOut) || perApp[h.w.AppID] >= c.PerApp {
 					continue
 				}
 				prefix := idb(h.w.ID)
@@ -198,7 +198,7 @@ func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID stri
 	lt := &db.leases
 	lt.mu.Lock()
 	perHook, perApp := lt.loads(now, c.Owner)
-	if perHook[w.ID] >= endpointCap(w, c) || perApp[w.AppID] >= c.PerApp {
+	if perHook[w.ID] >= c.EndpointCap(w.TimedOut) || perApp[w.AppID] >= c.PerApp {
 		lt.mu.Unlock()
 		return nil, store.Errorf(store.ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", perHook[w.ID], perApp[w.AppID])
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"sync"
 	"time"
-
-	"licensectl/store"
 )
 
 // The bbolt store runs in one process, so its claims live in memory: a
@@ -53,22 +51,6 @@ func (lt *leaseTable) release(id string) {
 	lt.mu.Lock()
 	delete(lt.byID, id)
 	lt.mu.Unlock()
-}
-
-// maxEndpoints is webhooks.max_endpoints.
-func (db *DB) maxEndpoints() int {
-	if db.maxHooks > 0 {
-		return db.maxHooks
-	}
-	return store.DefaultMaxEndpoints
-}
-
-// endpointCap is how many sends w may have in flight under c.
-func endpointCap(w *webhookRecord, c store.Claim) int {
-	if w.TimedOut {
-		return min(c.PerEndpoint, 1)
-	}
-	return c.PerEndpoint
 }
 
 // hooksWithDue lists the endpoints whose earliest due delivery is due at

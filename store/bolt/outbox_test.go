@@ -149,7 +149,7 @@ func waitPending(g *groupCommit, n int) {
 func TestMigrateDueByHook(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v4.db")
 	open := func() *DB {
-		db, err := Open(path, Options{Hasher: fakeHasher{}})
+		db, err := Open(path, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}

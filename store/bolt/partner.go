@@ -230,16 +230,14 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 		if err := t.mustGet(bMembers, memberID, "account", m); err != nil {
 			return err
 		}
-		if m.OrgID != "" {
-			return store.Errorf(store.ECodeConflict, "the profile is already complete: the account has an organization")
+		if err := m.CheckProfileOpen(); err != nil {
+			return err
 		}
 		var err error
 		if o, err = t.createOrg(in.OrganizationName, m.EmailVerified); err != nil {
 			return err
 		}
-		m.OrgID, m.Role = o.ID, store.RoleOwner
-		m.FirstName, m.LastName = in.FirstName, in.LastName
-		m.Phone, m.TOSVersion, m.UpdatedAt = in.Phone, in.TOSVersion, t.now
+		m.CompleteProfile(o.ID, in, t.now)
 		if err := t.put(bMembers, m.ID, m); err != nil {
 			return err
 		}

@@ -300,7 +300,7 @@ func TestMigratePartnerLinks(t *testing.T) {
 	db.Close()
 
 	h := password.NewHasher(password.Options{Params: &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}})
-	db, err = Open(path, Options{Hasher: h, Policy: password.CheckPolicy})
+	db, err = Open(path, Options{Policies: store.Policies{Hasher: h, Passwords: password.CheckPolicy}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,16 +12,12 @@ import (
 // step with the record, in the caller's transaction. prev is the record as it
 // was (nil for an insert); next is written.
 
-// inUseStatuses are the stored statuses of licenses that keep their plan
-// from being deleted.
-var inUseStatuses = []string{store.LicenseInactive, store.LicenseActive, store.LicenseSuspended}
-
 // planInUse counts the licenses that keep plan (of application a) from
 // being deleted, from the kept counts of licenses_by_plan_status.
 func (t *txn) planInUse(a *store.Application, planID string) int {
 	n := 0
 	for _, env := range a.Environments {
-		for _, st := range inUseStatuses {
+		for _, st := range store.LicenseStatusesInUse {
 			n += t.count(bLicEnvPlanStatus, key(idb(env.ID), idb(planID), str(st)))
 		}
 	}
@@ -170,24 +166,10 @@ func (t *txn) device(envID, id string) (*store.Device, error) {
 	return d, nil
 }
 
-// Session revocation reasons.
-const (
-	RevokedLogout       = "logout"
-	RevokedStatus       = "status_change"
-	RevokedDeviceReset  = "device_reset"
-	RevokedRefreshReuse = "refresh_reused"
-)
-
 // revokeSessions revokes every live session listed under owner in a session
 // index (bSessionsUser or bSessionsDevice). It returns how many it revoked.
 func (t *txn) revokeSessions(index []byte, ownerID, reason string) (int, error) {
 	return t.revokeListed(t.all(index, idb(ownerID)), reason, "")
-}
-
-// revokeDeviceLicenseSessions revokes the live sessions of one device that
-// were opened on one license; the device's other sessions stay.
-func (t *txn) revokeDeviceLicenseSessions(deviceID, licenseID string) (int, error) {
-	return t.revokeListed(t.all(bSessionsDevice, idb(deviceID)), RevokedDeviceReset, licenseID)
 }
 
 // revokeLicenseSessions revokes the live sessions opened on a license.

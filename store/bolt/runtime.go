@@ -20,6 +20,9 @@ type RuntimeOptions = store.RuntimeOptions
 // that is checked against the stored bytes in the same read transaction, so
 // it is never stale; writes go through group commit.
 type Runtime struct {
+	// RuntimeService is the orchestration of the runtime's changes, over
+	// this runtime's group-committed writes (orchestration.go).
+	store.RuntimeService
 	db    *DB
 	o     RuntimeOptions
 	cache *decodeCache
@@ -37,7 +40,9 @@ func (db *DB) Runtime(o RuntimeOptions) *Runtime {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	return &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}, commits: &groupCommit{db: db}, valid: newValidCache()}
+	r := &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}, commits: &groupCommit{db: db}, valid: newValidCache()}
+	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r})
+	return r
 }
 
 // Cache tags: one per bucket whose records the decode cache holds.

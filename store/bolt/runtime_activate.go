@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"slices"
 
 	"licensectl/store"
 )
@@ -202,65 +201,4 @@ func (r *Runtime) bind(t *txn, ra *store.RuntimeApp, l *store.License, plan *sto
 		}
 	}
 	return dev, bound, nil
-}
-
-// ResetDevice implements store.Runtime.
-func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in store.DeviceResetInput) (int, error) {
-	in, err := in.Check()
-	if err != nil {
-		return 0, err
-	}
-	licKey, fp := in.LicenseKey, in.Fingerprint
-	remaining := 0
-	err = r.softBatch(ctx, func(t *txn) error {
-		ra, err := r.activeApp(t, c)
-		if err != nil {
-			return err
-		}
-		id := t.licenseByKey(licKey)
-		l := new(store.License)
-		if ok, err := t.get(bLicenses, id, l); err != nil {
-			return err
-		} else if !ok || l.EnvID != ra.Env.ID {
-			return store.NotFound("license")
-		}
-		devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp)))
-		if devID == "" || !t.isBound(l.ID, devID) {
-			return store.NotFound("device")
-		}
-		dev, err := t.device(ra.Env.ID, devID)
-		if err != nil {
-			return err
-		}
-		p := new(store.Plan)
-		if _, err := t.get(bPlans, l.PlanID, p); err != nil {
-			return err
-		}
-		if err := l.CheckResetLeft(p, t.now); err != nil {
-			return err
-		}
-		t.asActor(store.ActorLicense, l.ID)
-		prevLic, prevDev := *l, *dev
-		if _, err := t.unbindDevice(l, dev.ID); err != nil {
-			return err
-		}
-		l.RecordReset(t.now)
-		l.UpdatedAt = t.now
-		dev.LicenseIDs = slices.DeleteFunc(slices.Clone(dev.LicenseIDs), func(id string) bool { return id == l.ID })
-		if err := t.saveLicense(&prevLic, l); err != nil {
-			return err
-		}
-		if err := t.saveDevice(&prevDev, dev); err != nil {
-			return err
-		}
-		// The device's sessions of this license end; its other licenses' stay.
-		n, err := t.revokeDeviceLicenseSessions(dev.ID, l.ID)
-		if err != nil {
-			return err
-		}
-		remaining, _ = l.ResetsRemaining(p, t.now)
-		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
-	})
-	return remaining, err
 }

@@ -86,7 +86,7 @@ func (g *groupCommit) run(batch []*commitCall) {
 		failed := -1
 		start := time.Now()
 		err := g.db.bolt.Update(func(tx *bolt.Tx) error {
-			now := g.db.now()
+			now := g.db.Clock()
 			for i, c := range batch {
 				if err := safeCall(g.db, c, tx, now); err != nil {
 					failed = i
@@ -105,7 +105,7 @@ func (g *groupCommit) run(batch []*commitCall) {
 		}
 		c := batch[failed]
 		batch = append(batch[:failed:failed], batch[failed+1:]...)
-		c.done <- g.db.commitErr(g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(g.db, c, tx, g.db.now()) }))
+		c.done <- g.db.commitErr(g.db.bolt.Update(func(tx *bolt.Tx) error { return safeCall(g.db, c, tx, g.db.Clock()) }))
 	}
 }
 

@@ -17,7 +17,7 @@ func (r *Runtime) dummy(ctx context.Context) string {
 	r.dummyOnce.Do(func() {
 		var b [24]byte
 		_, _ = rand.Read(b[:])
-		r.dummyHash, _ = r.db.hasher.Hash(ctx, hex.EncodeToString(b[:]))
+		r.dummyHash, _ = r.db.Hasher.Hash(ctx, hex.EncodeToString(b[:]))
 	})
 	return r.dummyHash
 }
@@ -31,7 +31,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 		return nil, err
 	}
 	email, fp := in.Email, in.Fingerprint
-	if r.db.hasher == nil {
+	if r.db.Hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
 	// A read first: a replay or a disabled application is refused without
@@ -62,7 +62,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 		if h == "" {
 			h = r.dummy(ctx)
 		}
-		match, err := r.db.hasher.Verify(ctx, in.Password, h)
+		match, err := r.db.Hasher.Verify(ctx, in.Password, h)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 		if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
 			return store.ErrUnknownAccessToken()
 		}
-		return t.revokeSession(s.ID, RevokedLogout)
+		return t.revokeSession(s.ID, store.RevokedLogout)
 	})
 }
 
@@ -294,7 +294,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 			// session's current holder, so the whole session ends.
 			if s.RevokedAt == nil {
 				t.asActor(store.ActorSystem, "")
-				if err := t.revokeSession(s.ID, RevokedRefreshReuse); err != nil {
+				if err := t.revokeSession(s.ID, store.RevokedRefreshReuse); err != nil {
 					return err
 				}
 				if err := t.audit(auditEvent{Event: store.EventSessionRefreshReused, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},

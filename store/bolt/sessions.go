@@ -99,7 +99,7 @@ type presigned struct {
 
 // presign signs the token for sp ahead of the transaction.
 func (r *Runtime) presign(sp sessionSpec, seed *tokenSeed) {
-	tok, exp, err := r.sign(r.db.now(), sp, seed.SessionID, seed.JTI)
+	tok, exp, err := r.sign(r.db.Clock(), sp, seed.SessionID, seed.JTI)
 	if err == nil {
 		seed.pre = &presigned{sp: sp, sid: seed.SessionID, token: tok, exp: exp}
 	}

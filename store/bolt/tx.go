@@ -35,7 +35,7 @@ func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
 	}
 	defer db.writer.release()
 	return db.commitErr(db.bolt.Update(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
+		return fn(&txn{tx: tx, ctx: ctx, now: db.Clock(), db: db})
 	}))
 }
 
@@ -48,7 +48,7 @@ func (db *DB) view(ctx context.Context, fn func(t *txn) error) error {
 		return db.stale
 	}
 	return db.bolt.View(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.now(), db: db})
+		return fn(&txn{tx: tx, ctx: ctx, now: db.Clock(), db: db})
 	})
 }
 

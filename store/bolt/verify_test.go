@@ -16,7 +16,7 @@ import (
 // CompactInto copies what is in use into a file that verifies as well.
 func TestVerifyRecordsAndCompact(t *testing.T) {
 	dir := t.TempDir()
-	db, err := Open(filepath.Join(dir, "licensectl.db"), Options{Hasher: fakeHasher{}})
+	db, err := Open(filepath.Join(dir, "licensectl.db"), Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestVerifyRecordsAndCompact(t *testing.T) {
 	if fi, serr := os.Stat(copyPath); err != nil || serr != nil || fi.Size() != n {
 		t.Fatalf("CompactInto = %d, %v (%v)", n, err, serr)
 	}
-	cp, err := Open(copyPath, Options{Hasher: fakeHasher{}, ReadOnly: true})
+	cp, err := Open(copyPath, Options{ReadOnly: true, Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestVerifyRecordsAndCompact(t *testing.T) {
 
 // An outbox event waiting for its expansion is a record restore checks too.
 func TestVerifyRecordsOutbox(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Hasher: fakeHasher{}})
+	db, err := Open(filepath.Join(t.TempDir(), "licensectl.db"), Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestVerifyRecordsOutbox(t *testing.T) {
 // records, the compacted copy migrated read-write verifies whole.
 func TestVerifyRecordsOldBackup(t *testing.T) {
 	path, _ := loadV1(t)
-	src, err := Open(path, Options{Hasher: fakeHasher{}, ReadOnly: true})
+	src, err := Open(path, Options{ReadOnly: true, Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestVerifyRecordsOldBackup(t *testing.T) {
 	if _, err := src.CompactInto(staged); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(staged, Options{Hasher: fakeHasher{}})
+	db, err := Open(staged, Options{Policies: store.Policies{Hasher: fakeHasher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, e
 		if err != nil {
 			return err
 		}
-		if n, most := t.count(bHooksApp, idb(a.ID)), db.maxEndpoints(); n >= most {
+		if n, most := t.count(bHooksApp, idb(a.ID)), db.MaxEndpoints(); n >= most {
 			return store.Errorf(store.ECodeConflict, "the application has %d webhook endpoints, the most webhooks.max_endpoints allows: delete one or raise the setting", n)
 		}
 		if err := t.settle(a.OrgID, a.ID); err != nil {

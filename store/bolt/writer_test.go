@@ -14,7 +14,7 @@ import (
 // refused as overloaded without running, and that the writer serves again
 // once free (docs/design.md §14).
 func TestWriterGateSheds(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "t.db"), Options{MaxQueueWait: 20 * time.Millisecond})
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"), Options{Policies: store.Policies{MaxQueueWait: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

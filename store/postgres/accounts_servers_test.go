@@ -18,7 +18,7 @@ func accountsServers(t *testing.T) [2]*DB {
 	u := pgtest.URL(t)
 	var out [2]*DB
 	for i := range out {
-		db, err := Open(context.Background(), Options{URL: u, Hasher: fakeHasher{}})
+		db, err := Open(context.Background(), Options{URL: u, Policies: store.Policies{Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,7 @@ func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResu
 	defer conn.Release()
 	var sraw, mraw []byte
 	err = conn.QueryRow(ctx, `SELECT s.doc, m.doc FROM dashboard_sessions s JOIN members m ON m.id = s.member_id
-		WHERE s.id = $1 AND s.expires_at > $2`, uuidOrNil(id), db.now()).Scan(&sraw, &mraw)
+		WHERE s.id = $1 AND s.expires_at > $2`, uuidOrNil(id), db.Clock()).Scan(&sraw, &mraw)
 	if noRows(err) {
 		return nil, store.ErrDashboardToken()
 	}

@@ -8,14 +8,7 @@ import (
 )
 
 // auditEvent is what a change records about itself.
-type auditEvent struct {
-	Event    string
-	OrgID    string
-	AppID    string
-	EnvIDs   []string // environments whose log lists the entry; none for organization-level events
-	Target   store.Target
-	Metadata map[string]any
-}
+type auditEvent = store.AuditEvent
 
 // appEnvIDs lists an application's environments; application-level events
 // (plans, entitlements, secrets) appear in the log of both.
@@ -62,7 +55,7 @@ func (t *txn) auditEach(ev auditEvent, targets []store.Target, src store.Snapsho
 		return err
 	}
 	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
-	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRow) bool { return store.MatchAny(w.Events, ev.Event) }) {
+	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRecord) bool { return store.MatchAny(w.Events, ev.Event) }) {
 		return err
 	}
 	eventIDs, bodies := make([]string, len(targets)), make([][]byte, len(targets))
@@ -97,7 +90,7 @@ func decodeAudit(raw []byte, ip, userAgent string) (*store.AuditEntry, error) {
 // activeHooks lists the active endpoints that hear the events of a scope:
 // an application's endpoints, or for an organization-level event every
 // endpoint of the organization. It is read once per transaction.
-func (t *txn) activeHooks(orgID, appID string) ([]*webhookRow, error) {
+func (t *txn) activeHooks(orgID, appID string) ([]*webhookRecord, error) {
 	k, sql, arg := "a"+appID, `SELECT doc FROM webhooks WHERE app_id = $1 AND status = 'active' ORDER BY id`, appID
 	switch {
 	case appID != "":
@@ -109,12 +102,12 @@ func (t *txn) activeHooks(orgID, appID string) ([]*webhookRow, error) {
 	if hooks, ok := t.hooks[k]; ok {
 		return hooks, nil
 	}
-	hooks, err := docs[webhookRow](t, sql, arg)
+	hooks, err := docs[webhookRecord](t, sql, arg)
 	if err != nil {
 		return nil, err
 	}
 	if t.hooks == nil {
-		t.hooks = map[string][]*webhookRow{}
+		t.hooks = map[string][]*webhookRecord{}
 	}
 	t.hooks[k] = hooks
 	return hooks, nil
@@ -200,7 +193,7 @@ func (s snapshots) Application(id string) (*store.Application, error) {
 }
 
 func (s snapshots) Webhook(id string) (*store.Webhook, error) {
-	w, err := doc[webhookRow](s.t, `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
+	w, err := doc[webhookRecord](s.t, `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
 	if err != nil || w == nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Sub
 		if err != nil {
 			return err
 		}
-		out = rec.subscription(orgID, db.billingPolicy())
+		out = rec.state().Subscription(orgID, db.billingPolicy())
 		return nil
 	})
 	return out, err
@@ -66,7 +66,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 			return err
 		}
 		p := db.billingPolicy()
-		out = p.UsageOf(rec.tier(p), rec.Status, at, counts[0], counts[1], counts[2])
+		out = p.UsageOf(rec.state().TierIn(p), rec.Status, at, counts[0], counts[1], counts[2])
 		return nil
 	})
 	return out, err
@@ -84,7 +84,7 @@ func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, err
 		if err != nil {
 			return err
 		}
-		limit = rec.tier(p).MaxRequestsPerMonth
+		limit = rec.state().TierIn(p).MaxRequestsPerMonth
 		return nil
 	})
 	return limit, err

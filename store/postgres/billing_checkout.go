@@ -7,10 +7,10 @@ import (
 	"licensectl/store"
 )
 
-// billingTxRow is a Pix checkout and its payment state: the doc of a
+// billingTxRecord is a Pix checkout and its payment state: the doc of a
 // billing_transactions row, with the fields of store/bolt's record so that
 // a copied store reads the same.
-type billingTxRow struct {
+type billingTxRecord struct {
 	ID        string     `json:"id"`
 	OrgID     string     `json:"o"`
 	Plan      string     `json:"pl"`
@@ -27,7 +27,7 @@ type billingTxRow struct {
 
 // saveBillingTx writes a transaction, its status and expiry as columns (the
 // pending index of the sweep).
-func (t *txn) saveBillingTx(rec *billingTxRow) error {
+func (t *txn) saveBillingTx(rec *billingTxRecord) error {
 	_, err := t.exec(`INSERT INTO billing_transactions (id, org_id, status, expires_at, doc) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, expires_at = EXCLUDED.expires_at, doc = EXCLUDED.doc`,
 		rec.ID, rec.OrgID, rec.Status, rec.ExpiresAt, js(rec))
@@ -53,7 +53,7 @@ func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*sto
 		} else if n == 0 {
 			return store.NotFound("organization")
 		}
-		rec := &billingTxRow{ID: id, OrgID: in.OrgID, Plan: tier.Key, Amount: tier.PriceCents, Status: store.TransactionPending,
+		rec := &billingTxRecord{ID: id, OrgID: in.OrgID, Plan: tier.Key, Amount: tier.PriceCents, Status: store.TransactionPending,
 			DocKind: payer.DocumentKind, Document: payer.Document, Phone: payer.Phone, CopyPaste: code,
 			CreatedAt: t.now, ExpiresAt: t.now.Add(store.CheckoutLifetime)}
 		if err := t.saveBillingTx(rec); err != nil {
@@ -92,7 +92,7 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 	p := db.billingPolicy()
 	var out *store.Subscription
 	err := db.update(ctx, func(t *txn) error {
-		rec, err := mustDoc[billingTxRow](t, "transaction", `SELECT doc FROM billing_transactions WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+		rec, err := mustDoc[billingTxRecord](t, "transaction", `SELECT doc FROM billing_transactions WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
 		if err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 		if paid, err := store.CheckPayable(rec.Status, rec.ExpiresAt, t.now); err != nil {
 			return err
 		} else if paid {
-			out = sub.subscription(rec.OrgID, p)
+			out = sub.state().Subscription(rec.OrgID, p)
 			return nil
 		}
 		now := t.now
@@ -124,12 +124,12 @@ func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*st
 		if err := t.saveBillingTx(rec); err != nil {
 			return err
 		}
-		paid := subscriptionRow(store.SubscriptionState(*sub).Paid(rec.Plan, now))
+		paid := subscriptionRecord(store.SubscriptionState(*sub).Paid(rec.Plan, now))
 		sub = &paid
 		if err := t.saveSubscription(rec.OrgID, sub); err != nil {
 			return err
 		}
-		out = sub.subscription(rec.OrgID, p)
+		out = sub.state().Subscription(rec.OrgID, p)
 		return t.audit(auditEvent{Event: store.EventBillingPaid, OrgID: rec.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
 			Metadata: map[string]any{"plan": rec.Plan, "amount_cents": rec.Amount, "provider": store.ProviderPix,
 				"current_period_end": sub.PeriodEnd.Format(time.RFC3339)}})
@@ -162,7 +162,7 @@ func (db *DB) SweepBilling(ctx context.Context) ([]string, error) {
 		}
 		type aged struct {
 			org string
-			rec subscriptionRow
+			rec subscriptionRecord
 		}
 		var next []aged
 		for rows.Next() {
@@ -172,13 +172,13 @@ func (db *DB) SweepBilling(ctx context.Context) ([]string, error) {
 				rows.Close()
 				return err
 			}
-			rec, err := decode[subscriptionRow](raw)
+			rec, err := decode[subscriptionRecord](raw)
 			if err != nil {
 				rows.Close()
 				return err
 			}
 			if a, ok := store.SubscriptionState(*rec).Aged(t.now, grace); ok {
-				next = append(next, aged{org, subscriptionRow(a)})
+				next = append(next, aged{org, subscriptionRecord(a)})
 			}
 		}
 		rows.Close()
@@ -199,7 +199,7 @@ func (db *DB) SweepBilling(ctx context.Context) ([]string, error) {
 // expireBillingTxs moves pending transactions past their lifetime to
 // expired, found through the partial index of pending expiries.
 func (t *txn) expireBillingTxs() error {
-	due, err := docs[billingTxRow](t, `SELECT doc FROM billing_transactions WHERE status = $1 AND expires_at <= $2 ORDER BY expires_at FOR UPDATE`,
+	due, err := docs[billingTxRecord](t, `SELECT doc FROM billing_transactions WHERE status = $1 AND expires_at <= $2 ORDER BY expires_at FOR UPDATE`,
 		store.TransactionPending, t.now)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 // a balancer, sharing clock and billing policy.
 func billingServers(t *testing.T, clock *storetest.Clock) (*DB, *DB) {
 	t.Helper()
-	dbs := twoServers(t, Options{Clock: clock.Now})
+	dbs := twoServers(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	for _, db := range dbs {
 		if err := db.ConfigureBilling(storetest.Billing(false)); err != nil {
 			t.Fatal(err)

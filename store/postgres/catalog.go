@@ -395,15 +395,11 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 	return out, err
 }
 
-// catalogInUseStatuses are the stored statuses of licenses that keep their plan
-// from being deleted.
-var catalogInUseStatuses = []string{store.LicenseInactive, store.LicenseActive, store.LicenseSuspended}
-
 // planInUse counts the licenses that keep plan (of application a) from
 // being deleted, over the index of licenses by environment, plan and status.
 func (t *txn) planInUse(a *store.Application, planID string) (int, error) {
 	return t.count(`SELECT count(*) FROM licenses WHERE env_id = ANY($1) AND plan_id = $2 AND status = ANY($3)`,
-		appEnvIDs(a), planID, catalogInUseStatuses)
+		appEnvIDs(a), planID, store.LicenseStatusesInUse)
 }
 
 // DeletePlan implements store.Plans. Licenses that no longer hold the plan in

@@ -16,7 +16,7 @@ import (
 // are about the catalog, not about how organizations are made.
 func catalogOrg(t testing.TB, db *DB, slug string) string {
 	t.Helper()
-	now := db.now()
+	now := db.Clock()
 	org := &store.Organization{ID: store.NewID(), Name: slug, Slug: slug, CreatedAt: now, UpdatedAt: now}
 	if _, err := db.pool.Exec(context.Background(), `INSERT INTO orgs (id, slug, doc) VALUES ($1, $2, $3)`, org.ID, org.Slug, js(org)); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestCatalogPurge(t *testing.T) {
 		}
 		env := a.Env(store.EnvProduction).ID
 		lic, user, dev, hook := store.NewID(), store.NewID(), store.NewID(), store.NewID()
-		now := db.now()
+		now := db.Clock()
 		for _, s := range []struct {
 			sql  string
 			args []any
@@ -241,7 +241,7 @@ func TestCatalogSlugAcrossServers(t *testing.T) {
 func TestCatalogRevocationAcrossServers(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock(time.Now())
-	dbs := twoServers(t, Options{Clock: clock.Now})
+	dbs := twoServers(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	org := catalogOrg(t, dbs[0], "revoke")
 	k, plain, err := dbs[0].CreateAPIKey(ctx, org, "ci")
 	if err != nil {
@@ -274,7 +274,7 @@ func TestCatalogRevocationAcrossServers(t *testing.T) {
 func TestCatalogRetentionPassLock(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock(time.Now())
-	db := openTest(t, Options{Clock: clock.Now})
+	db := openTest(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	policy := storetest.Billing(false) // the free tier keeps its log 7 days
 	db.billing.Store(&policy)
 	org := catalogOrg(t, db, "retained")
@@ -320,7 +320,7 @@ func TestCatalogRetentionPassLock(t *testing.T) {
 func TestCatalogAuditOrder(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock(time.Now())
-	db := openTest(t, Options{Clock: clock.Now})
+	db := openTest(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	org := catalogOrg(t, db, "ordered")
 	start := clock.Now()
 	var labels []string

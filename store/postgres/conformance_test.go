@@ -39,8 +39,8 @@ func openTest(t testing.TB, o Options) *DB {
 // openOn opens the database o.URL names, closed when the test ends.
 func openOn(t testing.TB, o Options) *DB {
 	t.Helper()
-	if o.Hasher == nil {
-		o.Hasher = fakeHasher{}
+	if o.Policies.Hasher == nil {
+		o.Policies.Hasher = fakeHasher{}
 	}
 	db, err := Open(context.Background(), o)
 	if err != nil {
@@ -63,7 +63,7 @@ func twoServers(t testing.TB, o Options) [2]*DB {
 func TestConformance(t *testing.T) {
 	open := func(t *testing.T, billing store.BillingPolicy) storetest.Harness {
 		clock := storetest.NewClock(time.Now())
-		db := openTest(t, Options{Clock: clock.Now, Policy: password.CheckPolicy, MachineFiles: offline.Sign})
+		db := openTest(t, Options{Policies: store.Policies{Clock: clock.Now, Passwords: password.CheckPolicy, MachineFiles: offline.Sign}})
 		if err := db.ConfigureBilling(billing); err != nil {
 			t.Fatal(err)
 		}

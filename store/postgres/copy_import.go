@@ -293,10 +293,10 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		return []any{v.Issuer, v.Subject, v.MemberID, js(partnerIdentityDoc{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
 			AccountVerified: v.AccountVerified})}, nil
 	case *store.CopySubscription:
-		rec := subscriptionRow(v.State)
+		rec := subscriptionRecord(v.State)
 		return []any{v.OrgID, js(&rec)}, nil
 	case *store.CopyBillingTransaction:
-		return []any{v.ID, v.OrgID, v.Status, v.ExpiresAt, js(billingTxRow(*v))}, nil
+		return []any{v.ID, v.OrgID, v.Status, v.ExpiresAt, js(billingTxRecord(*v))}, nil
 	case *store.Application:
 		for _, e := range v.Environments {
 			w.envs = append(w.envs, []any{e.ID, v.ID, e.Name, e.PublicKey})
@@ -345,7 +345,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		return []any{e.ID, nullID(e.OrgID), nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)}, nil
 	case *store.CopyWebhook:
 		h := v.Webhook
-		r := &webhookRow{ID: h.ID, OrgID: h.OrgID, AppID: h.AppID, URL: h.URL, Events: h.Events, Status: h.Status,
+		r := &webhookRecord{ID: h.ID, OrgID: h.OrgID, AppID: h.AppID, URL: h.URL, Events: h.Events, Status: h.Status,
 			Secret: h.Secret, FailingSince: h.FailingSince, TimedOut: v.TimedOut, CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
 		return []any{r.ID, r.OrgID, r.AppID, r.Status, js(r)}, nil
 	case *store.CopyOutboxEvent:
@@ -384,5 +384,5 @@ func copySum(hash string) ([]byte, error) {
 
 // The docs of the records that only a store keeps are written with the
 // types the parts of this store read them with (mailTokenDoc,
-// onboardingRecord, partnerIdentityDoc, billingTxRow, deliveryDoc): each
+// onboardingRecord, partnerIdentityDoc, billingTxRecord, deliveryDoc): each
 // holds what its row's columns leave out.

@@ -18,7 +18,7 @@ import (
 // seededBolt is a bbolt store filled by storetest.SeedCopy.
 func seededBolt(t *testing.T, clock *storetest.Clock) (*bolt.DB, *storetest.CopySeed) {
 	t.Helper()
-	src, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Hasher: fakeHasher{}, Clock: clock.Now})
+	src, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{Policies: store.Policies{Hasher: fakeHasher{}, Clock: clock.Now}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func newCopyCase(t *testing.T) *copyCase {
 	t.Helper()
 	c := &copyCase{ctx: context.Background(), clock: storetest.NewClock(time.Now().Truncate(time.Microsecond))}
 	c.src, c.seed = seededBolt(t, c.clock)
-	c.dst = openTest(t, Options{Clock: c.clock.Now})
+	c.dst = openTest(t, Options{Policies: store.Policies{Clock: c.clock.Now}})
 	return c
 }
 
@@ -162,7 +162,7 @@ func TestCopyRefusesNonEmptyTarget(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock(time.Now())
 	src, _ := seededBolt(t, clock)
-	dst := openTest(t, Options{Clock: clock.Now})
+	dst := openTest(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	err := dst.update(ctx, func(tx *txn) error {
 		// An audit entry: a record no other needs (a device would need its
 		// application), late in the order of kinds.
@@ -216,7 +216,7 @@ func TestCopyRefusesOrphans(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock(time.Now())
 	src, _ := seededBolt(t, clock)
-	dst := openTest(t, Options{Clock: clock.Now})
+	dst := openTest(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	_, err := dst.ImportRecords(ctx, orphanSource{src})
 	if err == nil || !strings.Contains(err.Error(), "the source breaks a rule of the schema (") || !strings.Contains(err.Error(), "device_id_fkey") ||
 		strings.Contains(err.Error(), "SQLSTATE") {
@@ -233,7 +233,7 @@ func TestCopyCountCheck(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock(time.Now())
 	src, _ := seededBolt(t, clock)
-	dst := openTest(t, Options{Clock: clock.Now})
+	dst := openTest(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	_, err := dst.ImportRecords(ctx, lyingSource{src})
 	if err == nil || !strings.Contains(err.Error(), "licenses 3 ≠ 2") {
 		t.Fatalf("copy with a wrong count: %v, want the count check to refuse it", err)
@@ -321,7 +321,7 @@ func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, 
 		got, err := tx.device(v.EnvID, v.ID)
 		return sameAs(t, "device", v, got, err)
 	case *store.CopyWebhook:
-		got, err := doc[webhookRow](tx, `SELECT doc FROM webhooks WHERE id = $1 AND status = $2`, v.Webhook.ID, v.Webhook.Status)
+		got, err := doc[webhookRecord](tx, `SELECT doc FROM webhooks WHERE id = $1 AND status = $2`, v.Webhook.ID, v.Webhook.Status)
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ func (db *DB) CountHit(ctx context.Context, key string, limit int, window time.D
 	if err := store.CheckCounterHit(key, limit, window); err != nil {
 		return store.CounterState{}, err
 	}
-	now := db.now()
+	now := db.Clock()
 	var out store.CounterState
 	var end time.Time
 	err := db.counterExec(ctx, func(q *pgxpool.Conn) error {
@@ -46,7 +46,7 @@ func (db *DB) CountUndo(ctx context.Context, key string) error {
 	if err := store.CheckCounterKey(key); err != nil {
 		return err
 	}
-	now := db.now()
+	now := db.Clock()
 	return db.counterExec(ctx, func(q *pgxpool.Conn) error {
 		_, err := q.Exec(ctx, `UPDATE shared_counters SET n = n - 1 WHERE key = $1 AND n > 0 AND expires_at > $2`, key, now)
 		return err
@@ -67,7 +67,7 @@ func (db *DB) CountReset(ctx context.Context, key string) error {
 // SweepCounters implements store.Counters. Rows locked by a hit are left to
 // the next sweep rather than waited for.
 func (db *DB) SweepCounters(ctx context.Context, limit int) (int, error) {
-	now := db.now()
+	now := db.Clock()
 	var n int
 	err := db.counterExec(ctx, func(q *pgxpool.Conn) error {
 		tag, err := q.Exec(ctx, `DELETE FROM shared_counters WHERE key IN (

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/store"
 	"licensectl/store/storetest"
 )
 
@@ -15,7 +16,7 @@ import (
 // is reached between them, and opens on both when the window closes.
 func TestCountersLockOnBothServers(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
-	dbs := twoServers(t, Options{Clock: clock.Now})
+	dbs := twoServers(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	a, b := dbs[0], dbs[1]
 	ctx := context.Background()
 	const key, limit = "login:dashboard:pair:owner@example.com|192.0.2.1", 4

@@ -119,7 +119,7 @@ func credentialAuth[T any](ctx context.Context, db *DB, table, plaintext string,
 	if revoked != nil {
 		return nil, unauth
 	}
-	if now := db.now(); last != nil && now.Sub(*last) < lastUsedGranularity {
+	if now := db.Clock(); last != nil && now.Sub(*last) < lastUsedGranularity {
 		return rec, nil
 	}
 	err = db.update(ctx, func(t *txn) error {

@@ -24,12 +24,6 @@ import (
 	"licensectl/store"
 )
 
-// PasswordHasher hashes and checks passwords; store/password implements it.
-type PasswordHasher interface {
-	Hash(ctx context.Context, plain string) (string, error)
-	Verify(ctx context.Context, plain, encoded string) (bool, error)
-}
-
 // Options configure a DB.
 type Options struct {
 	// URL is the database to open: a libpq URL or key=value DSN
@@ -41,33 +35,16 @@ type Options struct {
 	// ConnectTimeout bounds each connection attempt
 	// (storage.postgres.connect_timeout); 0 means 5 s.
 	ConnectTimeout time.Duration
-	// Clock is the time source; nil means store.SystemClock.
-	Clock store.Clock
-	// Hasher hashes member and end-user passwords.
-	Hasher PasswordHasher
-	// Policy checks new passwords; nil accepts any non-empty password.
-	Policy store.PasswordPolicy
-	// MaxQueueWait bounds how long a call waits for a pooled connection
-	// before it is refused as overloaded (docs/design.md §14); 0 waits as
-	// long as the context allows.
-	MaxQueueWait time.Duration
-	// MachineFiles signs the machine files IssueMachineFile issues; nil
-	// refuses them as unavailable.
-	MachineFiles store.MachineFileSigner
-	// MaxWebhookEndpoints bounds the endpoints of one application
-	// (webhooks.max_endpoints); 0 means store.DefaultMaxEndpoints.
-	MaxWebhookEndpoints int
+	// Policies are the knobs of the domain, the same for either store.
+	Policies store.Policies
 }
 
 // DB is the PostgreSQL store. It implements store.Backend.
 type DB struct {
-	pool     *pgxpool.Pool
-	now      store.Clock
-	hasher   PasswordHasher
-	policy   store.PasswordPolicy
-	signMF   store.MachineFileSigner
-	maxHooks int
-	maxWait  time.Duration
+	// Service is the orchestration of the changes, over the database's
+	// transactions (orchestration.go).
+	store.Service
+	pool *pgxpool.Pool
 	// billing is the policy set by ConfigureBilling.
 	billing atomic.Pointer[store.BillingPolicy]
 	// sessionCount is Stats' cached count of sessions (stats.go).
@@ -181,16 +158,12 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Clock == nil {
-		o.Clock = store.SystemClock
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	db := &DB{pool: pool, now: o.Clock, hasher: o.Hasher, policy: o.Policy, signMF: o.MachineFiles,
-		maxHooks: o.MaxWebhookEndpoints, maxWait: o.MaxQueueWait, enqueued: make(chan struct{}, 1), done: make(chan struct{}),
-		commits: store.NewCommitStats()}
+	db := &DB{pool: pool, enqueued: make(chan struct{}, 1), done: make(chan struct{}), commits: store.NewCommitStats()}
+	db.Service = store.NewService(o.Policies, storage{db})
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -21,10 +21,10 @@ func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw stri
 	if err := store.CheckEndUserPassword(pw, password.IsCommon); err != nil {
 		return nil, err
 	}
-	if db.hasher == nil {
+	if db.Hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
-	hash, err := db.hasher.Hash(ctx, pw)
+	hash, err := db.Hasher.Hash(ctx, pw)
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,8 @@ import (
 
 var _ store.LicenseLeases = (*DB)(nil)
 
-// leaseRow is a stored lease with what its events need.
-type leaseRow struct {
+// leaseRecord is a stored lease with what its events need.
+type leaseRecord struct {
 	store.Lease
 	OrgID string
 	AppID string
@@ -28,21 +28,21 @@ type leaseRow struct {
 const leaseColumns = `id::text, org_id::text, app_id::text, env_id::text, license_id::text, device_id::text, fingerprint, expires_at, created_at`
 
 // leasesWhere loads the leases matching where, newest first.
-func (t *txn) leasesWhere(where string, args ...any) ([]*leaseRow, error) {
+func (t *txn) leasesWhere(where string, args ...any) ([]*leaseRecord, error) {
 	return t.scanLeases(`SELECT `+leaseColumns+` FROM leases WHERE `+where+` ORDER BY id DESC`, args...)
 }
 
 // scanLeases runs a query returning leaseColumns. Times read back in the
 // clock's zone, as the store wrote them.
-func (t *txn) scanLeases(sql string, args ...any) ([]*leaseRow, error) {
+func (t *txn) scanLeases(sql string, args ...any) ([]*leaseRecord, error) {
 	rows, err := t.tx.Query(t.ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*leaseRow
+	var out []*leaseRecord
 	for rows.Next() {
-		r := new(leaseRow)
+		r := new(leaseRecord)
 		if err := rows.Scan(&r.ID, &r.OrgID, &r.AppID, &r.EnvID, &r.LicenseID, &r.DeviceID, &r.Fingerprint, &r.ExpiresAt, &r.CreatedAt); err != nil {
 			return nil, err
 		}
@@ -55,13 +55,13 @@ func (t *txn) scanLeases(sql string, args ...any) ([]*leaseRow, error) {
 // dropLeases deletes the leases matching where, each with its event: event
 // is lease_released or lease_expired, meta says by whom or why. The DELETE
 // decides: a lease another server deleted first is not dropped twice.
-func (t *txn) dropLeases(event string, meta map[string]any, where string, args ...any) ([]*leaseRow, error) {
+func (t *txn) dropLeases(event string, meta map[string]any, where string, args ...any) ([]*leaseRecord, error) {
 	gone, err := t.scanLeases(`DELETE FROM leases WHERE `+where+` RETURNING `+leaseColumns, args...)
 	if err != nil {
 		return nil, err
 	}
 	// Events in the order the bbolt store writes them: newest lease first.
-	slices.SortFunc(gone, func(a, b *leaseRow) int { return strings.Compare(b.ID, a.ID) })
+	slices.SortFunc(gone, func(a, b *leaseRecord) int { return strings.Compare(b.ID, a.ID) })
 	for _, r := range gone {
 		m := map[string]any{"lease_id": r.ID, "device_id": r.DeviceID, "expires_at": r.ExpiresAt.Format(time.RFC3339Nano)}
 		maps.Copy(m, meta)
@@ -133,7 +133,7 @@ func (r *Runtime) CheckoutLease(ctx context.Context, c store.RuntimeClient, acce
 			return err
 		}
 		live, first := 0, time.Time{}
-		var own, ownExpired *leaseRow
+		var own, ownExpired *leaseRecord
 		for _, l := range all {
 			if l.DeviceID == v.dev.ID {
 				if l.ExpiresAt.After(t.now) {

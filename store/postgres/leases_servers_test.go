@@ -28,7 +28,7 @@ func licenseServers(t *testing.T, plan store.Plan, devices int) (dbs [2]*DB, sc 
 	sign := func(mf *store.MachineFile, _ bool) (*store.IssuedMachineFile, error) {
 		return &store.IssuedMachineFile{IssuedAt: mf.IssuedAt, ExpiresAt: mf.ExpiresAt, TTL: mf.TTL, DeviceID: mf.Device.ID}, nil
 	}
-	dbs = twoServers(t, Options{MachineFiles: sign})
+	dbs = twoServers(t, Options{Policies: store.Policies{MachineFiles: sign}})
 	now := time.Now().UTC()
 	org, app := store.NewID(), store.NewID()
 	a := &store.Application{ID: app, OrgID: org, Name: "Seats", Slug: "seats", Status: store.AppActive, CreatedAt: now, UpdatedAt: now,

@@ -8,25 +8,18 @@ import (
 
 var _ = conflictOn("members_email_key", func() error { return store.Errorf(store.ECodeEmailTaken, "email is taken") })
 
-// unconfiguredPolicy applies until ConfigureBilling is called: one tier that
-// limits nothing.
-var unconfiguredPolicy = &store.BillingPolicy{Tiers: []store.Tier{{
-	ID: store.TierID("free"), Key: "free", Name: "Free", MaxApplications: store.Unlimited, MaxLicenses: store.Unlimited,
-	MaxRequestsPerMonth: store.Unlimited, AuditLogRetentionDays: store.Unlimited, MaxDashboardMembers: store.Unlimited,
-}}}
-
 // billingPolicy is the policy in force.
 func (db *DB) billingPolicy() *store.BillingPolicy {
 	if p := db.billing.Load(); p != nil {
 		return p
 	}
-	return unconfiguredPolicy
+	return store.UnconfiguredBilling
 }
 
-// subscriptionRow is an organization's stored subscription. Its fields are
+// subscriptionRecord is an organization's stored subscription. Its fields are
 // those of store.SubscriptionState, whose transitions move it: the two
 // types convert into each other.
-type subscriptionRow struct {
+type subscriptionRecord struct {
 	Status      string     `json:"st"`
 	Provider    string     `json:"pv"`
 	Plan        string     `json:"pl"`
@@ -37,8 +30,8 @@ type subscriptionRow struct {
 
 // subscription loads the organization's subscription, the default one when
 // none was written. Returns not_found for an unknown organization.
-func (t *txn) subscription(orgID string) (*subscriptionRow, error) {
-	rec, err := doc[subscriptionRow](t, `SELECT doc FROM subscriptions WHERE org_id = $1`, uuidOrNil(orgID))
+func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
+	rec, err := doc[subscriptionRecord](t, `SELECT doc FROM subscriptions WHERE org_id = $1`, uuidOrNil(orgID))
 	if err != nil || rec != nil {
 		return rec, err
 	}
@@ -46,30 +39,19 @@ func (t *txn) subscription(orgID string) (*subscriptionRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := subscriptionRow(store.DefaultSubscription(org.CreatedAt))
+	def := subscriptionRecord(store.DefaultSubscription(org.CreatedAt))
 	return &def, nil
 }
 
 // saveSubscription writes the organization's subscription.
-func (t *txn) saveSubscription(orgID string, rec *subscriptionRow) error {
+func (t *txn) saveSubscription(orgID string, rec *subscriptionRecord) error {
 	_, err := t.exec(`INSERT INTO subscriptions (org_id, doc) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET doc = EXCLUDED.doc`,
 		orgID, js(rec))
 	return err
 }
 
-// tier is the tier in force for rec: its plan, or the default tier when the
-// plan is unset or no longer configured.
-func (rec *subscriptionRow) tier(p *store.BillingPolicy) *store.Tier {
-	if t := p.Tier(rec.Plan); t != nil && rec.Plan != "" {
-		return t
-	}
-	return p.DefaultTier()
-}
-
-func (rec *subscriptionRow) subscription(orgID string, p *store.BillingPolicy) *store.Subscription {
-	return &store.Subscription{ID: store.SubscriptionID(orgID), OrgID: orgID, Status: rec.Status, Provider: rec.Provider,
-		Plan: *rec.tier(p), TrialEndsAt: rec.TrialEndsAt, CurrentPeriodStart: rec.PeriodStart, CurrentPeriodEnd: rec.PeriodEnd}
-}
+// state is rec as the domain's subscription state.
+func (rec *subscriptionRecord) state() store.SubscriptionState { return store.SubscriptionState(*rec) }
 
 // orgCount is the number of the organization's res counted against its
 // tier: applications disabled or not, licenses neither revoked nor banned,
@@ -80,7 +62,8 @@ func (t *txn) orgCount(orgID string, res store.Resource) (int64, error) {
 	case store.ResApplications:
 		sql = `SELECT count(*) FROM apps WHERE org_id = $1`
 	case store.ResLicenses:
-		sql = `SELECT count(*) FROM licenses WHERE org_id = $1 AND status NOT IN ('revoked', 'banned')`
+		n, err := t.count(`SELECT count(*) FROM licenses WHERE org_id = $1 AND status <> ALL($2)`, orgID, store.LicenseStatusesUncounted)
+		return int64(n), err
 	default:
 		sql = `SELECT count(*) FROM members WHERE org_id = $1`
 	}
@@ -108,5 +91,5 @@ func (t *txn) enforceLimit(orgID string, res store.Resource, n int) error {
 	if err != nil {
 		return err
 	}
-	return rec.tier(p).CheckRoom(res, have, n)
+	return rec.state().TierIn(p).CheckRoom(res, have, n)
 }

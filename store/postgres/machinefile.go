@@ -121,7 +121,7 @@ func (t *txn) licEntitlementKeys(l *store.License, p *store.Plan) ([]string, err
 // license.checked_out; the file is signed after the commit, from what the
 // write read.
 func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID string, in store.LicenseMachineFileInput) (*store.IssuedMachineFile, error) {
-	if db.signMF == nil {
+	if db.MachineFiles == nil {
 		return nil, store.Errorf(store.ECodeUnavailable, "this store was opened without a machine-file signer")
 	}
 	in, err := in.Check()
@@ -175,5 +175,5 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 	if err != nil {
 		return nil, err
 	}
-	return db.signMF(mf, in.Encrypt)
+	return db.MachineFiles(mf, in.Encrypt)
 }

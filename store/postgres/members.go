@@ -2,37 +2,11 @@ package postgres
 
 import (
 	"context"
-	"strings"
 
 	"licensectl/store"
 )
 
 var _ store.Members = (*DB)(nil)
-
-// newMember validates the input and hashes the password outside any
-// transaction: argon2id is slow by design and must not hold a connection
-// or a lock.
-func (db *DB) newMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	email, err := store.NormalizeEmail("email", in.Email)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.CheckRole("role", in.Role); err != nil {
-		return nil, err
-	}
-	if err := store.CheckPassword("password", in.Password, email, db.policy); err != nil {
-		return nil, err
-	}
-	if db.hasher == nil {
-		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
-	}
-	hash, err := db.hasher.Hash(ctx, in.Password)
-	if err != nil {
-		return nil, err
-	}
-	return &store.Member{ID: store.NewID(), OrgID: in.OrgID, Email: email, PasswordHash: hash, FirstName: strings.TrimSpace(in.FirstName),
-		LastName: strings.TrimSpace(in.LastName), Role: in.Role}, nil
-}
 
 // errEmailTaken is the refusal of an address another account holds.
 func errEmailTaken() error {
@@ -129,84 +103,4 @@ func (db *DB) FindMember(ctx context.Context, orgID, id string) (*store.Member, 
 		return nil, err
 	}
 	return out, nil
-}
-
-// AddMember implements store.Members. The member is created verified: the
-// owner or admin who adds it vouches for the address.
-func (db *DB) AddMember(ctx context.Context, in store.AddMemberInput) (*store.Member, error) {
-	var err error
-	if in.FirstName, err = store.CheckOptionalName("first_name", in.FirstName); err != nil {
-		return nil, err
-	}
-	if in.LastName, err = store.CheckOptionalName("last_name", in.LastName); err != nil {
-		return nil, err
-	}
-	m, err := db.newMember(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	m.EmailVerified = true
-	err = db.update(ctx, func(t *txn) error {
-		if err := t.orgExists(in.OrgID); err != nil {
-			return err
-		}
-		if err := t.enforceLimit(in.OrgID, store.ResMembers, 1); err != nil {
-			return err
-		}
-		if err := t.insertMember(m); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventMemberAdded, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
-			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// RemoveMember implements store.Members. The member's dashboard sessions end
-// with it.
-//
-// The last-owner rule holds across servers (docs/design.md §12): the
-// organization's member rows are locked first, and the owners counted among
-// them. Of two removals of the last two owners on two servers, the second
-// waits for the first's commit, then finds one owner left and is refused.
-func (db *DB) RemoveMember(ctx context.Context, orgID, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		// Locked in id order, so two removals never lock crosswise.
-		ms, err := docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id FOR UPDATE`, uuidOrNil(orgID))
-		if err != nil {
-			return err
-		}
-		var m *store.Member
-		owners := 0
-		for _, x := range ms {
-			if x.ID == id {
-				m = x
-			}
-			if x.Role == store.RoleOwner {
-				owners++
-			}
-		}
-		if m == nil {
-			return store.NotFound("member")
-		}
-		if m.Role == store.RoleOwner {
-			if err := store.CheckOwnersLeft(owners); err != nil {
-				return err
-			}
-		}
-		if _, err := t.exec(`DELETE FROM members WHERE id = $1`, m.ID); err != nil {
-			return err
-		}
-		if _, err := t.endDashSessions(m.ID); err != nil {
-			return err
-		}
-		if _, err := t.exec(`DELETE FROM onboarding WHERE member_id = $1`, m.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventMemberRemoved, OrgID: orgID, Target: store.Target{Type: "member", ID: m.ID},
-			Metadata: map[string]any{"email": m.Email, "role": m.Role}})
-	})
 }

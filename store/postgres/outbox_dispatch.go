@@ -28,14 +28,6 @@ var _ store.Outbox = (*DB)(nil)
 // owner's. The round-robin's position is the endpoints' claimed_seq, shared
 // by every server: a claim serves the endpoints least recently served first.
 
-// hookCap is how many sends w may have in flight under c.
-func hookCap(w *webhookRow, c store.Claim) int {
-	if w.TimedOut {
-		return min(c.PerEndpoint, 1)
-	}
-	return c.PerEndpoint
-}
-
 // ownerLock serializes the claims and pings of one dispatcher.
 func (t *txn) ownerLock(owner string) error {
 	_, err := t.exec(`SELECT pg_advisory_xact_lock(hashtextextended('licensectl claim ' || $1, 0))`, owner)
@@ -79,7 +71,7 @@ func (t *txn) hookLoadsAt(now time.Time, owner string) (*hookLoads, error) {
 func (l *hookLoads) full(c store.Claim) (hooks, apps []string) {
 	hooks, apps = []string{}, []string{}
 	for h, n := range l.perHook {
-		if n >= hookCap(&webhookRow{TimedOut: l.timedOut[h]}, c) {
+		if n >= c.EndpointCap(l.timedOut[h]) {
 			hooks = append(hooks, h)
 		}
 	}
@@ -122,7 +114,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 			return err
 		}
 		fullHooks, fullApps := pre.full(c)
-		hooks, err := docs[webhookRow](t, `SELECT w.doc FROM webhooks w
+		hooks, err := docs[webhookRecord](t, `SELECT w.doc FROM webhooks w
 			WHERE w.status = 'active' AND NOT (w.id = ANY($2::uuid[])) AND NOT (w.app_id = ANY($3::uuid[]))
 			AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND `+dueWhere("$1")+`)
 			ORDER BY w.claimed_seq, w.id LIMIT $4 FOR UPDATE OF w SKIP LOCKED`, now, fullHooks, fullApps, min(c.Limit, maxClaimHooks))
@@ -139,7 +131,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		var ids []string
 		var rooms []int32
 		for _, w := range hooks {
-			if room := min(hookCap(w, c)-l.perHook[w.ID], c.Limit); room > 0 && l.perApp[w.AppID] < c.PerApp {
+			if room := min(c.EndpointCap(w.TimedOut)-l.perHook[w.ID], c.Limit); room > 0 && l.perApp[w.AppID] < c.PerApp {
 				ids, rooms = append(ids, w.ID), append(rooms, int32(room))
 			}
 		}
@@ -150,16 +142,16 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		// Rounds of one delivery per endpoint until the limit, or until no
 		// endpoint can take more.
 		var chosen []string
-		hookOf := map[string]*webhookRow{}
+		hookOf := map[string]*webhookRecord{}
 		lastServed := map[string]int{}
 		round := hooks
 		for len(chosen) < c.Limit && len(round) > 0 {
-			var again []*webhookRow
+			var again []*webhookRecord
 			for _, w := range round {
 				if len(chosen) == c.Limit {
 					break
 				}
-				if l.perHook[w.ID] >= hookCap(w, c) || l.perApp[w.AppID] >= c.PerApp || len(queue[w.ID]) == 0 {
+				if l.perHook[w.ID] >= c.EndpointCap(w.TimedOut) || l.perApp[w.AppID] >= c.PerApp || len(queue[w.ID]) == 0 {
 					continue
 				}
 				id := queue[w.ID][0]
@@ -292,7 +284,7 @@ func (t *txn) recordAttempt(deliveryID string, a store.Attempt, p store.RetryPol
 		}
 	}
 	// The endpoint, then its delivery: the order of every writer.
-	w, err := doc[webhookRow](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
+	w, err := doc[webhookRecord](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
 	if err != nil {
 		return err
 	}
@@ -394,7 +386,7 @@ func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID stri
 		if err != nil {
 			return err
 		}
-		if l.perHook[w.ID] >= hookCap(w, c) || l.perApp[w.AppID] >= c.PerApp {
+		if l.perHook[w.ID] >= c.EndpointCap(w.TimedOut) || l.perApp[w.AppID] >= c.PerApp {
 			return store.Errorf(store.ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", l.perHook[w.ID], l.perApp[w.AppID])
 		}
 		appID := w.AppID

@@ -24,7 +24,7 @@ func hookServers(t *testing.T, n int) ([]*DB, store.AppRef) {
 	ctx := context.Background()
 	var dbs []*DB
 	for range n {
-		db, err := Open(ctx, Options{URL: u, Hasher: fakeHasher{}})
+		db, err := Open(ctx, Options{URL: u, Policies: store.Policies{Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}

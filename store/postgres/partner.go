@@ -187,15 +187,13 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 		if m == nil {
 			return store.NotFound("account")
 		}
-		if m.OrgID != "" {
-			return store.Errorf(store.ECodeConflict, "the profile is already complete: the account has an organization")
+		if err := m.CheckProfileOpen(); err != nil {
+			return err
 		}
 		if o, err = t.createOrg(store.NewID(), in.OrganizationName, m.EmailVerified); err != nil {
 			return err
 		}
-		m.OrgID, m.Role = o.ID, store.RoleOwner
-		m.FirstName, m.LastName = in.FirstName, in.LastName
-		m.Phone, m.TOSVersion, m.UpdatedAt = in.Phone, in.TOSVersion, t.now
+		m.CompleteProfile(o.ID, in, t.now)
 		if err := t.saveMember(m); err != nil {
 			return err
 		}

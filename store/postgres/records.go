@@ -270,14 +270,6 @@ func (t *txn) saveDevice(d *store.Device, isNew bool) error {
 	return err
 }
 
-// Session revocation reasons.
-const (
-	RevokedLogout       = "logout"
-	RevokedStatus       = "status_change"
-	RevokedDeviceReset  = "device_reset"
-	RevokedRefreshReuse = "refresh_reused"
-)
-
 // revokeSessions revokes every live session of one owner: column is
 // license_id, user_id or device_id. It returns how many it revoked.
 func (t *txn) revokeSessions(column, ownerID, reason string) (int, error) {
@@ -291,9 +283,9 @@ func (t *txn) revokeSessions(column, ownerID, reason string) (int, error) {
 	return int(n), err
 }
 
-// webhookRow is an endpoint as stored: the domain's fields and what only
+// webhookRecord is an endpoint as stored: the domain's fields and what only
 // the dispatcher reads.
-type webhookRow struct {
+type webhookRecord struct {
 	ID           string     `json:"id"`
 	OrgID        string     `json:"org"`
 	AppID        string     `json:"app"`
@@ -309,14 +301,14 @@ type webhookRow struct {
 	UpdatedAt time.Time `json:"ua"`
 }
 
-func (r *webhookRow) domain() *store.Webhook {
+func (r *webhookRecord) domain() *store.Webhook {
 	return &store.Webhook{ID: r.ID, OrgID: r.OrgID, AppID: r.AppID, URL: r.URL, Events: r.Events, Status: r.Status,
 		Secret: r.Secret, FailingSince: r.FailingSince, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // saveWebhook writes w (insert when new) and forgets the endpoints this
 // transaction has read for the outbox.
-func (t *txn) saveWebhook(w *webhookRow, isNew bool) error {
+func (t *txn) saveWebhook(w *webhookRecord, isNew bool) error {
 	t.hooks = nil
 	if isNew {
 		_, err := t.exec(`INSERT INTO webhooks (id, org_id, app_id, status, doc) VALUES ($1, $2, $3, $4, $5)`,

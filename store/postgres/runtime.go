@@ -18,6 +18,9 @@ import (
 // database (docs/design.md §12), and only the last-seen times it has noted
 // wait in memory for FlushSeen.
 type Runtime struct {
+	// RuntimeService is the orchestration of the runtime's changes, over
+	// this runtime's transactions (orchestration.go).
+	store.RuntimeService
 	db   *DB
 	o    store.RuntimeOptions
 	seen rtSeenTracker
@@ -31,7 +34,9 @@ func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	return &Runtime{db: db, o: o, seen: rtSeenTracker{pending: map[string]rtSeenEntry{}}}
+	r := &Runtime{db: db, o: o, seen: rtSeenTracker{pending: map[string]rtSeenEntry{}}}
+	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r})
+	return r
 }
 
 // rtQuerier runs one query: a transaction, or a pooled connection for the

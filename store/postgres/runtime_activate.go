@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"slices"
 
 	"licensectl/store"
 )
@@ -206,62 +205,4 @@ func (t *txn) bind(ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp,
 		}
 		return dev, bound, nil
 	}
-}
-
-// ResetDevice implements store.Runtime. The license row is locked before
-// its resets are counted, so that resets on every server never take the
-// quota below zero (docs/design.md §12).
-func (r *Runtime) ResetDevice(ctx context.Context, c store.RuntimeClient, in store.DeviceResetInput) (int, error) {
-	in, err := in.Check()
-	if err != nil {
-		return 0, err
-	}
-	remaining := 0
-	err = r.softUpdate(ctx, func(t *txn) error {
-		ra, err := r.activeApp(t, c)
-		if err != nil {
-			return err
-		}
-		found, err := t.lockLicenseByKey(ra.Env.ID, in.LicenseKey)
-		if err != nil {
-			return err
-		}
-		l, p := found.l, found.plan
-		dev, bound, err := t.lockedDeviceByFingerprint(ra.Env.ID, in.Fingerprint, l.ID)
-		if err != nil {
-			return err
-		}
-		if dev == nil || !bound {
-			return store.NotFound("device")
-		}
-		if p == nil {
-			p = new(store.Plan)
-		}
-		if err := l.CheckResetLeft(p, t.now); err != nil {
-			return err
-		}
-		t.rtActor(store.ActorLicense, l.ID)
-		if _, err := t.unbindDevice(l.ID, dev.ID); err != nil {
-			return err
-		}
-		l.RecordReset(t.now)
-		l.UpdatedAt = t.now
-		dev.LicenseIDs = slices.DeleteFunc(slices.Clone(dev.LicenseIDs), func(id string) bool { return id == l.ID })
-		if err := t.saveLicense(ra.App.OrgID, l, false); err != nil {
-			return err
-		}
-		if err := t.saveDevice(dev, false); err != nil {
-			return err
-		}
-		// The device's sessions of this license end; its other licenses' stay.
-		n, err := t.exec(`UPDATE sessions SET revoked_at = $3, revoke_reason = $4
-			WHERE device_id = $1 AND license_id = $2 AND revoked_at IS NULL`, dev.ID, l.ID, t.now, RevokedDeviceReset)
-		if err != nil {
-			return err
-		}
-		remaining, _ = l.ResetsRemaining(p, t.now)
-		return t.audit(auditEvent{Event: store.EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: store.Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": int(n)}})
-	})
-	return remaining, err
 }

@@ -24,7 +24,7 @@ func (r *Runtime) dummy(ctx context.Context) string {
 	r.dummyOnce.Do(func() {
 		var b [24]byte
 		_, _ = rand.Read(b[:])
-		r.dummyHash, _ = r.db.hasher.Hash(ctx, hex.EncodeToString(b[:]))
+		r.dummyHash, _ = r.db.Hasher.Hash(ctx, hex.EncodeToString(b[:]))
 	})
 	return r.dummyHash
 }
@@ -37,7 +37,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 	if err != nil {
 		return nil, err
 	}
-	if r.db.hasher == nil {
+	if r.db.Hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
 	// A read first, one statement: a replay or a disabled application is
@@ -52,7 +52,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 		if h == "" {
 			h = r.dummy(ctx)
 		}
-		match, err := r.db.hasher.Verify(ctx, in.Password, h)
+		match, err := r.db.Hasher.Verify(ctx, in.Password, h)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func (r *Runtime) loginRead(ctx context.Context, c store.RuntimeClient, in store
 		return "", "", nil, err
 	}
 	defer conn.Release()
-	now := r.db.now()
+	now := r.db.Clock()
 	var appDoc, userDoc []byte
 	var envID string
 	var usedUntil *time.Time
@@ -241,7 +241,7 @@ func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken
 			return store.ErrUnknownAccessToken()
 		}
 		_, err = t.exec(`UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
-			v.s.ID, t.now, RevokedLogout)
+			v.s.ID, t.now, store.RevokedLogout)
 		return err
 	})
 }
@@ -260,7 +260,7 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 		return nil, err
 	}
 	defer conn.Release()
-	now := r.db.now()
+	now := r.db.Clock()
 	v, err := r.view(ctx, conn, c, rtByAccess, hash, now)
 	if err != nil {
 		return nil, err
@@ -337,7 +337,7 @@ func (r *Runtime) rotate(t *txn, v *rtView, token, hash string, seed rtSeed) (*s
 		// A retired token presented again: whoever holds it is not the
 		// session's current holder, so the whole session ends, once.
 		n, err := t.exec(`UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE id = $1 AND revoked_at IS NULL`,
-			s.ID, t.now, RevokedRefreshReuse)
+			s.ID, t.now, store.RevokedRefreshReuse)
 		if err != nil {
 			return nil, err
 		}

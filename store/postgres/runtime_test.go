@@ -49,7 +49,7 @@ func newRuntimeWorld(t *testing.T, servers int) *runtimeWorld {
 	u := pgtest.URL(t)
 	w := &runtimeWorld{t: t, ctx: context.Background(), clock: storetest.NewClock(time.Now())}
 	for range servers {
-		db, err := Open(w.ctx, Options{URL: u, Clock: w.clock.Now, Hasher: fakeHasher{}})
+		db, err := Open(w.ctx, Options{URL: u, Policies: store.Policies{Clock: w.clock.Now, Hasher: fakeHasher{}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestRuntimeActivationAndReset(t *testing.T) {
 		t.Fatalf("ResetDevice = %d, %v; want 0 left", left, err)
 	}
 	w.wantReason(0, "the reset device's session", a.AccessToken, store.ReasonSessionRevoked)
-	if r, err := w.dbs[0].SessionRevokeReason(w.ctx, a.SessionID); err != nil || r != RevokedDeviceReset {
+	if r, err := w.dbs[0].SessionRevokeReason(w.ctx, a.SessionID); err != nil || r != store.RevokedDeviceReset {
 		t.Fatalf("SessionRevokeReason = %q, %v", r, err)
 	}
 	_, err = reset("act-1")
@@ -360,7 +360,7 @@ func TestRuntimeLoginRefreshLogout(t *testing.T) {
 	_, err = rt.Refresh(w.ctx, w.client(), s.RefreshToken)
 	runtimeWantCode(t, "Refresh(retired after the grace)", err, store.ECodeRefreshReused)
 	w.wantReason(0, "after reuse", b.AccessToken, store.ReasonSessionRevoked)
-	if r, err := w.dbs[0].SessionRevokeReason(w.ctx, s.SessionID); err != nil || r != RevokedRefreshReuse {
+	if r, err := w.dbs[0].SessionRevokeReason(w.ctx, s.SessionID); err != nil || r != store.RevokedRefreshReuse {
 		t.Fatalf("SessionRevokeReason = %q, %v", r, err)
 	}
 

@@ -24,7 +24,7 @@ func (db *DB) Stats(ctx context.Context) (store.Stats, error) {
 			return err
 		}
 		var err error
-		out.Sessions, err = db.sessionCount.Get(db.now(), func() (int, error) { return t.count(`SELECT count(*) FROM sessions`) })
+		out.Sessions, err = db.sessionCount.Get(db.Clock(), func() (int, error) { return t.count(`SELECT count(*) FROM sessions`) })
 		return err
 	})
 	return out, err

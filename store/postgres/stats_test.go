@@ -13,7 +13,7 @@ import (
 // at most once a minute.
 func TestStats(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
-	dbs := twoServers(t, Options{Clock: clock.Now})
+	dbs := twoServers(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	a, b := dbs[0], dbs[1]
 	ctx := context.Background()
 	st, err := a.Stats(ctx)

@@ -27,7 +27,7 @@ type txn struct {
 	db  *DB
 	// hooks caches the active endpoints per scope for the outbox
 	// (activeHooks); every change to an endpoint resets it.
-	hooks map[string][]*webhookRow
+	hooks map[string][]*webhookRecord
 	// queued: an outbox event was written, and the commit notifies every
 	// server's dispatcher.
 	queued bool
@@ -85,7 +85,7 @@ func (db *DB) attempt(ctx context.Context, opts pgx.TxOptions, fn func(t *txn) e
 	if err != nil {
 		return err
 	}
-	t := &txn{tx: tx, ctx: ctx, now: db.now(), db: db, write: opts.AccessMode != pgx.ReadOnly}
+	t := &txn{tx: tx, ctx: ctx, now: db.Clock(), db: db, write: opts.AccessMode != pgx.ReadOnly}
 	if err := fn(t); err != nil {
 		tx.Rollback(ctx)
 		return err
@@ -121,10 +121,10 @@ func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 // MaxQueueWait: past it the write is refused as overloaded, nothing done
 // (docs/design.md §14).
 func (db *DB) acquireWrite(ctx context.Context) (*pgxpool.Conn, error) {
-	if db.maxWait <= 0 {
+	if db.MaxQueueWait <= 0 {
 		return db.acquire(ctx)
 	}
-	wctx, cancel := context.WithTimeout(ctx, db.maxWait)
+	wctx, cancel := context.WithTimeout(ctx, db.MaxQueueWait)
 	defer cancel()
 	conn, err := db.pool.Acquire(wctx)
 	if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {

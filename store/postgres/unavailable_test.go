@@ -48,7 +48,7 @@ func TestUnreachableIsUnavailable(t *testing.T) {
 		{"ResolveApp", func() error { _, err := rt.ResolveApp(ctx, store.RuntimeClient{AppID: app.ID}); return err }},
 		{"Validate", func() error { _, err := rt.Validate(ctx, store.RuntimeClient{AppID: app.ID}, "some-token"); return err }},
 		{"OperatorTokenHash", func() error { _, err := db.OperatorTokenHash(ctx); return err }},
-		{"RuntimeRequests", func() error { _, err := rt.RuntimeRequests(ctx, org.ID, db.now()); return err }},
+		{"RuntimeRequests", func() error { _, err := rt.RuntimeRequests(ctx, org.ID, db.Clock()); return err }},
 	}
 	p.stop()
 	for _, c := range calls {

@@ -46,26 +46,18 @@ func (d *deliveryDoc) domain(c deliveryCols) *store.Delivery {
 		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: c.NextAttemptAt, CreatedAt: d.CreatedAt, Body: c.Body}
 }
 
-// newHookSecret is the Standard Webhooks form: whsec_ and the standard
+// newWebhookSecret is the Standard Webhooks form: whsec_ and the standard
 // base64 of 24 random bytes.
-func newHookSecret() string {
+func newWebhookSecret() string {
 	var b [24]byte
 	_, _ = rand.Read(b[:])
 	return store.PrefixWebhook + base64.StdEncoding.EncodeToString(b[:])
 }
 
-// maxHookEndpoints is webhooks.max_endpoints.
-func (db *DB) maxHookEndpoints() int {
-	if db.maxHooks > 0 {
-		return db.maxHooks
-	}
-	return store.DefaultMaxEndpoints
-}
-
 // webhook loads an endpoint of ref's application, the row locked as lock
 // says ("", "FOR SHARE", "FOR UPDATE"); another application's is not_found.
-func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRow, error) {
-	w, err := mustDoc[webhookRow](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1 `+lock, uuidOrNil(id))
+func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRecord, error) {
+	w, err := mustDoc[webhookRecord](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1 `+lock, uuidOrNil(id))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +84,7 @@ const hooksLockKey = `hashtextextended('licensectl webhooks ' || $1, 0)`
 // changeWebhook loads an endpoint of ref's application that is about to
 // change, with its application: under the organization's endpoint lock,
 // the endpoint's row locked, the events it could hear settled.
-func (t *txn) changeWebhook(ref store.AppRef, id string) (*store.Application, *webhookRow, error) {
+func (t *txn) changeWebhook(ref store.AppRef, id string) (*store.Application, *webhookRecord, error) {
 	a, err := t.app(ref)
 	if err != nil {
 		return nil, nil, err
@@ -125,14 +117,14 @@ func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, e
 		if err != nil {
 			return err
 		}
-		if most := db.maxHookEndpoints(); n >= most {
+		if most := db.MaxEndpoints(); n >= most {
 			return store.Errorf(store.ECodeConflict, "the application has %d webhook endpoints, the most webhooks.max_endpoints allows: delete one or raise the setting", n)
 		}
 		if err := t.settle(a.OrgID, a.ID); err != nil {
 			return err
 		}
-		w := &webhookRow{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, URL: url, Events: events, Status: store.WebhookActive,
-			Secret: newHookSecret(), CreatedAt: t.now, UpdatedAt: t.now}
+		w := &webhookRecord{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, URL: url, Events: events, Status: store.WebhookActive,
+			Secret: newWebhookSecret(), CreatedAt: t.now, UpdatedAt: t.now}
 		if err := t.saveWebhook(w, true); err != nil {
 			return err
 		}
@@ -151,7 +143,7 @@ func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webh
 		if _, err := t.app(ref); err != nil {
 			return err
 		}
-		hooks, err := docs[webhookRow](t, `SELECT doc FROM webhooks WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
+		hooks, err := docs[webhookRecord](t, `SELECT doc FROM webhooks WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
 		for _, w := range hooks {
 			out = append(out, w.domain())
 		}
@@ -271,7 +263,7 @@ func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
 
 // disableWebhook stops deliveries to w: its pending deliveries leave the
 // queue and wait until it is enabled again.
-func (t *txn) disableWebhook(w *webhookRow) error {
+func (t *txn) disableWebhook(w *webhookRecord) error {
 	w.Status = store.WebhookDisabled
 	t.hooks = nil
 	_, err := t.exec(`UPDATE webhook_deliveries SET queued = false WHERE webhook_id = $1 AND status = 'pending' AND queued`, w.ID)
@@ -280,7 +272,7 @@ func (t *txn) disableWebhook(w *webhookRow) error {
 
 // enableWebhook resumes w: the failure clock restarts and its waiting
 // deliveries are due at once.
-func (t *txn) enableWebhook(w *webhookRow) error {
+func (t *txn) enableWebhook(w *webhookRecord) error {
 	w.Status, w.FailingSince, w.TimedOut = store.WebhookActive, nil, false
 	t.hooks = nil
 	_, err := t.exec(`UPDATE webhook_deliveries SET queued = true, next_attempt_at = $2 WHERE webhook_id = $1 AND status = 'pending'`, w.ID, t.now)

@@ -156,6 +156,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Applications", func(t *testing.T) { testApplications(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
 	t.Run("Licenses", func(t *testing.T) { testLicenses(t, open) })
+	t.Run("AfterSale", func(t *testing.T) { testAfterSale(t, open) })
 	t.Run("CursorPaging", func(t *testing.T) { testCursorPaging(t, open) })
 	t.Run("Credentials", func(t *testing.T) { testCredentials(t, open) })
 	t.Run("Members", func(t *testing.T) { testMembers(t, open) })

@@ -61,11 +61,14 @@ type Meta struct {
 
 // License is the license's standing when the file was issued.
 type License struct {
-	ID           string     `json:"id"`
-	Status       string     `json:"status"`
-	ExpiresAt    *time.Time `json:"expires_at"`
-	Entitlements []string   `json:"entitlements"`
-	Plan         Plan       `json:"plan"`
+	ID        string     `json:"id"`
+	Status    string     `json:"status"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	// MaintenanceExpiresAt ends the updates the license may take (null:
+	// unlimited); the file stays valid after it.
+	MaintenanceExpiresAt *time.Time `json:"maintenance_expires_at"`
+	Entitlements         []string   `json:"entitlements"`
+	Plan                 Plan       `json:"plan"`
 }
 
 // Plan is the license's plan.

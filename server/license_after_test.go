@@ -1,0 +1,111 @@
+package server_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"licensectl.dev/sdk/go/machinefile"
+	"licensectl/server/api"
+)
+
+// TestLicenseAfterSaleEvents: renew, PATCH expires_at, plan_id and user_id
+// over HTTP, each answer validated against the document, and their events
+// delivered to a real receiver with Standard Webhooks signatures, the
+// license in its list-item shape beside the before/after pairs.
+func TestLicenseAfterSaleEvents(t *testing.T) {
+	f := newRT(t, local)
+	rc := newReceiver(t)
+	register(t, f, rc, "license.renewed", "license.updated", "license.plan_changed", "license.transferred")
+	days := 30
+	key := f.license(t, planOpts{maxDevices: 2, durationDays: &days, plan: map[string]any{"maintenance_days": 365}})
+	id := f.ids[key]
+	f.activate(t, key, "after-fp")
+	before := f.lic(t, key)
+	if before.ExpiresAt == nil || before.MaintenanceExpiresAt == nil || !before.MaintenanceExpiresAt.Equal(before.ActivatedAt.Add(365*24*time.Hour)) {
+		t.Fatalf("after activation: expires_at %v, maintenance_expires_at %v", before.ExpiresAt, before.MaintenanceExpiresAt)
+	}
+
+	// The machine file's license carries the end of updates.
+	var mf api.LicenseMachineFileIssued
+	f.mgmt(t, "POST", "/licenses/"+id+"/machine-files", map[string]any{"fingerprint": "after-fp"}).Want(t, http.StatusOK).JSON(t, &mf)
+	p, err := machinefile.Verify(mf.Certificate, f.pinned(t, ""), key, "after-fp", f.s.Clock().Now())
+	if err != nil || p.License.MaintenanceExpiresAt == nil || !p.License.MaintenanceExpiresAt.Equal(*before.MaintenanceExpiresAt) {
+		t.Fatalf("machine file license = %+v, %v; want maintenance_expires_at %v", p, err, before.MaintenanceExpiresAt)
+	}
+
+	r := f.mgmt(t, "POST", "/licenses/"+id+"/renew", map[string]any{"days": 10}).Want(t, http.StatusOK).Map(t)
+	want := before.ExpiresAt.Add(10 * 24 * time.Hour).UTC().Format(time.RFC3339Nano)
+	if r["expires_at"] != want || r["id"] != id || r["devices"] == nil {
+		t.Fatalf("renew answered %v; want the detail expiring at %s", r, want)
+	}
+	d := rc.next(t, "license.renewed")
+	if l, _ := d.Data["license"].(map[string]any); l["expires_at"] != want || d.Data["expires_at"] != want ||
+		d.Data["previous_expires_at"] != before.ExpiresAt.UTC().Format(time.RFC3339Nano) {
+		t.Fatalf("license.renewed data = %v", d.Data)
+	}
+
+	f.mgmt(t, "POST", "/licenses/"+id+"/renew", nil).Want(t, http.StatusOK)
+	rc.next(t, "license.renewed")
+
+	var plan struct {
+		PlanID string `json:"plan_id"`
+	}
+	f.mgmt(t, "POST", "/plans", map[string]any{"name": "Solo", "max_devices": 1}).Want(t, http.StatusCreated).JSON(t, &plan)
+	r = f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"plan_id": plan.PlanID}).Want(t, http.StatusOK).Map(t)
+	if r["id"] != id || r["status"] != "active" {
+		t.Fatalf("PATCH plan_id answered %v", r)
+	}
+	d = rc.next(t, "license.plan_changed")
+	if p, _ := d.Data["plan"].(map[string]any); p["id"] != plan.PlanID || p["name"] != "Solo" || d.Data["previous_plan"] == nil {
+		t.Fatalf("license.plan_changed data = %v", d.Data)
+	}
+
+	buyer := f.register(t, "buyer@after.test")
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"user_id": buyer}).Want(t, http.StatusOK)
+	d = rc.next(t, "license.transferred")
+	if u, _ := d.Data["user"].(map[string]any); u["id"] != buyer || u["email"] != "buyer@after.test" {
+		t.Fatalf("license.transferred data = %v", d.Data)
+	}
+
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"user_id": nil}).Want(t, http.StatusOK)
+	d = rc.next(t, "license.transferred")
+	if d.Data["user"] != nil {
+		t.Fatalf("unassigned: data = %v", d.Data)
+	}
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"expires_at": nil}).Want(t, http.StatusOK)
+	d = rc.next(t, "license.updated")
+	if d.Data["expires_at"] != nil || d.Data["previous_expires_at"] == nil {
+		t.Fatalf("license.updated data = %v", d.Data)
+	}
+	if l := f.lic(t, key); l.ExpiresAt != nil || l.User != nil {
+		t.Fatalf("after PATCH: %+v", l)
+	}
+}
+
+// TestLicenseAfterSaleErrors: each refusal in the documented shape, with
+// its status, changing nothing.
+func TestLicenseAfterSaleErrors(t *testing.T) {
+	f := newRT(t, local)
+	key := f.license(t, planOpts{maxDevices: 2})
+	id := f.ids[key]
+	f.activate(t, key, "err-fp-1")
+	f.activate(t, key, "err-fp-2")
+	var solo struct {
+		PlanID string `json:"plan_id"`
+	}
+	f.mgmt(t, "POST", "/plans", map[string]any{"name": "Solo", "max_devices": 1}).Want(t, http.StatusCreated).JSON(t, &solo)
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"plan_id": solo.PlanID}).WantError(t, http.StatusConflict, "too_many_devices")
+	f.mgmt(t, "POST", "/licenses/"+id+"/renew", map[string]any{"days": 5}).WantError(t, http.StatusConflict, "invalid_transition")
+	f.mgmt(t, "POST", "/licenses/"+id+"/renew", nil).WantError(t, http.StatusBadRequest, "validation_failed")
+	f.mgmt(t, "POST", "/licenses/"+id+"/renew", map[string]any{"days": 0}).WantError(t, http.StatusBadRequest, "validation_failed")
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{}).WantError(t, http.StatusBadRequest, "validation_failed")
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"expires_at": "tomorrow"}).WantError(t, http.StatusBadRequest, "validation_failed")
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"colour": "red"}).WantError(t, http.StatusBadRequest, "validation_failed")
+	f.mgmt(t, "PATCH", "/licenses/"+id, map[string]any{"user_id": "00000000-0000-7000-8000-000000000000"}).WantError(t, http.StatusNotFound, "not_found")
+	f.mgmt(t, "POST", "/licenses/renew", map[string]any{"license_ids": []string{id}, "days": 5}).WantError(t, http.StatusConflict, "invalid_transition")
+	f.mgmt(t, "POST", "/licenses/renew", map[string]any{"license_ids": []string{}, "days": 5}).WantError(t, http.StatusBadRequest, "validation_failed")
+	if l := f.lic(t, key); l.Plan.Name == "Solo" || l.ExpiresAt != nil || l.DevicesCount != 2 {
+		t.Fatalf("refusals changed the license: %+v", l)
+	}
+}

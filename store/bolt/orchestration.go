@@ -1,0 +1,292 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"licensectl/store"
+)
+
+// storage gives store.Service the file's transactions: the orchestration
+// runs its changes through txn's primitives below, under the one writer.
+type storage struct{ db *DB }
+
+var (
+	_ store.Storage = storage{}
+	_ store.Tx      = (*txn)(nil)
+)
+
+// Update implements store.Storage.
+func (s storage) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.db.update(ctx, func(t *txn) error { return fn(t) })
+}
+
+// Context implements store.Tx.
+func (t *txn) Context() context.Context { return t.ctx }
+
+// Now implements store.Tx.
+func (t *txn) Now() time.Time { return t.now }
+
+// Scope implements store.Tx.
+func (t *txn) Scope(s store.Scope) (*store.Application, *store.Environment, error) { return t.scope(s) }
+
+// Application implements store.Tx.
+func (t *txn) Application(id string) (*store.Application, error) {
+	a := new(store.Application)
+	if err := t.mustGet(bApps, id, "application", a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// License implements store.Tx.
+func (t *txn) License(envID, id string) (*store.License, error) { return t.license(envID, id) }
+
+// LockLicense implements store.Tx: one writer holds the whole file.
+func (t *txn) LockLicense(envID, id string) (*store.License, error) { return t.license(envID, id) }
+
+// PutLicense implements store.Tx.
+func (t *txn) PutLicense(prev, next *store.License) error { return t.saveLicense(prev, next) }
+
+// DueLicenses implements store.Tx. It walks the expiry index up to now; a
+// key whose license is gone (a permanently deleted application) or no
+// longer lapses is stale and dropped on the way.
+func (t *txn) DueLicenses(limit int) ([]store.DueLicense, bool, error) {
+	upTo := timeKey(t.now)
+	c := t.tx.Bucket(bLicExpiry).Cursor()
+	var keys [][]byte
+	more := false
+	for k, _ := c.First(); k != nil && bytes.Compare(k[:8], upTo) <= 0; k, _ = c.Next() {
+		if len(keys) == limit {
+			more = true
+			break
+		}
+		keys = append(keys, clone(k))
+	}
+	var due []store.DueLicense
+	orgs := map[string]string{}
+	for _, k := range keys {
+		l := new(store.License)
+		found, err := t.get(bLicenses, ids(k[8:]), l)
+		if err != nil {
+			return nil, false, err
+		}
+		if !found || !l.Lapsed(t.now) {
+			// saveLicense keeps only lapsing licenses in the index, at
+			// their current expiry: a due key that finds none is stale.
+			if err := t.tx.Bucket(bLicExpiry).Delete(k); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		org, ok := orgs[l.AppID]
+		if !ok {
+			a, err := t.Application(l.AppID)
+			if err != nil {
+				return nil, false, err
+			}
+			org, orgs[l.AppID] = a.OrgID, a.OrgID
+		}
+		due = append(due, store.DueLicense{OrgID: org, License: l})
+	}
+	return due, more, nil
+}
+
+// IsBound implements store.Tx.
+func (t *txn) IsBound(licenseID, deviceID string) (bool, error) {
+	return t.isBound(licenseID, deviceID), nil
+}
+
+// UnbindDevice implements store.Tx.
+func (t *txn) UnbindDevice(l *store.License, deviceID string) (bool, error) {
+	return t.unbindDevice(l, deviceID)
+}
+
+// Device implements store.Tx.
+func (t *txn) Device(envID, id string) (*store.Device, error) { return t.device(envID, id) }
+
+// LockDevice implements store.Tx: one writer holds the whole file.
+func (t *txn) LockDevice(envID, id string) (*store.Device, error) { return t.device(envID, id) }
+
+// PutDevice implements store.Tx.
+func (t *txn) PutDevice(prev, next *store.Device) error { return t.saveDevice(prev, next) }
+
+// RevokeSessions implements store.Tx.
+func (t *txn) RevokeSessions(of store.SessionOwner, id, reason string) (int, error) {
+	switch of {
+	case store.OwnerLicense:
+		return t.revokeLicenseSessions(id, reason)
+	case store.OwnerDevice:
+		return t.revokeSessions(bSessionsDevice, id, reason)
+	case store.OwnerUser:
+		return t.revokeSessions(bSessionsUser, id, reason)
+	}
+	return 0, fmt.Errorf("revoke sessions: no such owner %d", of)
+}
+
+// RevokeDeviceLicenseSessions implements store.Tx.
+func (t *txn) RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (int, error) {
+	return t.revokeListed(t.all(bSessionsDevice, idb(deviceID)), reason, licenseID)
+}
+
+// EndLeases implements store.Tx.
+func (t *txn) EndLeases(of store.SessionOwner, id, why string) (int, error) {
+	switch of {
+	case store.OwnerLicense:
+		return t.endLeases(bLeasesLicense, id, why)
+	case store.OwnerDevice:
+		return t.endLeases(bLeasesDevice, id, why)
+	}
+	return 0, fmt.Errorf("end leases: no such owner %d", of)
+}
+
+// PassLock implements store.Tx: one process runs the passes.
+func (t *txn) PassLock(string) (bool, error) { return true, nil }
+
+// Audit implements store.Tx.
+func (t *txn) Audit(ev store.AuditEvent) error { return t.audit(ev) }
+
+// runtimeStorage gives store.RuntimeService the runtime's writes, through
+// group commit.
+type runtimeStorage struct{ r *Runtime }
+
+// runtimeTxn is a txn of the runtime, which resolves clients through the
+// runtime's caches.
+type runtimeTxn struct {
+	*txn
+	r *Runtime
+}
+
+var (
+	_ store.RuntimeStorage = runtimeStorage{}
+	_ store.RuntimeTx      = runtimeTxn{}
+)
+
+// Update implements store.RuntimeStorage.
+func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
+	return s.r.softBatch(ctx, func(t *txn) error { return fn(runtimeTxn{txn: t, r: s.r}) })
+}
+
+// ActiveApp implements store.RuntimeTx.
+func (t runtimeTxn) ActiveApp(c store.RuntimeClient) (*store.RuntimeApp, error) {
+	return t.r.activeApp(t.txn, c)
+}
+
+// LockLicenseByKey implements store.RuntimeTx.
+func (t runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.Plan, error) {
+	l := new(store.License)
+	if ok, err := t.get(bLicenses, t.licenseByKey(k), l); err != nil {
+		return nil, nil, err
+	} else if !ok || l.EnvID != envID {
+		return nil, nil, store.NotFound("license")
+	}
+	p := new(store.Plan)
+	ok, err := t.get(bPlans, l.PlanID, p)
+	if err != nil || !ok {
+		return l, nil, err
+	}
+	return l, p, nil
+}
+
+// LockDeviceByFingerprint implements store.RuntimeTx.
+func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
+	id := t.lookup(bDevicesFP, key(idb(envID), []byte(fp)))
+	if id == "" {
+		return nil, false, nil
+	}
+	d, err := t.device(envID, id)
+	if err != nil {
+		return nil, false, err
+	}
+	return d, t.isBound(licenseID, id), nil
+}
+
+// ActAs implements store.RuntimeTx.
+func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
+
+// LicenseKeysTaken implements store.Tx: one unique-index get a key.
+func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
+	taken := map[string]bool{}
+	for _, k := range keys {
+		if t.licenseByKey(k) != "" {
+			taken[k] = true
+		}
+	}
+	return taken, nil
+}
+
+// InsertLicenses implements store.Tx.
+func (t *txn) InsertLicenses(_ *store.Application, items []*store.LicenseItem, created store.AuditEvent) error {
+	for _, it := range items {
+		if err := t.saveLicense(nil, &it.License); err != nil {
+			return err
+		}
+		created.Target = store.Target{Type: "license", ID: it.ID}
+		if err := t.audit(created); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LockPlan implements store.Tx: one writer holds the whole file.
+func (t *txn) LockPlan(appID, id string) (*store.Plan, error) { return t.plan(appID, id) }
+
+// LockEntitlement implements store.Tx: one writer holds the whole file.
+func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
+	return t.entitlement(appID, id)
+}
+
+// EnforceLimit implements store.Tx.
+func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
+	return t.db.enforceLimit(t, orgID, res, n)
+}
+
+// LockEndUser implements store.Tx: one writer holds the whole file.
+func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
+	u := new(store.EndUser)
+	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
+		return nil, err
+	}
+	if envID != "" && u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, nil
+}
+
+// PutEndUser implements store.Tx.
+func (t *txn) PutEndUser(prev, next *store.EndUser) error { return t.saveEndUser(prev, next) }
+
+// OrgExists implements store.Tx.
+func (t *txn) OrgExists(orgID string) error {
+	return t.mustGet(bOrgs, orgID, "organization", new(store.Organization))
+}
+
+// InsertMember implements store.Tx.
+func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
+
+// LockOrgMembers implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
+	return listAll[store.Member](t, bMembersOrg, idb(orgID), bMembers)
+}
+
+// DeleteMember implements store.Tx.
+func (t *txn) DeleteMember(m *store.Member) error {
+	if err := t.del(bMembers, m.ID); err != nil {
+		return err
+	}
+	if err := t.delUnique(bMembersEmail, []byte(m.Email)); err != nil {
+		return err
+	}
+	if m.OrgID != "" {
+		if err := t.unindex(bMembersOrg, idb(m.OrgID), m.ID); err != nil {
+			return err
+		}
+	}
+	return t.del(bOnboarding, m.ID)
+}
+
+// EndDashboardSessions implements store.Tx.
+func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

@@ -1,0 +1,284 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"licensectl/store"
+)
+
+// storage gives store.Service the database's transactions: the
+// orchestration runs its changes through txn's primitives below, each
+// retried whole on a serialization failure or a deadlock.
+type storage struct{ db *DB }
+
+var (
+	_ store.Storage = storage{}
+	_ store.Tx      = (*txn)(nil)
+)
+
+// Update implements store.Storage.
+func (s storage) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.db.update(ctx, func(t *txn) error { return fn(t) })
+}
+
+// Context implements store.Tx.
+func (t *txn) Context() context.Context { return t.ctx }
+
+// Now implements store.Tx.
+func (t *txn) Now() time.Time { return t.now }
+
+// Scope implements store.Tx: in a write the application's row is locked
+// (txn.app).
+func (t *txn) Scope(s store.Scope) (*store.Application, *store.Environment, error) { return t.scope(s) }
+
+// Application implements store.Tx.
+func (t *txn) Application(id string) (*store.Application, error) {
+	return mustDoc[store.Application](t, "application", `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(id))
+}
+
+// License implements store.Tx.
+func (t *txn) License(envID, id string) (*store.License, error) { return t.license(envID, id) }
+
+// LockLicense implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockLicense(envID, id string) (*store.License, error) { return t.lockLicense(envID, id) }
+
+// PutLicense implements store.Tx.
+func (t *txn) PutLicense(_, next *store.License) error { return t.saveLicense("", next, false) }
+
+// DueLicenses implements store.Tx: the lapsed licenses' rows, locked.
+func (t *txn) DueLicenses(limit int) ([]store.DueLicense, bool, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT org_id::text, doc, devices_count FROM licenses
+		WHERE expires_at <= $1 AND status IN ('active', 'inactive') ORDER BY expires_at, id LIMIT $2 FOR UPDATE`, t.now, limit+1)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var due []store.DueLicense
+	for rows.Next() {
+		var org string
+		var raw []byte
+		var n int
+		if err := rows.Scan(&org, &raw, &n); err != nil {
+			return nil, false, err
+		}
+		l, err := decodeLicense(raw, n)
+		if err != nil {
+			return nil, false, err
+		}
+		due = append(due, store.DueLicense{OrgID: org, License: l})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	if len(due) > limit {
+		return due[:limit], true, nil
+	}
+	return due, false, nil
+}
+
+// IsBound implements store.Tx.
+func (t *txn) IsBound(licenseID, deviceID string) (bool, error) {
+	return t.licBound(licenseID, deviceID)
+}
+
+// UnbindDevice implements store.Tx: the binding's row and the license's
+// devices_count column go together.
+func (t *txn) UnbindDevice(l *store.License, deviceID string) (bool, error) {
+	ok, err := t.unbindDevice(l.ID, deviceID)
+	if ok {
+		l.DevicesCount--
+	}
+	return ok, err
+}
+
+// Device implements store.Tx.
+func (t *txn) Device(envID, id string) (*store.Device, error) { return t.device(envID, id) }
+
+// LockDevice implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockDevice(envID, id string) (*store.Device, error) { return t.lockDevice(envID, id) }
+
+// PutDevice implements store.Tx.
+func (t *txn) PutDevice(_, next *store.Device) error { return t.saveDevice(next, false) }
+
+// RevokeSessions implements store.Tx.
+func (t *txn) RevokeSessions(of store.SessionOwner, id, reason string) (int, error) {
+	column, err := ownerColumn(of)
+	if err != nil {
+		return 0, err
+	}
+	return t.revokeSessions(column, id, reason)
+}
+
+// ownerColumn is the column of the sessions (and leases) naming an owner.
+func ownerColumn(of store.SessionOwner) (string, error) {
+	switch of {
+	case store.OwnerLicense:
+		return "license_id", nil
+	case store.OwnerDevice:
+		return "device_id", nil
+	case store.OwnerUser:
+		return "user_id", nil
+	}
+	return "", fmt.Errorf("no such owner of sessions: %d", of)
+}
+
+// RevokeDeviceLicenseSessions implements store.Tx.
+func (t *txn) RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (int, error) {
+	n, err := t.exec(`UPDATE sessions SET revoked_at = $3, revoke_reason = $4
+		WHERE device_id = $1 AND license_id = $2 AND revoked_at IS NULL`, deviceID, licenseID, t.now, reason)
+	return int(n), err
+}
+
+// EndLeases implements store.Tx.
+func (t *txn) EndLeases(of store.SessionOwner, id, why string) (int, error) {
+	if of == store.OwnerUser {
+		return 0, fmt.Errorf("end leases: seats are held by licenses and devices, not users")
+	}
+	column, err := ownerColumn(of)
+	if err != nil {
+		return 0, err
+	}
+	return t.endLeases(column, id, why)
+}
+
+// PassLock implements store.Tx: a transaction-scoped advisory lock.
+func (t *txn) PassLock(pass string) (bool, error) { return t.passLock(pass) }
+
+// Audit implements store.Tx.
+func (t *txn) Audit(ev store.AuditEvent) error { return t.audit(ev) }
+
+// runtimeStorage gives store.RuntimeService the runtime's writes.
+type runtimeStorage struct{ r *Runtime }
+
+// runtimeTxn is a txn of the runtime, which resolves clients as the
+// runtime does.
+type runtimeTxn struct {
+	*txn
+	r *Runtime
+}
+
+var (
+	_ store.RuntimeStorage = runtimeStorage{}
+	_ store.RuntimeTx      = runtimeTxn{}
+)
+
+// Update implements store.RuntimeStorage.
+func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
+	return s.r.softUpdate(ctx, func(t *txn) error { return fn(runtimeTxn{txn: t, r: s.r}) })
+}
+
+// ActiveApp implements store.RuntimeTx.
+func (t runtimeTxn) ActiveApp(c store.RuntimeClient) (*store.RuntimeApp, error) {
+	return t.r.activeApp(t.txn, c)
+}
+
+// LockLicenseByKey implements store.RuntimeTx: the license's row, locked,
+// and its plan in one statement.
+func (t runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.Plan, error) {
+	found, err := t.lockLicenseByKey(envID, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	return found.l, found.plan, nil
+}
+
+// LockDeviceByFingerprint implements store.RuntimeTx: the device's row,
+// locked, and its binding in one statement.
+func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
+	return t.lockedDeviceByFingerprint(envID, fp, licenseID)
+}
+
+// ActAs implements store.RuntimeTx.
+func (t runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
+
+// LicenseKeysTaken implements store.Tx: one query for the whole draw.
+func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT key FROM licenses WHERE key = ANY($1)`, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	taken := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		taken[k] = true
+	}
+	return taken, rows.Err()
+}
+
+// InsertLicenses implements store.Tx: the licenses, their entries and their
+// outbox events a statement per table, not per license (a thousand round
+// trips each cost more than the rows); the events' snapshots come from the
+// licenses just written rather than from reading them back.
+func (t *txn) InsertLicenses(a *store.Application, items []*store.LicenseItem, created store.AuditEvent) error {
+	if err := t.insertLicenses(a.OrgID, items); err != nil {
+		return err
+	}
+	fresh := freshLicenses{snapshots: snapshots{t}, app: a, items: make(map[string]*store.LicenseItem, len(items))}
+	targets := make([]store.Target, 0, len(items))
+	for _, it := range items {
+		fresh.items[it.ID] = it
+		targets = append(targets, store.Target{Type: "license", ID: it.ID})
+	}
+	return t.auditEach(created, targets, fresh)
+}
+
+// LockPlan implements store.Tx: SELECT … FOR SHARE, so that a deletion of
+// the plan on another server waits for this change (and then finds what it
+// wrote) or has committed first.
+func (t *txn) LockPlan(appID, id string) (*store.Plan, error) { return t.planShared(appID, id) }
+
+// LockEntitlement implements store.Tx: SELECT … FOR SHARE, as LockPlan.
+func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
+	e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1 FOR SHARE`, uuidOrNil(id))
+	if err == nil && e.AppID != appID {
+		return nil, store.NotFound("entitlement")
+	}
+	return e, err
+}
+
+// EnforceLimit implements store.Tx: under the organization's row lock.
+func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
+	return t.enforceLimit(orgID, res, n)
+}
+
+// LockEndUser implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
+	u, err := t.lockEndUser(id)
+	if err == nil && envID != "" && u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, err
+}
+
+// PutEndUser implements store.Tx.
+func (t *txn) PutEndUser(_, next *store.EndUser) error { return t.saveEndUser(next, false) }
+
+// OrgExists implements store.Tx.
+func (t *txn) OrgExists(orgID string) error { return t.orgExists(orgID) }
+
+// InsertMember implements store.Tx: the unique index on the address
+// decides between two servers adding one address at once.
+func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
+
+// LockOrgMembers implements store.Tx: SELECT … ORDER BY id FOR UPDATE.
+func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
+	return docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id FOR UPDATE`, uuidOrNil(orgID))
+}
+
+// DeleteMember implements store.Tx.
+func (t *txn) DeleteMember(m *store.Member) error {
+	if _, err := t.exec(`DELETE FROM members WHERE id = $1`, m.ID); err != nil {
+		return err
+	}
+	_, err := t.exec(`DELETE FROM onboarding WHERE member_id = $1`, m.ID)
+	return err
+}
+
+// EndDashboardSessions implements store.Tx.
+func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

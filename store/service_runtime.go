@@ -1,0 +1,94 @@
+package store
+
+import "context"
+
+// RuntimeStorage is what a storage gives the runtime's orchestration: the
+// transactions of the runtime API's writes. A *Error returned by fn is the
+// request's answer but does not undo what fn wrote before it (a consumed
+// nonce, the audit entry of a refusal): the transaction commits and the
+// error is handed back. Any other error rolls back. fn may run more than
+// once (group commit, a retried deadlock) and keeps no state across runs.
+type RuntimeStorage interface {
+	Update(ctx context.Context, fn func(RuntimeTx) error) error
+}
+
+// RuntimeTx is Tx with the runtime's reads: those of a client's
+// application, and those by license key and fingerprint that a storage
+// answers in one read.
+type RuntimeTx interface {
+	Tx
+	// ActiveApp resolves the client's application and environment.
+	// Returns invalid_application, application_disabled.
+	ActiveApp(c RuntimeClient) (*RuntimeApp, error)
+	// LockLicenseByKey loads, held, the license of environment envID with
+	// this key, and its plan (nil when the plan is gone). Returns not_found.
+	LockLicenseByKey(envID, key string) (*License, *Plan, error)
+	// LockDeviceByFingerprint loads, held, the device of environment envID
+	// with this fingerprint (nil when there is none) and reports whether it
+	// is bound to the license.
+	LockDeviceByFingerprint(envID, fingerprint, licenseID string) (*Device, bool, error)
+	// ActAs makes the audit entries of the rest of the transaction name
+	// this actor, keeping the request's address and user agent.
+	ActAs(actorType, id string)
+}
+
+// RuntimeService is the orchestration of the runtime API's changes, over a
+// RuntimeStorage; each storage's runtime embeds one. The hot paths a
+// storage does faster on its own (validation and checks from a decode
+// cache or in one statement, activation) stay the storage's.
+type RuntimeService struct {
+	storage RuntimeStorage
+}
+
+// NewRuntimeService returns the runtime orchestration over storage.
+func NewRuntimeService(storage RuntimeStorage) RuntimeService {
+	return RuntimeService{storage: storage}
+}
+
+// ResetDevice unbinds the fingerprint's device from the license, revokes
+// its sessions of that license and consumes one of the license's resets
+// (License.CheckResetLeft, License.RecordReset); it returns the resets
+// left. The license is held first, so that resets on every server never
+// take the quota below zero (docs/design.md §12). Returns
+// validation_failed, not_found, reset_limit_reached.
+func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in DeviceResetInput) (int, error) {
+	in, err := in.Check()
+	if err != nil {
+		return 0, err
+	}
+	remaining := 0
+	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
+		ra, err := t.ActiveApp(c)
+		if err != nil {
+			return err
+		}
+		prevL, p, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)
+		if err != nil {
+			return err
+		}
+		prevD, bound, err := t.LockDeviceByFingerprint(ra.Env.ID, in.Fingerprint, prevL.ID)
+		if err != nil {
+			return err
+		}
+		if prevD == nil || !bound {
+			return NotFound("device")
+		}
+		if p == nil {
+			p = new(Plan)
+		}
+		if err := prevL.CheckResetLeft(p, t.Now()); err != nil {
+			return err
+		}
+		t.ActAs(ActorLicense, prevL.ID)
+		l, d := *prevL, *prevD
+		l.RecordReset(t.Now())
+		n, err := unbind(t, prevL, &l, prevD, &d)
+		if err != nil {
+			return err
+		}
+		remaining, _ = l.ResetsRemaining(p, t.Now())
+		return t.Audit(AuditEvent{Event: EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
+			Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": d.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
+	})
+	return remaining, err
+}

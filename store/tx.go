@@ -1,0 +1,170 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Storage is what a storage package (store/bolt, store/postgres) gives the
+// orchestration of Service: transactions over its records. Everything a
+// change decides is decided by Service; a Storage only reads and writes.
+type Storage interface {
+	// Update runs fn in one read-write transaction: what fn writes, its
+	// audit entries and its outbox events commit together or not at all.
+	// fn may run more than once (a retried serialization failure), so it
+	// keeps no state across runs but what it assigns afresh.
+	Update(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is one transaction of a Storage, narrowed to the primitives the
+// orchestration needs: gets, index lookups, puts, Lock… for the rows an
+// invariant depends on, session revocation, audit (with its outbox
+// events). A Tx applies no rule of the domain: it stores what it is given.
+//
+// Reads return not_found when the record is absent or belongs to another
+// environment than the one named (envID "" matches any). The Lock… reads
+// return the same as their plain reads and also hold the row until the
+// transaction ends where several writers can race (a row lock on
+// PostgreSQL; bbolt has one writer, so there they are plain reads).
+type Tx interface {
+	// Context is the request's context; the actor of audit entries rides in it.
+	Context() context.Context
+	// Now is the transaction's one clock reading: every timestamp a change
+	// writes is the same.
+	Now() time.Time
+
+	// Scope loads the application of s, with the environment s names. In a
+	// write it also holds the application against a permanent deletion
+	// racing it.
+	Scope(s Scope) (*Application, *Environment, error)
+	// Application loads an application by id, of any organization.
+	Application(id string) (*Application, error)
+
+	// License loads a license of environment envID.
+	License(envID, id string) (*License, error)
+	// LockLicense is License holding the row: what every change of a
+	// license's status, devices or reset quota reads first, so that the
+	// device limit and the reset quota hold across servers.
+	LockLicense(envID, id string) (*License, error)
+	// PutLicense writes next over prev, the license as this transaction
+	// read it, with every index and count that follows from it (status,
+	// plan, user, expiry, the organization's counted licenses).
+	// DevicesCount is kept by BindDevice and UnbindDevice, not here.
+	PutLicense(prev, next *License) error
+	// LicenseKeysTaken reports which of keys a license already has.
+	LicenseKeysTaken(keys []string) (map[string]bool, error)
+	// InsertLicenses writes new licenses of application a with their
+	// indexes and counts, and for each the audit entry of created with
+	// the license as its target, with its outbox events. A storage may
+	// write them a statement per table rather than per license.
+	InsertLicenses(a *Application, items []*LicenseItem, created AuditEvent) error
+	// DueLicenses returns up to limit licenses, held, whose expiry has
+	// passed while their stored status still lets them lapse
+	// (License.Lapsed), oldest expiry first, with their organizations;
+	// more reports that others may follow.
+	DueLicenses(limit int) (due []DueLicense, more bool, err error)
+
+	// LockPlan loads a plan of application appID, held against its
+	// deletion until the transaction ends (a share lock suffices: the
+	// change records the plan's id, it does not change the plan).
+	LockPlan(appID, id string) (*Plan, error)
+	// LockEntitlement loads an entitlement of application appID, held
+	// against its deletion as LockPlan holds a plan.
+	LockEntitlement(appID, id string) (*Entitlement, error)
+	// EnforceLimit refuses, with plan_limit_reached, n more of res in the
+	// organization beyond its billing tier's limit; the organization is
+	// held while it counts, so that two servers cannot both take the
+	// last room.
+	EnforceLimit(orgID string, res Resource, n int) error
+
+	// IsBound reports whether the device is bound to the license.
+	IsBound(licenseID, deviceID string) (bool, error)
+	// UnbindDevice removes the binding of the device to l, lowering
+	// l.DevicesCount, and reports whether there was one. The caller
+	// writes l with PutLicense.
+	UnbindDevice(l *License, deviceID string) (bool, error)
+
+	// Device loads a device of environment envID.
+	Device(envID, id string) (*Device, error)
+	// LockDevice is Device holding the row.
+	LockDevice(envID, id string) (*Device, error)
+	// PutDevice writes next over prev, the device as this transaction read
+	// it, with its indexes.
+	PutDevice(prev, next *Device) error
+
+	// LockEndUser loads, held, an end-user of environment envID.
+	LockEndUser(envID, id string) (*EndUser, error)
+	// PutEndUser writes next over prev, the end-user as this transaction
+	// read it, with its indexes.
+	PutEndUser(prev, next *EndUser) error
+
+	// OrgExists refuses an unknown organization with not_found.
+	OrgExists(orgID string) error
+	// InsertMember writes a new member, created and updated now; its
+	// address is unique across all organizations (else email_taken).
+	InsertMember(m *Member) error
+
+	// LockOrgMembers loads, held, every member of an organization, in id
+	// order (so that two changes never lock them crosswise).
+	LockOrgMembers(orgID string) ([]*Member, error)
+	// DeleteMember removes a member with its indexes and its onboarding
+	// state.
+	DeleteMember(m *Member) error
+	// EndDashboardSessions ends every dashboard session of a member and
+	// returns how many it ended.
+	EndDashboardSessions(memberID string) (int, error)
+
+	// RevokeSessions revokes every live session of one owner for reason
+	// and returns how many it revoked.
+	RevokeSessions(of SessionOwner, id, reason string) (int, error)
+	// RevokeDeviceLicenseSessions revokes the live sessions of one device
+	// opened on one license; the device's other sessions stay.
+	RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (int, error)
+	// EndLeases releases every live floating seat of one owner (a license
+	// or a device), each with its lease.released event naming why.
+	EndLeases(of SessionOwner, id, why string) (int, error)
+
+	// PassLock takes the lock of a background pass for this transaction
+	// and reports whether it got it; a pass that does not skips its round
+	// (another server runs it). A store with one process always gets it.
+	PassLock(pass string) (bool, error)
+
+	// Audit writes the change's audit entry, naming the actor of the
+	// context, and the outbox events of the endpoints subscribed to it.
+	Audit(ev AuditEvent) error
+}
+
+// SessionOwner names whose sessions (or seats) a revocation ends.
+type SessionOwner int
+
+// The owners of sessions.
+const (
+	OwnerLicense SessionOwner = iota + 1
+	OwnerDevice
+	OwnerUser
+)
+
+// Session revocation reasons, as a revoked session records them.
+const (
+	RevokedLogout       = "logout"
+	RevokedStatus       = "status_change"
+	RevokedDeviceReset  = "device_reset"
+	RevokedRefreshReuse = "refresh_reused"
+)
+
+// AuditEvent is what a change records about itself.
+type AuditEvent struct {
+	Event    string
+	OrgID    string
+	AppID    string
+	EnvIDs   []string // environments whose log lists the entry; none for organization-level events
+	Target   Target
+	Metadata map[string]any
+}
+
+// DueLicense is a license the expiry pass found lapsed, with the
+// organization of its application (its audit entry names it).
+type DueLicense struct {
+	OrgID   string
+	License *License
+}
