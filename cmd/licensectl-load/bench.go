@@ -328,7 +328,7 @@ func (b *bench) parallel(n int, fn func(c *conn, w *worker, i int) error) error 
 // which rotates the access tokens they use.
 func (b *bench) runAll(names []string) error {
 	needSessions := slices.ContainsFunc(names, func(n string) bool {
-		return n == "validate" || n == "entitlements/check" || n == "refresh" || n == "overload"
+		return n == "validate" || n == "entitlements/check" || n == "refresh" || strings.HasPrefix(n, "overload")
 	})
 	if err := b.prepare(needSessions, slices.Contains(names, "login")); err != nil {
 		return err
@@ -339,6 +339,16 @@ func (b *bench) runAll(names []string) error {
 	for _, name := range names {
 		if name == "overload" {
 			if err := b.overload(eps["activate"], eps["validate"], b.over); err != nil {
+				return err
+			}
+			continue
+		}
+		if name == "overload-one" {
+			// New devices on one license with room for all, and one
+			// validation every 50 ms on a connection of its own.
+			o := b.over
+			o.validators, o.pace = 1, 50*time.Millisecond
+			if err := b.overload(eps["activate-one"], eps["validate"], o); err != nil {
 				return err
 			}
 			continue

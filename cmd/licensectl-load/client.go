@@ -18,6 +18,8 @@ type conn struct {
 	br   *bufio.Reader
 	bw   *bufio.Writer
 	body bytes.Buffer
+	// retryAfter is the last response's Retry-After, "" when it had none.
+	retryAfter string
 }
 
 func dial(addr string) (*conn, error) {
@@ -94,6 +96,7 @@ func (c *conn) readResponse() (int, []byte, error) {
 		return 0, nil, fmt.Errorf("bad status line %q", line)
 	}
 	length, chunked := -1, false
+	c.retryAfter = ""
 	for {
 		h, err := c.br.ReadSlice('\n')
 		if err != nil {
@@ -113,6 +116,8 @@ func (c *conn) readResponse() (int, []byte, error) {
 			if length, err = strconv.Atoi(string(value)); err != nil {
 				return 0, nil, fmt.Errorf("bad Content-Length %q", value)
 			}
+		case bytes.EqualFold(name, []byte("Retry-After")):
+			c.retryAfter = string(value)
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 			chunked = bytes.EqualFold(value, []byte("chunked"))
 		}
