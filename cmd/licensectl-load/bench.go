@@ -247,7 +247,13 @@ func (b *bench) prepare(needSessions, needUsers bool) error {
 		b.sessions = make([]benchSession, len(b.sf.Licenses))
 		if err := b.parallel(len(b.sf.Licenses), func(c *conn, w *worker, i int) error {
 			body := `{"license_key":"` + b.sf.Licenses[i] + `","device_fingerprint":"seed-` + strconv.Itoa(i) + `",` + replayFields(w, b.runID+"s") + `}`
-			status, res, err := c.do(&request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)})
+			headers := []string{key}
+			if b.over.addrs > 0 {
+				// Rate limits are on: each session opens from an address
+				// of its own, outside the flood's 10.0.0.0/8.
+				headers = append(headers, "X-Forwarded-For: 172.16."+strconv.Itoa(i>>8&255)+"."+strconv.Itoa(i&255))
+			}
+			status, res, err := c.do(&request{method: "POST", path: "/v1/runtime/licenses/activate", headers: headers, body: []byte(body)})
 			if err != nil {
 				return err
 			}
