@@ -98,9 +98,8 @@ func (a *writeAdmission) admit(ctx context.Context) (context.Context, func(), er
 		w.gone = true
 		a.mu.Unlock()
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
+	// A request gone while it waited is shed too: it changed nothing, and
+	// nobody reads the answer, so it is no failure to log.
 	return nil, nil, store.ErrOverloaded()
 }
 
