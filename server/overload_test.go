@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"licensectl/server"
 	"licensectl/server/servertest"
 )
 
@@ -65,4 +66,66 @@ func TestOverloadSheds(t *testing.T) {
 	if got := m[`licensectl_requests_shed_total{route="/v1/runtime/licenses/activate"}`]; got != n {
 		t.Fatalf("shed counter = %v, want %d", got, n)
 	}
+}
+
+// TestOverloadAdmissionShedsWritesServesReads: with no write admitted at
+// once (the write admission full), every runtime write is shed after
+// max_queue_wait — 503 overloaded with Retry-After: 1, nothing changed,
+// counted — while validations and entitlement checks, which do not pass the
+// admission, are answered all along (docs/design.md §14).
+func TestOverloadAdmissionShedsWritesServesReads(t *testing.T) {
+	f := newRT(t)
+	key := f.license(t, planOpts{maxDevices: 100})
+	s := f.activate(t, key, "pc-before")
+	cfg := f.s.Config
+	if err := f.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Server.MaxQueueWait = 200 * time.Millisecond
+	f.s = servertest.Start(t, cfg, server.WithWriteSlots(0))
+	writes := []struct {
+		name, path string
+		body       map[string]any
+	}{
+		{"Activate", "/licenses/activate", f.activateBody(key, "pc-shed")},
+		{"Refresh", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}},
+		{"Register", "/auth/register", map[string]any{"email": "shed@example.com", "password": servertest.Password}},
+	}
+	var wg sync.WaitGroup
+	answers := make([]*servertest.Resp, len(writes))
+	for i, w := range writes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = f.do(t, "POST", w.path, w.body)
+		}()
+	}
+	// Reads while the writes wait to be shed.
+	for range 5 {
+		f.wantValid(t, s.AccessToken)
+		f.do(t, "GET", "/entitlements/check?key=pro", nil, "Authorization", "Bearer "+s.AccessToken).Want(t, http.StatusOK)
+	}
+	wg.Wait()
+	for i, r := range answers {
+		r.WantError(t, http.StatusServiceUnavailable, "overloaded")
+		if got := r.Header.Get("Retry-After"); got != "1" {
+			t.Fatalf("%s: Retry-After %q, want 1", writes[i].name, got)
+		}
+	}
+	if d := f.lic(t, key); len(d.Devices) != 1 || d.Devices[0].Fingerprint != "pc-before" {
+		t.Fatalf("after shed writes the license has %+v", d.Devices)
+	}
+	// The refresh token was not rotated: it still refreshes once admitted.
+	m := scrape(t, f.s, f.s.URL+"/metrics")
+	for _, route := range []string{"/v1/runtime/licenses/activate", "/v1/runtime/sessions/refresh", "/v1/runtime/auth/register"} {
+		if got := m[`licensectl_requests_shed_total{route="`+route+`"}`]; got != 1 {
+			t.Fatalf("shed counter of %s = %v, want 1", route, got)
+		}
+	}
+	if err := f.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.s = servertest.Start(t, cfg)
+	f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).Want(t, http.StatusOK)
+	f.do(t, "POST", "/auth/register", map[string]any{"email": "shed@example.com", "password": servertest.Password}).Want(t, http.StatusCreated)
 }

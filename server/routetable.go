@@ -25,6 +25,9 @@ type route struct {
 	rt        func(*Server) runtimeFunc
 	endpoint  string // runtime: the endpoint's name in limits and metrics
 	authLimit bool   // runtime: the stricter limit of authentication calls applies
+	// reads: a runtime POST that changes nothing (init, validate), so it
+	// does not pass the write admission (docs/design.md §14).
+	reads bool
 	// optionalUser: runtime, an end-user's access token may come as a bearer
 	// too (an activation with one assigns the license to that user).
 	optionalUser bool
@@ -106,7 +109,7 @@ func (s *Server) handlerOf(rt route) http.Handler {
 	case operator:
 		h = s.admin(rt.fn(s))
 	case runtimeApp, runtimeUser, runtimeOpen:
-		h = s.runtime(rt.endpoint, rt.authLimit, rt.rt(s))
+		h = s.runtime(rt.endpoint, rt.authLimit, rt.method != http.MethodGet && !rt.reads, rt.rt(s))
 	case pageCall:
 		h = s.pageCall(rt.page(s))
 	case served:
@@ -141,6 +144,9 @@ func rtOp(a access, method, path, endpoint, summary string, fn func(*Server, htt
 			return func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error { return fn(s, w, r, c) }
 		}}
 }
+
+// readOnly marks a runtime POST that changes nothing.
+func (rt route) readOnly() route { rt.reads = true; return rt }
 
 // formOf names a page form's fields, which it requires.
 func (rt route) formOf(fields ...string) route { rt.form = fields; return rt }
@@ -249,7 +255,7 @@ func routeTable() []route {
 	)
 	return []route{
 		// The runtime API (docs/runtime.md).
-		rtOp(runtimeApp, post, "/v1/runtime/applications/init", "init", "Identify the application and environment", (*Server).rtInit).
+		rtOp(runtimeApp, post, "/v1/runtime/applications/init", "init", "Identify the application and environment", (*Server).rtInit).readOnly().
 			out(ok200, api.RuntimeApplication{}),
 		rtOp(runtimeApp, post, "/v1/runtime/auth/register", "register", "Register an end-user", (*Server).rtRegister).authCall().
 			in(api.RuntimeRegisterRequest{}, "email", "password").out(created, api.Registered{}).err(conflict),
@@ -259,7 +265,7 @@ func routeTable() []route {
 			in(api.AccessToken{}, "access_token").out(ok200, done),
 		rtOp(runtimeApp, post, "/v1/runtime/licenses/activate", "activate", "Activate a license key on a device (timestamp and nonce)", (*Server).rtActivate).authCall().withOptionalUser().
 			in(api.ActivateRequest{}, "license_key", "device_fingerprint", "timestamp", "nonce").out(ok200, api.Activated{}).err(notFound, conflict),
-		rtOp(runtimeApp, post, "/v1/runtime/sessions/validate", "validate", "Check an access token: valid with its entitlements, or why not", (*Server).rtValidate).
+		rtOp(runtimeApp, post, "/v1/runtime/sessions/validate", "validate", "Check an access token: valid with its entitlements, or why not", (*Server).rtValidate).readOnly().
 			in(api.AccessToken{}, "access_token").out(ok200, oneOf{api.Valid{}, api.Invalid{}}),
 		rtOp(runtimeApp, post, "/v1/runtime/sessions/refresh", "refresh", "Rotate the token pair", (*Server).rtRefresh).
 			in(api.RefreshRequest{}, "refresh_token").out(ok200, api.RuntimeSession{}).err(conflict),

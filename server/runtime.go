@@ -24,6 +24,8 @@ type runtimeAPI struct {
 	// and e-mail) and client address; nil when off.
 	logins *loginThrottle
 	usage  *usageCounter
+	// writes admits the runtime's writes (docs/design.md §14).
+	writes *writeAdmission
 }
 
 // newRuntime builds the runtime API's state: the store's runtime with the
@@ -42,6 +44,7 @@ func (s *Server) newRuntime() *runtimeAPI {
 	}
 	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.db, "runtime", s.acct.challenger, s.logger)
 	rt.usage = newUsageCounter(rt.store, s.db, s.now)
+	rt.writes = newWriteAdmission(s.cfg.Server.MaxQueueWait, s.writeSlots)
 	return rt
 }
 
@@ -89,9 +92,10 @@ func (s *Server) sweepAll(ctx context.Context, what string, batch int, sweep fun
 type runtimeFunc func(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error
 
 // runtime wraps the runtime handler of endpoint: rate limits per client IP
-// (stricter for authentication calls), the audit actor, the monthly request
-// count and the call's outcome in the metrics.
-func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handler {
+// (stricter for authentication calls), the write admission for an endpoint
+// that writes, the audit actor, the monthly request count and the call's
+// outcome in the metrics.
+func (s *Server) runtime(endpoint string, auth, writes bool, fn runtimeFunc) http.Handler {
 	return s.signAnswers(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		ip := clientIP(r)
 		if s.rt.ipLimit != nil {
@@ -106,7 +110,17 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 			}
 		}
 		c := runtimeClient(r)
-		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: ip, UserAgent: r.UserAgent()})
+		ctx := r.Context()
+		if writes {
+			actx, release, err := s.rt.writes.admit(ctx)
+			if err != nil {
+				s.metrics.runtime.WithLabelValues(endpoint, store.ErrorCode(err)).Inc()
+				return err
+			}
+			defer release()
+			ctx = actx
+		}
+		ctx = store.WithActor(ctx, store.Actor{Type: store.ActorSystem, IP: ip, UserAgent: r.UserAgent()})
 		outcome := "ok"
 		ctx = context.WithValue(ctx, outcomeKey{}, &outcome)
 		// Counting (and the quota check) happens before the call so that

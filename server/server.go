@@ -35,6 +35,7 @@ type Server struct {
 	logger        *slog.Logger
 	now           store.Clock
 	signers       answerSigners    // one per environment key (signing.go)
+	writeSlots    int              // runtime writes in flight at once (admission.go)
 	acct          *accountServices // built by initServices (account.go)
 	operatorToken string
 	router        *mux.Router
@@ -66,6 +67,11 @@ type Option func(*Server)
 // WithClock replaces the wall clock, so tests can move time.
 func WithClock(c store.Clock) Option { return func(s *Server) { s.now = c } }
 
+// WithWriteSlots sets how many runtime writes may be in flight at once
+// (docs/design.md §14); the default is 32 per CPU. Tests set it small to
+// fill it at will.
+func WithWriteSlots(n int) Option { return func(s *Server) { s.writeSlots = n } }
+
 // WithVersion names the release in the user-agent of webhook deliveries.
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 
@@ -76,7 +82,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l }
 // (and so does New when it fails).
 // It does not listen yet.
 func New(cfg config.Config, db store.Backend, opts ...Option) (*Server, error) {
-	s := &Server{cfg: cfg, db: db, now: store.SystemClock, logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	s := &Server{cfg: cfg, db: db, now: store.SystemClock, logger: slog.New(slog.NewTextHandler(os.Stderr, nil)), writeSlots: defaultWriteSlots()}
 	for _, o := range opts {
 		o(s)
 	}

@@ -258,7 +258,13 @@ func (b *bench) prepare(needSessions, needUsers bool) error {
 		b.sessions = make([]benchSession, len(b.sf.Licenses))
 		if err := b.parallel(len(b.sf.Licenses), func(c *conn, w *worker, i int) error {
 			body := `{"license_key":"` + b.sf.Licenses[i] + `","device_fingerprint":"seed-` + strconv.Itoa(i) + `",` + replayFields(w, b.runID+"s") + `}`
-			status, res, err := c.do(&request{method: "POST", path: "/v1/runtime/licenses/activate", headers: []string{key}, body: []byte(body)})
+			headers := []string{key}
+			if b.over.addrs > 0 {
+				// Rate limits are on: each session opens from an address
+				// of its own, outside the flood's 10.0.0.0/8.
+				headers = append(headers, "X-Forwarded-For: 172.16."+strconv.Itoa(i>>8&255)+"."+strconv.Itoa(i&255))
+			}
+			status, res, err := c.do(&request{method: "POST", path: "/v1/runtime/licenses/activate", headers: headers, body: []byte(body)})
 			if err != nil {
 				return err
 			}
@@ -339,7 +345,7 @@ func (b *bench) parallel(n int, fn func(c *conn, w *worker, i int) error) error 
 // which rotates the access tokens they use.
 func (b *bench) runAll(names []string) error {
 	needSessions := slices.ContainsFunc(names, func(n string) bool {
-		return n == "validate" || n == "validate-signed" || n == "entitlements/check" || n == "refresh" || n == "overload"
+		return n == "validate" || n == "validate-signed" || n == "entitlements/check" || n == "refresh" || strings.HasPrefix(n, "overload")
 	})
 	if err := b.prepare(needSessions, slices.Contains(names, "login")); err != nil {
 		return err
@@ -350,6 +356,16 @@ func (b *bench) runAll(names []string) error {
 	for _, name := range names {
 		if name == "overload" {
 			if err := b.overload(eps["activate"], eps["validate"], b.over); err != nil {
+				return err
+			}
+			continue
+		}
+		if name == "overload-one" {
+			// New devices on one license with room for all, and one
+			// validation every 50 ms on a connection of its own.
+			o := b.over
+			o.validators, o.pace = 1, 50*time.Millisecond
+			if err := b.overload(eps["activate-one"], eps["validate"], o); err != nil {
 				return err
 			}
 			continue

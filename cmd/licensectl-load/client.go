@@ -21,6 +21,8 @@ type conn struct {
 	// signed: the last answer carried a Signature header (an answer to
 	// Accept-Signature, docs/design.md §15).
 	signed bool
+	// retryAfter is the last response's Retry-After, "" when it had none.
+	retryAfter string
 }
 
 func dial(addr string) (*conn, error) {
@@ -98,6 +100,7 @@ func (c *conn) readResponse() (int, []byte, error) {
 	}
 	length, chunked := -1, false
 	c.signed = false
+	c.retryAfter = ""
 	for {
 		h, err := c.br.ReadSlice('\n')
 		if err != nil {
@@ -117,6 +120,8 @@ func (c *conn) readResponse() (int, []byte, error) {
 			if length, err = strconv.Atoi(string(value)); err != nil {
 				return 0, nil, fmt.Errorf("bad Content-Length %q", value)
 			}
+		case bytes.EqualFold(name, []byte("Retry-After")):
+			c.retryAfter = string(value)
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 			chunked = bytes.EqualFold(value, []byte("chunked"))
 		case bytes.EqualFold(name, []byte("Signature")):

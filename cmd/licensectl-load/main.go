@@ -4,6 +4,7 @@
 //	licensectl-load seed -data-dir DIR -licenses 10000 -out seed.json   (server stopped)
 //	licensectl-load run -url http://127.0.0.1:8080 -seed seed.json -conns 64 -duration 10s
 //	licensectl-load run ... -endpoints overload -overload-conns 1000 -server-pid PID
+//	licensectl-load run ... -endpoints overload-one -overload-conns 1024 -server-pid PID
 //
 // The run mode first opens one session per seeded license through the API,
 // registers one end-user per connection, then measures each endpoint in turn
@@ -159,6 +160,7 @@ func runCmd(args []string) error {
 	fs.IntVar(&over.activators, "overload-conns", 1000, "overload: connections activating at once")
 	fs.IntVar(&over.validators, "overload-validators", 8, "overload: connections validating meanwhile")
 	fs.IntVar(&over.serverPID, "server-pid", 0, "overload: the server's process id, for its peak RSS")
+	fs.IntVar(&over.addrs, "overload-addrs", 0, "overload: send each request from one of this many X-Forwarded-For addresses (the server must trust loopback)")
 	fs.DurationVar(&over.queueWait, "max-queue-wait", 2*time.Second, "overload: the server's server.max_queue_wait, for the report")
 	_ = fs.Parse(args)
 	raw, err := os.ReadFile(*seedPath)

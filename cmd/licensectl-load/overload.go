@@ -18,6 +18,13 @@ type overloadOptions struct {
 	validators int           // connections validating meanwhile
 	serverPID  int           // read for the peak RSS when > 0
 	queueWait  time.Duration // the server's max_queue_wait, for the report
+	// pace is the time between one validator's validations; 0 validates
+	// back to back.
+	pace time.Duration
+	// addrs > 0 sends every request with an X-Forwarded-For address
+	// drawn from addrs addresses in 10.0.0.0/8, for a server that trusts
+	// loopback as its proxy: a flood from many sources.
+	addrs int
 }
 
 // overloadTally is what one side of the overload case observed.
@@ -27,10 +34,12 @@ type overloadTally struct {
 	shed     []time.Duration // 503 overloaded
 	other    int             // any other answer
 	broken   int             // connections that failed without an answer
+	limited  int             // 429 rate_limited (only with addrs)
+	noRetry  int             // shed answers without Retry-After
 	sample   string
 }
 
-func (t *overloadTally) add(status int, body []byte, d time.Duration) {
+func (t *overloadTally) add(status int, body []byte, retryAfter string, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -38,6 +47,11 @@ func (t *overloadTally) add(status int, body []byte, d time.Duration) {
 		t.answered = append(t.answered, d)
 	case status == 503 && bytes.Contains(body, []byte(`"overloaded"`)):
 		t.shed = append(t.shed, d)
+		if retryAfter == "" {
+			t.noRetry++
+		}
+	case status == 429 && bytes.Contains(body, []byte(`"rate_limited"`)):
+		t.limited++
 	default:
 		t.other++
 		if t.sample == "" {
@@ -66,29 +80,44 @@ func (b *bench) overload(act, val endpoint, o overloadOptions) error {
 	}
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(b.dur)
-	loop := func(c *conn, id int, ep endpoint, t *overloadTally) {
+	loop := func(c *conn, id int, ep endpoint, t *overloadTally, pace time.Duration) {
 		defer wg.Done()
 		defer c.close()
 		w := &worker{id: id, runID: runID, c: c, rng: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano())))}
+		// Bounded in time: a server that never answers fails the run
+		// instead of hanging it.
+		_ = c.c.SetDeadline(deadline.Add(o.queueWait + 10*time.Second))
+		next := time.Now()
 		for time.Now().Before(deadline) {
+			if pace > 0 {
+				time.Sleep(time.Until(next))
+				next = next.Add(pace)
+			}
+			req := ep.next(w)
+			if o.addrs > 0 {
+				a := w.rng.IntN(o.addrs)
+				r := *req
+				r.headers = append(slices.Clip(req.headers), "X-Forwarded-For: 10."+strconv.Itoa(a>>16&255)+"."+strconv.Itoa(a>>8&255)+"."+strconv.Itoa(a&255))
+				req = &r
+			}
 			t0 := time.Now()
-			status, body, err := c.do(ep.next(w))
+			status, body, err := c.roundTrip(req) // no redial: a broken connection is a finding
 			if err != nil {
 				t.mu.Lock()
 				t.broken++
 				t.mu.Unlock()
 				return
 			}
-			t.add(status, body, time.Since(t0))
+			t.add(status, body, c.retryAfter, time.Since(t0))
 		}
 	}
 	for i, c := range ac {
 		wg.Add(1)
-		go loop(c, i, act, &acts)
+		go loop(c, i, act, &acts, 0)
 	}
 	for i, c := range vc {
 		wg.Add(1)
-		go loop(c, o.activators+i, val, &vals)
+		go loop(c, o.activators+i, val, &vals, o.pace)
 	}
 	wg.Wait()
 
@@ -105,18 +134,20 @@ func (b *bench) overload(act, val endpoint, o overloadOptions) error {
 	total := len(acts.answered) + len(acts.shed) + acts.other
 	p50, p99 := pct(acts.answered, 50), pct(acts.answered, 99)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "overload: %d connections activating, %d validating, %s\n", o.activators, o.validators, b.dur)
+	fmt.Fprintf(&sb, "overload: %d connections activating (%s), %d validating (pace %s), %d source addresses, %s\n", o.activators, act.name, o.validators, o.pace, o.addrs, b.dur)
 	fmt.Fprintf(&sb, "  activations answered 200: %d (%.0f/s)  p50 %s  p99 %s  p99/p50 %.1f\n",
 		len(acts.answered), float64(len(acts.answered))/b.dur.Seconds(), fmtDur(p50), fmtDur(p99), float64(p99)/float64(max(p50, 1)))
 	fmt.Fprintf(&sb, "  activations shed 503 overloaded: %d (%.1f %% of %d answers)  p50 %s  max %s\n",
 		len(acts.shed), 100*float64(len(acts.shed))/float64(max(total, 1)), total, fmtDur(pct(acts.shed, 50)), fmtDur(slices.Max(append([]time.Duration{0}, acts.shed...))))
 	fmt.Fprintf(&sb, "  slowest activation answer: %s (max_queue_wait + 1 s = %s)\n", fmtDur(slowest), fmtDur(o.queueWait+time.Second))
+	fmt.Fprintf(&sb, "  shed answers without Retry-After: %d\n", acts.noRetry+vals.noRetry)
+	fmt.Fprintf(&sb, "  rate limited 429: %d activations, %d validations\n", acts.limited, vals.limited)
 	fmt.Fprintf(&sb, "  other answers: %d, connections broken: %d\n", acts.other+vals.other, acts.broken+vals.broken)
 	if s := acts.sample + vals.sample; s != "" {
 		fmt.Fprintf(&sb, "  first other answer: %.200s\n", s)
 	}
-	fmt.Fprintf(&sb, "  validations meanwhile: %d  p50 %s  p99 %s  max %s\n",
-		len(vals.answered), fmtDur(pct(vals.answered, 50)), fmtDur(pct(vals.answered, 99)), fmtDur(slices.Max(append([]time.Duration{0}, vals.answered...))))
+	fmt.Fprintf(&sb, "  validations meanwhile: %d answered, %d shed, %d failed  p50 %s  p99 %s  max %s\n",
+		len(vals.answered), len(vals.shed), vals.other+vals.broken, fmtDur(pct(vals.answered, 50)), fmtDur(pct(vals.answered, 99)), fmtDur(slices.Max(append([]time.Duration{0}, vals.answered...))))
 	if o.serverPID > 0 {
 		hwm, err := peakRSS(o.serverPID)
 		if err != nil {

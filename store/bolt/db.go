@@ -171,7 +171,7 @@ func (db *DB) MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error
 	if err != nil || out != nil {
 		return out, err
 	}
-	if err := db.writer.acquire(); err != nil {
+	if err := db.writer.acquire(time.Now()); err != nil {
 		return nil, err
 	}
 	defer db.writer.release()

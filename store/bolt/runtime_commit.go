@@ -39,7 +39,7 @@ const maxGroup = 1000
 
 // do runs fn in a shared write transaction and returns once it committed.
 func (g *groupCommit) do(ctx context.Context, fn func(t *txn) error) error {
-	c := &commitCall{ctx: ctx, fn: fn, done: make(chan error, 1), queued: time.Now()}
+	c := &commitCall{ctx: ctx, fn: fn, done: make(chan error, 1), queued: store.WriteWaitSince(ctx)}
 	g.mu.Lock()
 	g.pending = append(g.pending, c)
 	if !g.running {

@@ -30,7 +30,7 @@ type txn struct {
 // update runs fn in one read-write transaction: the change, its indexes,
 // counts and audit entry commit together or not at all.
 func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
-	if err := db.writer.acquire(); err != nil {
+	if err := db.writer.acquire(store.WriteWaitSince(ctx)); err != nil {
 		return err
 	}
 	defer db.writer.release()

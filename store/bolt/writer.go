@@ -20,8 +20,9 @@ func newWriterGate(maxWait time.Duration) *writerGate {
 	return &writerGate{ch: make(chan struct{}, 1), maxWait: maxWait}
 }
 
-// acquire takes the writer, or answers overloaded after maxWait.
-func (g *writerGate) acquire() error {
+// acquire takes the writer, or answers overloaded once the write has
+// waited maxWait since since (the request's admission, or now).
+func (g *writerGate) acquire(since time.Time) error {
 	if g.maxWait <= 0 {
 		g.ch <- struct{}{}
 		return nil
@@ -31,7 +32,11 @@ func (g *writerGate) acquire() error {
 		return nil
 	default:
 	}
-	t := time.NewTimer(g.maxWait)
+	left := g.maxWait - time.Since(since)
+	if left <= 0 {
+		return store.ErrOverloaded()
+	}
+	t := time.NewTimer(left)
 	defer t.Stop()
 	select {
 	case g.ch <- struct{}{}:

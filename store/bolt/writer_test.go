@@ -75,3 +75,33 @@ func TestWriterGateSheds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriterGateCountsAdmissionWait: a write whose request already waited
+// at the server's admission has only what is left of MaxQueueWait for the
+// writer: with the writer held and the budget spent it is refused at once,
+// unrun, while a free writer still takes it.
+func TestWriterGateCountsAdmissionWait(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"), Options{Policies: store.Policies{MaxQueueWait: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	spent := store.WithWriteWaitSince(context.Background(), time.Now().Add(-2*time.Hour))
+	ran := false
+	put := func(t *txn) error { ran = true; return t.tx.Bucket(bMeta).Put([]byte("k"), []byte{1}) }
+	db.writer.hold()
+	done := make(chan error, 1)
+	go func() { done <- db.update(spent, put) }()
+	select {
+	case err := <-done:
+		if store.ErrorCode(err) != store.ECodeOverloaded || ran {
+			t.Fatalf("spent budget, writer held: %v (ran %v), want overloaded unrun", err, ran)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a write with its budget spent waited for the writer")
+	}
+	db.writer.release()
+	if err := db.update(spent, put); err != nil || !ran {
+		t.Fatalf("spent budget, writer free: %v (ran %v), want it run", err, ran)
+	}
+}

@@ -124,7 +124,9 @@ func (db *DB) acquireWrite(ctx context.Context) (*pgxpool.Conn, error) {
 	if db.MaxQueueWait <= 0 {
 		return db.acquire(ctx)
 	}
-	wctx, cancel := context.WithTimeout(ctx, db.MaxQueueWait)
+	// The wait counts from the request's admission, when the server
+	// admitted it: a write whose budget is spent is refused.
+	wctx, cancel := context.WithTimeout(ctx, db.MaxQueueWait-time.Since(store.WriteWaitSince(ctx)))
 	defer cancel()
 	conn, err := db.pool.Acquire(wctx)
 	if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
