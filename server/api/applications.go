@@ -50,8 +50,8 @@ type EnvironmentItem struct {
 
 // UpdateApplicationRequest is the body of PATCH /applications/{id}.
 type UpdateApplicationRequest struct {
-	Name   *string `json:"name"`
-	Status *string `json:"status"`
+	Name   *string `json:"name,omitempty"`
+	Status *string `json:"status,omitempty"`
 }
 
 // Environment is an item of the environments list.

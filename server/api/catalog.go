@@ -9,7 +9,7 @@ import (
 type CreateEntitlementRequest struct {
 	Key         string  `json:"key"`
 	Name        string  `json:"name"`
-	Description *string `json:"description"`
+	Description *string `json:"description,omitempty"`
 }
 
 // EntitlementCreated answers entitlement creation.

@@ -126,7 +126,7 @@ type RenewLicenseRequest struct {
 // RenewLicensesRequest is the body of the bulk renewal.
 type RenewLicensesRequest struct {
 	LicenseIDs []string `json:"license_ids"`
-	Days       *int     `json:"days"`
+	Days       *int     `json:"days,omitempty"`
 }
 
 // LicensesRenewed answers the bulk renewal: the licenses in the order asked.

@@ -19,12 +19,12 @@ type OnboardingProgress struct {
 // OnboardingUpdate is the body of PATCH /onboarding/progress; every field is
 // optional.
 type OnboardingUpdate struct {
-	TourStatus       *string `json:"tour_status"`
-	CurrentStep      *int    `json:"current_step"`
-	CompletedStep    *string `json:"completed_step"`
-	DismissedFeature *string `json:"dismissed_feature"`
-	FeatureKey       *string `json:"feature_key"`
-	FeatureStatus    *string `json:"feature_status"`
+	TourStatus       *string `json:"tour_status,omitempty"`
+	CurrentStep      *int    `json:"current_step,omitempty"`
+	CompletedStep    *string `json:"completed_step,omitempty"`
+	DismissedFeature *string `json:"dismissed_feature,omitempty"`
+	FeatureKey       *string `json:"feature_key,omitempty"`
+	FeatureStatus    *string `json:"feature_status,omitempty"`
 }
 
 // OnboardingProgressOf is the wire form of a member's progress.

@@ -49,5 +49,5 @@ type OrganizationUpdated struct {
 
 // UpdateOrganizationRequest is the body of PATCH /organizations/me.
 type UpdateOrganizationRequest struct {
-	Name *string `json:"name"`
+	Name *string `json:"name,omitempty"`
 }

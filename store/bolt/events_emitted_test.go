@@ -10,7 +10,8 @@ import (
 
 // TestEveryEventEmitted checks the event registry against the code: every
 // constant of store/events.go is written by some change in this package or
-// in the orchestration both stores share (store/service*.go), or named by a
+// in the orchestration both stores share (store/service*.go) and its rules
+// (store/*_rules.go), or named by a
 // status machine of store/status.go (webhook.test only as a delivery), so
 // no listed event is one nobody sends.
 func TestEveryEventEmitted(t *testing.T) {
@@ -35,7 +36,8 @@ func TestEveryEventEmitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared, _ := filepath.Glob("../service*.go")
-	for _, f := range shared {
+	rules, _ := filepath.Glob("../*_rules.go")
+	for _, f := range append(shared, rules...) {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
