@@ -9,6 +9,8 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# The root module replaces the client library with its copy in sdk/go.
+COPY sdk/go/go.mod sdk/go/
 RUN go mod download
 COPY . .
 ARG VERSION=dev

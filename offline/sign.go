@@ -3,7 +3,7 @@
 package offline
 
 import (
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 	"licensectl/store"
 )
 

@@ -28,6 +28,7 @@ func solvedChallenge(t *testing.T, s *servertest.Server) string {
 }
 
 func TestSignupAltcha(t *testing.T) {
+	t.Parallel()
 	on := func(c *config.Config) { c.Signup.Challenge = "altcha" }
 	s := servertest.New(t, on)
 

@@ -71,6 +71,7 @@ func pageServer(t *testing.T, mods ...func(*config.Config)) (*servertest.Server,
 }
 
 func TestVerifyEmailPage(t *testing.T) {
+	t.Parallel()
 	s, logs := pageServer(t)
 	email := newAddress("page")
 	s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
@@ -121,6 +122,7 @@ func TestVerifyEmailPage(t *testing.T) {
 }
 
 func TestResetPasswordPage(t *testing.T) {
+	t.Parallel()
 	s, logs := pageServer(t)
 	org := s.NewOrg(t)
 	s.Do(t, "POST", "/v1/mgmt/auth/forgot-password", map[string]any{"email": org.OwnerEmail}).Want(t, http.StatusOK)
@@ -167,6 +169,7 @@ func TestResetPasswordPage(t *testing.T) {
 }
 
 func TestForgotPasswordPage(t *testing.T) {
+	t.Parallel()
 	s, _ := pageServer(t)
 	org := s.NewOrg(t)
 	t.Run("OK", func(t *testing.T) {
@@ -183,6 +186,7 @@ func TestForgotPasswordPage(t *testing.T) {
 }
 
 func TestPartnerPage(t *testing.T) {
+	t.Parallel()
 	t.Run("OK", func(t *testing.T) {
 		s := partnerServer(t, newProvider(t))
 		wantPage(t, pageGet(t, s, "/account/partner/callback?code=c&state=s"), http.StatusOK, `<script src="/account/static/partner.js"></script>`, "<noscript>", `id="profile"`)
@@ -194,6 +198,7 @@ func TestPartnerPage(t *testing.T) {
 }
 
 func TestAccountPageAssets(t *testing.T) {
+	t.Parallel()
 	s, _ := pageServer(t)
 	for _, c := range []struct{ path, ctype string }{
 		{"/account/static/account.css", "text/css"},
@@ -213,6 +218,7 @@ func TestAccountPageAssets(t *testing.T) {
 }
 
 func TestMailLinkBase(t *testing.T) {
+	t.Parallel()
 	s, _ := pageServer(t, func(c *config.Config) {
 		c.Mail.LinkBase = "https://dash.example.com/auth/"
 		c.Server.PublicURL = "https://licenses.example.com"
@@ -233,6 +239,7 @@ func TestMailLinkBase(t *testing.T) {
 // TestAccountIndexPage: /account/ is a page for people, not the API's JSON
 // 404, and every next step a page offers exists on this server.
 func TestAccountIndexPage(t *testing.T) {
+	t.Parallel()
 	s, _ := pageServer(t)
 	for _, path := range []string{"/account/", "/account"} {
 		r := pageGet(t, s, path)
@@ -270,6 +277,7 @@ func TestAccountIndexPage(t *testing.T) {
 // TestAccountPagesNextSteps: the outcome pages no longer send people to a
 // sign-in page that does not exist; they link the index, which says where.
 func TestAccountPagesNextSteps(t *testing.T) {
+	t.Parallel()
 	s, _ := pageServer(t)
 	email := newAddress("next")
 	s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
@@ -288,6 +296,7 @@ func TestAccountPagesNextSteps(t *testing.T) {
 // A page refused by the per-address limit answers 429 with Retry-After and
 // the limit's headers, as the API does (docs/design.md §7).
 func TestAccountPageRateLimited(t *testing.T) {
+	t.Parallel()
 	s, _ := pageServer(t, func(c *config.Config) { c.RateLimit.Enabled = true; c.RateLimit.Account = 2 })
 	var r *servertest.Resp
 	for range 3 {

@@ -61,6 +61,7 @@ func startInbox(t *testing.T, inbox *smtpInbox) int {
 }
 
 func TestSignupOverSMTP(t *testing.T) {
+	t.Parallel()
 	inbox := &smtpInbox{}
 	port := startInbox(t, inbox)
 	s := servertest.New(t, func(c *config.Config) {

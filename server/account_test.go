@@ -74,6 +74,7 @@ func wantFieldError(t *testing.T, r *servertest.Resp, field string) {
 }
 
 func TestSignup(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 
 	t.Run("OK", func(t *testing.T) {
@@ -212,6 +213,7 @@ func TestSignup(t *testing.T) {
 }
 
 func TestUnverifiedMember(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	email := newAddress("unverified")
 	s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(email)).Want(t, http.StatusOK)
@@ -263,6 +265,7 @@ func TestUnverifiedMember(t *testing.T) {
 }
 
 func TestVerifyEmail(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 
 	t.Run("ErrInvalidToken", func(t *testing.T) {
@@ -295,6 +298,7 @@ func TestVerifyEmail(t *testing.T) {
 }
 
 func TestResendAndForgotAnswerAlike(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	unverified := newAddress("pending")
@@ -338,6 +342,7 @@ func TestResendAndForgotAnswerAlike(t *testing.T) {
 }
 
 func TestResetPassword(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	const newPassword = "a brand new passphrase for 2027"
 
@@ -395,6 +400,7 @@ func TestResetPassword(t *testing.T) {
 }
 
 func TestLoginLogout(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 
@@ -464,6 +470,7 @@ func TestLoginLogout(t *testing.T) {
 }
 
 func TestSessionSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	tok := s.OwnerToken(t, org)
@@ -475,6 +482,7 @@ func TestSessionSurvivesRestart(t *testing.T) {
 }
 
 func TestLoginThrottling(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, func(c *config.Config) {
 		c.RateLimit.Enabled = true
 		c.RateLimit.LoginFailures = 3
@@ -543,6 +551,7 @@ func TestLoginThrottling(t *testing.T) {
 }
 
 func TestAccountRateLimitPerAddress(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, func(c *config.Config) {
 		c.RateLimit.Enabled = true
 		c.RateLimit.Account = 4

@@ -37,7 +37,7 @@ func (s *Server) adminListOrganizations(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapList(list, api.AdminOrganizationOf))
+	writeJSON(w, http.StatusOK, api.WholePage(mapList(list, api.AdminOrganizationOf)))
 	return nil
 }
 

@@ -24,6 +24,7 @@ func newApp(t *testing.T, s *servertest.Server, key, name string) string {
 }
 
 func TestApplications(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	key := org.APIKey
@@ -169,6 +170,7 @@ func TestApplications(t *testing.T) {
 }
 
 func TestAppSecretsAndAPIKeys(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	key := org.APIKey
@@ -261,6 +263,7 @@ func TestAppSecretsAndAPIKeys(t *testing.T) {
 }
 
 func TestOperatorActsAsOwner(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	op := s.OperatorToken()
@@ -270,6 +273,7 @@ func TestOperatorActsAsOwner(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	s.Do(t, "GET", "/healthz", nil).Want(t, http.StatusOK)
 	s.Do(t, "GET", "/readyz", nil).Want(t, http.StatusOK)

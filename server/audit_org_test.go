@@ -10,6 +10,7 @@ import (
 // TestOrgAuditLog: GET /v1/mgmt/audit-logs lists the organization's own
 // events with the page shape and filters of the application log.
 func TestOrgAuditLog(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	other := s.NewOrg(t)

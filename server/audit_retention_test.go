@@ -12,6 +12,7 @@ import (
 // TestAuditRetention: entries older than the tier's retention go at the
 // next start's sweep, newer ones and other logs' counts stay consistent.
 func TestAuditRetention(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Server.Listen = "127.0.0.1:0"

@@ -9,6 +9,7 @@ import (
 )
 
 func TestAuditLogs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	start := f.s.Clock().Now()
 	ent := f.newEntitlement(t, "audited")

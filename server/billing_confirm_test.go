@@ -28,6 +28,7 @@ func confirm(t *testing.T, s *servertest.Server, cred, id string) *servertest.Re
 }
 
 func TestBillingConfirm(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, withPix, enforce)
 	org := s.NewOrg(t)
 	op := s.OperatorToken()
@@ -100,6 +101,7 @@ func sign(secret string, body []byte) string {
 }
 
 func TestPixCallback(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, withPix)
 	org := s.NewOrg(t)
 	c := checkout(t, s, org.APIKey, "pro")

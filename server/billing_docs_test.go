@@ -59,6 +59,7 @@ func txidOf(id string) string {
 // same body for a real transaction, signed the documented way, pays it; the
 // documented txid derivation is the one in the BR Code.
 func TestPixCallbackDocExample(t *testing.T) {
+	t.Parallel()
 	ex := readPixDocExample(t)
 	if got := sign(ex.secret, []byte(ex.body)); got != ex.signature {
 		t.Fatalf("documented signature %s, but the HMAC of the documented body is %s", ex.signature, got)

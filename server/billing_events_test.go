@@ -12,6 +12,7 @@ import (
 // TestBillingEvents: a checkout and its payment reach a subscriber of
 // billing.* as signed webhooks and the organization's audit log.
 func TestBillingEvents(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, withPix, local)
 	f := attachRT(t, s)
 	rc := newReceiver(t)

@@ -20,6 +20,7 @@ import (
 // days with its tier still in force, then returns to the default tier; a
 // pending checkout expires after an hour.
 func TestBillingSweeper(t *testing.T) {
+	t.Parallel()
 	var ns atomic.Int64
 	ns.Store(time.Date(2030, 5, 10, 12, 0, 0, 0, time.UTC).UnixNano())
 	now := func() time.Time { return time.Unix(0, ns.Load()).UTC() }
@@ -54,7 +55,8 @@ func TestBillingSweeper(t *testing.T) {
 
 	var mu sync.Mutex
 	changed := map[string]int{}
-	sw := &billingSweeper{store: db, interval: time.Millisecond, logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	sweeps := &countedSweeps{BillingMaintenance: db, done: make(chan struct{}, 1)}
+	sw := &billingSweeper{store: sweeps, interval: time.Millisecond, logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		changed: func(org string) { mu.Lock(); changed[org]++; mu.Unlock() }}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -92,7 +94,7 @@ func TestBillingSweeper(t *testing.T) {
 
 	// Within the period nothing moves; after an hour the checkout expired.
 	advance(29 * 24 * time.Hour)
-	time.Sleep(20 * time.Millisecond)
+	sweeps.next(t) // a sweep that saw the new time, rather than a fixed wait
 	waitFor(store.SubscriptionActive, "pro")
 	if _, err := db.ConfirmBillingTransaction(ctx, stale); store.ErrorCode(err) != store.ECodeTransition {
 		t.Fatalf("confirming an expired checkout: %v, want invalid_transition", err)
@@ -107,7 +109,7 @@ func TestBillingSweeper(t *testing.T) {
 	}
 
 	advance(7*24*time.Hour - time.Minute) // not quite the grace days
-	time.Sleep(20 * time.Millisecond)
+	sweeps.next(t)
 	waitFor(store.SubscriptionPastDue, "pro")
 
 	advance(time.Minute)
@@ -121,5 +123,40 @@ func TestBillingSweeper(t *testing.T) {
 	defer mu.Unlock()
 	if changed[org.ID] != 2 {
 		t.Errorf("changed reported %d times, want 2 (past_due, free)", changed[org.ID])
+	}
+}
+
+// countedSweeps tells the test of each sweep that finished, so that "nothing
+// moves" is checked after a sweep that ran at the new time, not after a
+// wait long enough for one.
+type countedSweeps struct {
+	store.BillingMaintenance
+	done chan struct{}
+}
+
+func (c *countedSweeps) SweepBilling(ctx context.Context) ([]string, error) {
+	orgs, err := c.BillingMaintenance.SweepBilling(ctx)
+	select {
+	case c.done <- struct{}{}:
+	default:
+	}
+	return orgs, err
+}
+
+// next waits for a sweep that started after the call: a sweep reported
+// before it, or finishing meanwhile, may have read the clock before the
+// test moved it, so it forgets the first and waits for two.
+func (c *countedSweeps) next(t *testing.T) {
+	t.Helper()
+	select {
+	case <-c.done:
+	default:
+	}
+	for range 2 {
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no billing sweep in 5 s")
+		}
 	}
 }

@@ -25,6 +25,7 @@ func withPix(c *config.Config) {
 func enforce(c *config.Config) { c.Billing.Enforce = true }
 
 func TestBillingPlans(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 
@@ -76,6 +77,7 @@ func TestBillingPlans(t *testing.T) {
 }
 
 func TestBillingSubscription(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 
@@ -113,6 +115,7 @@ func usage(t *testing.T, s *servertest.Server, key string) api.Usage {
 }
 
 func TestBillingUsage(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	s, key := f.s, f.org.APIKey
 
@@ -185,6 +188,7 @@ func TestBillingUsage(t *testing.T) {
 }
 
 func TestBillingEnforcement(t *testing.T) {
+	t.Parallel()
 	t.Run("ErrPlanLimitReachedApplications", func(t *testing.T) {
 		s := servertest.New(t, enforce)
 		org := s.NewOrg(t)
@@ -271,6 +275,7 @@ func TestBillingEnforcement(t *testing.T) {
 }
 
 func TestBillingMonthlyQuota(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, enforce, func(c *config.Config) {
 		c.Billing.Tiers = []config.Tier{{Key: "free", Name: "Free", MaxApplications: 1, MaxLicenses: 10, MaxRequestsPerMonth: 3,
 			AuditLogRetentionDays: 7, MaxDashboardMembers: 2}}
@@ -316,6 +321,7 @@ func checkout(t *testing.T, s *servertest.Server, key, plan string) api.Checkout
 }
 
 func TestBillingCheckout(t *testing.T) {
+	t.Parallel()
 	t.Run("ErrUnavailable", func(t *testing.T) {
 		s := servertest.New(t)
 		org := s.NewOrg(t)

@@ -11,6 +11,7 @@ import (
 // characters is refused with 400 validation_failed naming the field, and
 // nothing is created.
 func TestBlankNamesRefused(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	app := "/v1/mgmt/applications/" + f.app
 	for _, v := range []struct{ name, text string }{

@@ -69,6 +69,7 @@ func screenshot(name string) chromedp.Action {
 // verify-email, then reset-password, then signs in with the new password
 // through the API; and finishes a partner sign-in on its page.
 func TestAccountPagesInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := browserCtx(t)
 	p := newProvider(t)
 	s := servertest.New(t, func(c *config.Config) {

@@ -71,6 +71,7 @@ func (f *fixture) planItem(t *testing.T, id string) map[string]any {
 }
 
 func TestEntitlements(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 
 	t.Run("OK", func(t *testing.T) {
@@ -160,6 +161,7 @@ func TestEntitlements(t *testing.T) {
 }
 
 func TestPlans(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	e1, e2 := f.newEntitlement(t, "e1"), f.newEntitlement(t, "e2")
 

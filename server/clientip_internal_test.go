@@ -6,6 +6,7 @@ import (
 )
 
 func TestForwardedClient(t *testing.T) {
+	t.Parallel()
 	trusted, err := parseTrusted([]string{"127.0.0.1/32", "10.0.0.0/8", "::1"})
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestForwardedClient(t *testing.T) {
 }
 
 func TestAddrKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, ip, want string }{
 		{"IPv4", "203.0.113.9", "203.0.113.9"},
 		{"IPv6", "2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"},

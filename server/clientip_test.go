@@ -28,6 +28,7 @@ func auditIP(t *testing.T, s *servertest.Server, hdr ...string) string {
 }
 
 func TestClientIPThroughTrustedProxy(t *testing.T) {
+	t.Parallel()
 	t.Run("Trusted", func(t *testing.T) {
 		s := servertest.New(t, func(c *config.Config) { c.Server.TrustedProxies = []string{"127.0.0.1/32"} })
 		if got := auditIP(t, s, "X-Forwarded-For", "198.51.100.7, 203.0.113.9"); got != "203.0.113.9" {

@@ -11,6 +11,7 @@ import (
 // every license once, in the order one big page gives, and a cursor the list
 // did not answer with is 400 validation_failed naming cursor.
 func TestListLicensesByCursor(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	plan := f.newPlan(t, map[string]any{"name": "A"})
 	generate(t, f, map[string]any{"plan_id": plan, "quantity": 12})

@@ -10,6 +10,7 @@ import (
 // binary's wiring (cmd/licensectl) chooses the storage, so the PostgreSQL
 // store slots in without the server changing.
 func TestServerLinksNoStorage(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)

@@ -19,6 +19,7 @@ import (
 // (RLIMIT_FSIZE) on the process, so the test runs itself in a child
 // process that sets it.
 func TestDiskFullHTTP(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(servertest.StoreEnv) == "postgres" {
 		t.Skip("a full disk under the bbolt file; PostgreSQL's disk is the database server's")
 	}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestEndUsers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	var users []*store.EndUser
@@ -109,6 +110,7 @@ func TestEndUsers(t *testing.T) {
 }
 
 func TestDevices(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	var devs []*store.Device
@@ -185,6 +187,7 @@ func TestDevices(t *testing.T) {
 }
 
 func TestEndUserRoles(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	u := seedUser(t, f, "production", "roles@example.com")
 	devUser := seedUser(t, f, "development", "devroles@example.com")
@@ -278,6 +281,7 @@ func TestEndUserRoles(t *testing.T) {
 // first page of its devices only; GET …/devices?license_id= pages them all
 // (docs/design.md §7, issue 23).
 func TestLicenseDevicesPaged(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	lic := generate(t, f, map[string]any{"plan_id": f.newPlan(t, map[string]any{"name": "Site", "max_devices": 1000})})[0]["id"].(string)

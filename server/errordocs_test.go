@@ -54,6 +54,7 @@ func runtimeTable() string {
 // TestErrorCodeDocs keeps the error-code tables of the documentation equal
 // to the code: a code added, renamed or re-mapped without the docs fails.
 func TestErrorCodeDocs(t *testing.T) {
+	t.Parallel()
 	for code := range statusOf {
 		if errorText[code][0] == "" || errorText[code][1] == "" {
 			t.Errorf("code %s has no title and action in errorText", code)

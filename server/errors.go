@@ -196,8 +196,8 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 			logger.Error("request failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		}
 	}
-	if rec, ok := w.(*statusRecorder); ok {
-		rec.code = code
+	if rec, ok := w.(errorCoder); ok {
+		rec.setErrorCode(code)
 	}
 	status := StatusOf(code)
 	if retry == 0 && status == http.StatusServiceUnavailable {

@@ -11,6 +11,7 @@ import (
 // Issue 25 #1: each refusal of a webhook target names the setting that
 // would allow it, so local testing finds its way.
 func TestWebhookRefusalNamesSetting(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	app := newApp(t, s, org.APIKey, "Hooks")
@@ -29,6 +30,7 @@ func TestWebhookRefusalNamesSetting(t *testing.T) {
 // Issue 25 #4: the event registry is no organization's data: the operator
 // reads it with or without naming an organization.
 func TestWebhookEventsOperator(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	op := s.OperatorToken()

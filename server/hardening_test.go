@@ -14,6 +14,7 @@ import (
 
 // Issue 9 #1: made-up methods and paths must not grow the metrics page.
 func TestMetricsLabelsBounded(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	for i := range 50 {
 		req, err := http.NewRequest(fmt.Sprintf("BREW%d", i), s.URL+fmt.Sprintf("/v1/mgmt/nothing-%d", i), nil)
@@ -42,6 +43,7 @@ func TestMetricsLabelsBounded(t *testing.T) {
 
 // Issue 9 #2: dot segments are never redirected to the parent resource.
 func TestNoRedirects(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ent := f.do(t, "POST", "/entitlements", map[string]any{"key": "pro", "name": "Pro"}).Want(t, http.StatusCreated).Map(t)
 	client := *f.s.Client
@@ -84,6 +86,7 @@ func from(ip string) []string { return []string{"X-Forwarded-For", ip} }
 // Issue 9 #3: the runtime lockout counts one account however the request
 // names the application.
 func TestRuntimeLoginThrottleIgnoresSpelling(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, throttled)
 	f.register(t, "eve@example.com")
 	spellings := [][]string{
@@ -108,6 +111,7 @@ func TestRuntimeLoginThrottleIgnoresSpelling(t *testing.T) {
 // another; only the higher per-account bound, reached from many addresses,
 // refuses everyone.
 func TestLoginThrottlePerAddress(t *testing.T) {
+	t.Parallel()
 	t.Run("OKDashboard", func(t *testing.T) {
 		s := servertest.New(t, throttled)
 		org := s.NewOrg(t)
@@ -146,6 +150,7 @@ func TestLoginThrottlePerAddress(t *testing.T) {
 // Issue 9 #9: the role routes check an application secret's environment
 // and count against the per-credential limit like every management call.
 func TestUserRolesWithSecret(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, func(c *config.Config) { c.RateLimit.Enabled = true; c.RateLimit.Management = 8 })
 	secret := func(env string) string {
 		var envID string
@@ -188,6 +193,7 @@ func TestUserRolesWithSecret(t *testing.T) {
 // would otherwise escalate to production), nor change or delete the
 // application, which spans both; nor read billing, outside its application.
 func TestAppSecretOwnEnvironment(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	envIDs := map[string]string{}
 	for _, e := range f.mgmt(t, "GET", "/environments", nil).List(t) {
@@ -254,6 +260,7 @@ func TestAppSecretOwnEnvironment(t *testing.T) {
 // Refresh): the configured grace reaches the store, a token rotated a
 // moment ago is 409 refresh_token_rotated, reuse is 401 refresh_token_reused.
 func TestRefreshGrace(t *testing.T) {
+	t.Parallel()
 	refresh := func(f *rtFix, tok string) *servertest.Resp {
 		return f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": tok})
 	}
@@ -281,6 +288,7 @@ func TestRefreshGrace(t *testing.T) {
 // leave the account lookup and the mail to the queue (the request does the
 // same work for every address; BenchmarkMailCalls measures it).
 func TestMailCallsSameAndCapped(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, func(c *config.Config) { c.RateLimit.Enabled = true })
 	registered := newAddress("cap")
 	wantMessage(t, s.Do(t, "POST", "/v1/mgmt/auth/signup", signupBody(registered))) // mail 1 of 3

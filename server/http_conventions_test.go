@@ -21,6 +21,7 @@ const partnerOnly = "POST /v1/mgmt/auth/partner/complete-profile"
 // served OpenAPI document that declares a JSON request body (docs/design.md §7: an unknown
 // field is validation_failed naming it, and nothing changes).
 func TestEveryBodyIsStrict(t *testing.T) {
+	t.Parallel()
 	const secret = "pix-callback-secret"
 	f := newRT(t, func(c *config.Config) { c.Billing.Pix.CallbackSecret = secret })
 	s := f.s
@@ -92,6 +93,7 @@ func TestEveryBodyIsStrict(t *testing.T) {
 // TestBodyMustBeAnObject: null and other non-objects are invalid_json on
 // the management and the runtime API alike, and change nothing.
 func TestBodyMustBeAnObject(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	for _, body := range []string{`null`, ` null `, `[]`, `"x"`, `5`, `true`, `{} {}`, `{}x`} {
 		f.mgmt(t, "PATCH", "", body).WantError(t, http.StatusBadRequest, "invalid_json")
@@ -107,6 +109,7 @@ func TestBodyMustBeAnObject(t *testing.T) {
 
 // TestMethodNotAllowedCarriesAllow: a 405 names the methods the path serves.
 func TestMethodNotAllowedCarriesAllow(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	lic := f.license(t, planOpts{})
 	cases := []struct{ method, path, allow string }{
@@ -127,6 +130,7 @@ func TestMethodNotAllowedCarriesAllow(t *testing.T) {
 // TestRuntimeCredentialBeforeBody: without an application credential the
 // runtime answers invalid_application whatever the body holds.
 func TestRuntimeCredentialBeforeBody(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	for _, path := range []string{"/licenses/activate", "/auth/login", "/auth/register", "/sessions/validate", "/sessions/refresh", "/devices/reset", "/auth/logout"} {
 		for _, body := range []string{`{"zz": 1}`, `null`, `{`} {

@@ -28,6 +28,7 @@ func (f *rtFix) snapshot(t *testing.T) []byte {
 // rules through HTTP: each bad field is 400 validation_failed with a
 // message naming it, and the organization reads exactly as before.
 func TestInputRulesRefuseAndChangeNothing(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{})
 	var plan struct {
@@ -118,6 +119,7 @@ func ptrInt(v int) *int { return &v }
 // TestSignupTextBounds drives docs/design.md §8's signup bounds: nothing is
 // created (no mail goes out) when one field is refused.
 func TestSignupTextBounds(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	for _, tt := range []struct {
 		name, field string

@@ -17,6 +17,7 @@ func v6(net, n int) string { return fmt.Sprintf("2001:db8:0:%x::%x", net, n) }
 // its /64, so the addresses of one host's /64 share one bucket; IPv4
 // clients keep one bucket per address.
 func TestPerAddressLimitsIPv6(t *testing.T) {
+	t.Parallel()
 	limits := func(c *config.Config) {
 		c.RateLimit.Enabled = true
 		c.RateLimit.Window = time.Minute

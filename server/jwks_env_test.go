@@ -47,6 +47,7 @@ func (f *rtFix) devSession(t *testing.T) session {
 // credential's, else production; so a development token fails a production
 // build's offline check.
 func TestRuntimeJWKSOneEnvironment(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	app, err := f.s.Store().FindApplication(context.Background(), f.scope.App())
 	if err != nil {

@@ -47,6 +47,7 @@ func getPage(t *testing.T, f *fixture, path string, hdr ...string) page {
 var licenseItemKeys = []string{"id", "key", "status", "plan", "user", "devices_count", "activated_at", "expires_at", "maintenance_expires_at", "created_at", "updated_at"}
 
 func TestGenerateLicenses(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	plan := f.newPlan(t, map[string]any{"name": "Gen", "device_reset_limit": 5})
 
@@ -152,6 +153,7 @@ func TestGenerateLicenses(t *testing.T) {
 }
 
 func TestListLicenses(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	planA := f.newPlan(t, map[string]any{"name": "A"})
 	planB := f.newPlan(t, map[string]any{"name": "B"})
@@ -255,6 +257,7 @@ func TestListLicenses(t *testing.T) {
 }
 
 func TestLicenseDetailAndStatus(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	e1, e2, e3 := f.newEntitlement(t, "e1"), f.newEntitlement(t, "e2"), f.newEntitlement(t, "e3")
@@ -438,6 +441,7 @@ func TestLicenseDetailAndStatus(t *testing.T) {
 }
 
 func TestLicenseExpiry(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	plan := f.newPlan(t, map[string]any{"name": "Expiring"})
 	exp := f.s.Clock().Now().Add(time.Hour)
@@ -489,18 +493,19 @@ func TestLicenseExpiry(t *testing.T) {
 // TestExpirySweepAtStart checks the server's own sweeper: licenses that
 // lapsed while it was down are stored as expired soon after it starts.
 func TestExpirySweepAtStart(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	f := &fixture{s: s, org: org, key: org.APIKey, app: newApp(t, s, org.APIKey, "Sweep")}
 	plan := f.newPlan(t, map[string]any{"name": "Short"})
-	exp := time.Now().Add(300 * time.Millisecond) // the restarted server's clock starts at the wall clock
+	exp := s.Clock().Now().Add(time.Hour)
 	generate(t, f, map[string]any{"plan_id": plan, "expires_at": exp.Format(time.RFC3339Nano), "quantity": 2})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Until(exp) + 10*time.Millisecond)
-
-	f.s = servertest.Start(t, s.Config)
+	// The server comes back after the licenses lapsed: its clock starts
+	// past their expiry, instead of the test sleeping until it.
+	f.s = servertest.StartAt(t, s.Config, exp.Add(time.Minute))
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		p := getPage(t, f, "/licenses?status=expired")

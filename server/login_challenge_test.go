@@ -37,6 +37,7 @@ func wantChallengeRequired(t *testing.T, r *servertest.Resp, wantRetry int) {
 // challenge_required until the bound resets; with one the right password
 // signs in and wrong ones still count.
 func TestLoginChallengeAfterGlobalBound(t *testing.T) {
+	t.Parallel()
 	t.Run("OKDashboard", func(t *testing.T) {
 		s := servertest.New(t, challenged)
 		org := s.NewOrg(t)

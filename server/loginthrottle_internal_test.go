@@ -18,6 +18,7 @@ import (
 // clears the pair for the other, and an address's mail share is one for
 // both.
 func TestLoginThrottleSharedByServers(t *testing.T) {
+	t.Parallel()
 	db := openBolt(t)
 	defer db.Close()
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 // TestListLookups finds licenses, users and devices the way a support person
 // names them: the key read out, the customer's e-mail, a device fingerprint.
 func TestListLookups(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	planA := f.newPlan(t, map[string]any{"name": "A"})

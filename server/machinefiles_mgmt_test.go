@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 	"licensectl/server/api"
 )
 
@@ -16,6 +16,7 @@ import (
 // file that verifies offline with the environment's JWKS key for that
 // fingerprint only.
 func TestManagementMachineFile(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 1, ents: []string{"pro"}, plan: map[string]any{"max_offline_days": 365}})
 	path := "/licenses/" + f.ids[key] + "/machine-files"

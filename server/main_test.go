@@ -14,6 +14,7 @@ import (
 // and every answer it receives), and how many requests the document refused
 // (each answered with an error).
 func TestMain(m *testing.M) {
+	servertest.WaitingTests()
 	code := m.Run()
 	pgtest.Stop()                                // the throw-away cluster of LICENSECTL_TEST_STORE=postgres, if any
 	if n := servertest.Validated.Load(); n > 0 { // fuzzing runs no server

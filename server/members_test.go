@@ -9,6 +9,7 @@ import (
 )
 
 func TestOrganization(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	owner := s.OwnerToken(t, org)
@@ -67,6 +68,7 @@ func TestOrganization(t *testing.T) {
 }
 
 func TestMembers(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	owner := s.OwnerToken(t, org)
@@ -207,6 +209,7 @@ func TestMembers(t *testing.T) {
 // TestRoleMatrix checks what each member role may do, across the endpoints
 // of organizations, members, applications, secrets and API keys.
 func TestRoleMatrix(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	app := newApp(t, s, org.APIKey, "Matrix App")

@@ -49,6 +49,7 @@ func scrape(t *testing.T, s *servertest.Server, url string) map[string]float64 {
 }
 
 func TestRuntimeMetrics(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, func(c *config.Config) {
 		c.RateLimit.Enabled = true
 		c.RateLimit.Runtime = 1000
@@ -97,6 +98,7 @@ func TestRuntimeMetrics(t *testing.T) {
 }
 
 func TestMetricsListen(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, func(c *config.Config) { c.Metrics.Listen = "127.0.0.1:0" })
 	if s.MetricsURL() == "" {
 		t.Fatal("no metrics listener")
@@ -118,6 +120,7 @@ func TestMetricsListen(t *testing.T) {
 // TestGrafanaDashboard keeps docs/grafana-dashboard.json in step with the
 // metrics: every licensectl_ series a panel queries must be exported.
 func TestGrafanaDashboard(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../docs/grafana-dashboard.json")
 	if err != nil {
 		t.Fatal(err)

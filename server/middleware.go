@@ -38,6 +38,12 @@ type statusRecorder struct {
 	code   string
 }
 
+// errorCoder is a writer that keeps the error code of an answer for the
+// request log and metrics: statusRecorder, and what wraps it.
+type errorCoder interface{ setErrorCode(code string) }
+
+func (r *statusRecorder) setErrorCode(code string) { r.code = code }
+
 func (r *statusRecorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code

@@ -9,6 +9,7 @@ import (
 
 // Issue 19 #8, docs/design.md §7: every API answer carries nosniff, errors too.
 func TestNosniffOnAPIAnswers(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	app := newApp(t, s, org.APIKey, "Nosniff App")

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 )
 
 // tamper changes one character of a certificate's enc, keeping the armour
@@ -38,7 +38,62 @@ func tamper(t *testing.T, cert string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return machinefile.Begin + "\n" + base64.StdEncoding.EncodeToString(out) + "\n" + machinefile.End + "\n"
+	return armoured(out)
+}
+
+// armoured is the canonical armour of an envelope's bytes: base64 wrapped at
+// 76 columns between the armour lines.
+func armoured(body []byte) string {
+	b64 := base64.StdEncoding.EncodeToString(body)
+	var out strings.Builder
+	out.WriteString(machinefile.Begin + "\n")
+	for len(b64) > 76 {
+		out.WriteString(b64[:76] + "\n")
+		b64 = b64[76:]
+	}
+	out.WriteString(b64 + "\n" + machinefile.End + "\n")
+	return out.String()
+}
+
+// envelopeOf reads the envelope of a canonical certificate.
+func envelopeOf(t *testing.T, cert string) machinefile.Envelope {
+	t.Helper()
+	body := strings.TrimSuffix(strings.TrimPrefix(cert, machinefile.Begin+"\n"), machinefile.End+"\n")
+	raw, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(body, "\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env machinefile.Envelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// respellings are texts of cert's payload other than cert: a duplicate key
+// in another letter case, the signature's base64 with its padding bits
+// set, and CRLF line ends. A strict verifier refuses each.
+func respellings(t *testing.T, cert string) map[string]string {
+	t.Helper()
+	e := envelopeOf(t, cert)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	sig := strings.TrimRight(e.Sig, "=")
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	last := strings.IndexByte(alphabet, sig[len(sig)-1])
+	loose := sig[:len(sig)-1] + string(alphabet[last|1]) + e.Sig[len(sig):]
+	return map[string]string{
+		"duplicate key": armoured([]byte(`{"ALG":` + q(e.Alg) + `,"alg":` + q(e.Alg) + `,"kid":` + q(e.Kid) + `,"enc":` + q(e.Enc) + `,"sig":` + q(e.Sig) + `}`)),
+		"padding bits":  armoured([]byte(`{"alg":` + q(e.Alg) + `,"kid":` + q(e.Kid) + `,"enc":` + q(e.Enc) + `,"sig":` + q(loose) + `}`)),
+		"crlf":          strings.ReplaceAll(cert, "\n", "\r\n"),
+	}
+}
+
+// respelled is the same envelope in another text: the base64 on one line.
+// A strict verifier refuses it, so that one payload has one file.
+func respelled(t *testing.T, cert string) string {
+	t.Helper()
+	body := strings.TrimSuffix(strings.TrimPrefix(cert, machinefile.Begin+"\n"), machinefile.End+"\n")
+	return machinefile.Begin + "\n" + strings.ReplaceAll(body, "\n", "") + "\n" + machinefile.End + "\n"
 }
 
 // verifier is one of docs/offline.md's verification programs and how to
@@ -76,8 +131,9 @@ func docBlock(t *testing.T, lang string) string {
 // locally that language is skipped with a SKIP line; on CI (CI=true) it
 // fails, as .ci/run installs both.
 func TestOfflineDocsVerifiers(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
-	key := f.license(t, planOpts{maxDevices: 2, plan: map[string]any{"max_offline_days": 30}})
+	key := f.license(t, planOpts{maxDevices: 3, plan: map[string]any{"max_offline_days": 30}})
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -107,6 +163,10 @@ func TestOfflineDocsVerifiers(t *testing.T) {
 	// A file issued a day ago by the server's clock is past its hour now.
 	f.s.Clock().Set(time.Now().Add(-24 * time.Hour))
 	expired := issue("docs-device-old")
+	// One issued by a clock a day ahead: the verifier's clock reads as if
+	// set back past its issue.
+	f.s.Clock().Set(time.Now().Add(24 * time.Hour))
+	future := issue("docs-device-future")
 	f.s.Clock().Set(time.Now())
 	tampered := tamper(t, good)
 
@@ -121,6 +181,15 @@ func TestOfflineDocsVerifiers(t *testing.T) {
 		{"foreign key", write("good2.mf", good), dev, "docs-device", false, "not pinned"},
 		{"expired", write("expired.mf", expired), prod, "docs-device-old", false, "expired"},
 		{"other device", write("good3.mf", good), prod, "another-device", false, "another device"},
+		{"issued in the future", write("future.mf", future), prod, "docs-device-future", false, "issued after"},
+		{"respelled", write("respelled.mf", respelled(t, good)), prod, "docs-device", false, "not a machine file"},
+	}
+	for name, text := range respellings(t, good) {
+		cases = append(cases, struct {
+			name, cert, jwks, fp string
+			ok                   bool
+			why                  string
+		}{name, write(strings.ReplaceAll(name, " ", "-")+".mf", text), prod, "docs-device", false, "not a machine file"})
 	}
 	for _, v := range verifiers {
 		t.Run(v.lang, func(t *testing.T) {
@@ -132,8 +201,11 @@ func TestOfflineDocsVerifiers(t *testing.T) {
 				t.Skipf("SKIP: install Debian's %s", v.debian)
 			}
 			script := write(v.file, docBlock(t, v.lang))
+			// The key as a user types it: the verifiers read it the way
+			// the server does.
+			typed := strings.ToLower(strings.ReplaceAll(key, "-", ""))
 			for _, c := range cases {
-				args := append(append(append([]string{}, v.cmd[1:]...), script), c.cert, c.jwks, strings.ToLower(key), c.fp)
+				args := append(append(append([]string{}, v.cmd[1:]...), script), c.cert, c.jwks, typed, c.fp)
 				out, err := exec.Command(v.cmd[0], args...).CombinedOutput()
 				switch {
 				case c.ok && err != nil:

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 	"licensectl/server/servertest"
 )
 
@@ -19,6 +19,7 @@ import (
 // reset_limit_reached and Retry-After until the oldest reset leaves it;
 // device_resets_remaining counts within the window.
 func TestRuntimeResetWindow(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 1, resets: 1, plan: map[string]any{"device_reset_window_days": 7}})
 	reset := func(fp string) *servertest.Resp {
@@ -54,6 +55,7 @@ func TestRuntimeResetWindow(t *testing.T) {
 // heartbeat, release, seats_exhausted with Retry-After, lease_required in
 // validate and check, support's list and release, lease_not_found.
 func TestRuntimeLeases(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 3, ents: []string{"pro"}, plan: map[string]any{"max_concurrent": 1, "lease_seconds": 60}})
 	a, b := f.activate(t, key, "lease-a"), f.activate(t, key, "lease-b")
@@ -161,6 +163,7 @@ func (f *rtFix) pinned(t *testing.T, query string) map[string]ed25519.PublicKey 
 // tampered, foreign-key, expired or other-device file is refused
 // (docs/design.md §13).
 func TestRuntimeMachineFile(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 2, ents: []string{"pro"}, plan: map[string]any{"max_offline_days": 14}})
 	other := f.license(t, planOpts{plan: map[string]any{"max_offline_days": 0}})

@@ -11,6 +11,7 @@ import (
 )
 
 func TestOnboarding(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	member := s.Member(t, org, "viewer") // any role: it is the member's own state

@@ -7,8 +7,9 @@ import (
 
 // openAPIDoc is the OpenAPI 3.1 document of the whole API. It is generated
 // from the wire types and the operation table by `go test ./server -run
-// TestOpenAPIDocument -update`, which also copies it to docs/openapi.json;
-// the test fails when either file differs from what the code generates.
+// TestOpenAPIDocument -update` (scripts/openapi); the test fails when the
+// file differs from what the code generates. docs/openapi.json is a link to
+// it, so the repository keeps one copy.
 //
 //go:embed openapi.json
 var openAPIDoc []byte

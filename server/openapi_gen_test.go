@@ -31,7 +31,9 @@ func GenerateOpenAPI() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
+	// Tabs, not two spaces: a line per value keeps the diffs of a change
+	// readable, and a tab per level is a quarter of the file's size.
+	b, err := json.MarshalIndent(doc, "", "\t")
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +230,7 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		Paths:   openapi3.NewPaths(),
 		Components: &openapi3.Components{
 			Schemas: openapi3.Schemas{},
-			Headers: limitHeaders(),
+			Headers: componentHeaders(),
 			SecuritySchemes: openapi3.SecuritySchemes{
 				"bearer": {Value: openapi3.NewSecurityScheme().WithType("http").WithScheme("bearer").
 					WithDescription("A dashboard token, a developer API key, an application secret or the operator token; on the runtime, the end-user's access token.")},
@@ -275,6 +277,9 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			headers = append(headers, apiParamOf("x-organization-id", "with the operator token: the organization to act in"))
 		case runtimeApp, runtimeUser:
 			headers = append(headers, apiParamOf("x-environment", "production or development, with x-application-id"))
+		}
+		if runtimeRoute(rt) {
+			headers = append(headers, signatureRequestHeaders...)
 		}
 		seen := map[string]bool{}
 		for _, p := range headers {
@@ -324,6 +329,9 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			ok.Headers = openapi3.Headers{"Location": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
 				Description: "where the browser goes next", Schema: openapi3.NewStringSchema().NewRef()}}}}
 		}
+		if runtimeRoute(rt) {
+			ok.Headers = withSignatureHeaders(ok.Headers)
+		}
 		o.Responses.Set(strconv.Itoa(rt.status), &openapi3.ResponseRef{Value: ok})
 		errRef := openapi3.NewSchemaRef("#/components/schemas/Error", nil)
 		if strings.HasPrefix(rt.path, "/v1/runtime") {
@@ -343,12 +351,63 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 				resp.Headers = retryHeaders(status)
 			}
+			if runtimeRoute(rt) {
+				resp.Headers = withSignatureHeaders(resp.Headers)
+			}
 			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: resp})
 		}
 		o.Security = security(rt)
 		doc.AddOperation(rt.path, rt.method, o)
 	}
 	return doc, nil
+}
+
+// runtimeRoute reports a route of the runtime API, whose answers are signed
+// on request (docs/design.md §15).
+func runtimeRoute(rt route) bool {
+	return rt.access == runtimeApp || rt.access == runtimeUser || rt.access == runtimeOpen
+}
+
+// signatureRequestHeaders are the request headers of a signed runtime
+// answer (docs/design.md §15).
+var signatureRequestHeaders = []param{
+	apiParamOf("Accept-Signature", `asks for a signed answer (RFC 9421): lc=();nonce="<16-128 printable characters, new for every request>" `+
+		`(any label; the components listed are ignored). Malformed or without a nonce: 400 validation_failed naming accept-signature, unsigned.`),
+	apiParamOf("Content-Digest", "the body's digest (RFC 9530, sha-256 or sha-512): checked before the call acts "+
+		"(a mismatch is 400 validation_failed naming content-digest) and covered by the answer's signature."),
+}
+
+// signatureHeaders are the headers of a signed runtime answer, defined
+// once and referred to by every runtime answer.
+var signatureHeaders = map[string]string{
+	"Content-Digest": "With Accept-Signature: the body's SHA-256 (RFC 9530), sha-256=:<base64>:.",
+	"Signature-Input": `With Accept-Signature, once the application and environment are known: <label>=("@status" "content-type" "content-digest" ` +
+		`"@method";req "@authority";req "@path";req "@query";req "accept-signature";req[ "content-digest";req]);created=<server time>;` +
+		`keyid="<the environment's kid, as in its JWKS>";alg="ed25519";nonce="<the request's nonce>";tag="licensectl" (RFC 9421). ` +
+		`An answer without a body (204) covers no content-type.`,
+	"Signature": "With Accept-Signature: <label>=:<base64 Ed25519 signature over the RFC 9421 signature base>:.",
+}
+
+// componentHeaders are the headers the document defines once: those of
+// 429 and 503 answers and those of signed answers.
+func componentHeaders() openapi3.Headers {
+	h := limitHeaders()
+	for name, desc := range signatureHeaders {
+		h[name] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{Description: desc,
+			Schema: openapi3.NewStringSchema().NewRef()}}}
+	}
+	return h
+}
+
+// withSignatureHeaders adds the signed answer's headers to h.
+func withSignatureHeaders(h openapi3.Headers) openapi3.Headers {
+	if h == nil {
+		h = openapi3.Headers{}
+	}
+	for name := range signatureHeaders {
+		h[name] = &openapi3.HeaderRef{Ref: "#/components/headers/" + name}
+	}
+	return h
 }
 
 // limitHeaders are the headers 429 and 503 answers carry (docs/design.md

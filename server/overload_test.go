@@ -14,6 +14,7 @@ import (
 // shape — nothing is bound, every shed request is counted, and reads are
 // served all along (docs/design.md §14).
 func TestOverloadSheds(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 100})
 	// The fixture is written first; then the same data is served with a

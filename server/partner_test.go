@@ -240,6 +240,7 @@ var profileBody = map[string]any{"first_name": "Grace", "last_name": "Hopper", "
 	"phone": "+5511999998888", "tos_accepted_version": "2026-01"}
 
 func TestPartnerSignIn(t *testing.T) {
+	t.Parallel()
 	p := newProvider(t)
 	s := partnerServer(t, p)
 
@@ -426,6 +427,7 @@ func TestPartnerSignIn(t *testing.T) {
 }
 
 func TestPartnerUnconfigured(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	for _, c := range []struct{ method, path, cred string }{
@@ -447,6 +449,7 @@ func TestPartnerUnconfigured(t *testing.T) {
 // TestPartnerProviderDown: a provider that cannot be reached is the
 // service's trouble, not the user's.
 func TestPartnerProviderDown(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -478,6 +481,7 @@ func resetByMail(t *testing.T, s *servertest.Server, email, newPassword string) 
 // password set before the address was verified stops working when a
 // provider's identity links to the account.
 func TestPartnerPreHijack(t *testing.T) {
+	t.Parallel()
 	p := newProvider(t)
 	s := partnerServer(t, p)
 	const newPassword = "a brand new passphrase for 2027"
@@ -544,6 +548,7 @@ func TestPartnerPreHijack(t *testing.T) {
 // TestPartnerUserInfo: an ID token without the e-mail claims sends the
 // server to the provider's UserInfo endpoint (OIDC Core §5.4).
 func TestPartnerUserInfo(t *testing.T) {
+	t.Parallel()
 	p := newProvider(t)
 	s := partnerServer(t, p)
 	bare := func(sub string, info map[string]any) *claimsUser {

@@ -13,6 +13,7 @@ import (
 // the transaction's is 400 validation_failed naming the field, and nothing
 // changes; the right amount (or none) confirms.
 func TestPixCallbackAmount(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t, withPix)
 	org := s.NewOrg(t)
 	c := checkout(t, s, org.APIKey, "pro")

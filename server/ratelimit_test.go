@@ -10,6 +10,7 @@ import (
 )
 
 func TestRateLimits(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, func(c *config.Config) {
 		c.RateLimit.Enabled = true
 		c.RateLimit.Window = time.Minute
@@ -63,6 +64,7 @@ func TestRateLimits(t *testing.T) {
 }
 
 func TestRuntimeLoginThrottle(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, func(c *config.Config) {
 		c.RateLimit.Enabled = true
 		c.RateLimit.Window = time.Minute

@@ -75,6 +75,7 @@ func findLog(lines []map[string]any, msg, key, val string) map[string]any {
 }
 
 func TestRequestIDAndLogLine(t *testing.T) {
+	t.Parallel()
 	s, logs := startLogged(t, slog.LevelInfo)
 	if tok := findLog(logs.lines(t), "wrote a new operator token", "path", s.Config.DataDir+"/operator.token"); tok == nil {
 		t.Fatalf("operator token creation not logged with its path: %v", logs.lines(t))
@@ -146,6 +147,7 @@ func TestRequestIDAndLogLine(t *testing.T) {
 // gets its line, at info when the setting selects it and at debug otherwise,
 // so a TUI that only reads does not fill the log by default.
 func TestLogRequests(t *testing.T) {
+	t.Parallel()
 	// name → the requests logged at info, of: read (GET 200), write (POST
 	// 201), denied (GET 401).
 	cases := []struct {
@@ -199,6 +201,7 @@ func TestLogRequests(t *testing.T) {
 // TestReloadTLSWithoutTLSLogs: SIGHUP (ReloadTLS) on a plain-HTTP server
 // reloads nothing and says so in the log, instead of nothing at all.
 func TestReloadTLSWithoutTLSLogs(t *testing.T) {
+	t.Parallel()
 	s, logs := startLogged(t, slog.LevelInfo)
 	if err := s.ReloadTLS(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // TestRestartKeepsData writes through the API, restarts the server on the
 // same data directory and reads everything back.
 func TestRestartKeepsData(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	app := newApp(t, s, org.APIKey, "Durable")

@@ -456,7 +456,7 @@ func routeTable() []route {
 		// The operator.
 		op(operator, get, "/v1/admin/backup", "A consistent copy of the database", (*Server).backup).out(ok200, nil).as("application/octet-stream").
 			err(notImplemented),
-		op(operator, get, "/v1/admin/organizations", "List organizations", (*Server).adminListOrganizations).out(ok200, []api.AdminOrganization{}),
+		op(operator, get, "/v1/admin/organizations", "List organizations", (*Server).adminListOrganizations).out(ok200, api.Page[api.AdminOrganization]{}),
 		op(operator, post, "/v1/admin/organizations", "Create an organization and its owner", (*Server).adminCreateOrganization).
 			in(api.CreateOrganizationRequest{}, "name", "owner_email", "owner_password").out(created, api.AdminOrganization{}).err(conflict),
 		op(operator, get, "/v1/admin/organizations/{orgId}", "Read an organization", (*Server).adminGetOrganization).out(ok200, api.AdminOrganization{}),

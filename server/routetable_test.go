@@ -12,6 +12,7 @@ import (
 // (summary, success answer, request body, handler of its access, error
 // statuses), and the check itself fails on a route that is not.
 func TestRouteTableComplete(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, rt := range routeTable() {
 		key := rt.method + " " + rt.path

@@ -93,7 +93,7 @@ type runtimeFunc func(w http.ResponseWriter, r *http.Request, c store.RuntimeCli
 // (stricter for authentication calls), the audit actor, the monthly request
 // count and the call's outcome in the metrics.
 func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handler {
-	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+	return s.signAnswers(s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		ip := clientIP(r)
 		if s.rt.ipLimit != nil {
 			key := addrKey(ip)
@@ -115,6 +115,9 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 		// whose application the store then refuses is uncounted.
 		counted, err := s.rt.usage.admit(ctx, c)
 		if err == nil {
+			err = checkSignRequest(r)
+		}
+		if err == nil {
 			err = fn(w, r.WithContext(ctx), c)
 		}
 		code := store.ErrorCode(err)
@@ -135,7 +138,7 @@ func (s *Server) runtime(endpoint string, auth bool, fn runtimeFunc) http.Handle
 		}
 		s.metrics.runtime.WithLabelValues(endpoint, outcome).Inc()
 		return err
-	})
+	}))
 }
 
 // badBody reports the codes of a body refused before the store acted on it
@@ -162,6 +165,7 @@ func (s *Server) activeApp(ctx context.Context, c store.RuntimeClient) (*store.R
 	if err != nil {
 		return nil, err
 	}
+	noteEnv(ctx, ra.Env)
 	if ra.App.Status != store.AppActive {
 		return nil, store.Errorf(store.ECodeAppDisabled, "the application is disabled")
 	}
@@ -194,15 +198,18 @@ func (s *Server) rtJWKS(w http.ResponseWriter, r *http.Request, c store.RuntimeC
 	if err != nil {
 		return err
 	}
+	env := ra.App.Env(name)
+	noteEnv(r.Context(), env)
 	// Public keys are public: served for a disabled application too, so
 	// that clients can still verify what they hold.
 	h := w.Header()
 	h.Set("Content-Type", "application/jwk-set+json")
 	h.Set("Cache-Control", "public, max-age=300")
-	// The headers pick the document: a shared cache must keep them apart.
-	h.Set("Vary", "x-api-key, x-environment")
+	// The headers pick the document, and a signed one answers one nonce:
+	// a shared cache must keep them apart.
+	h.Set("Vary", "x-api-key, x-environment, accept-signature")
 	w.WriteHeader(http.StatusOK)
-	return json.NewEncoder(w).Encode(rttoken.KeySet(ra.App.Env(name)))
+	return json.NewEncoder(w).Encode(rttoken.KeySet(env))
 }
 
 // jwksEnvironment names the environment whose key set a JWKS request wants.

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRuntimeActivate(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	t.Run("OK", func(t *testing.T) {
 		days := 30
@@ -136,6 +137,7 @@ func strings2(key string) string {
 }
 
 func TestRuntimeActivateWithUser(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	f.register(t, "alice@example.com")
 	f.register(t, "bob@example.com")
@@ -169,6 +171,7 @@ func TestRuntimeActivateWithUser(t *testing.T) {
 }
 
 func TestRuntimeAntiReplay(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 5})
 	t.Run("ErrNonceReused", func(t *testing.T) {
@@ -214,6 +217,7 @@ func TestRuntimeAntiReplay(t *testing.T) {
 }
 
 func TestRuntimeNonceSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	f := attachRT(t, s)
 	key := f.license(t, planOpts{maxDevices: 5})
@@ -230,6 +234,7 @@ func TestRuntimeNonceSurvivesRestart(t *testing.T) {
 }
 
 func TestRuntimeDeviceReset(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 1, resets: 2})
 	reset := func(fp string) *servertest.Resp {

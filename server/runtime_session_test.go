@@ -14,6 +14,7 @@ import (
 )
 
 func TestRuntimeRegister(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	t.Run("OK", func(t *testing.T) {
 		f.register(t, "new@example.com")
@@ -31,6 +32,7 @@ func TestRuntimeRegister(t *testing.T) {
 }
 
 func TestRuntimeLogin(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	uid := f.register(t, "carol@example.com")
 	t.Run("OK", func(t *testing.T) {
@@ -79,6 +81,7 @@ func TestRuntimeLogin(t *testing.T) {
 }
 
 func TestRuntimeLogout(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{})
 	s := f.activate(t, key, "logout-pc")
@@ -98,6 +101,7 @@ func TestRuntimeLogout(t *testing.T) {
 }
 
 func TestRuntimeValidate(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	t.Run("TokenInvalid", func(t *testing.T) {
 		f.wantReason(t, "garbage", "token_invalid")
@@ -190,6 +194,7 @@ func TestRuntimeValidate(t *testing.T) {
 }
 
 func TestRuntimeRefresh(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{ents: []string{"pro"}})
 	s := f.activate(t, key, "refresh-pc")
@@ -233,6 +238,7 @@ func TestRuntimeRefresh(t *testing.T) {
 }
 
 func TestRuntimeEntitlementCheck(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{ents: []string{"export"}, extra: []string{"beta"}})
 	s := f.activate(t, key, "check-pc")
@@ -260,6 +266,7 @@ func TestRuntimeEntitlementCheck(t *testing.T) {
 }
 
 func TestRuntimeLastSeenFlushed(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	s := f.activate(t, f.license(t, planOpts{}), "seen-pc")
 	if d := f.device(t, "seen-pc"); d.LastSeenAt == nil || !d.LastSeenAt.Equal(f.s.Clock().Now()) {
@@ -287,6 +294,7 @@ func TestRuntimeLastSeenFlushed(t *testing.T) {
 }
 
 func TestRuntimeUsageCounter(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	for i := 0; i < 5; i++ {
 		f.do(t, "POST", "/applications/init", nil).Want(t, http.StatusOK)
@@ -306,6 +314,7 @@ func TestRuntimeUsageCounter(t *testing.T) {
 }
 
 func TestRuntimeNonceSweep(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 5})
 	b := f.activateBody(key, "sweep-1")
@@ -326,6 +335,7 @@ func TestRuntimeNonceSweep(t *testing.T) {
 }
 
 func TestRuntimeRefreshRetiredWindow(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	s := f.activate(t, f.license(t, planOpts{}), "window-pc")
 	tokens := []string{s.RefreshToken}
@@ -345,6 +355,7 @@ func TestRuntimeRefreshRetiredWindow(t *testing.T) {
 }
 
 func TestRuntimeSessionSweep(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	s := f.activate(t, f.license(t, planOpts{maxDevices: 2}), "sweep-pc")
 	rt := f.s.Store().OpenRuntime(store.RuntimeOptions{})
@@ -365,6 +376,7 @@ func TestRuntimeSessionSweep(t *testing.T) {
 // with the access token's sid (docs/design.md §5); naming the session with a
 // wrong secret is an unknown token and leaves the session alive.
 func TestRuntimeRefreshTokenNamesSession(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	s := f.activate(t, f.license(t, planOpts{}), "sid-pc")
 	parts := strings.Split(s.AccessToken, ".")

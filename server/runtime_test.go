@@ -266,6 +266,7 @@ func (f *rtFix) login(t *testing.T, email, fp string) session {
 }
 
 func TestRuntimeInit(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	t.Run("OK", func(t *testing.T) {
 		m := f.do(t, "POST", "/applications/init", nil).Want(t, http.StatusOK).Map(t)
@@ -306,6 +307,7 @@ func TestRuntimeInit(t *testing.T) {
 }
 
 func TestRuntimeJWKS(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	var ks rttoken.JWKS
 	r := f.s.Do(t, "GET", "/v1/runtime/applications/"+f.appID+"/jwks.json", nil).Want(t, http.StatusOK)

@@ -13,6 +13,7 @@ import (
 // one's quota check and usage read include the other's requests, and the
 // quota holds over both.
 func TestUsageAddsUpServers(t *testing.T) {
+	t.Parallel()
 	db := openBolt(t)
 	defer db.Close()
 	ctx := context.Background()

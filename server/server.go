@@ -34,6 +34,7 @@ type Server struct {
 	db            store.Backend
 	logger        *slog.Logger
 	now           store.Clock
+	signers       answerSigners    // one per environment key (signing.go)
 	acct          *accountServices // built by initServices (account.go)
 	operatorToken string
 	router        *mux.Router

@@ -13,6 +13,7 @@ import (
 // count the sessions a suspension or a block would revoke, in the
 // environment the request selects.
 func TestSessionCounts(t *testing.T) {
+	t.Parallel()
 	f := newRT(t)
 	key := f.license(t, planOpts{maxDevices: 2})
 	lic := f.ids[key]

@@ -14,6 +14,7 @@ import (
 // kept-alive connection just before shutdown (SIGTERM calls Close) is
 // answered, not dropped with the connection.
 func TestShutdownAnswersRequestsOnIdleConnections(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	org := s.NewOrg(t)
 	get := func(i int) string {

@@ -25,6 +25,7 @@ import (
 // become the head of the next request on a pooled connection.
 
 func TestMalformedEscapeGetsPlain400(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, line := range []string{
 		"GET /v1/mgmt/applications/%zz HTTP/1.1",
@@ -56,6 +57,7 @@ func TestMalformedEscapeGetsPlain400(t *testing.T) {
 // A malformed escape in the query passes net/http; the API names the
 // parameter instead of ignoring it.
 func TestMalformedQueryEscape(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for query, field := range map[string]string{"page=%zz": "page", "per_page=5&page=%4": "page", "%zz=1": "%zz", "page=1;per_page=2": "page"} {
 		t.Run(query, func(t *testing.T) {
@@ -76,6 +78,7 @@ func TestMalformedQueryEscape(t *testing.T) {
 // A body sent after `Expect: 100-continue` is the body, whatever it looks
 // like: stored byte-exact, one answer.
 func TestExpectContinueBodyStoredExactly(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, name := range []string{
 		`50% off HTTP/1.1`,             // a first line the repair layer took for a request line
@@ -125,6 +128,7 @@ func TestExpectContinueBodyStoredExactly(t *testing.T) {
 // would take for the start of the next request (the victim's, whose API key
 // would then authorize a permanent DELETE).
 func TestReverseProxyPooledConnectionNotPoisoned(t *testing.T) {
+	t.Parallel()
 	s := servertest.New(t)
 	attacker, victim := s.NewOrg(t), s.NewOrg(t)
 	victimApp := newApp(t, s, victim.APIKey, "Victim App")

@@ -44,6 +44,7 @@ func tlsServer(t *testing.T) (s *servertest.Server, certFile, keyFile string, po
 }
 
 func TestTLSServesCertificateFilesAndReloads(t *testing.T) {
+	t.Parallel()
 	s, certFile, keyFile, pool := tlsServer(t)
 	if !strings.HasPrefix(s.URL, "https://") {
 		t.Fatalf("URL = %s, want https", s.URL)
@@ -83,6 +84,7 @@ func TestTLSServesCertificateFilesAndReloads(t *testing.T) {
 }
 
 func TestTLSConfigErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]config.TLS{
 		"ErrCertWithoutKey": {CertFile: "cert.pem"},
 		"ErrFilesAndACME":   {CertFile: "c", KeyFile: "k", ACMEHost: "licenses.example.com"},
@@ -101,6 +103,7 @@ func TestTLSConfigErrors(t *testing.T) {
 // Issue 19 #8, docs/design.md §2: TLS 1.2 with AEAD suites only, and HTTP/2 on the
 // TLS listener.
 func TestTLSSuitesAndHTTP2(t *testing.T) {
+	t.Parallel()
 	s, _, _, pool := tlsServer(t)
 	addr := strings.TrimPrefix(s.URL, "https://")
 	handshake := func(suites ...uint16) (*tls.Conn, error) {

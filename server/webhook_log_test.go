@@ -15,6 +15,7 @@ import (
 // minute at most, naming the endpoint, the delivery and the answer, and the
 // next line says how many failures it left out; a success logs nothing.
 func TestWebhookFailureLogged(t *testing.T) {
+	t.Parallel()
 	buf := &syncBuffer{}
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()

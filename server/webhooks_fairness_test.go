@@ -16,6 +16,7 @@ import (
 // 409, and tenant B's endpoint hears its event at once. The deliveries list
 // shows the timed-out attempts' error and latency.
 func TestWebhookTenantFairness(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, local, func(c *config.Config) {
 		c.Webhooks.Timeout = 5 * time.Second
 		c.Webhooks.RetrySchedule = []time.Duration{time.Hour}
@@ -102,6 +103,7 @@ func TestWebhookTenantFairness(t *testing.T) {
 // TestWebhookEndpointBounds: webhooks.max_endpoints endpoints per
 // application (409 naming the setting beyond) and 50 patterns per endpoint.
 func TestWebhookEndpointBounds(t *testing.T) {
+	t.Parallel()
 	f := newRT(t, local, func(c *config.Config) { c.Webhooks.MaxEndpoints = 2 })
 	rc := newReceiver(t)
 	for range 2 {

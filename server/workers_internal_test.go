@@ -42,6 +42,7 @@ func mustNew(t *testing.T, db *bolt.DB) *Server {
 // Building a server lists its background work and starts none of it: only
 // Open does (issue 8: router construction started goroutines).
 func TestNewStartsNoGoroutines(t *testing.T) {
+	// Not parallel: it counts the process's goroutines, which parallel tests start and end.
 	db := openBolt(t)
 	before := runtime.NumGoroutine()
 	s := mustNew(t, db)
@@ -63,6 +64,7 @@ func TestNewStartsNoGoroutines(t *testing.T) {
 // the runtime state and listed every worker in one place (issue 20), so a
 // second router (or a route added later) cannot duplicate a worker.
 func TestRoutesHaveNoSideEffects(t *testing.T) {
+	t.Parallel()
 	s := mustNew(t, openBolt(t))
 	names := func() []string {
 		var out []string
@@ -89,6 +91,7 @@ func TestRoutesHaveNoSideEffects(t *testing.T) {
 // periodic runs at start and once more on stop when asked, so that what is
 // counted in memory is written before the store closes.
 func TestPeriodic(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name            string
 		atStart, atStop bool

@@ -44,6 +44,20 @@ type Device struct {
 	CreatedAt      time.Time
 }
 
+// DeviceUnbound is not a status: it is how an active device bound to no
+// license reads in lists (Standing), since "active" there suggested a seat
+// it no longer holds after a reset.
+const DeviceUnbound = "unbound"
+
+// Standing is the device's status as a person reads it: its status, except
+// that an active device bound to no license is DeviceUnbound.
+func (d *Device) Standing() string {
+	if d.Status == DeviceActive && len(d.LicenseIDs) == 0 {
+		return DeviceUnbound
+	}
+	return d.Status
+}
+
 // StatusFilter selects a page of end-users or devices. Email (end-users only)
 // and Fingerprint (devices only) look one record up exactly, so the page holds
 // at most one item. LicenseID (devices only, alone) pages the devices bound

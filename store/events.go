@@ -158,7 +158,7 @@ func CheckEventPatterns(patterns []string) error {
 		if ok && family != "" && slices.ContainsFunc(events, func(e string) bool { return strings.HasPrefix(e, family+".") }) {
 			continue
 		}
-		return Invalid("events", "events names an unknown event %q (see GET /v1/mgmt/webhooks/events)", p)
+		return Invalid("events", "events names an unknown event %q: `licensectl webhook events` or GET /v1/mgmt/webhooks/events lists them", p)
 	}
 	return nil
 }

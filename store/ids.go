@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/text/unicode/norm"
+	"licensectl.dev/sdk/go/machinefile"
 )
 
 // NewID returns a new UUIDv7 string; ids are time-ordered so that newest-first
@@ -174,32 +175,7 @@ func NewLicenseKey() string {
 
 // NormalizeLicenseKey turns user input into the canonical key form: trimmed,
 // upper-cased, dashes and spaces ignored, O read as 0 and I/L as 1. It returns
-// "" when the input cannot be a license key.
-func NormalizeLicenseKey(in string) string {
-	var raw []byte
-	for _, r := range strings.ToUpper(strings.TrimSpace(in)) {
-		switch {
-		case r == '-' || r == ' ':
-			continue
-		case r == 'O':
-			r = '0'
-		case r == 'I' || r == 'L':
-			r = '1'
-		}
-		if r > 127 || strings.IndexByte(crockford, byte(r)) < 0 {
-			return ""
-		}
-		raw = append(raw, byte(r))
-	}
-	if len(raw) != 25 {
-		return ""
-	}
-	out := make([]byte, 0, 29)
-	for i, c := range raw {
-		if i > 0 && i%5 == 0 {
-			out = append(out, '-')
-		}
-		out = append(out, c)
-	}
-	return string(out)
-}
+// "" when the input cannot be a license key. The rule is the client
+// library's (machinefile.NormalizeLicenseKey), so that a key typed any way
+// the server accepts also opens its machine file.
+func NormalizeLicenseKey(in string) string { return machinefile.NormalizeLicenseKey(in) }

@@ -1,8 +1,15 @@
 // Package store is licensectl's domain: its types, statuses and error codes,
-// and the interfaces that persistence implements. It knows nothing of bbolt
-// or HTTP: store/bolt implements the interfaces on an embedded file, and
-// server/client implements them over the HTTP API, so the admin CLI and TUI
-// work the same against either.
+// the rules every input passes, and the interfaces that persistence
+// implements. It knows nothing of bbolt, SQL or HTTP. Three packages
+// implement the interfaces:
+//
+//   - store/bolt, on one embedded bbolt file (Backend and Admin whole);
+//   - store/postgres, on a PostgreSQL database that several servers share
+//     (Backend and Admin whole, docs/design.md §12);
+//   - server/client, over the HTTP API (Admin), so the admin CLI and TUI
+//     work the same locally and remotely.
+//
+// store/storetest is the conformance suite all three pass.
 package store
 
 // Admin is every administrative operation: what the admin CLI and the TUI

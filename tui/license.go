@@ -53,6 +53,15 @@ type license struct {
 	ellipsis string
 }
 
+// shownState is the license's status as the detail last read it, for the
+// status line's report of a change (stateShower).
+func (l *license) shownState() (what, state string, ok bool) {
+	if l.v == nil {
+		return "", "", false
+	}
+	return "License " + l.v.d.Key, l.v.d.Status, true
+}
+
 func newLicense(c *ctx, id string) *license {
 	return &license{screenBase: newBase(c), id: id, pages: 1, ellipsis: c.g.ellipsis}
 }

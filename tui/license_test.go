@@ -182,3 +182,36 @@ func TestUserAndDeviceDetails(t *testing.T) {
 		t.Fatalf("an empty field left a gap:\n%s", v)
 	}
 }
+
+// TestStaleChangeReport: "✓ Reinstated" goes from the status line once a
+// read of the license detail shows the license suspended again from
+// elsewhere (another operator, the API), and the line says what holds now;
+// a read that finds it as the change left it keeps the report.
+func TestStaleChangeReport(t *testing.T) {
+	s := seed(t, 1)
+	ctx := context.Background()
+	lic := s.licenseItems(t)[0]
+	if _, err := s.db.SetLicenseStatus(ctx, s.scope(), lic.ID, store.LicenseSuspended); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := s.licenses(t, s.db, Options{})
+	h.press("enter")
+	if _, ok := h.m.top().(*license); !ok {
+		t.Fatalf("enter opened %T, want the license detail", h.m.top())
+	}
+	h.press("u")
+	h.later(time.Second)
+	h.press("y")
+	h.contains("Reinstated")
+	h.press("ctrl+r") // a read that finds what the change left
+	h.contains("Reinstated")
+
+	if _, err := s.db.SetLicenseStatus(ctx, s.scope(), lic.ID, store.LicenseSuspended); err != nil {
+		t.Fatal(err)
+	}
+	h.press("ctrl+r")
+	if v := h.view(); strings.Contains(v, "Reinstated") {
+		t.Fatalf("the status line still says Reinstated over a suspended license:\n%s", v)
+	}
+	h.contains("is suspended now (changed elsewhere)")
+}

@@ -45,6 +45,10 @@ type listSpec struct {
 	empty   string
 	// preview summarizes the selected row in a pane on wide terminals.
 	preview func(c *ctx, it any) []string
+	// syntax is what / takes, shown while it is typed, and searchAll how
+	// to search every row of a paged list, shown while page-local text
+	// filters only the loaded page; both default to the license list's.
+	syntax, searchAll string
 }
 
 // query is a list's filter: server-side fields, and page-local text.

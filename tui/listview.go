@@ -30,7 +30,11 @@ func (l *list) view(c *ctx, w, h int) string {
 	case l.q.local != "" && !l.spec.paged:
 		right = fmt.Sprintf("matching %d of %d (fuzzy, every row)", len(rows), len(l.pages[l.page]))
 	case l.q.local != "":
-		right = fmt.Sprintf("matching %d of %d loaded rows (page-local; use status:, plan: or a full key to search all)", len(rows), len(l.pages[l.page]))
+		search := l.spec.searchAll
+		if search == "" {
+			search = "use status:, plan: or a full key to search all"
+		}
+		right = fmt.Sprintf("matching %d of %d loaded rows (page-local; %s)", len(rows), len(l.pages[l.page]), search)
 	case l.spec.paged:
 		pos := 0
 		if len(rows) > 0 {
@@ -53,6 +57,9 @@ func (l *list) view(c *ctx, w, h int) string {
 	if l.editing != nil {
 		l.rowsTop++
 		hint := "status:WORD plan:NAME, a key, an e-mail, fp:" + c.g.ellipsis
+		if l.spec.syntax != "" {
+			hint = l.spec.syntax
+		}
 		if !l.spec.paged {
 			hint = "fuzzy, over every row"
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 	"licensectl/store"
 )
 

@@ -61,7 +61,9 @@ var usersSpec = &listSpec{
 			return false
 		})
 	},
-	open: func(c *ctx, it any) screen { return newUserDetail(c, it.(*store.EndUser)) },
+	syntax:    "status:WORD, a full e-mail; other text filters this page",
+	searchAll: ":user EMAIL or a full e-mail searches all",
+	open:      func(c *ctx, it any) screen { return newUserDetail(c, it.(*store.EndUser)) },
 	preview: func(c *ctx, it any) []string {
 		u := it.(*store.EndUser)
 		roles := strings.Join(u.Roles, ", ")
@@ -109,7 +111,7 @@ var devicesSpec = &listSpec{
 	},
 	cells: func(c *ctx, it any) []string {
 		d := it.(*store.Device)
-		return []string{d.Fingerprint, d.Name, d.Platform, d.Status, deviceUser(c, d), fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
+		return []string{d.Fingerprint, d.Name, d.Platform, d.Standing(), deviceUser(c, d), fmt.Sprint(len(d.LicenseIDs)), c.when(d.LastSeenAt), tail(d.ID)}
 	},
 	id:      func(it any) string { return it.(*store.Device).ID },
 	state:   func(it any) string { return it.(*store.Device).Status },
@@ -128,11 +130,13 @@ var devicesSpec = &listSpec{
 			return false
 		})
 	},
-	open: func(c *ctx, it any) screen { return newDeviceDetail(c, it.(*store.Device)) },
+	syntax:    "status:WORD, fp:FINGERPRINT; other text filters this page",
+	searchAll: ":device FP or fp:FP searches all",
+	open:      func(c *ctx, it any) screen { return newDeviceDetail(c, it.(*store.Device)) },
 	preview: func(c *ctx, it any) []string {
 		d := it.(*store.Device)
 		user := deviceUser(c, d)
-		return []string{" " + store.Printable(d.Fingerprint), " status    " + d.Status, " name      " + store.Printable(d.Name),
+		return []string{" " + store.Printable(d.Fingerprint), " status    " + d.Standing(), " name      " + store.Printable(d.Name),
 			" platform  " + store.Printable(d.Platform), " user      " + user, fmt.Sprintf(" licenses  %d bound", len(d.LicenseIDs)),
 			" last seen " + c.when(d.LastSeenAt), " id        " + tail(d.ID), "", " enter: its user, licenses and live sessions"}
 	},

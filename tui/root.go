@@ -36,7 +36,24 @@ type model struct {
 	// readErr is the screen whose failed read the status line reports (0
 	// when it reports something else): an answer clears it (clearRead).
 	readErr uint64
+	// said is the change the status line reports, while it does: a later
+	// read of its screen showing the record in another state makes that
+	// report stale (stale).
+	said    *said
 	history []string // of the palette
+}
+
+// said is the screen a change's success was reported for and the state its
+// record showed on the first read after it ("" until then).
+type said struct {
+	screen uint64
+	state  string
+}
+
+// stateShower is a screen showing one record whose state a change's
+// status line speaks of (the license detail): what names the record.
+type stateShower interface {
+	shownState() (what, state string, ok bool)
 }
 
 func newModel(c *ctx, first []screen) *model {
@@ -109,7 +126,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.screen == jumpScreen {
 			return m, m.landed(msg)
 		}
-		return m, m.route(msg.screen, msg)
+		cmd := m.route(msg.screen, msg)
+		if msg.err == nil {
+			m.stale(msg)
+		}
+		return m, cmd
 	case actionMsg:
 		m.c.busy--
 		m.c.acting--
@@ -120,6 +141,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		} else if msg.done != "" {
 			m.setStatus(m.c.g.ok+" "+msg.done, true)
+			m.said = &said{screen: msg.screen}
 		}
 		return m, m.route(msg.screen, msg)
 	case copiedMsg:
@@ -206,7 +228,51 @@ func (m *model) popTo(i int) {
 	m.stack = m.stack[:i+1]
 }
 
-func (m *model) setStatus(text string, ok bool) { m.status, m.statusOK, m.readErr = text, ok, 0 }
+func (m *model) setStatus(text string, ok bool) {
+	m.status, m.statusOK, m.readErr, m.said = text, ok, 0, nil
+}
+
+// find is the screen with id sid, wherever it is in the stack, or nil.
+func (m *model) find(sid uint64) screen {
+	for _, s := range m.stack {
+		if s.base().sid == sid {
+			return s
+		}
+		if t, ok := s.(*tabs); ok {
+			if in := t.owns(sid); in != nil {
+				return in
+			}
+		}
+	}
+	return nil
+}
+
+// stale replaces a change's "✓ Reinstated …" once a read of its screen (a
+// poll, a reload) shows the record in another state than the first read
+// after the change did: someone changed it elsewhere, and the line must not
+// go on saying what no longer holds. Only answers the screen took count
+// (its current generation), not superseded ones.
+func (m *model) stale(msg loadedMsg) {
+	if m.said == nil || msg.screen != m.said.screen {
+		return
+	}
+	s := m.find(msg.screen)
+	if s == nil || s.base().gen != msg.gen {
+		return
+	}
+	sh, ok := s.(stateShower)
+	if !ok {
+		return
+	}
+	what, state, ok := sh.shownState()
+	switch {
+	case !ok:
+	case m.said.state == "":
+		m.said.state = state
+	case state != m.said.state:
+		m.setStatus(fmt.Sprintf("%s %s is %s now (changed elsewhere)", m.c.g.refresh, what, state), true)
+	}
+}
 
 // clearRead empties a status line that reports a failed read once screen
 // answered: the failure was that screen's, or the server answers again

@@ -162,3 +162,25 @@ func TestActivityNamesOnce(t *testing.T) {
 	}
 	golden(t, "activity_100x30", v)
 }
+
+// TestPageLocalFilterSaysWhatSearchesAll: on the paged Users and Devices
+// tabs, / shows that list's own forms while it is typed, and text that
+// filters only the loaded page says so and names what searches every row
+// (the palette jump, the exact form), not the license list's plan: or key.
+func TestPageLocalFilterSaysWhatSearchesAll(t *testing.T) {
+	for _, tc := range []struct {
+		tab, syntax, all string
+	}{
+		{"3", "status:WORD, a full e-mail; other text filters this page", "page-local; :user EMAIL or a full e-mail searches all"},
+		{"4", "status:WORD, fp:FINGERPRINT; other text filters this page", "page-local; :device FP or fp:FP searches all"},
+	} {
+		h := fakeHarness(t, newFake(), 120, 30, Options{})
+		h.press(tc.tab, "/")
+		h.contains(tc.syntax)
+		h.press("laptop", "enter")
+		h.contains(tc.all)
+		if v := h.view(); strings.Contains(v, "plan:") {
+			t.Fatalf("tab %s names the license list's plan: filter:\n%s", tc.tab, v)
+		}
+	}
+}

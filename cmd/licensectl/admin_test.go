@@ -126,6 +126,7 @@ func appScenario(t *testing.T, c *cli) {
 }
 
 func TestLocalAdmin(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.fails(1, args("app", "list"), "no database at", "org create")
 
@@ -158,15 +159,17 @@ func TestLocalAdmin(t *testing.T) {
 	if len(apps) != 1 {
 		t.Fatalf("first org has %d apps, want 1", len(apps))
 	}
-	var orgs []api.AdminOrganization
+	// org list -o json has the envelope of every growing list.
+	var orgs api.Page[api.AdminOrganization]
 	c.json(&orgs, "org", "list")
-	if len(orgs) != 2 || orgs[0].ID != second.ID {
+	if len(orgs.Data) != 2 || orgs.Data[0].ID != second.ID || orgs.Total != 2 || orgs.Page != 1 {
 		t.Fatalf("org list = %+v", orgs)
 	}
 	c.fails(1, args("--org", "nope", "app", "list"), "Error: not_found: organization \"nope\" not found")
 }
 
 func TestRemoteAdmin(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 
@@ -195,9 +198,9 @@ func TestRemoteAdmin(t *testing.T) {
 		if created.Slug != "remote-corp" || !created.EmailVerified {
 			t.Fatalf("org create = %+v", created)
 		}
-		var orgs []api.AdminOrganization
+		var orgs api.Page[api.AdminOrganization]
 		op.json(&orgs, "org", "list")
-		if len(orgs) < 2 || orgs[0].ID != created.ID {
+		if len(orgs.Data) < 2 || orgs.Data[0].ID != created.ID || orgs.Total != len(orgs.Data) {
 			t.Fatalf("org list = %+v", orgs)
 		}
 		var shown api.AdminOrganization
@@ -235,6 +238,7 @@ func TestRemoteAdmin(t *testing.T) {
 }
 
 func TestLockedFile(t *testing.T) {
+	// Not parallel: it bounds how long the refusal takes, which other tests' load would stretch.
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	db, err := bolt.Open(filepath.Join(c.dir, "data", "licensectl.db"), bolt.Options{})
@@ -251,6 +255,7 @@ func TestLockedFile(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	for _, a := range [][]string{
@@ -275,6 +280,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestVersionAndConfig(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	var v versionInfo
 	c.json(&v, "version")
@@ -325,6 +331,7 @@ func openBackup(t *testing.T, path string) *bolt.DB {
 }
 
 func TestCompletion(t *testing.T) {
+	// Not parallel: it bounds how long completion takes on a locked file, which other tests' load would stretch.
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	c.ok("app", "create", "Photo Studio")

@@ -18,6 +18,7 @@ import (
 )
 
 func TestBackupLocal(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme")
@@ -58,6 +59,7 @@ func TestBackupLocal(t *testing.T) {
 // copy is a sound database holding every license acknowledged before the
 // backup started.
 func TestBackupRemoteUnderLoad(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t)
 	if _, ok := srv.Store().(store.FileBackup); !ok {
 		t.Skip("the store is not one file (PostgreSQL): operate.txtar covers backup's answer there")

@@ -57,6 +57,7 @@ func billingScenario(t *testing.T, c *cli) {
 }
 
 func TestLocalBilling(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	c.fails(1, args("billing", "checkout", "starter", "--phone", "+5581987654321", "--document", "111.444.777-35"),
@@ -66,6 +67,7 @@ func TestLocalBilling(t *testing.T) {
 }
 
 func TestRemoteBilling(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t, func(c *config.Config) {
 		c.Billing.Pix = config.Pix{Key: "pix@acme.test", MerchantName: "Acme", MerchantCity: "RECIFE"}
 	})

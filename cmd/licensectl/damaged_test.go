@@ -9,6 +9,7 @@ import (
 
 // Issue 9 #10: a truncated data file is one line of advice, not SIGBUS.
 func TestDamagedDataFile(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	path := filepath.Join(c.dir, "data", "licensectl.db")

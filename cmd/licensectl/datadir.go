@@ -25,13 +25,19 @@ const (
 // or init is set: any other missing path is most likely a typo, and starting
 // on it would start an empty server with a new operator token. A database
 // file of 0 bytes (a copy that never happened, a full disk) is refused
-// rather than formatted as a new database.
-func prepareDataDir(dir string, init bool) error {
+// rather than formatted as a new database. On PostgreSQL the records are in
+// the database and the directory holds only this server's files, so the
+// refusal says so rather than promise a new database.
+func prepareDataDir(dir string, init bool, driver string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !init && filepath.Clean(dir) != filepath.Clean(config.Default().DataDir) {
-			return fmt.Errorf("data dir %s does not exist: check --data-dir (data_dir, %s), or pass --init to create it with a new database", dir, config.EnvName("data_dir"))
+			what := "with a new database"
+			if driver == config.DriverPostgres {
+				what = "empty: the records stay in the storage.postgres.url database, and the directory keeps this server's files (the operator token file, when this server is the one that initialises the database)"
+			}
+			return fmt.Errorf("data dir %s does not exist: check --data-dir (data_dir, %s), or pass --init to create it %s", dir, config.EnvName("data_dir"), what)
 		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("create data dir: %w", err)

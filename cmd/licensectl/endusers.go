@@ -147,9 +147,10 @@ func newDeviceListCmd(e *env) *cobra.Command {
 			}
 			v := api.PageOf(page, api.DeviceItemOf)
 			return out.emit(v, func(t *table) {
-				t.row("ID", "STATUS", "FINGERPRINT")
+				// The fingerprint stays last, where a long one may run on.
+				t.row("ID", "STATUS", "LICENSES", "LAST SEEN", "FINGERPRINT")
 				for _, d := range page.Data {
-					t.row(d.ID, d.Status, d.Fingerprint)
+					t.row(d.ID, d.Standing(), fmt.Sprint(len(d.LicenseIDs)), dayp(d.LastSeenAt), d.Fingerprint)
 				}
 				footer(t, page)
 			})

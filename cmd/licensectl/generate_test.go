@@ -16,6 +16,7 @@ import (
 // TestGeneratePartialFailure checks that when a later call of a split
 // generation fails, the keys already made are printed and the error says so.
 func TestGeneratePartialFailure(t *testing.T) {
+	t.Parallel()
 	appID, planID := store.NewID(), store.NewID()
 	var calls atomic.Int32
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

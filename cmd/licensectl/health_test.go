@@ -16,6 +16,7 @@ import (
 // a real server: by --server, and by the configuration's server.listen as
 // the image sets it; a server that is not there fails with exit 1.
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t)
 	t.Run("OKServer", func(t *testing.T) {
 		c := &cli{t: t, dir: t.TempDir()}
@@ -57,6 +58,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestLocalServerURL(t *testing.T) {
+	t.Parallel()
 	tls := config.TLS{CertFile: "c.pem", KeyFile: "k.pem"}
 	for _, tt := range []struct {
 		in   config.Server

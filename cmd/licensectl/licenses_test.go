@@ -305,6 +305,9 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	if devices.Total != 1 || devices.Data[0].ID != deviceID || len(devices.Data[0].LicenseIDs) != 1 {
 		t.Fatalf("device list = %+v", devices)
 	}
+	if out := c.ok("device", "list", "--app", "studio"); !regexp.MustCompile(`(?m)^` + deviceID + ` +active +1 +(-|\d{4}-\d\d-\d\d) +fp-laptop$`).MatchString(out) {
+		t.Fatalf("device list table, want the device active on 1 license:\n%s", out)
+	}
 	c.json(&st, "device", "set-status", "--app", "studio", "fp-laptop", "blocked")
 	if st.ID != deviceID || st.Status != store.DeviceBlocked {
 		t.Fatalf("device set-status = %+v", st)
@@ -362,6 +365,7 @@ type cliScenario func(t *testing.T, c *cli, orgID string, seed seeder)
 // runLocal runs scenario in local mode on a new data directory, on the
 // store the tests run on.
 func runLocal(t *testing.T, scenario cliScenario) {
+	t.Parallel() // a data directory of its own
 	c := newLocalStore(t)
 	var org api.AdminOrganization
 	c.json(&org, "org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
@@ -370,6 +374,7 @@ func runLocal(t *testing.T, scenario cliScenario) {
 
 // runRemote runs scenario through a new server.
 func runRemote(t *testing.T, scenario cliScenario) {
+	t.Parallel() // a server of its own
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 	seed := func(fn func(db servertest.Store)) { fn(srv.Store()) }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"licensectl/machinefile"
+	"licensectl.dev/sdk/go/machinefile"
 	"licensectl/server/api"
 	"licensectl/server/servertest"
 	"licensectl/store"

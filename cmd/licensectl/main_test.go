@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	servertest.WaitingTests()
 	code := m.Run()
 	pgtest.Stop() // the throw-away cluster of LICENSECTL_TEST_STORE=postgres, if any
 	os.RemoveAll(dir)

@@ -34,12 +34,14 @@ func memberScenario(t *testing.T, c *cli, owner string) {
 }
 
 func TestLocalMembers(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
 	memberScenario(t, c, "owner@acme.test")
 }
 
 func TestRemoteMembers(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t)
 	org := srv.NewOrg(t)
 	memberScenario(t, newRemote(t, srv.URL, srv.OperatorToken(), "--org", org.ID), org.OwnerEmail)

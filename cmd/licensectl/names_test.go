@@ -8,6 +8,7 @@ import (
 )
 
 func TestPick(t *testing.T) {
+	t.Parallel()
 	apps := []store.Application{
 		{ID: "a1", Slug: "photo-studio", Name: "Photo Studio"},
 		{ID: "a2", Slug: "photo-lab", Name: "Photo Lab"},
@@ -47,6 +48,7 @@ func TestPick(t *testing.T) {
 }
 
 func TestLevenshtein(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		a, b string
 		want int

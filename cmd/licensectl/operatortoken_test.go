@@ -55,6 +55,7 @@ func readToken(t *testing.T, dir string) string {
 // bbolt's file is locked by its server, so there the rotation happens
 // between two runs of the server.
 func TestOperatorTokenInStore(t *testing.T) {
+	t.Parallel()
 	env := storeEnv(t)
 	onPostgres := env != nil
 	dir := t.TempDir()
@@ -107,6 +108,7 @@ func TestOperatorTokenInStore(t *testing.T) {
 // token: the first server to find the store without a hash adopts the
 // file's token rather than make another.
 func TestOperatorTokenFileAdopted(t *testing.T) {
+	t.Parallel()
 	env := storeEnv(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -130,6 +132,7 @@ func TestOperatorTokenFileAdopted(t *testing.T) {
 // it was made under: the token file restore reports kept goes on working,
 // and a token rotated away before the restore stays ended.
 func TestRestoreKeepsOperatorToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	s := startServe(t, dir, nil, "listening", "--init", "--data-dir", data)
@@ -162,6 +165,7 @@ func TestRestoreKeepsOperatorToken(t *testing.T) {
 // Messages and logs name the database without its password, whatever form
 // storage.postgres.url takes.
 func TestDescribePostgres(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"postgres://lc:hunter2@db.internal:5432/lc?sslmode=verify-full": "postgres://lc@db.internal:5432/lc?sslmode=verify-full",
 		"postgresql://lc@db/lc?password=hunter2&sslmode=require":        "postgresql://lc@db/lc?sslmode=require",

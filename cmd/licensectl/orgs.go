@@ -82,7 +82,7 @@ func newOrgListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return out.emit(mapSlice(list, api.AdminOrganizationOf), func(t *table) {
+			return out.emit(api.WholePage(mapSlice(list, api.AdminOrganizationOf)), func(t *table) {
 				t.row("ID", "SLUG", "NAME", "CREATED")
 				for _, o := range list {
 					t.row(o.ID, o.Slug, t.text(o.Name, 24), day(o.CreatedAt))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestTableText(t *testing.T) {
+	t.Parallel()
 	long := "A Name Far Longer Than Any Column Should Be"
 	for _, tt := range []struct {
 		name string
@@ -34,6 +35,7 @@ func TestTableText(t *testing.T) {
 }
 
 func TestWriteCSV(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	exp := at.Add(time.Hour)
 	page := api.Page[api.LicenseItem]{Data: []api.LicenseItem{
@@ -57,6 +59,7 @@ func TestWriteCSV(t *testing.T) {
 }
 
 func TestCSVCells(t *testing.T) {
+	t.Parallel()
 	got := csvCells([]string{"=SUM(A1)", "+1", "-1", "@x", "\tx", "\rx", "a=b", "", "'", "\x1b[2J"})
 	want := []string{"'=SUM(A1)", "'+1", "'-1", "'@x", `'\x09x`, `'\x0dx`, "a=b", "", "'", `\x1b[2J`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {

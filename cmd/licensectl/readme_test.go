@@ -53,6 +53,7 @@ func runBlock(t *testing.T, dir, name, script string) string {
 // block against it, then the local block once it is stopped. Only the
 // server's address differs, since 8080 may be taken where tests run.
 func TestREADMEFirstHour(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	srv := startServe(t, work, nil, "listening")
 	remote := strings.ReplaceAll(readmeBlock(t, "remote"), "http://127.0.0.1:8080", srv.url)

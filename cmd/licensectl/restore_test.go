@@ -40,6 +40,7 @@ func dataUnchanged(t *testing.T, c *cli) {
 // Issue 19 #7: a sparse or padded backup is restored as the pages its
 // records use, not copied whole.
 func TestRestoreSparseBackup(t *testing.T) {
+	t.Parallel()
 	c, backup := restoreFixture(t)
 	if err := os.Truncate(backup, 1<<30); err != nil {
 		t.Fatal(err)
@@ -66,6 +67,7 @@ func TestRestoreSparseBackup(t *testing.T) {
 // A named pipe is refused at once: opening it for reading would wait for a
 // writer forever.
 func TestRestoreRefusesFIFO(t *testing.T) {
+	t.Parallel()
 	c, _ := restoreFixture(t)
 	fifo := filepath.Join(c.dir, "pipe.db")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -88,6 +90,7 @@ func TestRestoreRefusesFIFO(t *testing.T) {
 // but would answer 500 on every read of it: refused, naming the bucket and
 // the key, before anything is replaced.
 func TestRestoreRefusesGarbledRecord(t *testing.T) {
+	t.Parallel()
 	c, backup := restoreFixture(t)
 	raw, err := os.ReadFile(backup)
 	if err != nil {

@@ -37,6 +37,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/sc
 // storage.postgres.url (docs/design.md §12). The conditions [bolt] and
 // [postgres] mark the lines about one store.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	onPostgres := os.Getenv(servertest.StoreEnv) == "postgres"
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
@@ -143,6 +144,7 @@ func cmdScrub(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func TestScrub(t *testing.T) {
+	t.Parallel()
 	in := "01a1fca5-0245-7c6e-903c-93a02255033b  7KQ2M-9XW4T-HB3ZP-0D6RN-C5VYE  2026-11-21T05:47:14Z 2026-11-21 dev_key_jRh8HCcLY7J0d6enwOYg6EuI9ukJfZu3bvaV08qOOpp"
 	want := "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx  XXXXX-XXXXX-XXXXX-XXXXX-XXXXX  YYYY-MM-DDTHH:MM:SSZ YYYY-MM-DD dev_key_…"
 	got := in

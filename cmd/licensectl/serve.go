@@ -26,8 +26,10 @@ func newServeCmd(e *env) *cobra.Command {
 			"<data-dir>/licensectl.db (bolt), or the PostgreSQL database of\n" +
 			"storage.postgres.url that several servers share (postgres). The whole\n" +
 			"configuration is checked before anything is written. A missing data dir\n" +
-			"is created (0700, with a new database and operator token) only when it is\n" +
-			"the default ./data or with --init: a mistyped --data-dir is refused.\n\n" +
+			"is created (0700) only when it is the default ./data or with --init: a\n" +
+			"mistyped --data-dir is refused. On bolt it then gets a new database and\n" +
+			"operator token; on postgres it keeps only this server's files (the\n" +
+			"operator token file, written by the server that initialises the database).\n\n" +
 			"--dev is the laptop mode: plain-http and private webhook targets allowed,\n" +
 			"signup challenge off, mail written to <data-dir>/mail/, the operator token\n" +
 			"printed. It listens on loopback only; never use it in production.",
@@ -52,7 +54,7 @@ func newServeCmd(e *env) *cobra.Command {
 			if err := checkTLSFiles(cfg.Server.TLS); err != nil {
 				return err
 			}
-			if err := prepareDataDir(cfg.DataDir, initDir); err != nil {
+			if err := prepareDataDir(cfg.DataDir, initDir, cfg.Storage.Driver); err != nil {
 				return err
 			}
 			gc := applyGCPercent(cfg.Server.GCPercent, e)
@@ -108,7 +110,7 @@ func newServeCmd(e *env) *cobra.Command {
 			}
 		},
 	}
-	c.Flags().BoolVar(&initDir, "init", false, "create a missing --data-dir (with a new database and operator token)")
+	c.Flags().BoolVar(&initDir, "init", false, "create a missing --data-dir (on bolt with a new database and operator token)")
 	c.Flags().BoolVar(&dev, "dev", false, "laptop mode: http and private webhook targets, no signup challenge, file mail, token printed; loopback only")
 	return c
 }

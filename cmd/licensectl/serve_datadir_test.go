@@ -142,10 +142,20 @@ func wantMode(t *testing.T, path string, want os.FileMode) {
 // typo until --init says otherwise; the default ./data and --init create it
 // 0700 (issue 19 #7).
 func TestServeDataDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	typo := filepath.Join(dir, "dta")
 	if out := refuse(t, dir, nil, []string{"--data-dir", typo}, "data dir "+typo+" does not exist", "--init"); strings.Count(strings.TrimSpace(out), "\n") != 0 {
 		t.Fatalf("the refusal is not one line:\n%s", out)
+	}
+	mustNotExist(t, typo)
+	// On PostgreSQL the directory holds no records: the refusal says what
+	// --init creates there, not "a new database" (refused before the
+	// database is reached, so no server needs to listen at the URL).
+	pg := []string{"LICENSECTL_STORAGE_DRIVER=postgres", "LICENSECTL_STORAGE_POSTGRES_URL=postgres://nobody@127.0.0.1:1/none"}
+	out := refuse(t, dir, pg, []string{"--data-dir", typo}, "data dir "+typo+" does not exist", "--init to create it empty", "storage.postgres.url database", "operator token file")
+	if strings.Contains(out, "new database") {
+		t.Fatalf("on PostgreSQL the refusal promises a new database:\n%s", out)
 	}
 	mustNotExist(t, typo)
 
@@ -175,6 +185,7 @@ func TestServeDataDir(t *testing.T) {
 
 // Issue 25 #2: a bad configuration is refused before anything is written.
 func TestServeBadConfigWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	refuse(t, dir, nil, []string{"--init", "--listen", "nonsense", "--data-dir", data}, `server.listen: must be host:port`, `"nonsense"`)
@@ -192,6 +203,7 @@ func TestServeBadConfigWritesNothing(t *testing.T) {
 // Issue 19 #7, docs/design.md §11: a 0-byte database file is not formatted as a
 // new database.
 func TestServeRefusesEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	if err := os.Mkdir(data, 0o700); err != nil {
@@ -211,6 +223,7 @@ func TestServeRefusesEmptyDatabase(t *testing.T) {
 // Issue 25 #2: a LICENSECTL_* variable that sets nothing is warned about,
 // by name; the known ones are not.
 func TestServeWarnsUnknownEnv(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServe(t, dir, []string{"LICENSECTL_WEBHOOK_ALLOW_HTTP=true", "LICENSECTL_WEBHOOKS_ALLOW_HTTP=true", "LICENSECTL_SERVER=http://x"},
 		"listening", "--init", "--data-dir", filepath.Join(dir, "data"))
@@ -226,6 +239,7 @@ func TestServeWarnsUnknownEnv(t *testing.T) {
 // Issue 25 #1, docs/design.md §2: serve --dev prints the operator token and the
 // way to use it, and allows what local webhook testing needs.
 func TestServeDev(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServe(t, dir, nil, "operator token:", "--dev", "--init", "--data-dir", filepath.Join(dir, "data"))
 	var token string
@@ -258,6 +272,7 @@ func TestServeDev(t *testing.T) {
 // server's address, wherever it listens, not this configuration's default;
 // the note goes with the server.
 func TestLockedFileNamesServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	s := startServe(t, dir, nil, "listening", "--init", "--data-dir", data)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestApplyGCPercent(t *testing.T) {
+	t.Parallel()
 	orig := debug.SetGCPercent(100)
 	t.Cleanup(func() { debug.SetGCPercent(orig) })
 	env := func(vars map[string]string) *env {

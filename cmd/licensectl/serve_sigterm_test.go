@@ -18,6 +18,7 @@ import (
 // kept-alive connections idle, writes a request on each and sends SIGTERM
 // at once: every request is answered before the server exits (issue 19 #8).
 func TestServeSIGTERMAnswersPendingRequests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := exec.Command(binary, "serve", "--init", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"))
 	cmd.Dir = dir

@@ -16,6 +16,7 @@ import (
 // TestServeTLSReloadsOnSIGHUP runs the real binary with certificate files,
 // replaces them, sends SIGHUP, and sees the new certificate served.
 func TestServeTLSReloadsOnSIGHUP(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	pool1 := servertest.WriteSelfSignedCert(t, certFile, keyFile, 1)

@@ -79,6 +79,7 @@ func copyTable(t *testing.T, out string) map[string]int {
 // the same database is refused in one line and writes nothing; -o json
 // says the same into another database.
 func TestStoreCopy(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	c := newLocal(t)
 	_, want := seedDataDir(t, filepath.Join(c.dir, "data"))
@@ -256,6 +257,7 @@ func validate(t *testing.T, base, publicKey, token string) {
 // refresh and their new access tokens validate, the API key lists the same
 // licenses, and the counts the copy printed are the file's.
 func TestStoreCopyRoundTrip(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	c := newLocal(t)
 	data := filepath.Join(c.dir, "data")

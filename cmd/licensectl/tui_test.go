@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestTUINeedsATerminal(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.ok("org", "create", "Acme")
 	c.fails(2, args("tui"), "licensectl tui needs an interactive terminal; use the CLI commands in scripts")

@@ -222,6 +222,7 @@ func seedTwoServerApp(t *testing.T, s *pgServe) twoServerApp {
 // and spreads requests over both (docs/design.md §12): every invariant holds
 // across servers, by the database.
 func TestTwoServersOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts two servers")
 	}
@@ -326,21 +327,26 @@ func TestTwoServersOnPostgreSQL(t *testing.T) {
 			w.WriteHeader(http.StatusNoContent)
 		}))
 		defer hook.Close()
-		app.mgmt(a, "POST", "/applications/"+app.appID+"/webhooks", map[string]any{"url": hook.URL, "events": []string{"license.created"}}).must(t, http.StatusCreated)
+		w := app.mgmt(a, "POST", "/applications/"+app.appID+"/webhooks", map[string]any{"url": hook.URL, "events": []string{"license.created"}}).must(t, http.StatusCreated)
 		for i := range 20 {
 			app.licenses(t, servers[i%2], 1, 1)
 		}
+		// Wait until the store has recorded all 20 as delivered, rather
+		// than for a second in which a duplicate "would" arrive: once every
+		// delivery is recorded, neither server can claim one again, and a
+		// second claim of a delivery could only have been made while it was
+		// pending, its send following the claim at once.
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			mu.Lock()
-			n := len(seen)
-			mu.Unlock()
-			if n >= 20 || time.Now().After(deadline) {
+			l := app.mgmt(a, "GET", "/applications/"+app.appID+"/webhooks/"+w.str("id")+"/deliveries?status=delivered", nil).must(t, http.StatusOK)
+			if total, _ := l.body["total"].(float64); total == 20 {
 				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("20 events were not all recorded as delivered in 30 s: %s", l.raw)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(time.Second) // a duplicate would arrive by now
 		mu.Lock()
 		defer mu.Unlock()
 		if len(seen) != 20 {

@@ -217,6 +217,11 @@ func newWebhookDeliveriesCmd(e *env) *cobra.Command {
 					latency := ""
 					if d.LastAttemptAt != nil {
 						latency = d.LastLatency.Round(time.Millisecond).String()
+						if d.LastLatency < time.Millisecond {
+							// Rounded, a receiver on the same machine read "0s",
+							// as if it had not been timed.
+							latency = "<1ms"
+						}
 					}
 					t.row(d.ID, d.Event, d.Status, fmt.Sprint(d.Attempts), fmt.Sprint(d.ResponseStatus), latency, stampp(d.LastAttemptAt),
 						stampp(d.NextAttemptAt), d.LastError)

@@ -141,6 +141,7 @@ func webhookScenario(t *testing.T, c *cli) {
 }
 
 func TestLocalWebhooks(t *testing.T) {
+	t.Parallel()
 	c := newLocal(t)
 	c.env = []string{"LICENSECTL_WEBHOOKS_ALLOW_HTTP=true", "LICENSECTL_WEBHOOKS_ALLOW_PRIVATE_TARGETS=true"}
 	c.ok("org", "create", "Acme", "--owner-email", "owner@acme.test", "--owner-password-file", passwordFile(t))
@@ -148,6 +149,7 @@ func TestLocalWebhooks(t *testing.T) {
 }
 
 func TestRemoteWebhooks(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t, func(c *config.Config) {
 		c.Webhooks.AllowHTTP = true
 		c.Webhooks.AllowPrivateTargets = true
@@ -159,6 +161,7 @@ func TestRemoteWebhooks(t *testing.T) {
 // The TUI registers endpoints through RegisterWebhook: locally the URL
 // meets the server's rules before the store, which trusts them, sees it.
 func TestLocalRegisterWebhookChecksTheURL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "licensectl.db"), bolt.Options{})
 	if err != nil {
@@ -195,6 +198,7 @@ func TestLocalRegisterWebhookChecksTheURL(t *testing.T) {
 // its delivery is pending with its attempts and last answer, which is what
 // the README tells to look for; failed lists it only after the last retry.
 func TestRemoteFailingDeliveries(t *testing.T) {
+	t.Parallel()
 	srv := servertest.New(t, func(c *config.Config) {
 		c.Webhooks.AllowHTTP = true
 		c.Webhooks.AllowPrivateTargets = true

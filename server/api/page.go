@@ -22,6 +22,17 @@ func PageOf[S, T any](p *store.Page[S], fn func(S) T) Page[T] {
 	return out
 }
 
+// WholePage is a list the store answers whole (every organization, for the
+// operator) in the page envelope of the paged lists: page 1, holding all of
+// it. A client reads it as it reads any page, and the list can be paged later
+// without changing its shape. Data is never nil.
+func WholePage[T any](data []T) Page[T] {
+	if data == nil {
+		data = []T{}
+	}
+	return Page[T]{Data: data, Total: len(data), Page: 1, PerPage: len(data)}
+}
+
 // StorePage maps the envelope back into a store page through fn.
 func StorePage[S, T any](b Page[S], fn func(S) T) *store.Page[T] {
 	out := &store.Page[T]{Data: make([]T, 0, len(b.Data)), Total: b.Total, Page: b.Page, PerPage: b.PerPage, NextCursor: b.NextCursor}

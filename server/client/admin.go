@@ -74,11 +74,11 @@ func (c *Client) FindOrganization(ctx context.Context, id string) (*store.Organi
 
 // ListOrganizations implements store.Organizations (operator token).
 func (c *Client) ListOrganizations(ctx context.Context) ([]*store.Organization, error) {
-	var list []api.AdminOrganization
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/admin/organizations"}, &list); err != nil {
+	var page api.Page[api.AdminOrganization]
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/admin/organizations"}, &page); err != nil {
 		return nil, err
 	}
-	return mapList(list, api.AdminOrganization.Domain), nil
+	return mapList(page.Data, api.AdminOrganization.Domain), nil
 }
 
 // CreateOrganization implements store.Organizations (operator token).

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -111,6 +112,68 @@ func (k *killable) ReleaseClaim(ctx context.Context, id, owner string) error {
 	return k.Outbox.ReleaseClaim(ctx, id, owner)
 }
 
+// watched is the store as one dispatcher sees it, with two wake channels
+// for the test: claims hears the deliveries of every claim it makes, and
+// poke wakes it as a commit would, so a test waits for the claim it means
+// rather than for the dispatcher's one-second poll.
+type watched struct {
+	store.Outbox
+	wake   chan struct{}
+	claims chan []string
+}
+
+func watch(t *testing.T, out store.Outbox) *watched {
+	w := &watched{Outbox: out, wake: make(chan struct{}, 1), claims: make(chan []string, 1024)}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	go func() {
+		for {
+			select {
+			case <-out.Enqueued():
+				w.poke()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return w
+}
+
+func (w *watched) Enqueued() <-chan struct{} { return w.wake }
+
+func (w *watched) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*store.DeliveryJob, error) {
+	jobs, err := w.Outbox.ClaimDue(ctx, now, c)
+	ids := make([]string, 0, len(jobs))
+	for _, j := range jobs {
+		ids = append(ids, j.Delivery.ID)
+	}
+	select {
+	case w.claims <- ids:
+	default:
+	}
+	return jobs, err
+}
+
+// poke wakes the dispatcher as a commit that queued deliveries does.
+func (w *watched) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// claim waits for the dispatcher's next claim and returns what it leased.
+func (w *watched) claim(t *testing.T) []string {
+	t.Helper()
+	select {
+	case ids := <-w.claims:
+		return ids
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dispatcher made no claim in 10 s")
+		return nil
+	}
+}
+
 // eventually polls cond for up to 10 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -169,14 +232,17 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 		dispatcher(t, db, clock, "b", lease)
 		plans(t, 20) // 60 deliveries
 		eventually(t, "60 deliveries", func() bool { return len(rc.counts()) == 60 })
-		time.Sleep(200 * time.Millisecond)
+		// Once every delivery is recorded, neither dispatcher can claim one
+		// again: a second send could only come from a second claim while
+		// it was pending (no fixed wait for a duplicate that "would" come).
+		eventually(t, "every delivery recorded", func() bool {
+			n, _, err := db.OutboxStats(ctx)
+			return err == nil && n == 0
+		})
 		for id, n := range rc.counts() {
 			if n != 1 {
 				t.Fatalf("delivery %s sent %d times", id, n)
 			}
-		}
-		if n, _, err := db.OutboxStats(ctx); err != nil || n != 0 {
-			t.Fatalf("OutboxStats = %d, %v; want all delivered", n, err)
 		}
 	})
 
@@ -191,14 +257,21 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 		stopA() // its sends are cut short, and neither recorded nor given back: the leases stay
 		rc.hold.Store(false)
 		held := rc.since(before)
-		dispatcher(t, db, clock, "b", lease)
-		time.Sleep(1500 * time.Millisecond) // b polls every second
+		b := watch(t, db)
+		dispatcher(t, b, clock, "b", lease)
+		// b claims as it starts: what a's leases hold is not in it.
+		for _, id := range b.claim(t) {
+			if _, ok := held[id]; ok {
+				t.Fatalf("b claimed delivery %s while a's lease held it", id)
+			}
+		}
 		for id := range held {
 			if n := rc.counts()[id]; n != 1 {
 				t.Fatalf("delivery %s sent %d times while a's lease held", id, n)
 			}
 		}
 		clock.advance(lease + time.Second)
+		b.poke() // rather than wait for its next poll
 		eventually(t, "b sends what a held", func() bool { return rc.each(held, 2) })
 		eventually(t, "the queue empty", func() bool {
 			n, _, err := db.OutboxStats(ctx)
@@ -223,14 +296,28 @@ func TestTwoDispatchersOneStore(t *testing.T) {
 		before := rc.counts()
 		rc.hold.Store(true)
 		defer rc.hold.Store(false)
-		stopC := dispatcher(t, db, clock, "c", lease)
+		c := watch(t, db)
+		stopC := dispatcher(t, c, clock, "c", lease)
 		plans(t, 1)
 		eventually(t, "c's three sends in flight", func() bool { return len(rc.counts()) == len(before)+3 })
 		// The clock passes c's leases while its sends hang: its next
-		// claims hand it the same deliveries again.
+		// claim hands it the same deliveries again, woken at once rather
+		// than at its next poll.
+		held := rc.since(before)
 		clock.advance(lease + time.Second)
-		time.Sleep(1500 * time.Millisecond) // c polls every second
-		if !rc.each(rc.since(before), 1) {
+		for claimed := false; !claimed; {
+			c.poke()
+			again := c.claim(t) // a claim begun before the advance may hold none of them
+			claimed = true
+			for id := range held {
+				claimed = claimed && slices.Contains(again, id)
+			}
+		}
+		// The next claim starts only once c has handled that one (dropped
+		// what it is sending already, or sent it again).
+		c.poke()
+		c.claim(t)
+		if !rc.each(held, 1) {
 			t.Fatalf("one dispatcher sent a delivery twice at once: %v", rc.counts())
 		}
 		stopC()

@@ -105,9 +105,53 @@ type Envelope struct {
 
 // Key is the AES-256 key of an encrypted file: SHA-256 of the license key in
 // its canonical form (upper case, groups joined by dashes) followed by the
-// device fingerprint. A key typed in lower case is upper-cased first.
+// device fingerprint. The key is read as the server reads a typed key
+// (NormalizeLicenseKey), so one typed in lower case, without dashes or with
+// O for 0 opens the same file.
 func Key(licenseKey, fingerprint string) [32]byte {
-	return sha256.Sum256([]byte(strings.ToUpper(strings.TrimSpace(licenseKey)) + fingerprint))
+	k := NormalizeLicenseKey(licenseKey)
+	if k == "" {
+		// Not a key at all: it opens nothing, but still derives a key, so
+		// that the refusal is the decryption's.
+		k = strings.ToUpper(strings.TrimSpace(licenseKey))
+	}
+	return sha256.Sum256([]byte(k + fingerprint))
+}
+
+// crockford is the alphabet of license keys (Crockford's base 32).
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// NormalizeLicenseKey turns a typed license key into the canonical form, the
+// way the server reads it: trimmed, upper-cased, dashes and spaces ignored, O
+// read as 0 and I/L as 1, five groups of five joined by dashes. It returns ""
+// when the input cannot be a license key.
+func NormalizeLicenseKey(in string) string {
+	var raw []byte
+	for _, r := range strings.ToUpper(strings.TrimSpace(in)) {
+		switch {
+		case r == '-' || r == ' ':
+			continue
+		case r == 'O':
+			r = '0'
+		case r == 'I' || r == 'L':
+			r = '1'
+		}
+		if r > 127 || strings.IndexByte(crockford, byte(r)) < 0 {
+			return ""
+		}
+		raw = append(raw, byte(r))
+	}
+	if len(raw) != 25 {
+		return ""
+	}
+	out := make([]byte, 0, 29)
+	for i, c := range raw {
+		if i > 0 && i%5 == 0 {
+			out = append(out, '-')
+		}
+		out = append(out, c)
+	}
+	return string(out)
 }
 
 // Issue signs p with the environment's key kid/priv and returns the
@@ -133,6 +177,13 @@ func Issue(priv ed25519.PrivateKey, kid string, p *Payload, encrypt bool, licens
 	}
 	env.Enc = base64.StdEncoding.EncodeToString(raw)
 	env.Sig = base64.StdEncoding.EncodeToString(ed25519.Sign(priv, []byte("machine/"+env.Enc)))
+	return armour(env)
+}
+
+// armour is the one text of an envelope: its compact JSON (the field order
+// of Envelope), in base64 wrapped at 76 columns, between the armour lines,
+// each line ending in a newline.
+func armour(env Envelope) (string, error) {
 	body, err := json.Marshal(env)
 	if err != nil {
 		return "", err
@@ -163,29 +214,23 @@ var (
 	ErrSignature   = errors.New("machinefile: bad signature")
 	ErrDecrypt     = errors.New("machinefile: cannot decrypt (wrong license key or device)")
 	ErrExpired     = errors.New("machinefile: expired")
+	ErrFuture      = errors.New("machinefile: issued after the verifier's clock (a clock set back?)")
 	ErrOtherDevice = errors.New("machinefile: issued for another device")
 )
 
 // Verify checks a certificate offline: the armour, the algorithm, that kid
 // is one of the pinned keys, the signature, then (for an encrypted file,
-// with the license key) decrypts, and checks the file has not expired
-// (ClockSkew allowed) and names this device's fingerprint.
+// with the license key) decrypts, and checks the file names this device's
+// fingerprint, has not expired and was not issued after now (ClockSkew
+// allowed both ways: a clock set back past the issue refuses the file).
+//
+// The certificate must be exactly the text Issue writes: canonical base64,
+// the envelope's four keys once each in their order, no other whitespace.
+// Anything else is ErrMalformed, so that one payload has exactly one file.
 func Verify(cert string, pinned map[string]ed25519.PublicKey, licenseKey, fingerprint string, now time.Time) (*Payload, error) {
-	s := strings.TrimSpace(cert)
-	body, ok := strings.CutPrefix(s, Begin)
-	if !ok {
-		return nil, ErrMalformed
-	}
-	if body, ok = strings.CutSuffix(body, End); !ok {
-		return nil, ErrMalformed
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(body), ""))
+	env, err := parseArmour(cert)
 	if err != nil {
-		return nil, ErrMalformed
-	}
-	var env Envelope
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return nil, ErrMalformed
+		return nil, err
 	}
 	if env.Alg != AlgEncrypted && env.Alg != AlgPlain {
 		return nil, fmt.Errorf("%w: algorithm %q", ErrMalformed, env.Alg)
@@ -194,11 +239,14 @@ func Verify(cert string, pinned map[string]ed25519.PublicKey, licenseKey, finger
 	if !ok {
 		return nil, ErrUnknownKey
 	}
-	sig, err := base64.StdEncoding.DecodeString(env.Sig)
-	if err != nil || !ed25519.Verify(pub, []byte("machine/"+env.Enc), sig) {
+	sig, err := strictBase64(env.Sig)
+	if err != nil {
+		return nil, ErrMalformed
+	}
+	if !ed25519.Verify(pub, []byte("machine/"+env.Enc), sig) {
 		return nil, ErrSignature
 	}
-	data, err := base64.StdEncoding.DecodeString(env.Enc)
+	data, err := strictBase64(env.Enc)
 	if err != nil {
 		return nil, ErrMalformed
 	}
@@ -217,11 +265,54 @@ func Verify(cert string, pinned map[string]ed25519.PublicKey, licenseKey, finger
 	if err := dec.Decode(&p); err != nil {
 		return nil, ErrMalformed
 	}
-	if !p.Meta.ExpiresAt.After(now.Add(-ClockSkew)) {
-		return nil, ErrExpired
-	}
 	if p.Device.Fingerprint != fingerprint {
 		return nil, ErrOtherDevice
 	}
+	if !p.Meta.ExpiresAt.After(now.Add(-ClockSkew)) {
+		return nil, ErrExpired
+	}
+	if p.Meta.IssuedAt.After(now.Add(ClockSkew)) {
+		return nil, ErrFuture
+	}
 	return &p, nil
+}
+
+// parseArmour reads the envelope of a certificate and refuses any text
+// but the one armour would write for it.
+func parseArmour(cert string) (Envelope, error) {
+	body, ok := strings.CutPrefix(cert, Begin+"\n")
+	if !ok {
+		return Envelope{}, ErrMalformed
+	}
+	if body, ok = strings.CutSuffix(body, "\n"+End+"\n"); !ok {
+		return Envelope{}, ErrMalformed
+	}
+	raw, err := strictBase64(strings.ReplaceAll(body, "\n", ""))
+	if err != nil {
+		return Envelope{}, ErrMalformed
+	}
+	var env Envelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return Envelope{}, ErrMalformed
+	}
+	// Re-encoding what was read must give the very same text: that refuses
+	// duplicate or differently cased keys, extra keys, whitespace, escapes
+	// and a different wrapping in one comparison.
+	if again, err := armour(env); err != nil || again != cert {
+		return Envelope{}, ErrMalformed
+	}
+	return env, nil
+}
+
+// strictBase64 decodes standard padded base64 and refuses any other
+// spelling of the same bytes (stray padding bits, newlines).
+func strictBase64(s string) ([]byte, error) {
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	if base64.StdEncoding.EncodeToString(b) != s {
+		return nil, ErrMalformed
+	}
+	return b, nil
 }

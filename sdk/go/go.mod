@@ -1,0 +1,3 @@
+module licensectl.dev/sdk/go
+
+go 1.26.0
