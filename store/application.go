@@ -24,11 +24,11 @@ func ValidEnv(name string) bool { return name == EnvProduction || name == EnvDev
 
 // Application is a vendor's product.
 type Application struct {
-	ID           string
-	OrgID        string
-	Name         string
-	Slug         string
-	Status       string
+	ID     string
+	OrgID  string
+	Name   string
+	Slug   string
+	Status string
 	// SupportEmail is where the vendor's customers ask for help; "" when
 	// the vendor gave none. The self-service pages show it.
 	SupportEmail string
