@@ -21,7 +21,7 @@ func (s *Server) createApplication(w http.ResponseWriter, r *http.Request) error
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	a, err := s.db.CreateApplication(r.Context(), store.CreateApplicationInput{OrgID: principalFrom(r.Context()).OrgID, Name: req.Name, Slug: req.Slug})
+	a, err := s.db.CreateApplication(r.Context(), store.CreateApplicationInput{OrgID: principalFrom(r.Context()).OrgID, Name: req.Name, Slug: req.Slug, SupportEmail: req.SupportEmail})
 	if err != nil {
 		return err
 	}
@@ -43,11 +43,11 @@ func (s *Server) updateApplication(w http.ResponseWriter, r *http.Request) error
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	a, err := s.db.UpdateApplication(r.Context(), appRef(r), store.ApplicationUpdate{Name: req.Name, Status: req.Status})
+	a, err := s.db.UpdateApplication(r.Context(), appRef(r), store.ApplicationUpdate{Name: req.Name, Status: req.Status, SupportEmail: req.SupportEmail})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.ApplicationUpdated{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, UpdatedAt: a.UpdatedAt})
+	writeJSON(w, http.StatusOK, api.ApplicationUpdated{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: api.SupportEmailOf(a), UpdatedAt: a.UpdatedAt})
 	return nil
 }
 

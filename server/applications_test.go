@@ -39,14 +39,14 @@ func TestApplications(t *testing.T) {
 		if len(list) != 1 {
 			t.Fatalf("list has %d items, want 1", len(list))
 		}
-		servertest.WantKeys(t, list[0], "id", "name", "slug", "status", "created_at", "updated_at")
+		servertest.WantKeys(t, list[0], "id", "name", "slug", "status", "support_email", "created_at", "updated_at")
 		if list[0]["slug"] != "photo-editor" || list[0]["status"] != "active" {
 			t.Fatalf("item = %v", list[0])
 		}
 		servertest.WantTime(t, "created_at", list[0]["created_at"])
 
 		d := s.As(t, key, "GET", "/v1/mgmt/applications/"+id, nil).Want(t, http.StatusOK).Map(t)
-		servertest.WantKeys(t, d, "id", "name", "slug", "status", "environments", "created_at", "updated_at")
+		servertest.WantKeys(t, d, "id", "name", "slug", "status", "support_email", "environments", "created_at", "updated_at")
 		envs := d["environments"].([]any)
 		if len(envs) != 2 {
 			t.Fatalf("environments = %v", envs)
@@ -70,10 +70,39 @@ func TestApplications(t *testing.T) {
 		}
 
 		u := s.As(t, key, "PATCH", "/v1/mgmt/applications/"+id, map[string]any{"name": "Photo Editor Pro"}).Want(t, http.StatusOK).Map(t)
-		servertest.WantKeys(t, u, "id", "name", "slug", "status", "updated_at")
+		servertest.WantKeys(t, u, "id", "name", "slug", "status", "support_email", "updated_at")
 		if u["name"] != "Photo Editor Pro" || u["slug"] != "photo-editor" {
 			t.Fatalf("updated = %v", u)
 		}
+	})
+
+	t.Run("OKSupportEmail", func(t *testing.T) {
+		var out struct {
+			ApplicationID string `json:"application_id"`
+		}
+		s.As(t, key, "POST", "/v1/mgmt/applications", map[string]any{"name": "Helped", "support_email": "Help@Vendor.Example"}).
+			Want(t, http.StatusCreated).JSON(t, &out)
+		path := "/v1/mgmt/applications/" + out.ApplicationID
+		supportOf := func() any { return s.As(t, key, "GET", path, nil).Want(t, http.StatusOK).Map(t)["support_email"] }
+		if got := supportOf(); got != "help@vendor.example" {
+			t.Fatalf("support_email after create = %v", got)
+		}
+		up := s.As(t, key, "PATCH", path, map[string]any{"support_email": "desk@vendor.example"}).Want(t, http.StatusOK).Map(t)
+		if up["support_email"] != "desk@vendor.example" {
+			t.Fatalf("PATCH answer = %v", up)
+		}
+		// A bad address is refused and changes nothing.
+		s.As(t, key, "PATCH", path, map[string]any{"support_email": "desk@"}).WantError(t, http.StatusBadRequest, "validation_failed")
+		if got := supportOf(); got != "desk@vendor.example" {
+			t.Fatalf("support_email after a refused PATCH = %v", got)
+		}
+		s.As(t, key, "PATCH", path, map[string]any{"support_email": ""}).Want(t, http.StatusOK)
+		if got := supportOf(); got != nil {
+			t.Fatalf("support_email after removing it = %v, want null", got)
+		}
+		s.As(t, key, "POST", "/v1/mgmt/applications", map[string]any{"name": "Unhelped", "support_email": "no address"}).
+			WantError(t, http.StatusBadRequest, "validation_failed")
+		s.As(t, key, "DELETE", path+"?permanent=true", nil).Want(t, http.StatusOK)
 	})
 
 	t.Run("SlugDerived", func(t *testing.T) {

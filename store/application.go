@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/ed25519"
+	"strings"
 	"time"
 )
 
@@ -23,11 +24,14 @@ func ValidEnv(name string) bool { return name == EnvProduction || name == EnvDev
 
 // Application is a vendor's product.
 type Application struct {
-	ID           string
-	OrgID        string
-	Name         string
-	Slug         string
-	Status       string
+	ID     string
+	OrgID  string
+	Name   string
+	Slug   string
+	Status string
+	// SupportEmail is where the vendor's customers ask for help; "" when
+	// the vendor gave none. The self-service pages show it.
+	SupportEmail string
 	Environments []Environment // development first, then production
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
@@ -84,15 +88,27 @@ func (s Scope) App() AppRef { return AppRef{OrgID: s.OrgID, AppID: s.AppID} }
 
 // CreateApplicationInput creates an application; Slug is derived from Name when empty.
 type CreateApplicationInput struct {
-	OrgID string
-	Name  string
-	Slug  string
+	OrgID        string
+	Name         string
+	Slug         string
+	SupportEmail string // optional
 }
 
 // ApplicationUpdate is a partial update.
 type ApplicationUpdate struct {
 	Name   *string
 	Status *string
+	// SupportEmail sets the support address; "" removes it.
+	SupportEmail *string
+}
+
+// CheckSupportEmail checks an application's optional support address:
+// empty, or an e-mail address, which it returns normalized.
+func CheckSupportEmail(v string) (string, error) {
+	if strings.TrimSpace(v) == "" {
+		return "", nil
+	}
+	return NormalizeEmail("support_email", v)
 }
 
 // Applications stores applications and their environments.

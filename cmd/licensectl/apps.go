@@ -79,6 +79,9 @@ func appFields(t *table, a *store.Application) {
 	t.field("Name", a.Name)
 	t.field("Slug", a.Slug)
 	t.field("Status", a.Status)
+	if a.SupportEmail != "" {
+		t.field("Support", a.SupportEmail)
+	}
 	t.field("Created", stamp(a.CreatedAt))
 	t.field("Updated", stamp(a.UpdatedAt))
 	for _, env := range a.Environments {
@@ -88,15 +91,16 @@ func appFields(t *table, a *store.Application) {
 }
 
 func newAppCreateCmd(e *env) *cobra.Command {
-	var slug string
+	var slug, support string
 	c := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create an application with its development and production environments",
 		Example: "  licensectl app create \"Photo Studio\"\n" +
-			"  licensectl app create \"Photo Studio\" --slug studio -o json",
+			"  licensectl app create \"Photo Studio\" --slug studio -o json\n" +
+			"  licensectl app create \"Photo Studio\" --support-email help@studio.example",
 		Args: exactArgs("NAME"),
 		RunE: e.onOrg(func(ctx context.Context, cmd *cobra.Command, s *session, org string, out *output, args []string) error {
-			a, err := s.svc.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: args[0], Slug: slug})
+			a, err := s.svc.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: args[0], Slug: slug, SupportEmail: support})
 			if err != nil {
 				return err
 			}
@@ -104,6 +108,7 @@ func newAppCreateCmd(e *env) *cobra.Command {
 		}),
 	}
 	c.Flags().StringVar(&slug, "slug", "", "slug (default: derived from the name)")
+	c.Flags().StringVar(&support, "support-email", "", "where the application's customers ask for help (optional)")
 	return c
 }
 
@@ -173,12 +178,13 @@ func (e *env) updateApp(cmd *cobra.Command, name string, upd store.ApplicationUp
 }
 
 func newAppUpdateCmd(e *env) *cobra.Command {
-	var name, status string
+	var name, status, support string
 	c := &cobra.Command{
 		Use:   "update APP",
-		Short: "Rename an application or change its status",
+		Short: "Rename an application, change its status or its support address",
 		Example: "  licensectl app update studio --name \"Photo Studio Pro\"\n" +
-			"  licensectl app update studio --status active",
+			"  licensectl app update studio --status active\n" +
+			"  licensectl app update studio --support-email \"\"   # remove the support address",
 		Args: exactArgs("APP"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var upd store.ApplicationUpdate
@@ -188,14 +194,18 @@ func newAppUpdateCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("status") {
 				upd.Status = &status
 			}
-			if upd.Name == nil && upd.Status == nil {
-				return usageErrorf("nothing to update: give --name and/or --status")
+			if cmd.Flags().Changed("support-email") {
+				upd.SupportEmail = &support
+			}
+			if upd.Name == nil && upd.Status == nil && upd.SupportEmail == nil {
+				return usageErrorf("nothing to update: give --name, --status or --support-email")
 			}
 			return e.updateApp(cmd, args[0], upd)
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "new name")
 	c.Flags().StringVar(&status, "status", "", "new status: active or disabled")
+	c.Flags().StringVar(&support, "support-email", "", "support address; \"\" removes it")
 	return c
 }
 

@@ -2,6 +2,8 @@ package api
 
 import (
 	"time"
+
+	"licensectl/store"
 )
 
 // ApplicationDetail is the detail read of an application.
@@ -10,6 +12,7 @@ type ApplicationDetail struct {
 	Name         string            `json:"name"`
 	Slug         string            `json:"slug"`
 	Status       string            `json:"status"`
+	SupportEmail *string           `json:"support_email"`
 	Environments []EnvironmentItem `json:"environments"`
 	CreatedAt    time.Time         `json:"created_at"`
 	UpdatedAt    time.Time         `json:"updated_at"`
@@ -17,27 +20,32 @@ type ApplicationDetail struct {
 
 // ApplicationItem is an application in lists.
 type ApplicationItem struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	Slug         string    `json:"slug"`
+	Status       string    `json:"status"`
+	SupportEmail *string   `json:"support_email"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // ApplicationUpdated answers PATCH on an application.
 type ApplicationUpdated struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	Status    string    `json:"status"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	Slug         string    `json:"slug"`
+	Status       string    `json:"status"`
+	SupportEmail *string   `json:"support_email"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // CreateApplicationRequest is the body of POST /applications.
 type CreateApplicationRequest struct {
 	Name string `json:"name"`
 	Slug string `json:"slug"`
+	// SupportEmail is where the application's customers ask for help
+	// (optional); the self-service pages show it.
+	SupportEmail string `json:"support_email,omitempty"`
 }
 
 // EnvironmentItem is an environment inside an application detail.
@@ -52,6 +60,8 @@ type EnvironmentItem struct {
 type UpdateApplicationRequest struct {
 	Name   *string `json:"name,omitempty"`
 	Status *string `json:"status,omitempty"`
+	// SupportEmail sets the support address; "" removes it.
+	SupportEmail *string `json:"support_email,omitempty"`
 }
 
 // Environment is an item of the environments list.
@@ -64,4 +74,14 @@ type Environment struct {
 // ApplicationCreated answers POST /applications.
 type ApplicationCreated struct {
 	ApplicationID string `json:"application_id"`
+}
+
+// SupportEmailOf is an application's support address on the wire: null
+// when it has none.
+func SupportEmailOf(a *store.Application) *string {
+	if a.SupportEmail == "" {
+		return nil
+	}
+	e := a.SupportEmail
+	return &e
 }

@@ -23,12 +23,12 @@ func MemberItemOf(m *store.Member) MemberItem {
 
 // ApplicationItemOf is an application in lists.
 func ApplicationItemOf(a *store.Application) ApplicationItem {
-	return ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	return ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: SupportEmailOf(a), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
 // ApplicationDetailOf is an application with its environments.
 func ApplicationDetailOf(a *store.Application) ApplicationDetail {
-	d := ApplicationDetail{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	d := ApplicationDetail{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: SupportEmailOf(a), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		Environments: make([]EnvironmentItem, 0, len(a.Environments))}
 	for _, e := range a.Environments {
 		d.Environments = append(d.Environments, EnvironmentItem{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt})
@@ -136,12 +136,16 @@ func (o AdminOrganization) Domain() *store.Organization {
 
 // Domain is the application of organization orgID.
 func (a ApplicationItem) Domain(orgID string) *store.Application {
-	return &store.Application{ID: a.ID, OrgID: orgID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	out := &store.Application{ID: a.ID, OrgID: orgID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	if a.SupportEmail != nil {
+		out.SupportEmail = *a.SupportEmail
+	}
+	return out
 }
 
 // Domain is the application of organization orgID with its environments.
 func (d ApplicationDetail) Domain(orgID string) *store.Application {
-	a := ApplicationItem{ID: d.ID, Name: d.Name, Slug: d.Slug, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}.Domain(orgID)
+	a := ApplicationItem{ID: d.ID, Name: d.Name, Slug: d.Slug, Status: d.Status, SupportEmail: d.SupportEmail, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}.Domain(orgID)
 	for _, e := range d.Environments {
 		a.Environments = append(a.Environments, store.Environment{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt})
 	}

@@ -34,7 +34,7 @@ func (c *Client) CreateApplication(ctx context.Context, in store.CreateApplicati
 	var out struct {
 		ApplicationID string `json:"application_id"`
 	}
-	body := api.CreateApplicationRequest{Name: in.Name, Slug: in.Slug}
+	body := api.CreateApplicationRequest{Name: in.Name, Slug: in.Slug, SupportEmail: in.SupportEmail}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/mgmt/applications", org: in.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (c *Client) CreateApplication(ctx context.Context, in store.CreateApplicati
 // UpdateApplication implements store.Applications.
 func (c *Client) UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error) {
 	var out api.ApplicationUpdated
-	body := api.UpdateApplicationRequest{Name: upd.Name, Status: upd.Status}
+	body := api.UpdateApplicationRequest{Name: upd.Name, Status: upd.Status, SupportEmail: upd.SupportEmail}
 	if err := c.do(ctx, call{method: http.MethodPatch, path: appPath(ref.AppID), org: ref.OrgID, body: body}, &out); err != nil {
 		return nil, err
 	}

@@ -64,6 +64,8 @@ func encodeRecord(v any) ([]byte, error) {
 		}
 		// Environments is nil only in a record no code writes; keep it apart.
 		w.bool(r.Environments == nil)
+		// Appended last: a record written before the field reads as "".
+		w.str(r.SupportEmail)
 	case *store.APIKey:
 		w.id(r.OrgID)
 		w.str(r.Label)
@@ -267,6 +269,7 @@ func decodeRecord(k, raw []byte, v any) error {
 		if r.bool() {
 			x.Environments = nil
 		}
+		x.SupportEmail = r.str()
 	case *store.APIKey:
 		*x = store.APIKey{ID: id, OrgID: r.id(), Label: r.str(), Hash: r.hash(), LastUsedAt: r.ptime(), RevokedAt: r.ptime(), CreatedAt: r.time()}
 	case *store.AppSecret:

@@ -63,6 +63,9 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 		return nil, err
 	}
 	in.Name = name
+	if in.SupportEmail, err = store.CheckSupportEmail(in.SupportEmail); err != nil {
+		return nil, err
+	}
 	if in.Slug == "" {
 		if in.Slug, err = store.ApplicationSlug(in.Name); err != nil {
 			return nil, err
@@ -93,7 +96,7 @@ func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationI
 		if err := t.enforceLimit(in.OrgID, store.ResApplications, 1); err != nil {
 			return err
 		}
-		a := &store.Application{ID: id, OrgID: in.OrgID, Name: in.Name, Slug: in.Slug, Status: store.AppActive, CreatedAt: t.now, UpdatedAt: t.now}
+		a := &store.Application{ID: id, OrgID: in.OrgID, Name: in.Name, Slug: in.Slug, SupportEmail: in.SupportEmail, Status: store.AppActive, CreatedAt: t.now, UpdatedAt: t.now}
 		for _, e := range envs {
 			e.CreatedAt = t.now
 			a.Environments = append(a.Environments, e)
@@ -127,6 +130,13 @@ func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store
 			return nil, err
 		}
 	}
+	if upd.SupportEmail != nil {
+		e, err := store.CheckSupportEmail(*upd.SupportEmail)
+		if err != nil {
+			return nil, err
+		}
+		upd.SupportEmail = &e
+	}
 	var out *store.Application
 	err := db.update(ctx, func(t *txn) error {
 		a, err := t.lockApp(ref, appLockChange)
@@ -137,6 +147,10 @@ func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store
 		if upd.Name != nil && *upd.Name != a.Name {
 			meta["name"] = *upd.Name
 			a.Name = *upd.Name
+		}
+		if upd.SupportEmail != nil && *upd.SupportEmail != a.SupportEmail {
+			meta["support_email"] = *upd.SupportEmail
+			a.SupportEmail = *upd.SupportEmail
 		}
 		event := store.EventApplicationUpdated
 		if upd.Status != nil {

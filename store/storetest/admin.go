@@ -73,6 +73,29 @@ func testApplications(t *testing.T, open Opener) {
 			t.Fatalf("ListApplications = %+v, %v", list, err)
 		}
 	})
+	t.Run("OKSupportEmail", func(t *testing.T) {
+		a, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Helped", SupportEmail: " Help@Vendor.Example "})
+		if err != nil || a.SupportEmail != "help@vendor.example" {
+			t.Fatalf("CreateApplication(support_email) = %+v, %v", a, err)
+		}
+		ref := store.AppRef{OrgID: f.org.ID, AppID: a.ID}
+		for _, c := range []struct{ set, want string }{{"desk@vendor.example", "desk@vendor.example"}, {"", ""}} {
+			if _, err := f.db.UpdateApplication(f.ctx, ref, store.ApplicationUpdate{SupportEmail: ptr(c.set)}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.db.FindApplication(f.ctx, ref)
+			if err != nil || got.SupportEmail != c.want {
+				t.Fatalf("after setting support_email %q: %+v, %v", c.set, got, err)
+			}
+		}
+		_, err = f.db.UpdateApplication(f.ctx, ref, store.ApplicationUpdate{SupportEmail: ptr("not an address")})
+		wantCode(t, "UpdateApplication(bad support_email)", err, store.ECodeValidation)
+		_, err = f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Unhelped", SupportEmail: "help@"})
+		wantCode(t, "CreateApplication(bad support_email)", err, store.ECodeValidation)
+		if err := f.db.DeleteApplication(f.ctx, ref, true); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("ErrValidationFailed", func(t *testing.T) {
 		_, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: " "})
 		wantCode(t, "CreateApplication(blank name)", err, store.ECodeValidation)
