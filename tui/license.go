@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -24,6 +25,9 @@ type licenseView struct {
 	plan     *store.Plan // nil when it could not be read
 	history  []*store.AuditEntry
 	sessions int // live sessions of the license
+	// leases are the live seat leases of a floating license (the plan's
+	// max_concurrent above 0), newest first.
+	leases []*store.Lease
 	// more is the bound devices past the detail's first page, read a page
 	// at a time as the cursor reaches the end (pages counts the detail's).
 	more  []store.LicenseDevice
@@ -33,6 +37,31 @@ type licenseView struct {
 // devices is every bound device read so far, newest first.
 func (v *licenseView) devices() []store.LicenseDevice {
 	return append(slices.Clip(v.d.Devices), v.more...)
+}
+
+// floating reports whether the license's devices need a live lease.
+func (v *licenseView) floating() bool { return v.plan != nil && v.plan.MaxConcurrent > 0 }
+
+// leaseOf is the live lease the device holds at now, nil without one.
+func (v *licenseView) leaseOf(deviceID string, now time.Time) *store.Lease {
+	for _, l := range v.leases {
+		if l.DeviceID == deviceID && l.Live(now) {
+			return l
+		}
+	}
+	return nil
+}
+
+// liveLeases counts the seats held at now: a lease read before it ran out
+// no longer holds one.
+func (v *licenseView) liveLeases(now time.Time) int {
+	n := 0
+	for _, l := range v.leases {
+		if l.Live(now) {
+			n++
+		}
+	}
+	return n
 }
 
 // unread reports whether bound devices remain past those read.
@@ -151,6 +180,11 @@ func readLicense(ctx context.Context, c *ctx, id string, pages int) (*licenseVie
 	}
 	if p, err := c.data.FindPlan(ctx, c.app(), v.d.PlanID); err == nil {
 		v.plan = p // the limits beside the plan's name; the detail stands without them
+	}
+	if v.floating() {
+		if v.leases, err = c.data.ListLeases(ctx, c.scope(), id); err != nil {
+			return nil, err
+		}
 	}
 	if v.d.UserEmail != "" {
 		u, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Email: v.d.UserEmail, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
@@ -306,6 +340,9 @@ func (l *license) view(c *ctx, w, h int) string {
 	var fromPlan []string
 	if p := l.v.plan; p != nil {
 		plan += fmt.Sprintf(" (max %d devices, %d resets)", p.MaxDevices, p.DeviceResetLimit)
+		if p.MaxConcurrent > 0 {
+			plan = strings.TrimSuffix(plan, ")") + fmt.Sprintf(", max_concurrent %d)", p.MaxConcurrent)
+		}
 		bound += fmt.Sprintf("/%d", p.MaxDevices)
 		resets += fmt.Sprintf(" of %d", p.DeviceResetLimit)
 		for _, e := range p.Entitlements {
@@ -336,6 +373,9 @@ func (l *license) view(c *ctx, w, h int) string {
 		}
 		t.rows = append(t.rows, []string{dv.Fingerprint, dv.Status, bound, c.when(dv.LastSeenAt), tail(dv.ID)})
 	}
+	if l.v.floating() {
+		lines = append(lines, l.leaseLines(c)...)
+	}
 	var hist []string
 	for _, e := range l.v.history {
 		hist = append(hist, e.Event+" "+c.at(e.CreatedAt))
@@ -364,8 +404,16 @@ func (l *license) cascade(c *ctx) []string {
 	v, now := l.v, c.now()
 	reason, steps := store.ExplainSession(v.app, &v.d.License, v.user, nil, now)
 	verdict := "YES"
-	if reason != "" {
+	switch {
+	case reason != "":
 		verdict = "NO " + c.g.to + " " + reason
+	case v.d.Status == store.LicenseInactive && v.d.DevicesCount == 0:
+		// No device has activated it, so no session of it exists: "YES"
+		// would promise one that nobody can present.
+		verdict = "NO " + c.g.to + " inactive: never activated"
+	case v.floating():
+		verdict = fmt.Sprintf("YES on a device holding a live lease (%d of %d seats in use); without one %s %s",
+			v.liveLeases(now), v.plan.MaxConcurrent, c.g.to, store.ReasonLeaseRequired)
 	}
 	lines := []string{"Would a session of this license validate now?   " + verdict}
 	rootSeen := false
@@ -391,6 +439,10 @@ func (l *license) cascade(c *ctx) []string {
 	for i, dv := range v.d.Devices {
 		dev := &store.Device{ID: dv.ID, Fingerprint: dv.Fingerprint, Status: dv.Status}
 		r, _ := store.ExplainSession(v.app, &v.d.License, v.user, dev, now)
+		if r == "" && v.floating() && v.leaseOf(dv.ID, now) == nil {
+			// The server checks the seat after the cascade's other reasons.
+			r = store.ReasonLeaseRequired
+		}
 		if r == "" {
 			r = "valid"
 		}
@@ -412,6 +464,30 @@ func (l *license) cascade(c *ctx) []string {
 	}
 	if v.d.Status == store.LicenseSuspended {
 		lines = append(lines, "  Reinstating (u) makes new activations work; sessions revoked by the suspension stay revoked.")
+	}
+	return lines
+}
+
+// leaseLines is the floating license's seats: who holds one and until when.
+func (l *license) leaseLines(c *ctx) []string {
+	v, now := l.v, c.now()
+	lines := []string{fmt.Sprintf("Leases (%d of %d seats in use)", v.liveLeases(now), v.plan.MaxConcurrent)}
+	fps := map[string]string{}
+	for _, dv := range v.devices() {
+		fps[dv.ID] = dv.Fingerprint
+	}
+	for _, ls := range v.leases {
+		if !ls.Live(now) {
+			continue
+		}
+		fp := ls.Fingerprint
+		if fp == "" {
+			fp = fps[ls.DeviceID]
+		}
+		lines = append(lines, fmt.Sprintf("  %s %s holds a seat until %s  (lease %s)", c.g.dot, store.Printable(fp), c.at(ls.ExpiresAt), tail(ls.ID)))
+	}
+	if len(lines) == 1 {
+		lines = append(lines, "  "+c.g.dash+" no device holds a seat")
 	}
 	return lines
 }
