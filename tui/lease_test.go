@@ -81,3 +81,51 @@ func TestLicenseDetailNeverActivated(t *testing.T) {
 		t.Fatalf("a license without floating seats shows a lease section:\n%s", v)
 	}
 }
+
+// TestDetailsOpenTheirHistory: h on a license, a device and a user opens
+// the audit entries about that record alone, and esc goes back.
+func TestDetailsOpenTheirHistory(t *testing.T) {
+	s := seed(t, 2)
+	ctx := context.Background()
+	lics := s.licenseItems(t)
+	u, err := s.db.RegisterEndUser(ctx, s.scope(), "ada@example.com", "long enough password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv := s.bind(t, lics[0].ID, "fp-laptop-1", u.ID)
+	if _, err := s.db.SetLicenseStatus(ctx, s.scope(), lics[0].ID, store.LicenseSuspended); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.SetLicenseStatus(ctx, s.scope(), lics[1].ID, store.LicenseRevoked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.SetDeviceStatus(ctx, s.scope(), dv.ID, store.DeviceBlocked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.SetEndUserStatus(ctx, s.scope(), u.ID, store.UserBanned); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, s.db, Options{OrgID: s.orgID, AppID: s.app.ID}, 160, 40)
+	for _, tc := range []struct {
+		open, title, want string
+		not               []string
+	}{
+		{"license " + lics[0].Key, "History of license " + lics[0].Key, "license.suspended", []string{"license.revoked", "device.blocked", "user.banned"}},
+		{"device fp-laptop-1", "History of device fp-laptop-1", "device.blocked", []string{"license.suspended", "user.banned"}},
+		{"user ada@example.com", "History of user ada@example.com", "user.banned", []string{"license.suspended", "device.blocked"}},
+	} {
+		h.press(":", tc.open, "enter", "h")
+		h.contains(tc.title)
+		h.contains(tc.want)
+		v := h.view()
+		for _, n := range tc.not {
+			if strings.Contains(v, n) {
+				t.Fatalf("%s holds %s, another record's:\n%s", tc.title, n, v)
+			}
+		}
+		h.press("esc")
+		if strings.Contains(h.view(), tc.title) {
+			t.Fatalf("esc left %s open:\n%s", tc.title, h.view())
+		}
+	}
+}

@@ -129,7 +129,7 @@ func (l *license) keys(c *ctx) []*binding {
 	for _, a := range licenseActions {
 		out = append(out, a.b)
 	}
-	return append(out, keyResetDevice, keyCopy, keyCopyID, keyMachineFile, keyOpenDevice)
+	return append(out, keyResetDevice, keyCopy, keyCopyID, keyMachineFile, keyOpenDevice, keyHistory)
 }
 
 // keyOpenDevice is enter on a device row of the detail (docs/tui.md §5.5).
@@ -289,6 +289,8 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, showValue(it.Key)
 	case c.matches(ks, keyMachineFile):
 		return true, openOverlay(l.machineFileForm(c))
+	case c.matches(ks, keyHistory):
+		return true, push(newHistory(c, "license "+it.Key, it.ID))
 	case c.matches(ks, keyResetDevice):
 		if len(devs) == 0 {
 			return true, status("No device is bound", true)
