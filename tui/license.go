@@ -365,6 +365,10 @@ func (l *license) view(c *ctx, w, h int) string {
 	}
 	lines = append(lines, fmt.Sprintf("Entitlements  %s            Device resets remaining  %s", strings.Join(ents, "  "), resets), "")
 	lines = append(lines, l.cascade(c)...)
+	if l.v.floating() {
+		lines = append(lines, "")
+		lines = append(lines, l.leaseLines(c)...)
+	}
 	lines = append(lines, "", fmt.Sprintf("Devices (%s bound)  %s  live sessions %d", bound, c.g.dot, l.v.sessions))
 	t := table{cols: []column{{title: "FINGERPRINT", min: 11, max: 32}, {title: "STATUS", min: 7, max: 7}, {title: "BOUND", priority: 1, min: 7, max: 16}, {title: "LAST SEEN", priority: 1, min: 9, max: 16}, {title: "ID", priority: 2, min: 12, max: 12}}, cursor: l.cursor}
 	devs := l.v.devices()
@@ -374,9 +378,6 @@ func (l *license) view(c *ctx, w, h int) string {
 			bound = c.at(dv.BoundAt)
 		}
 		t.rows = append(t.rows, []string{dv.Fingerprint, dv.Status, bound, c.when(dv.LastSeenAt), tail(dv.ID)})
-	}
-	if l.v.floating() {
-		lines = append(lines, l.leaseLines(c)...)
 	}
 	var hist []string
 	for _, e := range l.v.history {
