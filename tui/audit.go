@@ -195,3 +195,21 @@ func printableLines(text string) []string {
 	}
 	return lines
 }
+
+// keyHistory opens a detail's history: the audit entries about its record.
+var keyHistory = bind(groupScreen, "h", "history", "h")
+
+// newHistory is the audit log of one record (a license, device or user),
+// newest first, every page of it; what names the record in the title.
+func newHistory(c *ctx, what, targetID string) screen {
+	spec := auditLogSpec("History of "+what, "No audit entries about "+what+" in ENV.",
+		func(ctx context.Context, c *ctx, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+			if f.Event != "" {
+				// The store filters by target or by event, not both.
+				return nil, store.Invalid("event", "a record's history lists all its events; filter by event on the Audit tab (6)")
+			}
+			f.TargetID = targetID
+			return c.data.ListAudit(ctx, c.scope(), f)
+		})
+	return newList(c, spec)
+}

@@ -49,6 +49,7 @@ type Data interface {
 	CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error)
 	IssueMachineFile(ctx context.Context, s store.Scope, licenseID string, in store.LicenseMachineFileInput) (*store.IssuedMachineFile, error)
 	CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error)
+	ListLeases(ctx context.Context, s store.Scope, licenseID string) ([]*store.Lease, error)
 
 	ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error)
 	SetEndUserStatus(ctx context.Context, s store.Scope, id, status string) (*store.EndUser, error)

@@ -32,6 +32,15 @@ func newUserDetail(c *ctx, u *store.EndUser) screen {
 
 func (d *userDetail) title() string { return store.Printable(d.u.Email) }
 
+func (d *userDetail) keys(c *ctx) []*binding { return append(d.list.keys(c), keyHistory) }
+
+func (d *userDetail) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if d.list.editing == nil && c.matches(k.String(), keyHistory) {
+		return true, push(newHistory(c, "user "+store.Printable(d.u.Email), d.u.ID))
+	}
+	return d.list.key(c, k)
+}
+
 // init loads the licenses and the devices.
 func (d *userDetail) init(c *ctx) tea.Cmd { return tea.Batch(d.list.init(c), d.devices(c)) }
 
@@ -167,6 +176,15 @@ func (d *deviceDetail) update(c *ctx, msg tea.Msg) tea.Cmd {
 }
 
 func (d *deviceDetail) title() string { return store.Printable(d.d.Fingerprint) }
+
+func (d *deviceDetail) keys(c *ctx) []*binding { return append(d.list.keys(c), keyHistory) }
+
+func (d *deviceDetail) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
+	if d.list.editing == nil && c.matches(k.String(), keyHistory) {
+		return true, push(newHistory(c, "device "+store.Printable(d.d.Fingerprint), d.d.ID))
+	}
+	return d.list.key(c, k)
+}
 
 func (d *deviceDetail) view(c *ctx, w, h int) string {
 	dv := d.d

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -25,6 +26,9 @@ type licenseView struct {
 	plans    []*store.Plan // the application's plans, to move the license to
 	history  []*store.AuditEntry
 	sessions int // live sessions of the license
+	// leases are the live seat leases of a floating license (the plan's
+	// max_concurrent above 0), newest first.
+	leases []*store.Lease
 	// more is the bound devices past the detail's first page, read a page
 	// at a time as the cursor reaches the end (pages counts the detail's).
 	more  []store.LicenseDevice
@@ -34,6 +38,31 @@ type licenseView struct {
 // devices is every bound device read so far, newest first.
 func (v *licenseView) devices() []store.LicenseDevice {
 	return append(slices.Clip(v.d.Devices), v.more...)
+}
+
+// floating reports whether the license's devices need a live lease.
+func (v *licenseView) floating() bool { return v.plan != nil && v.plan.MaxConcurrent > 0 }
+
+// leaseOf is the live lease the device holds at now, nil without one.
+func (v *licenseView) leaseOf(deviceID string, now time.Time) *store.Lease {
+	for _, l := range v.leases {
+		if l.DeviceID == deviceID && l.Live(now) {
+			return l
+		}
+	}
+	return nil
+}
+
+// liveLeases counts the seats held at now: a lease read before it ran out
+// no longer holds one.
+func (v *licenseView) liveLeases(now time.Time) int {
+	n := 0
+	for _, l := range v.leases {
+		if l.Live(now) {
+			n++
+		}
+	}
+	return n
 }
 
 // unread reports whether bound devices remain past those read.
@@ -101,7 +130,7 @@ func (l *license) keys(c *ctx) []*binding {
 	for _, a := range licenseActions {
 		out = append(out, a.b)
 	}
-	return append(out, keyResetDevice, keyCopy, keyCopyID, keyMachineFile, keyOpenDevice)
+	return append(out, keyResetDevice, keyCopy, keyCopyID, keyMachineFile, keyOpenDevice, keyHistory)
 }
 
 // keyOpenDevice is enter on a device row of the detail (docs/tui.md §5.5).
@@ -155,6 +184,11 @@ func readLicense(ctx context.Context, c *ctx, id string, pages int) (*licenseVie
 	}
 	if v.plans, err = c.data.ListPlans(ctx, c.app()); err != nil {
 		return nil, err
+	}
+	if v.floating() {
+		if v.leases, err = c.data.ListLeases(ctx, c.scope(), id); err != nil {
+			return nil, err
+		}
 	}
 	if v.d.UserEmail != "" {
 		u, err := c.data.ListEndUsers(ctx, c.scope(), store.StatusFilter{Email: v.d.UserEmail, PageRequest: store.PageRequest{Page: 1, PerPage: 1}})
@@ -267,6 +301,8 @@ func (l *license) key(c *ctx, k tea.KeyMsg) (bool, tea.Cmd) {
 		return true, showValue(it.Key)
 	case c.matches(ks, keyMachineFile):
 		return true, openOverlay(l.machineFileForm(c))
+	case c.matches(ks, keyHistory):
+		return true, push(newHistory(c, "license "+it.Key, it.ID))
 	case c.matches(ks, keyResetDevice):
 		if len(devs) == 0 {
 			return true, status("No device is bound", true)
@@ -318,6 +354,9 @@ func (l *license) view(c *ctx, w, h int) string {
 	var fromPlan []string
 	if p := l.v.plan; p != nil {
 		plan += fmt.Sprintf(" (max %d devices, %d resets)", p.MaxDevices, p.DeviceResetLimit)
+		if p.MaxConcurrent > 0 {
+			plan = strings.TrimSuffix(plan, ")") + fmt.Sprintf(", max_concurrent %d)", p.MaxConcurrent)
+		}
 		bound += fmt.Sprintf("/%d", p.MaxDevices)
 		resets += fmt.Sprintf(" of %d", p.DeviceResetLimit)
 		for _, e := range p.Entitlements {
@@ -338,6 +377,10 @@ func (l *license) view(c *ctx, w, h int) string {
 	}
 	lines = append(lines, fmt.Sprintf("Entitlements  %s            Device resets remaining  %s", strings.Join(ents, "  "), resets), "")
 	lines = append(lines, l.cascade(c)...)
+	if l.v.floating() {
+		lines = append(lines, "")
+		lines = append(lines, l.leaseLines(c)...)
+	}
 	lines = append(lines, "", fmt.Sprintf("Devices (%s bound)  %s  live sessions %d", bound, c.g.dot, l.v.sessions))
 	t := table{cols: []column{{title: "FINGERPRINT", min: 11, max: 32}, {title: "STATUS", min: 7, max: 7}, {title: "BOUND", priority: 1, min: 7, max: 16}, {title: "LAST SEEN", priority: 1, min: 9, max: 16}, {title: "ID", priority: 2, min: 12, max: 12}}, cursor: l.cursor}
 	devs := l.v.devices()
@@ -376,8 +419,16 @@ func (l *license) cascade(c *ctx) []string {
 	v, now := l.v, c.now()
 	reason, steps := store.ExplainSession(v.app, &v.d.License, v.user, nil, now)
 	verdict := "YES"
-	if reason != "" {
+	switch {
+	case reason != "":
 		verdict = "NO " + c.g.to + " " + reason
+	case v.d.Status == store.LicenseInactive && v.d.DevicesCount == 0:
+		// No device has activated it, so no session of it exists: "YES"
+		// would promise one that nobody can present.
+		verdict = "NO " + c.g.to + " inactive: never activated"
+	case v.floating():
+		verdict = fmt.Sprintf("YES on a device holding a live lease (%d of %d seats in use); without one %s %s",
+			v.liveLeases(now), v.plan.MaxConcurrent, c.g.to, store.ReasonLeaseRequired)
 	}
 	lines := []string{"Would a session of this license validate now?   " + verdict}
 	rootSeen := false
@@ -403,6 +454,10 @@ func (l *license) cascade(c *ctx) []string {
 	for i, dv := range v.d.Devices {
 		dev := &store.Device{ID: dv.ID, Fingerprint: dv.Fingerprint, Status: dv.Status}
 		r, _ := store.ExplainSession(v.app, &v.d.License, v.user, dev, now)
+		if r == "" && v.floating() && v.leaseOf(dv.ID, now) == nil {
+			// The server checks the seat after the cascade's other reasons.
+			r = store.ReasonLeaseRequired
+		}
 		if r == "" {
 			r = "valid"
 		}
@@ -544,4 +599,28 @@ func orNone(email string) string {
 		return "nobody"
 	}
 	return email
+}
+
+// leaseLines is the floating license's seats: who holds one and until when.
+func (l *license) leaseLines(c *ctx) []string {
+	v, now := l.v, c.now()
+	lines := []string{fmt.Sprintf("Leases (%d of %d seats in use)", v.liveLeases(now), v.plan.MaxConcurrent)}
+	fps := map[string]string{}
+	for _, dv := range v.devices() {
+		fps[dv.ID] = dv.Fingerprint
+	}
+	for _, ls := range v.leases {
+		if !ls.Live(now) {
+			continue
+		}
+		fp := ls.Fingerprint
+		if fp == "" {
+			fp = fps[ls.DeviceID]
+		}
+		lines = append(lines, fmt.Sprintf("  %s %s holds a seat until %s  (lease %s)", c.g.dot, store.Printable(fp), c.at(ls.ExpiresAt), tail(ls.ID)))
+	}
+	if len(lines) == 1 {
+		lines = append(lines, "  "+c.g.dash+" no device holds a seat")
+	}
+	return lines
 }

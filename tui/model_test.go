@@ -255,11 +255,12 @@ func TestFindByKey(t *testing.T) {
 	if !ok || top.v == nil || top.v.d.Key != key {
 		t.Fatalf("the key lookup did not open the license %s", key)
 	}
-	h.contains("Would a session of this license validate now?   YES")
+	// No device has activated it: there is no session to validate.
+	h.contains("Would a session of this license validate now?   NO → inactive: never activated")
 	h.press("s", "y")
 	h.contains("NO → license_suspended")
 	h.press("u", "y")
-	h.contains("validate now?   YES")
+	h.contains("validate now?   NO → inactive: never activated")
 }
 
 func TestPastedKeyOpensLicense(t *testing.T) {

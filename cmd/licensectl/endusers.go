@@ -229,12 +229,15 @@ func newAuditCmd(e *env) *cobra.Command {
 
 func newAuditListCmd(e *env) *cobra.Command {
 	var app, event, from, to string
+	var target auditTarget
 	var pf pageFlags
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List audit entries of --app in the --env environment, or without --app the organization's own, newest first",
 		Example: "  licensectl audit list --app studio\n" +
 			"  licensectl audit list --event member.added\n" +
+			"  licensectl audit list --app studio --license ABCDE-FGHJK-MNPQR-STVWX-YZ012\n" +
+			"  licensectl audit list --app studio --user ada@example.com --from 2026-01-01T00:00:00Z\n" +
 			"  licensectl audit list --app studio --event license.created --from 2026-01-01T00:00:00Z -o json",
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -243,6 +246,9 @@ func newAuditListCmd(e *env) *cobra.Command {
 				return err
 			}
 			f := store.AuditFilter{Event: event}
+			if err := target.check(app, event); err != nil {
+				return err
+			}
 			for _, x := range []struct {
 				flag, v string
 				dst     **time.Time
@@ -272,6 +278,9 @@ func newAuditListCmd(e *env) *cobra.Command {
 					if err != nil {
 						return err
 					}
+					if f.TargetID, err = target.resolve(ctx, s, sc); err != nil {
+						return err
+					}
 					list = func(pr store.PageRequest) (*store.Page[*store.AuditEntry], error) {
 						f.PageRequest = pr
 						return s.svc.ListAudit(ctx, sc, f)
@@ -296,6 +305,51 @@ func newAuditListCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&event, "event", "", "only this event, e.g. license.created")
 	c.Flags().StringVar(&from, "from", "", "entries at or after this RFC 3339 time")
 	c.Flags().StringVar(&to, "to", "", "entries before this RFC 3339 time")
+	c.Flags().StringVar(&target.license, "license", "", "only the history of this license (id, key, or its holder's e-mail); needs --app")
+	c.Flags().StringVar(&target.device, "device", "", "only the history of this device (fingerprint or id); needs --app")
+	c.Flags().StringVar(&target.user, "user", "", "only the history of this end-user (e-mail or id); needs --app")
 	pf.bind(c)
 	return csvList(c)
+}
+
+// auditTarget holds the record whose history `audit list` is asked for:
+// at most one of a license, a device and an end-user, named the way the
+// other commands name them.
+type auditTarget struct{ license, device, user string }
+
+// check refuses a target the log cannot answer for before anything is
+// opened: two targets at once, a target without --app (records belong to
+// an application's log) or with --event (the store filters by one or the
+// other).
+func (t auditTarget) check(app, event string) error {
+	var named []string
+	for _, x := range []struct{ flag, v string }{{"--license", t.license}, {"--device", t.device}, {"--user", t.user}} {
+		if x.v != "" {
+			named = append(named, x.flag)
+		}
+	}
+	switch {
+	case len(named) == 0:
+		return nil
+	case len(named) > 1:
+		return usageErrorf("%s name different records: give one of --license, --device and --user", strings.Join(named, " and "))
+	case app == "":
+		return usageErrorf("%s needs --app: licenses, devices and users belong to an application's log", named[0])
+	case event != "":
+		return usageErrorf("%s cannot be combined with --event: a record's history lists all its events", named[0])
+	}
+	return nil
+}
+
+// resolve returns the id of the target in sc, "" when none was named.
+func (t auditTarget) resolve(ctx context.Context, s *session, sc store.Scope) (string, error) {
+	switch {
+	case t.license != "":
+		return s.licenseRef(ctx, sc, t.license)
+	case t.device != "":
+		return s.deviceRef(ctx, sc, t.device)
+	case t.user != "":
+		return s.endUserRef(ctx, sc, t.user)
+	}
+	return "", nil
 }

@@ -93,6 +93,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newEntitlementCmd(e),
 		newPlanCmd(e),
 		newLicenseCmd(e),
+		newLeaseCmd(e),
 		newUserCmd(e),
 		newDeviceCmd(e),
 		newAuditCmd(e),

@@ -89,6 +89,7 @@ func TestScripts(t *testing.T) {
 			"exits":   cmdExits,
 			"scrub":   cmdScrub,
 			"holder":  cmdHolder,
+			"seat":    cmdSeat,
 			"legacy":  cmdLegacy,
 			"capture": cmdCapture,
 			"serve":   cmdServe,

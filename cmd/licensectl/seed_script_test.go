@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -69,4 +71,36 @@ func openScope(ts *testscript.TestScript, cmd, slug string) (servertest.Store, s
 	db.Close()
 	ts.Fatalf("%s: no application %q", cmd, slug)
 	return nil, store.Scope{}
+}
+
+// cmdSeat seeds a floating seat, which only the runtime API checks out: it
+// activates license KEY of application APP_SLUG on a device FINGERPRINT and
+// takes a lease, setting $LEASE to the lease's id.
+//
+//	seat APP_SLUG KEY FINGERPRINT
+func cmdSeat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: seat APP_SLUG KEY FINGERPRINT")
+	}
+	ctx := context.Background()
+	db, sc := openScope(ts, "seat", args[0])
+	defer db.Close()
+	rt := db.OpenRuntime(store.RuntimeOptions{
+		Signer: func(env *store.Environment, c store.AccessClaims) (string, error) {
+			return "seat." + c.SessionID, nil
+		},
+		SessionOf: func(tok string) string { return strings.TrimPrefix(tok, "seat.") },
+		Issuer:    "seat",
+		AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: time.Hour,
+		ReplayWindow: time.Minute, RefreshReuseGrace: time.Second,
+	})
+	rc := store.RuntimeClient{AppID: sc.AppID, Env: sc.Env}
+	replay := func() store.Replay {
+		return store.Replay{Timestamp: time.Now(), Nonce: "seat-nonce-" + store.NewID()}
+	}
+	a, err := rt.Activate(ctx, rc, store.ActivateInput{LicenseKey: args[1], Fingerprint: args[2], Replay: replay()})
+	ts.Check(err)
+	g, err := rt.CheckoutLease(ctx, rc, a.AccessToken, replay())
+	ts.Check(err)
+	ts.Setenv("LEASE", g.ID)
 }
