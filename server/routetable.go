@@ -269,8 +269,9 @@ func routeTable() []route {
 			in(api.AccessToken{}, "access_token").out(ok200, oneOf{api.Valid{}, api.Invalid{}}),
 		rtOp(runtimeApp, post, "/v1/runtime/sessions/refresh", "refresh", "Rotate the token pair", (*Server).rtRefresh).
 			in(api.RefreshRequest{}, "refresh_token").out(ok200, api.RuntimeSession{}).err(conflict),
-		rtOp(runtimeApp, post, "/v1/runtime/devices/reset", "reset", "Unbind this device from a license (user's reset quota)", (*Server).rtReset).
-			in(api.RuntimeDeviceResetRequest{}, "license_key", "device_fingerprint").out(ok200, api.DeviceReset{}).err(notFound),
+		rtOp(runtimeApp, post, "/v1/runtime/devices/reset", "reset",
+			"Unbind a device from a license, named by device_fingerprint or device_id (exactly one; user's reset quota)", (*Server).rtReset).
+			in(api.RuntimeDeviceResetRequest{}, "license_key").out(ok200, api.DeviceReset{}).err(notFound),
 		rtOp(runtimeUser, post, "/v1/runtime/licenses/checkout", "checkout",
 			"Check out a machine file for offline use (activation session bearer; timestamp and nonce)", (*Server).rtCheckoutMachineFile).
 			in(api.MachineFileRequest{}, "timestamp", "nonce").out(ok200, api.MachineFileIssued{}).err(conflict),

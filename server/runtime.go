@@ -396,7 +396,7 @@ func (s *Server) rtReset(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err := decodeRuntime(r, &in); err != nil {
 		return err
 	}
-	n, err := s.rt.store.ResetDevice(r.Context(), c, store.DeviceResetInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint})
+	n, err := s.rt.store.ResetDevice(r.Context(), c, store.DeviceResetInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint, DeviceID: in.DeviceID})
 	if err != nil {
 		return err
 	}

@@ -174,14 +174,26 @@ func (in ActivateInput) Check() (ActivateInput, error) {
 }
 
 // Check validates a self-service device reset and returns it with the
-// fingerprint trimmed and the key normalized. Returns validation_failed.
+// fingerprint trimmed and the key normalized. Exactly one of the
+// fingerprint and the device id names the device. Returns validation_failed.
 func (in DeviceResetInput) Check() (DeviceResetInput, error) {
 	if _, err := CheckLicenseKey("license_key", in.LicenseKey); err != nil {
 		return in, err
 	}
-	var err error
-	if in.Fingerprint, err = CheckFingerprint(in.Fingerprint); err != nil {
-		return in, err
+	switch {
+	case in.Fingerprint != "" && in.DeviceID != "":
+		return in, Invalid("device_fingerprint", "send device_fingerprint or device_id, not both")
+	case in.DeviceID != "":
+		if err := CheckID("device_id", in.DeviceID); err != nil {
+			return in, err
+		}
+	case in.Fingerprint == "":
+		return in, Invalid("device_fingerprint", "device_fingerprint or device_id is required")
+	default:
+		var err error
+		if in.Fingerprint, err = CheckFingerprint(in.Fingerprint); err != nil {
+			return in, err
+		}
 	}
 	in.LicenseKey = NormalizeLicenseKey(in.LicenseKey)
 	return in, nil

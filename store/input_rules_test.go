@@ -156,7 +156,16 @@ func TestRuntimeInputChecks(t *testing.T) {
 		{"ErrValidation/ActivateReplay", withAct(func(in *ActivateInput) { in.Timestamp = time.Time{} }), "timestamp", "timestamp is required (RFC 3339)"},
 		{"ErrValidation/ResetKey", func() error { _, err := DeviceResetInput{LicenseKey: "k\x00", Fingerprint: "fp"}.Check(); return err },
 			"license_key", "license_key must not contain control characters or bidirectional overrides (found U+0000)"},
-		{"ErrValidation/ResetFingerprint", func() error { _, err := DeviceResetInput{LicenseKey: "k"}.Check(); return err }, "device_fingerprint", "device_fingerprint is required"},
+		{"ErrValidation/ResetFingerprint", func() error { _, err := DeviceResetInput{LicenseKey: "k"}.Check(); return err }, "device_fingerprint", "device_fingerprint or device_id is required"},
+		{"ErrValidation/ResetBoth", func() error {
+			_, err := DeviceResetInput{LicenseKey: "k", Fingerprint: "fp", DeviceID: "00000000-0000-4000-8000-000000000000"}.Check()
+			return err
+		}, "device_fingerprint", "send device_fingerprint or device_id, not both"},
+		{"ErrValidation/ResetDeviceID", func() error { _, err := DeviceResetInput{LicenseKey: "k", DeviceID: "pc"}.Check(); return err }, "device_id", "device_id must be a UUID"},
+		{"OK/ResetDeviceID", func() error {
+			_, err := DeviceResetInput{LicenseKey: "k", DeviceID: "00000000-0000-4000-8000-000000000000"}.Check()
+			return err
+		}, "", ""},
 		{"OK/EnvDefault", func() error { n, err := RuntimeClient{}.EnvName(); return errIf(n != EnvProduction, err) }, "", ""},
 		{"OK/EnvDevelopment", func() error {
 			n, err := RuntimeClient{Env: EnvDevelopment}.EnvName()

@@ -68,10 +68,13 @@ type ActivateInput struct {
 	Replay
 }
 
-// DeviceResetInput unbinds a device from a license by its fingerprint.
+// DeviceResetInput unbinds a device from a license by its fingerprint or,
+// for a customer freeing a machine that is gone, by its id: exactly one of
+// Fingerprint and DeviceID is set.
 type DeviceResetInput struct {
 	LicenseKey  string
 	Fingerprint string
+	DeviceID    string
 }
 
 // RuntimeSession is a newly issued token pair.

@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // RuntimeStorage is what a storage gives the runtime's orchestration: the
 // transactions of the runtime API's writes. A *Error returned by fn is the
@@ -45,6 +48,25 @@ func NewRuntimeService(storage RuntimeStorage) RuntimeService {
 	return RuntimeService{storage: storage}
 }
 
+// lockResetDevice loads, held, the device a reset names by fingerprint or by
+// id, and reports whether it is bound to the license. A device of another
+// license is reported unbound, so the caller answers not_found as for a
+// device that does not exist: the id does not reveal other customers'
+// machines.
+func lockResetDevice(t RuntimeTx, envID, licenseID string, in DeviceResetInput) (*Device, bool, error) {
+	if in.DeviceID == "" {
+		return t.LockDeviceByFingerprint(envID, in.Fingerprint, licenseID)
+	}
+	d, err := t.LockDevice(envID, in.DeviceID)
+	if ErrorCode(err) == ECodeNotFound {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return d, slices.Contains(d.LicenseIDs, licenseID), nil
+}
+
 // ResetDevice unbinds the fingerprint's device from the license, revokes
 // its sessions of that license and consumes one of the license's resets
 // (License.CheckResetLeft, License.RecordReset); it returns the resets
@@ -66,7 +88,7 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		if err != nil {
 			return err
 		}
-		prevD, bound, err := t.LockDeviceByFingerprint(ra.Env.ID, in.Fingerprint, prevL.ID)
+		prevD, bound, err := lockResetDevice(t, ra.Env.ID, prevL.ID, in)
 		if err != nil {
 			return err
 		}

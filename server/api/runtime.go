@@ -162,10 +162,12 @@ type RefreshRequest struct {
 	RefreshToken string `json:"refresh_token"`
 }
 
-// RuntimeDeviceResetRequest is the body of POST /v1/runtime/devices/reset.
+// RuntimeDeviceResetRequest is the body of POST /v1/runtime/devices/reset:
+// the device is named by exactly one of its fingerprint and its id.
 type RuntimeDeviceResetRequest struct {
 	LicenseKey  string `json:"license_key"`
-	Fingerprint string `json:"device_fingerprint"`
+	Fingerprint string `json:"device_fingerprint,omitempty"`
+	DeviceID    string `json:"device_id,omitempty"`
 }
 
 // Granted answers GET /v1/runtime/entitlements/check.

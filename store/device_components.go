@@ -1,0 +1,83 @@
+package store
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Limits on the device components a client may send (docs/design.md §17).
+const (
+	MaxDeviceComponents    = 16
+	MaxDeviceComponentName = 32
+	MaxDeviceComponentHash = 128
+)
+
+// DeviceComponent is one hashed hardware or OS identifier of a device (the
+// machine id, a disk serial, a MAC): a fingerprint changes when any part of
+// the machine does, the components let the server recognise the same
+// machine under a new fingerprint.
+type DeviceComponent struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
+}
+
+// CheckDeviceComponents validates the device_components of an activation or
+// a login: at most MaxDeviceComponents entries, each name 1–32 and each hash
+// 1–128 printable characters, names unique. The error names the offending
+// entry's field so the caller can tell which one to fix.
+func CheckDeviceComponents(in []DeviceComponent) error {
+	if len(in) > MaxDeviceComponents {
+		return Invalid("device_components", "device_components holds at most %d entries", MaxDeviceComponents)
+	}
+	seen := make(map[string]bool, len(in))
+	for i, c := range in {
+		field := fmt.Sprintf("device_components[%d]", i)
+		if !componentText(c.Name, MaxDeviceComponentName) {
+			return Invalid(field+".name", "name must be 1 to %d printable characters", MaxDeviceComponentName)
+		}
+		if !componentText(c.Hash, MaxDeviceComponentHash) {
+			return Invalid(field+".hash", "hash must be 1 to %d printable characters", MaxDeviceComponentHash)
+		}
+		if seen[c.Name] {
+			return Invalid(field+".name", "component name %q appears twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
+}
+
+func componentText(s string, max int) bool {
+	n := utf8.RuneCountInString(s)
+	if n == 0 || n > max || !utf8.ValidString(s) || Blank(s) {
+		return false
+	}
+	for _, r := range s {
+		if !printableRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// ComponentsMatchMost reports whether the components a new fingerprint
+// arrives with match a bound device's on most of the bound device's
+// components: more than half of them, and at least two, so a device that
+// recorded a single component (or none) is never re-bound on one
+// coincidence. A component matches when a component of the same name has
+// the same hash.
+func ComponentsMatchMost(bound, arriving []DeviceComponent) bool {
+	if len(bound) < 2 || len(arriving) < 2 {
+		return false
+	}
+	have := make(map[string]string, len(arriving))
+	for _, c := range arriving {
+		have[c.Name] = c.Hash
+	}
+	matched := 0
+	for _, c := range bound {
+		if h, ok := have[c.Name]; ok && h == c.Hash {
+			matched++
+		}
+	}
+	return matched >= 2 && matched*2 > len(bound)
+}
