@@ -348,27 +348,14 @@ func (t *txn) PutWebhook(w *store.Webhook) error {
 	return t.put(bHooks, r.ID, r)
 }
 
-// PauseDeliveries implements store.Tx.
+// PauseDeliveries implements store.Tx: the pending deliveries leave the due index.
 func (t *txn) PauseDeliveries(webhookID string) error {
-	for _, did := range t.all(bDelivHookStatus, key(idb(webhookID), str(store.DeliveryPending))) {
-		d := new(deliveryRecord)
-		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
-			return err
-		}
-		if err := t.undue(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.eachPending(webhookID, t.undue)
 }
 
 // ResumeDeliveries implements store.Tx.
 func (t *txn) ResumeDeliveries(webhookID string) error {
-	for _, did := range t.all(bDelivHookStatus, key(idb(webhookID), str(store.DeliveryPending))) {
-		d := new(deliveryRecord)
-		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
-			return err
-		}
+	return t.eachPending(webhookID, func(d *deliveryRecord) error {
 		if err := t.undue(d); err != nil {
 			return err
 		}
@@ -377,7 +364,18 @@ func (t *txn) ResumeDeliveries(webhookID string) error {
 		if err := t.due(d); err != nil {
 			return err
 		}
-		if err := t.put(bDeliveries, d.ID, d); err != nil {
+		return t.put(bDeliveries, d.ID, d)
+	})
+}
+
+// eachPending calls fn on every pending delivery of an endpoint.
+func (t *txn) eachPending(webhookID string, fn func(*deliveryRecord) error) error {
+	for _, did := range t.all(bDelivHookStatus, key(idb(webhookID), str(store.DeliveryPending))) {
+		d := new(deliveryRecord)
+		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
+			return err
+		}
+		if err := fn(d); err != nil {
 			return err
 		}
 	}

@@ -92,14 +92,5 @@ func (t *txn) disableWebhook(w *webhookRecord) error {
 		return err
 	}
 	w.Status = store.WebhookDisabled
-	for _, did := range t.all(bDelivHookStatus, key(idb(w.ID), str(store.DeliveryPending))) {
-		d := new(deliveryRecord)
-		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
-			return err
-		}
-		if err := t.undue(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.PauseDeliveries(w.ID)
 }

@@ -136,9 +136,7 @@ func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
 // queue and wait until it is enabled again.
 func (t *txn) disableWebhook(w *webhookRecord) error {
 	w.Status = store.WebhookDisabled
-	t.hooks = nil
-	_, err := t.exec(`UPDATE webhook_deliveries SET queued = false WHERE webhook_id = $1 AND status = 'pending' AND queued`, w.ID)
-	return err
+	return t.PauseDeliveries(w.ID)
 }
 
 // ListDeliveries implements store.Webhooks.
