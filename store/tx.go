@@ -37,6 +37,9 @@ type Tx interface {
 	// write it also holds the application against a permanent deletion
 	// racing it.
 	Scope(s Scope) (*Application, *Environment, error)
+	// App loads the application ref names; another organization's is
+	// not_found. In a write it holds the application as Scope does.
+	App(ref AppRef) (*Application, error)
 	// Application loads an application by id, of any organization.
 	Application(id string) (*Application, error)
 
@@ -113,6 +116,32 @@ type Tx interface {
 	// EndDashboardSessions ends every dashboard session of a member and
 	// returns how many it ended.
 	EndDashboardSessions(memberID string) (int, error)
+
+	// HoldWebhooks holds the set of endpoints of organization orgID until
+	// the transaction ends, so that two creations cannot both pass the
+	// endpoint bound, and first expands the events of application appID
+	// (and of the organization) already written, against the endpoints as
+	// they stand: an event is heard by the endpoints of its time.
+	HoldWebhooks(orgID, appID string) error
+	// CountWebhooks counts the endpoints of an application.
+	CountWebhooks(appID string) (int, error)
+	// LockWebhook loads, held, an endpoint of application appID; another
+	// application's is not_found.
+	LockWebhook(appID, id string) (*Webhook, error)
+	// InsertWebhook writes a new endpoint with its indexes.
+	InsertWebhook(w *Webhook) error
+	// PutWebhook writes w over the stored endpoint. What a storage keeps of
+	// the endpoint's attempts beyond Webhook belongs to its failure run and
+	// goes with it when w.FailingSince is nil.
+	PutWebhook(w *Webhook) error
+	// PauseDeliveries takes the pending deliveries of an endpoint out of
+	// the queue; they wait, pending.
+	PauseDeliveries(webhookID string) error
+	// ResumeDeliveries puts the pending deliveries of an endpoint back in
+	// the queue, due now.
+	ResumeDeliveries(webhookID string) error
+	// DeleteWebhook removes an endpoint, its indexes and its deliveries.
+	DeleteWebhook(w *Webhook) error
 
 	// RevokeSessions revokes every live session of one owner for reason
 	// and returns how many it revoked.

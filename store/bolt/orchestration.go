@@ -290,3 +290,103 @@ func (t *txn) DeleteMember(m *store.Member) error {
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
+
+// App implements store.Tx.
+func (t *txn) App(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
+
+// HoldWebhooks implements store.Tx: bbolt has one writer, so holding is
+// settling.
+func (t *txn) HoldWebhooks(orgID, appID string) error { return t.settle(orgID, appID) }
+
+// CountWebhooks implements store.Tx.
+func (t *txn) CountWebhooks(appID string) (int, error) { return t.count(bHooksApp, idb(appID)), nil }
+
+// LockWebhook implements store.Tx.
+func (t *txn) LockWebhook(appID, id string) (*store.Webhook, error) {
+	w, err := t.hook(appID, id)
+	if err != nil {
+		return nil, err
+	}
+	return w.domain(), nil
+}
+
+// hook loads the record of an endpoint of application appID.
+func (t *txn) hook(appID, id string) (*webhookRecord, error) {
+	w := new(webhookRecord)
+	if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
+		return nil, err
+	}
+	if w.AppID != appID {
+		return nil, store.NotFound("webhook")
+	}
+	return w, nil
+}
+
+// InsertWebhook implements store.Tx.
+func (t *txn) InsertWebhook(w *store.Webhook) error {
+	r := &webhookRecord{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status,
+		Secret: w.Secret, FailingSince: w.FailingSince, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	if err := t.put(bHooks, r.ID, r); err != nil {
+		return err
+	}
+	if err := t.index(bHooksApp, idb(r.AppID), r.ID); err != nil {
+		return err
+	}
+	return t.index(bHooksOrg, idb(r.OrgID), r.ID)
+}
+
+// PutWebhook implements store.Tx.
+func (t *txn) PutWebhook(w *store.Webhook) error {
+	r, err := t.hook(w.AppID, w.ID)
+	if err != nil {
+		return err
+	}
+	r.URL, r.Events, r.Status, r.FailingSince, r.UpdatedAt = w.URL, w.Events, w.Status, w.FailingSince, w.UpdatedAt
+	if r.FailingSince == nil {
+		r.TimedOut = false
+	}
+	return t.put(bHooks, r.ID, r)
+}
+
+// PauseDeliveries implements store.Tx: the pending deliveries leave the due index.
+func (t *txn) PauseDeliveries(webhookID string) error {
+	return t.eachPending(webhookID, t.undue)
+}
+
+// ResumeDeliveries implements store.Tx.
+func (t *txn) ResumeDeliveries(webhookID string) error {
+	return t.eachPending(webhookID, func(d *deliveryRecord) error {
+		if err := t.undue(d); err != nil {
+			return err
+		}
+		now := t.now
+		d.NextAttemptAt = &now
+		if err := t.due(d); err != nil {
+			return err
+		}
+		return t.put(bDeliveries, d.ID, d)
+	})
+}
+
+// eachPending calls fn on every pending delivery of an endpoint.
+func (t *txn) eachPending(webhookID string, fn func(*deliveryRecord) error) error {
+	for _, did := range t.all(bDelivHookStatus, key(idb(webhookID), str(store.DeliveryPending))) {
+		d := new(deliveryRecord)
+		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
+			return err
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteWebhook implements store.Tx.
+func (t *txn) DeleteWebhook(w *store.Webhook) error {
+	r, err := t.hook(w.AppID, w.ID)
+	if err != nil {
+		return err
+	}
+	return t.purgeWebhook(r)
+}

@@ -2,8 +2,6 @@ package bolt
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"time"
 
 	"licensectl/store"
@@ -33,14 +31,6 @@ func (r *webhookRecord) domain() *store.Webhook {
 
 var _ store.Webhooks = (*DB)(nil)
 
-// newWebhookSecret is the Standard Webhooks form: whsec_ and the standard
-// base64 of 24 random bytes.
-func newWebhookSecret() string {
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	return store.PrefixWebhook + base64.StdEncoding.EncodeToString(b[:])
-}
-
 // webhook loads an endpoint of ref's application; another application's is not_found.
 func (t *txn) webhook(ref store.AppRef, id string) (*webhookRecord, error) {
 	w := new(webhookRecord)
@@ -51,41 +41,6 @@ func (t *txn) webhook(ref store.AppRef, id string) (*webhookRecord, error) {
 		return nil, store.NotFound("webhook")
 	}
 	return w, nil
-}
-
-// CreateWebhook implements store.Webhooks.
-func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
-	if err := store.CheckEventPatterns(events); err != nil {
-		return nil, err
-	}
-	var out *store.Webhook
-	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		if n, most := t.count(bHooksApp, idb(a.ID)), db.MaxEndpoints(); n >= most {
-			return store.Errorf(store.ECodeConflict, "the application has %d webhook endpoints, the most webhooks.max_endpoints allows: delete one or raise the setting", n)
-		}
-		if err := t.settle(a.OrgID, a.ID); err != nil {
-			return err
-		}
-		w := &webhookRecord{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, URL: url, Events: events, Status: store.WebhookActive,
-			Secret: newWebhookSecret(), CreatedAt: t.now, UpdatedAt: t.now}
-		if err := t.put(bHooks, w.ID, w); err != nil {
-			return err
-		}
-		if err := t.index(bHooksApp, idb(a.ID), w.ID); err != nil {
-			return err
-		}
-		if err := t.index(bHooksOrg, idb(a.OrgID), w.ID); err != nil {
-			return err
-		}
-		out = w.domain()
-		return t.audit(auditEvent{Event: store.EventWebhookCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"url": url, "events": events}})
-	})
-	return out, err
 }
 
 // ListWebhooks implements store.Webhooks.
@@ -105,78 +60,6 @@ func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webh
 		return nil
 	})
 	return out, err
-}
-
-// UpdateWebhook implements store.Webhooks.
-func (db *DB) UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u store.WebhookUpdate) (*store.Webhook, error) {
-	if err := u.Check(); err != nil {
-		return nil, err
-	}
-	var out *store.Webhook
-	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		w, err := t.webhook(ref, id)
-		if err != nil {
-			return err
-		}
-		if err := t.settle(w.OrgID, w.AppID); err != nil {
-			return err
-		}
-		meta := map[string]any{}
-		if u.URL != nil && *u.URL != w.URL {
-			w.URL, meta["url"] = *u.URL, *u.URL
-		}
-		if u.Events != nil {
-			w.Events, meta["events"] = u.Events, u.Events
-		}
-		event := store.EventWebhookUpdated
-		if u.Status != nil && *u.Status != w.Status {
-			meta["status"] = *u.Status
-			if *u.Status == store.WebhookDisabled {
-				event = store.EventWebhookDisabled
-				err = t.disableWebhook(w)
-			} else {
-				err = t.enableWebhook(w)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		out = w.domain()
-		if len(meta) == 0 {
-			return nil
-		}
-		w.UpdatedAt = t.now
-		if err := t.put(bHooks, w.ID, w); err != nil {
-			return err
-		}
-		out = w.domain()
-		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: meta})
-	})
-	return out, err
-}
-
-// DeleteWebhook implements store.Webhooks.
-func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		w, err := t.webhook(ref, id)
-		if err != nil {
-			return err
-		}
-		if err := t.purgeWebhook(w); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventWebhookDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"url": w.URL}})
-	})
 }
 
 // purgeWebhook removes an endpoint, its indexes and all its deliveries.
@@ -209,41 +92,5 @@ func (t *txn) disableWebhook(w *webhookRecord) error {
 		return err
 	}
 	w.Status = store.WebhookDisabled
-	for _, did := range t.all(bDelivHookStatus, key(idb(w.ID), str(store.DeliveryPending))) {
-		d := new(deliveryRecord)
-		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
-			return err
-		}
-		if err := t.undue(d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// enableWebhook resumes w: the failure clock restarts and its waiting
-// deliveries are due at once.
-func (t *txn) enableWebhook(w *webhookRecord) error {
-	if err := t.settle(w.OrgID, w.AppID); err != nil {
-		return err
-	}
-	w.Status, w.FailingSince, w.TimedOut = store.WebhookActive, nil, false
-	for _, did := range t.all(bDelivHookStatus, key(idb(w.ID), str(store.DeliveryPending))) {
-		d := new(deliveryRecord)
-		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {
-			return err
-		}
-		if err := t.undue(d); err != nil {
-			return err
-		}
-		now := t.now
-		d.NextAttemptAt = &now
-		if err := t.due(d); err != nil {
-			return err
-		}
-		if err := t.put(bDeliveries, d.ID, d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.PauseDeliveries(w.ID)
 }

@@ -282,3 +282,84 @@ func (t *txn) DeleteMember(m *store.Member) error {
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
+
+// App implements store.Tx.
+func (t *txn) App(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
+
+// HoldWebhooks implements store.Tx: the organization's advisory endpoint
+// lock, then the settling.
+func (t *txn) HoldWebhooks(orgID, appID string) error {
+	if err := t.lockHooks(orgID); err != nil {
+		return err
+	}
+	return t.settle(orgID, appID)
+}
+
+// CountWebhooks implements store.Tx.
+func (t *txn) CountWebhooks(appID string) (int, error) {
+	return t.count(`SELECT count(*) FROM webhooks WHERE app_id = $1`, appID)
+}
+
+// LockWebhook implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockWebhook(appID, id string) (*store.Webhook, error) {
+	w, err := t.lockHook(appID, id)
+	if err != nil {
+		return nil, err
+	}
+	return w.domain(), nil
+}
+
+// lockHook loads, locked, the record of an endpoint of application appID.
+func (t *txn) lockHook(appID, id string) (*webhookRecord, error) {
+	w, err := mustDoc[webhookRecord](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err != nil {
+		return nil, err
+	}
+	if w.AppID != appID {
+		return nil, store.NotFound("webhook")
+	}
+	return w, nil
+}
+
+// InsertWebhook implements store.Tx.
+func (t *txn) InsertWebhook(w *store.Webhook) error {
+	return t.saveWebhook(&webhookRecord{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status,
+		Secret: w.Secret, FailingSince: w.FailingSince, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}, true)
+}
+
+// PutWebhook implements store.Tx.
+func (t *txn) PutWebhook(w *store.Webhook) error {
+	r, err := t.lockHook(w.AppID, w.ID)
+	if err != nil {
+		return err
+	}
+	r.URL, r.Events, r.Status, r.FailingSince, r.UpdatedAt = w.URL, w.Events, w.Status, w.FailingSince, w.UpdatedAt
+	if r.FailingSince == nil {
+		r.TimedOut = false
+	}
+	return t.saveWebhook(r, false)
+}
+
+// PauseDeliveries implements store.Tx: the backlog leaves the queue in one UPDATE.
+func (t *txn) PauseDeliveries(webhookID string) error {
+	t.hooks = nil
+	_, err := t.exec(`UPDATE webhook_deliveries SET queued = false WHERE webhook_id = $1 AND status = 'pending' AND queued`, webhookID)
+	return err
+}
+
+// ResumeDeliveries implements store.Tx.
+func (t *txn) ResumeDeliveries(webhookID string) error {
+	t.hooks = nil
+	_, err := t.exec(`UPDATE webhook_deliveries SET queued = true, next_attempt_at = $2 WHERE webhook_id = $1 AND status = 'pending'`, webhookID, t.now)
+	return err
+}
+
+// DeleteWebhook implements store.Tx.
+func (t *txn) DeleteWebhook(w *store.Webhook) error {
+	if err := t.dropDeliveries(`webhook_id = $1`, w.ID); err != nil {
+		return err
+	}
+	t.hooks = nil
+	_, err := t.exec(`DELETE FROM webhooks WHERE id = $1`, w.ID)
+	return err
+}

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,14 +44,6 @@ func (d *deliveryDoc) domain(c deliveryCols) *store.Delivery {
 		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: c.NextAttemptAt, CreatedAt: d.CreatedAt, Body: c.Body}
 }
 
-// newWebhookSecret is the Standard Webhooks form: whsec_ and the standard
-// base64 of 24 random bytes.
-func newWebhookSecret() string {
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	return store.PrefixWebhook + base64.StdEncoding.EncodeToString(b[:])
-}
-
 // webhook loads an endpoint of ref's application, the row locked as lock
 // says ("", "FOR SHARE", "FOR UPDATE"); another application's is not_found.
 func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRecord, error) {
@@ -81,60 +71,6 @@ func (t *txn) lockHooks(orgID string) error {
 // hooksLockKey is the advisory lock key of the organization $1's endpoints.
 const hooksLockKey = `hashtextextended('licensectl webhooks ' || $1, 0)`
 
-// changeWebhook loads an endpoint of ref's application that is about to
-// change, with its application: under the organization's endpoint lock,
-// the endpoint's row locked, the events it could hear settled.
-func (t *txn) changeWebhook(ref store.AppRef, id string) (*store.Application, *webhookRecord, error) {
-	a, err := t.app(ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := t.lockHooks(a.OrgID); err != nil {
-		return nil, nil, err
-	}
-	w, err := t.webhook(ref, id, "FOR UPDATE")
-	if err != nil {
-		return nil, nil, err
-	}
-	return a, w, t.settle(w.OrgID, w.AppID)
-}
-
-// CreateWebhook implements store.Webhooks.
-func (db *DB) CreateWebhook(ctx context.Context, ref store.AppRef, url string, events []string) (*store.Webhook, error) {
-	if err := store.CheckEventPatterns(events); err != nil {
-		return nil, err
-	}
-	var out *store.Webhook
-	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		if err := t.lockHooks(a.OrgID); err != nil {
-			return err
-		}
-		n, err := t.count(`SELECT count(*) FROM webhooks WHERE app_id = $1`, a.ID)
-		if err != nil {
-			return err
-		}
-		if most := db.MaxEndpoints(); n >= most {
-			return store.Errorf(store.ECodeConflict, "the application has %d webhook endpoints, the most webhooks.max_endpoints allows: delete one or raise the setting", n)
-		}
-		if err := t.settle(a.OrgID, a.ID); err != nil {
-			return err
-		}
-		w := &webhookRecord{ID: store.NewID(), OrgID: a.OrgID, AppID: a.ID, URL: url, Events: events, Status: store.WebhookActive,
-			Secret: newWebhookSecret(), CreatedAt: t.now, UpdatedAt: t.now}
-		if err := t.saveWebhook(w, true); err != nil {
-			return err
-		}
-		out = w.domain()
-		return t.audit(auditEvent{Event: store.EventWebhookCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"url": url, "events": events}})
-	})
-	return out, err
-}
-
 // ListWebhooks implements store.Webhooks.
 func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error) {
 	out := []*store.Webhook{}
@@ -150,71 +86,6 @@ func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webh
 		return err
 	})
 	return out, err
-}
-
-// UpdateWebhook implements store.Webhooks.
-func (db *DB) UpdateWebhook(ctx context.Context, ref store.AppRef, id string, u store.WebhookUpdate) (*store.Webhook, error) {
-	if err := u.Check(); err != nil {
-		return nil, err
-	}
-	var out *store.Webhook
-	err := db.update(ctx, func(t *txn) error {
-		a, w, err := t.changeWebhook(ref, id)
-		if err != nil {
-			return err
-		}
-		meta := map[string]any{}
-		if u.URL != nil && *u.URL != w.URL {
-			w.URL, meta["url"] = *u.URL, *u.URL
-		}
-		if u.Events != nil {
-			w.Events, meta["events"] = u.Events, u.Events
-		}
-		event := store.EventWebhookUpdated
-		if u.Status != nil && *u.Status != w.Status {
-			meta["status"] = *u.Status
-			if *u.Status == store.WebhookDisabled {
-				event = store.EventWebhookDisabled
-				err = t.disableWebhook(w)
-			} else {
-				err = t.enableWebhook(w)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		out = w.domain()
-		if len(meta) == 0 {
-			return nil
-		}
-		w.UpdatedAt = t.now
-		if err := t.saveWebhook(w, false); err != nil {
-			return err
-		}
-		out = w.domain()
-		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: meta})
-	})
-	return out, err
-}
-
-// DeleteWebhook implements store.Webhooks.
-func (db *DB) DeleteWebhook(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, w, err := t.changeWebhook(ref, id)
-		if err != nil {
-			return err
-		}
-		if err := t.dropDeliveries(`webhook_id = $1`, w.ID); err != nil {
-			return err
-		}
-		t.hooks = nil
-		if _, err := t.exec(`DELETE FROM webhooks WHERE id = $1`, w.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventWebhookDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"url": w.URL}})
-	})
 }
 
 // dropDeliveries deletes the deliveries that match where (a condition
@@ -265,18 +136,7 @@ func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
 // queue and wait until it is enabled again.
 func (t *txn) disableWebhook(w *webhookRecord) error {
 	w.Status = store.WebhookDisabled
-	t.hooks = nil
-	_, err := t.exec(`UPDATE webhook_deliveries SET queued = false WHERE webhook_id = $1 AND status = 'pending' AND queued`, w.ID)
-	return err
-}
-
-// enableWebhook resumes w: the failure clock restarts and its waiting
-// deliveries are due at once.
-func (t *txn) enableWebhook(w *webhookRecord) error {
-	w.Status, w.FailingSince, w.TimedOut = store.WebhookActive, nil, false
-	t.hooks = nil
-	_, err := t.exec(`UPDATE webhook_deliveries SET queued = true, next_attempt_at = $2 WHERE webhook_id = $1 AND status = 'pending'`, w.ID, t.now)
-	return err
+	return t.PauseDeliveries(w.ID)
 }
 
 // ListDeliveries implements store.Webhooks.

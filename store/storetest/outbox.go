@@ -342,6 +342,24 @@ func testOutbox(t *testing.T, open Opener) {
 		if per[b.ID] != 1 || per[a.ID] != 2 {
 			t.Fatalf("claimed per endpoint after b timed out: %v; want b 1, a 2", per)
 		}
+		// Enabling again restarts the failure run, and with it the
+		// timed-out bound: b gets its two again.
+		for _, st := range []string{store.WebhookDisabled, store.WebhookActive} {
+			if _, err := f.db.UpdateWebhook(f.ctx, f.ref(), b.ID, store.WebhookUpdate{Status: ptr(st)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jobs, err = f.be.ClaimDue(f.ctx, later.Add(2*time.Minute), claim("four", 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		per = map[string]int{}
+		for _, j := range jobs {
+			per[j.Delivery.WebhookID]++
+		}
+		if per[b.ID] != 2 {
+			t.Fatalf("claimed per endpoint after b was enabled again: %v; want b 2", per)
+		}
 	})
 
 	t.Run("ErrConflictMaxEndpoints", func(t *testing.T) {
