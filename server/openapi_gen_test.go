@@ -31,9 +31,10 @@ func GenerateOpenAPI() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Tabs, not two spaces: a line per value keeps the diffs of a change
-	// readable, and a tab per level is a quarter of the file's size.
-	b, err := json.MarshalIndent(doc, "", "\t")
+	// Compact: indentation was a third of the file and of what every fresh
+	// clone carries, for a generated document nobody edits by hand (jq or
+	// any viewer indents it for reading).
+	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
