@@ -123,11 +123,21 @@ func TestOpenAPIForGenerators(t *testing.T) {
 		}
 	}
 	walk(doc, "")
+	responses, _ := doc["components"].(map[string]any)["responses"].(map[string]any)
 	for path, item := range doc["paths"].(map[string]any) {
 		for method, op := range item.(map[string]any) {
 			has4xx := false
-			for status := range op.(map[string]any)["responses"].(map[string]any) {
+			for status, resp := range op.(map[string]any)["responses"].(map[string]any) {
 				has4xx = has4xx || strings.HasPrefix(status, "4")
+				// Error answers are shared components, referred to: inline,
+				// the same few were most of the document.
+				if strings.HasPrefix(status, "4") || strings.HasPrefix(status, "5") {
+					ref, _ := resp.(map[string]any)["$ref"].(string)
+					name, found := strings.CutPrefix(ref, "#/components/responses/")
+					if _, ok := responses[name]; !found || !ok {
+						t.Errorf("%s %s %s: want a $ref to a component response, got %v", strings.ToUpper(method), path, status, resp)
+					}
+				}
 			}
 			if !has4xx {
 				t.Errorf("%s %s documents no 4XX answer", strings.ToUpper(method), path)

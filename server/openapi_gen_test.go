@@ -230,8 +230,9 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		Servers: openapi3.Servers{{URL: "/", Description: "the server that serves this document"}},
 		Paths:   openapi3.NewPaths(),
 		Components: &openapi3.Components{
-			Schemas: openapi3.Schemas{},
-			Headers: componentHeaders(),
+			Schemas:   openapi3.Schemas{},
+			Responses: openapi3.ResponseBodies{},
+			Headers:   componentHeaders(),
 			SecuritySchemes: openapi3.SecuritySchemes{
 				"bearer": {Value: openapi3.NewSecurityScheme().WithType("http").WithScheme("bearer").
 					WithDescription("A dashboard token, a developer API key, an application secret or the operator token; on the runtime, the end-user's access token.")},
@@ -340,13 +341,25 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			errRef = openapi3.NewSchemaRef("#/components/schemas/RuntimeErrorBody", nil)
 		}
 		errContent := openapi3.NewContentWithJSONSchemaRef(errRef)
+		// Error answers are alike across operations: each kind is a
+		// component, named by what its body is and whether it is signed,
+		// that operations refer to (inline, they were most of the document).
+		kind := "Error"
+		if strings.HasPrefix(rt.path, "/v1/runtime") {
+			kind = "RuntimeError"
+		}
 		switch {
 		case rt.prefix:
 			// The file server's own 404.
 			errContent = openapi3.Content{"text/plain": openapi3.NewMediaType()}
+			kind = "FileError"
 		case rt.access == pageCall:
 			// Pages answer people: an HTML page that says what went wrong.
 			errContent = openapi3.Content{"text/html": openapi3.NewMediaType()}
+			kind = "PageError"
+		}
+		if runtimeRoute(rt) {
+			kind = "Signed" + kind
 		}
 		for _, status := range errorStatuses(rt) {
 			resp := openapi3.NewResponse().WithDescription(http.StatusText(status) + ": see the code (docs/errors.md).").WithContent(errContent)
@@ -356,7 +369,17 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			if runtimeRoute(rt) {
 				resp.Headers = withSignatureHeaders(resp.Headers)
 			}
-			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: resp})
+			name := kind + strconv.Itoa(status)
+			if prev, ok := doc.Components.Responses[name]; ok {
+				a, _ := json.Marshal(prev.Value)
+				b, _ := json.Marshal(resp)
+				if string(a) != string(b) {
+					return nil, fmt.Errorf("%s %s: error answer %s differs from the component of that name", rt.method, rt.path, name)
+				}
+			} else {
+				doc.Components.Responses[name] = &openapi3.ResponseRef{Value: resp}
+			}
+			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Ref: "#/components/responses/" + name})
 		}
 		o.Security = security(rt)
 		doc.AddOperation(rt.path, rt.method, o)
