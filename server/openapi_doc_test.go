@@ -124,6 +124,24 @@ func TestOpenAPIForGenerators(t *testing.T) {
 	}
 	walk(doc, "")
 	responses, _ := doc["components"].(map[string]any)["responses"].(map[string]any)
+	// A parameter three operations declare alike is a component they refer to.
+	inline := map[string]int{}
+	for _, item := range doc["paths"].(map[string]any) {
+		for _, op := range item.(map[string]any) {
+			params, _ := op.(map[string]any)["parameters"].([]any)
+			for _, p := range params {
+				if _, ok := p.(map[string]any)["$ref"]; !ok {
+					b, _ := json.Marshal(p)
+					inline[string(b)]++
+				}
+			}
+		}
+	}
+	for p, n := range inline {
+		if n >= 3 {
+			t.Errorf("%d operations declare the parameter %s inline, want a component", n, p)
+		}
+	}
 	for path, item := range doc["paths"].(map[string]any) {
 		for method, op := range item.(map[string]any) {
 			has4xx := false

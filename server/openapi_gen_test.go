@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -384,7 +385,65 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		o.Security = security(rt)
 		doc.AddOperation(rt.path, rt.method, o)
 	}
+	if err := shareParameters(doc); err != nil {
+		return nil, err
+	}
 	return doc, nil
+}
+
+// shareParameters moves every parameter that three or more operations
+// declare alike into components/parameters and refers to it there: the same
+// headers (x-organization-id, the signature headers) written under each
+// operation were a fifth of what the operations held. A component is named
+// by where the parameter goes and its name, a variant with another
+// description numbered in the order the paths sort.
+func shareParameters(doc *openapi3.T) error {
+	var ops []*openapi3.Operation
+	paths := doc.Paths.Map()
+	for _, path := range slices.Sorted(maps.Keys(paths)) {
+		item := paths[path]
+		for _, method := range slices.Sorted(maps.Keys(item.Operations())) {
+			ops = append(ops, item.GetOperation(method))
+		}
+	}
+	key := func(p *openapi3.ParameterRef) (string, error) {
+		b, err := json.Marshal(p.Value)
+		return string(b), err
+	}
+	uses := map[string]int{}
+	for _, o := range ops {
+		for _, p := range o.Parameters {
+			k, err := key(p)
+			if err != nil {
+				return err
+			}
+			uses[k]++
+		}
+	}
+	names := map[string]string{}
+	variants := map[string]int{}
+	doc.Components.Parameters = openapi3.ParametersMap{}
+	for _, o := range ops {
+		for i, p := range o.Parameters {
+			k, _ := key(p)
+			if uses[k] < 3 {
+				continue
+			}
+			name, ok := names[k]
+			if !ok {
+				base := p.Value.In + "." + p.Value.Name
+				variants[base]++
+				name = base
+				if n := variants[base]; n > 1 {
+					name += "." + strconv.Itoa(n)
+				}
+				names[k] = name
+				doc.Components.Parameters[name] = &openapi3.ParameterRef{Value: p.Value}
+			}
+			o.Parameters[i] = &openapi3.ParameterRef{Ref: "#/components/parameters/" + name}
+		}
+	}
+	return nil
 }
 
 // runtimeRoute reports a route of the runtime API, whose answers are signed
