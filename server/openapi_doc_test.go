@@ -123,11 +123,39 @@ func TestOpenAPIForGenerators(t *testing.T) {
 		}
 	}
 	walk(doc, "")
+	responses, _ := doc["components"].(map[string]any)["responses"].(map[string]any)
+	// A parameter three operations declare alike is a component they refer to.
+	inline := map[string]int{}
+	for _, item := range doc["paths"].(map[string]any) {
+		for _, op := range item.(map[string]any) {
+			params, _ := op.(map[string]any)["parameters"].([]any)
+			for _, p := range params {
+				if _, ok := p.(map[string]any)["$ref"]; !ok {
+					b, _ := json.Marshal(p)
+					inline[string(b)]++
+				}
+			}
+		}
+	}
+	for p, n := range inline {
+		if n >= 3 {
+			t.Errorf("%d operations declare the parameter %s inline, want a component", n, p)
+		}
+	}
 	for path, item := range doc["paths"].(map[string]any) {
 		for method, op := range item.(map[string]any) {
 			has4xx := false
-			for status := range op.(map[string]any)["responses"].(map[string]any) {
+			for status, resp := range op.(map[string]any)["responses"].(map[string]any) {
 				has4xx = has4xx || strings.HasPrefix(status, "4")
+				// Error answers are shared components, referred to: inline,
+				// the same few were most of the document.
+				if strings.HasPrefix(status, "4") || strings.HasPrefix(status, "5") {
+					ref, _ := resp.(map[string]any)["$ref"].(string)
+					name, found := strings.CutPrefix(ref, "#/components/responses/")
+					if _, ok := responses[name]; !found || !ok {
+						t.Errorf("%s %s %s: want a $ref to a component response, got %v", strings.ToUpper(method), path, status, resp)
+					}
+				}
 			}
 			if !has4xx {
 				t.Errorf("%s %s documents no 4XX answer", strings.ToUpper(method), path)

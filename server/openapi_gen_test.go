@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -31,9 +32,10 @@ func GenerateOpenAPI() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Tabs, not two spaces: a line per value keeps the diffs of a change
-	// readable, and a tab per level is a quarter of the file's size.
-	b, err := json.MarshalIndent(doc, "", "\t")
+	// Compact: indentation was a third of the file and of what every fresh
+	// clone carries, for a generated document nobody edits by hand (jq or
+	// any viewer indents it for reading).
+	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -229,8 +231,9 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		Servers: openapi3.Servers{{URL: "/", Description: "the server that serves this document"}},
 		Paths:   openapi3.NewPaths(),
 		Components: &openapi3.Components{
-			Schemas: openapi3.Schemas{},
-			Headers: componentHeaders(),
+			Schemas:   openapi3.Schemas{},
+			Responses: openapi3.ResponseBodies{},
+			Headers:   componentHeaders(),
 			SecuritySchemes: openapi3.SecuritySchemes{
 				"bearer": {Value: openapi3.NewSecurityScheme().WithType("http").WithScheme("bearer").
 					WithDescription("A dashboard token, a developer API key, an application secret or the operator token; on the runtime, the end-user's access token.")},
@@ -339,13 +342,25 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			errRef = openapi3.NewSchemaRef("#/components/schemas/RuntimeErrorBody", nil)
 		}
 		errContent := openapi3.NewContentWithJSONSchemaRef(errRef)
+		// Error answers are alike across operations: each kind is a
+		// component, named by what its body is and whether it is signed,
+		// that operations refer to (inline, they were most of the document).
+		kind := "Error"
+		if strings.HasPrefix(rt.path, "/v1/runtime") {
+			kind = "RuntimeError"
+		}
 		switch {
 		case rt.prefix:
 			// The file server's own 404.
 			errContent = openapi3.Content{"text/plain": openapi3.NewMediaType()}
+			kind = "FileError"
 		case rt.access == pageCall:
 			// Pages answer people: an HTML page that says what went wrong.
 			errContent = openapi3.Content{"text/html": openapi3.NewMediaType()}
+			kind = "PageError"
+		}
+		if runtimeRoute(rt) {
+			kind = "Signed" + kind
 		}
 		for _, status := range errorStatuses(rt) {
 			resp := openapi3.NewResponse().WithDescription(http.StatusText(status) + ": see the code (docs/errors.md).").WithContent(errContent)
@@ -355,12 +370,80 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 			if runtimeRoute(rt) {
 				resp.Headers = withSignatureHeaders(resp.Headers)
 			}
-			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: resp})
+			name := kind + strconv.Itoa(status)
+			if prev, ok := doc.Components.Responses[name]; ok {
+				a, _ := json.Marshal(prev.Value)
+				b, _ := json.Marshal(resp)
+				if string(a) != string(b) {
+					return nil, fmt.Errorf("%s %s: error answer %s differs from the component of that name", rt.method, rt.path, name)
+				}
+			} else {
+				doc.Components.Responses[name] = &openapi3.ResponseRef{Value: resp}
+			}
+			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Ref: "#/components/responses/" + name})
 		}
 		o.Security = security(rt)
 		doc.AddOperation(rt.path, rt.method, o)
 	}
+	if err := shareParameters(doc); err != nil {
+		return nil, err
+	}
 	return doc, nil
+}
+
+// shareParameters moves every parameter that three or more operations
+// declare alike into components/parameters and refers to it there: the same
+// headers (x-organization-id, the signature headers) written under each
+// operation were a fifth of what the operations held. A component is named
+// by where the parameter goes and its name, a variant with another
+// description numbered in the order the paths sort.
+func shareParameters(doc *openapi3.T) error {
+	var ops []*openapi3.Operation
+	paths := doc.Paths.Map()
+	for _, path := range slices.Sorted(maps.Keys(paths)) {
+		item := paths[path]
+		for _, method := range slices.Sorted(maps.Keys(item.Operations())) {
+			ops = append(ops, item.GetOperation(method))
+		}
+	}
+	key := func(p *openapi3.ParameterRef) (string, error) {
+		b, err := json.Marshal(p.Value)
+		return string(b), err
+	}
+	uses := map[string]int{}
+	for _, o := range ops {
+		for _, p := range o.Parameters {
+			k, err := key(p)
+			if err != nil {
+				return err
+			}
+			uses[k]++
+		}
+	}
+	names := map[string]string{}
+	variants := map[string]int{}
+	doc.Components.Parameters = openapi3.ParametersMap{}
+	for _, o := range ops {
+		for i, p := range o.Parameters {
+			k, _ := key(p)
+			if uses[k] < 3 {
+				continue
+			}
+			name, ok := names[k]
+			if !ok {
+				base := p.Value.In + "." + p.Value.Name
+				variants[base]++
+				name = base
+				if n := variants[base]; n > 1 {
+					name += "." + strconv.Itoa(n)
+				}
+				names[k] = name
+				doc.Components.Parameters[name] = &openapi3.ParameterRef{Value: p.Value}
+			}
+			o.Parameters[i] = &openapi3.ParameterRef{Ref: "#/components/parameters/" + name}
+		}
+	}
+	return nil
 }
 
 // runtimeRoute reports a route of the runtime API, whose answers are signed

@@ -2,33 +2,76 @@ package antibot
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/bzip2"
 	_ "embed"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 )
 
-// disposableDomainsFile is the disposable-email-domains list from npm, one
-// lower-case domain per line, gzipped: the plain list is 1.8 MB, most of a
-// checkout, and nobody reads it line by line (scripts/update-disposable-domains
-// refreshes it and prints how many domains it wrote; zcat shows it).
+// disposableDomainsFile is the disposable-email-domains list from npm,
+// sorted and front-coded, then bzip2-compressed: each line is one character, '0' plus
+// the number of bytes the domain shares with the line before (the next
+// domain of a sorted list mostly repeats the previous one's start), then the
+// rest of the domain, then compressed with bzip2. The plain list is 1.8 MB,
+// most of a checkout; gzip alone made it 682 KB, front-coding first 566 KB,
+// bzip2 instead of gzip 475 KB. Nobody reads it line by line:
+// scripts/update-disposable-domains refreshes it and prints how many domains it
+// wrote.
 //
-//go:embed disposable_domains.txt.gz
+//go:embed disposable_domains.txt.bz2
 var disposableDomainsFile []byte
 
+// disposableDomainList decodes the embedded list into its sorted domains.
+func disposableDomainList() []string {
+	raw, err := io.ReadAll(bzip2.NewReader(bytes.NewReader(disposableDomainsFile)))
+	if err != nil {
+		panic("antibot: the embedded disposable_domains.txt.bz2 is damaged: " + err.Error())
+	}
+	list, err := decodeFrontCoded(string(raw))
+	if err != nil {
+		panic("antibot: the embedded disposable_domains.txt.bz2 is damaged: " + err.Error())
+	}
+	return list
+}
+
+// maxSharedPrefix bounds the shared length a line's first character can say
+// ('0'+78 is '~', the last printable ASCII character); the encoder shares no
+// more, whatever the domains have in common.
+const maxSharedPrefix = 78
+
+// decodeFrontCoded reverses the front coding of disposableDomainsFile: each
+// line starts with '0' plus the length of the prefix it shares with the
+// previous domain, followed by the rest of the domain.
+func decodeFrontCoded(raw string) ([]string, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	list := make([]string, 0, strings.Count(raw, "\n")+1)
+	prev := ""
+	for i, line := range strings.Split(strings.TrimSuffix(raw, "\n"), "\n") {
+		if len(line) < 2 {
+			return nil, fmt.Errorf("line %d holds no domain", i+1)
+		}
+		shared := int(line[0]) - '0'
+		if shared < 0 || shared > maxSharedPrefix || shared > len(prev) {
+			return nil, fmt.Errorf("line %d shares %q with a previous domain of %d bytes", i+1, line[0], len(prev))
+		}
+		d := prev[:shared] + line[1:]
+		if d <= prev {
+			return nil, fmt.Errorf("line %d: %q does not sort after %q", i+1, d, prev)
+		}
+		list = append(list, d)
+		prev = d
+	}
+	return list, nil
+}
+
 var disposableDomains = sync.OnceValue(func() map[string]struct{} {
-	zr, err := gzip.NewReader(bytes.NewReader(disposableDomainsFile))
-	if err != nil {
-		panic("antibot: the embedded disposable_domains.txt.gz is not gzip: " + err.Error())
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		panic("antibot: the embedded disposable_domains.txt.gz is damaged: " + err.Error())
-	}
-	list := string(raw)
-	set := make(map[string]struct{}, strings.Count(list, "\n")+1)
-	for line := range strings.Lines(list) {
+	list := disposableDomainList()
+	set := make(map[string]struct{}, len(list))
+	for _, line := range list {
 		if d := normalizeDomain(line); d != "" {
 			set[d] = struct{}{}
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 // dump is a whole database as reviewable text: every bucket's keys in hex
-// and values as JSON when they are JSON, hex otherwise. testdata/v1.json is
+// and values as JSON when they are JSON, hex otherwise. testdata/v1.json.gz is
 // one, written by the code of schema version 1 through the store (commit
 // 67b0ecd, TestWriteV1Fixture in fixture_test.go, since removed: today's code
 // writes version 2).

@@ -1,6 +1,9 @@
 package password
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -87,5 +90,23 @@ func TestCommonListEmbedded(t *testing.T) {
 	}
 	if IsCommon("zebra-violin-parsnip-47") {
 		t.Error("IsCommon(strong passphrase) = true, want false")
+	}
+}
+
+// TestCommonListContent pins the embedded list: its number of passwords and
+// the SHA-256 of the list in its order, one password and a newline each (the
+// plain file's bytes before it was gzipped).
+func TestCommonListContent(t *testing.T) {
+	list := commonPasswordList()
+	if got, want := len(list), 10000; got != want {
+		t.Errorf("got %d passwords, want %d", got, want)
+	}
+	h := sha256.New()
+	for _, w := range list {
+		io.WriteString(h, w+"\n")
+	}
+	const want = "6d1540c6702ca6dd31226d50591065f82fd84255a4aaa9df80042527a93f1f93"
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		t.Errorf("got SHA-256 %s of the list, want %s", got, want)
 	}
 }
