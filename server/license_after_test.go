@@ -1,12 +1,16 @@
 package server_test
 
 import (
+	"context"
+	"encoding/base64"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"licensectl.dev/sdk/go/machinefile"
 	"licensectl/server/api"
+	"licensectl/server/rttoken"
 )
 
 // TestLicenseAfterSaleEvents: renew, PATCH expires_at, plan_id and user_id
@@ -108,4 +112,89 @@ func TestLicenseAfterSaleErrors(t *testing.T) {
 	if l := f.lic(t, key); l.Plan.Name == "Solo" || l.ExpiresAt != nil || l.DevicesCount != 2 {
 		t.Fatalf("refusals changed the license: %+v", l)
 	}
+}
+
+// TestAccessTokenMaintenance: the access token's mnt claim is the unix
+// second of the license's maintenance_expires_at on activation (alone and
+// with a signed-in user) and on refresh; a renewal with maintenance_days
+// moves it at the next refresh; an unlimited license, and a login session
+// (no license), carry none.
+func TestAccessTokenMaintenance(t *testing.T) {
+	f := newRT(t)
+	app, err := f.s.Store().FindApplication(context.Background(), f.scope.App())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := func(t *testing.T, tok string) *rttoken.Claims {
+		t.Helper()
+		c, err := rttoken.Verify(tok, app, f.s.Config.Runtime.Issuer)
+		if err != nil {
+			t.Fatalf("verify: %v", err)
+		}
+		return c
+	}
+	wantMnt := func(t *testing.T, what, tok string, want *time.Time) {
+		t.Helper()
+		c := claims(t, tok)
+		switch {
+		case want == nil && c.Maintenance != nil:
+			t.Fatalf("%s: mnt = %v, want none", what, c.Maintenance.Time)
+		case want != nil && (c.Maintenance == nil || c.Maintenance.Unix() != want.Unix()):
+			t.Fatalf("%s: mnt = %v, want %v", what, c.Maintenance, want.Unix())
+		}
+		if want == nil && strings.Contains(payload(t, tok), `"mnt"`) {
+			t.Fatalf("%s: payload %s names mnt", what, payload(t, tok))
+		}
+	}
+	refresh := func(t *testing.T, s session) session {
+		t.Helper()
+		var out session
+		f.do(t, "POST", "/sessions/refresh", map[string]any{"refresh_token": s.RefreshToken}).Want(t, http.StatusOK).JSON(t, &out)
+		return out
+	}
+
+	key := f.license(t, planOpts{maxDevices: 3, plan: map[string]any{"maintenance_days": 365}})
+	s := f.activate(t, key, "mnt-fp")
+	l := f.lic(t, key)
+	if l.MaintenanceExpiresAt == nil {
+		t.Fatalf("activated license has no maintenance_expires_at: %+v", l)
+	}
+	wantMnt(t, "activation", s.AccessToken, l.MaintenanceExpiresAt)
+	s = refresh(t, s)
+	wantMnt(t, "refresh", s.AccessToken, l.MaintenanceExpiresAt)
+
+	f.mgmt(t, "POST", "/licenses/"+f.ids[key]+"/renew", map[string]any{"maintenance_days": 30}).Want(t, http.StatusOK)
+	moved := l.MaintenanceExpiresAt.Add(30 * 24 * time.Hour)
+	if got := f.lic(t, key).MaintenanceExpiresAt; got == nil || !got.Equal(moved) {
+		t.Fatalf("after renew: maintenance_expires_at %v, want %v", got, moved)
+	}
+	s = refresh(t, s)
+	wantMnt(t, "refresh after renewal", s.AccessToken, &moved)
+
+	f.register(t, "mnt@after.test")
+	u := f.login(t, "mnt@after.test", "mnt-user-fp")
+	wantMnt(t, "login session", u.AccessToken, nil)
+	u = refresh(t, u)
+	wantMnt(t, "refreshed login session", u.AccessToken, nil)
+	withUser := f.activate(t, key, "mnt-user-fp", "Authorization", "Bearer "+u.AccessToken)
+	wantMnt(t, "activation by a signed-in user", withUser.AccessToken, &moved)
+
+	unlimited := f.license(t, planOpts{maxDevices: 1})
+	s = f.activate(t, unlimited, "unlimited-fp")
+	wantMnt(t, "unlimited activation", s.AccessToken, nil)
+	wantMnt(t, "unlimited refresh", refresh(t, s).AccessToken, nil)
+}
+
+// payload is the decoded JSON payload of a JWT.
+func payload(t *testing.T, tok string) string {
+	t.Helper()
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		t.Fatalf("token = %s", tok)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }

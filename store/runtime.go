@@ -115,8 +115,11 @@ type AccessClaims struct {
 	DeviceID     string
 	Entitlements []string
 	Roles        []string
-	IssuedAt     time.Time
-	ExpiresAt    time.Time
+	// MaintenanceExpiresAt is the license's maintenance end (claim mnt);
+	// nil when unlimited or the session has no license.
+	MaintenanceExpiresAt *time.Time
+	IssuedAt             time.Time
+	ExpiresAt            time.Time
 }
 
 // TokenSigner signs access tokens with an environment's key. It must be a

@@ -123,6 +123,9 @@ type SessionSubject struct {
 	DeviceID     string
 	Entitlements []string
 	Roles        []string
+	// MaintenanceExpiresAt is the license's maintenance end, read with the
+	// license the session already checks; nil when unlimited.
+	MaintenanceExpiresAt *time.Time
 }
 
 // SignAccess issues an access token of session sid for s in ra at now, with
@@ -140,7 +143,7 @@ func (o RuntimeOptions) SignAccess(now time.Time, ra *RuntimeApp, s SessionSubje
 	}
 	tok, err := o.Signer(ra.Env, AccessClaims{
 		ID: jti, Issuer: o.Issuer, Audience: ra.App.ID, Subject: sub, SessionID: sid, Env: ra.Env.Name,
-		LicenseID: s.LicenseID, DeviceID: s.DeviceID, Entitlements: s.Entitlements, Roles: roles, IssuedAt: now, ExpiresAt: exp,
+		LicenseID: s.LicenseID, DeviceID: s.DeviceID, Entitlements: s.Entitlements, Roles: roles, MaintenanceExpiresAt: s.MaintenanceExpiresAt, IssuedAt: now, ExpiresAt: exp,
 	})
 	return tok, exp, err
 }

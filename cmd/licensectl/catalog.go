@@ -80,14 +80,18 @@ func newEntitlementListCmd(e *env) *cobra.Command {
 
 func newEntitlementDeleteCmd(e *env) *cobra.Command {
 	var app string
+	var yes bool
 	c := &cobra.Command{
 		Use:     "delete ID|KEY",
 		Short:   "Delete an entitlement (also from plans and licenses)",
-		Example: "  licensectl entitlement delete --app studio export.raw",
+		Example: "  licensectl entitlement delete --app studio export.raw --yes",
 		Args:    exactArgs("ID|KEY"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
 			ids, err := s.entitlementIDs(ctx, ref, args)
 			if err != nil {
+				return err
+			}
+			if err := e.confirm(yes, "deleting entitlement "+args[0]); err != nil {
 				return err
 			}
 			if err := s.svc.DeleteEntitlement(ctx, ref, ids[0]); err != nil {
@@ -97,6 +101,7 @@ func newEntitlementDeleteCmd(e *env) *cobra.Command {
 		}),
 	}
 	bindApp(c, &app)
+	c.Flags().BoolVar(&yes, "yes", false, "confirm the deletion (asked on a terminal)")
 	return c
 }
 
@@ -339,14 +344,18 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 
 func newPlanDeleteCmd(e *env) *cobra.Command {
 	var app string
+	var yes bool
 	c := &cobra.Command{
 		Use:     "delete PLAN",
 		Short:   "Delete a plan (refused while usable licenses use it)",
-		Example: "  licensectl plan delete --app studio Trial",
+		Example: "  licensectl plan delete --app studio Trial --yes",
 		Args:    exactArgs("PLAN"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
 			p, err := s.plan(ctx, ref, args[0])
 			if err != nil {
+				return err
+			}
+			if err := e.confirm(yes, "deleting plan "+args[0]); err != nil {
 				return err
 			}
 			if err := s.svc.DeletePlan(ctx, ref, p.ID); err != nil {
@@ -356,5 +365,6 @@ func newPlanDeleteCmd(e *env) *cobra.Command {
 		}),
 	}
 	bindApp(c, &app)
+	c.Flags().BoolVar(&yes, "yes", false, "confirm the deletion (asked on a terminal)")
 	return c
 }

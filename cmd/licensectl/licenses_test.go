@@ -84,7 +84,7 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	c.ok("entitlement", "create", "--app", "studio", "gone")
 	c.fails(1, args("entitlement", "create", "--app", "studio", "pro"), "Error: conflict: ")
 	c.fails(1, args("entitlement", "create", "--app", "studio", "Not A Key"), "Error: validation_failed: ")
-	c.ok("entitlement", "delete", "--app", "studio", "gone")
+	c.ok("entitlement", "delete", "--app", "studio", "gone", "--yes")
 	var ents []api.EntitlementItem
 	c.json(&ents, "entitlement", "list", "--app", "studio")
 	if len(ents) != 2 || ents[0].Key != "export.raw" || ents[1].Key != "pro" {
@@ -335,9 +335,9 @@ func licenseScenario(t *testing.T, c *cli, orgID string, seed seeder) {
 	c.fails(1, args("license", "show", "--app", "studio", store.NewID()), "Error: not_found: ")
 
 	// Plans in use cannot go; unused ones can.
-	c.fails(1, args("plan", "delete", "--app", "studio", "Pro 2026"), "Error: plan_in_use: ")
+	c.fails(1, args("plan", "delete", "--app", "studio", "Pro 2026", "--yes"), "Error: plan_in_use: ")
 	c.ok("plan", "create", "--app", "studio", "Unused")
-	c.ok("plan", "delete", "--app", "studio", "Unused")
+	c.ok("plan", "delete", "--app", "studio", "Unused", "--yes")
 
 	// The audit log saw it all.
 	var audit struct {

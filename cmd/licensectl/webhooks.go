@@ -151,12 +151,16 @@ func newWebhookUpdateCmd(e *env) *cobra.Command {
 
 func newWebhookDeleteCmd(e *env) *cobra.Command {
 	var app string
+	var yes bool
 	c := &cobra.Command{
 		Use:     "delete ID",
 		Short:   "Delete an endpoint and drop its deliveries",
-		Example: "  licensectl webhook delete --app studio 0190c0de-…",
+		Example: "  licensectl webhook delete --app studio 0190c0de-… --yes",
 		Args:    exactArgs("ID"),
 		RunE: e.onApp(&app, func(ctx context.Context, cmd *cobra.Command, s *session, ref store.AppRef, out *output, args []string) error {
+			if err := e.confirm(yes, "deleting webhook "+args[0]); err != nil {
+				return err
+			}
 			if err := s.svc.DeleteWebhook(ctx, ref, args[0]); err != nil {
 				return err
 			}
@@ -164,6 +168,7 @@ func newWebhookDeleteCmd(e *env) *cobra.Command {
 		}),
 	}
 	bindApp(c, &app)
+	c.Flags().BoolVar(&yes, "yes", false, "confirm the deletion (asked on a terminal)")
 	return c
 }
 

@@ -86,7 +86,7 @@ func webhookScenario(t *testing.T, c *cli) {
 	if out := c.ok("webhook", "deliveries", "--app", "studio", dead.ID); !strings.Contains(out, "connection refused") || !strings.Contains(out, "LATENCY") {
 		t.Fatalf("deliveries of the unanswered ping:\n%s", out)
 	}
-	c.ok("webhook", "delete", "--app", "studio", dead.ID)
+	c.ok("webhook", "delete", "--app", "studio", dead.ID, "--yes")
 
 	var upd api.Webhook
 	c.json(&upd, "webhook", "update", "--app", "studio", created.ID, "--status", "disabled", "--events", "license.*")
@@ -119,12 +119,12 @@ func webhookScenario(t *testing.T, c *cli) {
 	}
 	c.fails(1, args("webhook", "retry", "--app", "studio", created.ID, created.ID), "not_found")
 
-	c.ok("webhook", "delete", "--app", "studio", created.ID)
+	c.ok("webhook", "delete", "--app", "studio", created.ID, "--yes")
 	c.json(&list, "webhook", "list", "--app", "studio")
 	if len(list) != 1 {
 		t.Fatalf("after delete: %v", list)
 	}
-	c.fails(1, args("webhook", "delete", "--app", "studio", created.ID), "not_found")
+	c.fails(1, args("webhook", "delete", "--app", "studio", created.ID, "--yes"), "not_found")
 
 	// Without --app, audit list reads the organization's own log.
 	var audit struct {

@@ -30,6 +30,9 @@ type Claims struct {
 	DeviceID     string   `json:"dev"`
 	Entitlements []string `json:"ent"`
 	Roles        []string `json:"roles"`
+	// Maintenance is when the license's maintenance (update eligibility)
+	// ends; absent when unlimited or the session has no license.
+	Maintenance *jwt.NumericDate `json:"mnt,omitempty"`
 }
 
 // Sign is a store.TokenSigner: it signs c with env's key, naming the key in
@@ -52,6 +55,9 @@ func Sign(env *store.Environment, c store.AccessClaims) (string, error) {
 			ExpiresAt: jwt.NewNumericDate(c.ExpiresAt),
 		},
 		SessionID: c.SessionID, Env: c.Env, LicenseID: c.LicenseID, DeviceID: c.DeviceID, Entitlements: ents, Roles: c.Roles,
+	}
+	if c.MaintenanceExpiresAt != nil {
+		claims.Maintenance = jwt.NewNumericDate(*c.MaintenanceExpiresAt)
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	tok.Header["typ"] = TokenType

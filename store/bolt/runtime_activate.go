@@ -74,7 +74,7 @@ func (r *Runtime) presignActivation(ctx context.Context, c store.RuntimeClient, 
 		if err != nil {
 			return nil
 		}
-		sp = &sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: devID, ents: sortedSet(ents), roles: roles}
+		sp = &sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: devID, ents: sortedSet(ents), roles: roles, mnt: l.MaintenanceExpiresAt}
 		return nil
 	})
 	if sp != nil {
@@ -137,7 +137,7 @@ func (r *Runtime) activate(t *txn, ra *store.RuntimeApp, licKey, fp, userToken, 
 		return nil, err
 	}
 	ents = sortedSet(ents)
-	sess, err := r.openSession(t, sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: ents, roles: roles}, seed)
+	sess, err := r.openSession(t, sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: ents, roles: roles, mnt: l.MaintenanceExpiresAt}, seed)
 	if err != nil {
 		return nil, err
 	}

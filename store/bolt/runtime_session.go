@@ -322,7 +322,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 		if v.user != nil {
 			roles = v.user.Roles
 		}
-		sp := sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles}
+		sp := sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles, mnt: v.maintenance()}
 		seed.SessionID = s.ID
 		access, exp, err := r.token(t, sp, seed)
 		if err != nil {
@@ -390,7 +390,7 @@ func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, tok
 			roles = v.user.Roles
 		}
 		seed.SessionID = s.ID
-		sp = &sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles}
+		sp = &sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles, mnt: v.maintenance()}
 		return nil
 	})
 	if sp != nil {

@@ -109,7 +109,7 @@ func (r *Runtime) presign(sp sessionSpec, seed *tokenSeed) {
 func (p *presigned) matches(sp sessionSpec, sid string) bool {
 	return p != nil && p.sid == sid && p.sp.ra.App.ID == sp.ra.App.ID && p.sp.ra.Env.ID == sp.ra.Env.ID &&
 		p.sp.licenseID == sp.licenseID && p.sp.userID == sp.userID && p.sp.deviceID == sp.deviceID &&
-		slices.Equal(p.sp.ents, sp.ents) && slices.Equal(p.sp.roles, sp.roles)
+		slices.Equal(p.sp.ents, sp.ents) && slices.Equal(p.sp.roles, sp.roles) && sameTime(p.sp.mnt, sp.mnt)
 }
 
 // token returns the access token for sp: the presigned one when it
@@ -129,12 +129,21 @@ type sessionSpec struct {
 	deviceID  string
 	ents      []string
 	roles     []string
+	mnt       *time.Time // the license's maintenance end; nil when unlimited
 }
 
 // sign issues the access token of a session for spec.
 func (r *Runtime) sign(now time.Time, sp sessionSpec, sid, jti string) (string, time.Time, error) {
 	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
-		Entitlements: sp.ents, Roles: sp.roles}, sid, jti)
+		Entitlements: sp.ents, Roles: sp.roles, MaintenanceExpiresAt: sp.mnt}, sid, jti)
+}
+
+// sameTime reports whether a and b are both nil or the same instant.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // openSession writes a new session and its indexes and returns its tokens.
@@ -188,6 +197,15 @@ type sessionView struct {
 	lic  *store.License
 	user *store.EndUser
 	dev  *store.Device
+}
+
+// maintenance is the maintenance end of the session's license (claim mnt):
+// nil for a login session or a license without one.
+func (v *sessionView) maintenance() *time.Time {
+	if v.lic == nil {
+		return nil
+	}
+	return v.lic.MaintenanceExpiresAt
 }
 
 // findByAccess returns the session an access token names, or nil: the

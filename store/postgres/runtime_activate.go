@@ -111,7 +111,7 @@ func (r *Runtime) activate(t *txn, c store.RuntimeClient, ra *store.RuntimeApp, 
 		return nil, err
 	}
 	// bind changes no entitlement: the keys read with the license hold.
-	sess, err := r.openSession(t, rtSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: found.keys, roles: roles}, seed)
+	sess, err := r.openSession(t, rtSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: dev.ID, ents: found.keys, roles: roles, mnt: l.MaintenanceExpiresAt}, seed)
 	if err != nil {
 		return nil, err
 	}

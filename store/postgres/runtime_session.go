@@ -357,7 +357,7 @@ func (r *Runtime) rotate(t *txn, v *rtView, token, hash string, seed rtSeed) (*s
 		return nil, store.ErrRefreshExpired()
 	}
 	ents := v.entitlements(t.now)
-	sp := rtSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: v.roles()}
+	sp := rtSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: v.roles(), mnt: v.maintenance()}
 	access, exp, err := r.sign(t.now, sp, s.ID, seed.JTI)
 	if err != nil {
 		return nil, err

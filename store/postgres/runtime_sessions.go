@@ -71,12 +71,13 @@ type rtSpec struct {
 	deviceID  string
 	ents      []string
 	roles     []string
+	mnt       *time.Time // the license's maintenance end; nil when unlimited
 }
 
 // sign issues the access token of a session for sp.
 func (r *Runtime) sign(now time.Time, sp rtSpec, sid, jti string) (string, time.Time, error) {
 	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
-		Entitlements: sp.ents, Roles: sp.roles}, sid, jti)
+		Entitlements: sp.ents, Roles: sp.roles, MaintenanceExpiresAt: sp.mnt}, sid, jti)
 }
 
 // openSession writes a new session and returns its tokens.
@@ -315,6 +316,15 @@ func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 }
 
 // roles are the roles of the view's user (none for a license session).
+// maintenance is the maintenance end of the session's license (claim mnt):
+// nil for a login session or a license without one.
+func (v *rtView) maintenance() *time.Time {
+	if v.lic == nil {
+		return nil
+	}
+	return v.lic.MaintenanceExpiresAt
+}
+
 func (v *rtView) roles() []string {
 	if v.user != nil {
 		return v.user.Roles
