@@ -189,17 +189,23 @@ func SnapshotEntitlement(e *Entitlement) EntitlementSnapshot {
 
 // ApplicationSnapshot is an application as in the management list.
 type ApplicationSnapshot struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Slug      string    `json:"slug"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Slug   string `json:"slug"`
+	Status string `json:"status"`
+	// SupportEmail is null when the application names no support address.
+	SupportEmail *string   `json:"support_email"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // SnapshotApplication takes an application's snapshot.
 func SnapshotApplication(a *Application) ApplicationSnapshot {
-	return ApplicationSnapshot{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	var support *string
+	if a.SupportEmail != "" {
+		support = &a.SupportEmail
+	}
+	return ApplicationSnapshot{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: support, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
 // WebhookSnapshot is a webhook endpoint as in its list: no secret.
