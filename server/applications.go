@@ -47,7 +47,7 @@ func (s *Server) updateApplication(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.ApplicationUpdated{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: api.SupportEmailOf(a), UpdatedAt: a.UpdatedAt})
+	writeJSON(w, http.StatusOK, api.ApplicationUpdated{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: a.SupportEmailOrNil(), UpdatedAt: a.UpdatedAt})
 	return nil
 }
 

@@ -201,11 +201,17 @@ type ApplicationSnapshot struct {
 
 // SnapshotApplication takes an application's snapshot.
 func SnapshotApplication(a *Application) ApplicationSnapshot {
-	var support *string
-	if a.SupportEmail != "" {
-		support = &a.SupportEmail
+	return ApplicationSnapshot{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: a.SupportEmailOrNil(), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+}
+
+// SupportEmailOrNil is the application's support address as the wire
+// carries it: nil when it has none.
+func (a *Application) SupportEmailOrNil() *string {
+	if a.SupportEmail == "" {
+		return nil
 	}
-	return ApplicationSnapshot{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: support, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	e := a.SupportEmail
+	return &e
 }
 
 // WebhookSnapshot is a webhook endpoint as in its list: no secret.

@@ -2,8 +2,6 @@ package api
 
 import (
 	"time"
-
-	"licensectl/store"
 )
 
 // ApplicationDetail is the detail read of an application.
@@ -74,14 +72,4 @@ type Environment struct {
 // ApplicationCreated answers POST /applications.
 type ApplicationCreated struct {
 	ApplicationID string `json:"application_id"`
-}
-
-// SupportEmailOf is an application's support address on the wire: null
-// when it has none.
-func SupportEmailOf(a *store.Application) *string {
-	if a.SupportEmail == "" {
-		return nil
-	}
-	e := a.SupportEmail
-	return &e
 }

@@ -23,12 +23,12 @@ func MemberItemOf(m *store.Member) MemberItem {
 
 // ApplicationItemOf is an application in lists.
 func ApplicationItemOf(a *store.Application) ApplicationItem {
-	return ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: SupportEmailOf(a), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	return ApplicationItem{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: a.SupportEmailOrNil(), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
 // ApplicationDetailOf is an application with its environments.
 func ApplicationDetailOf(a *store.Application) ApplicationDetail {
-	d := ApplicationDetail{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: SupportEmailOf(a), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	d := ApplicationDetail{ID: a.ID, Name: a.Name, Slug: a.Slug, Status: a.Status, SupportEmail: a.SupportEmailOrNil(), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 		Environments: make([]EnvironmentItem, 0, len(a.Environments))}
 	for _, e := range a.Environments {
 		d.Environments = append(d.Environments, EnvironmentItem{ID: e.ID, Name: e.Name, PublicKey: e.PublicKey, CreatedAt: e.CreatedAt})
