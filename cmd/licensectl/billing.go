@@ -156,8 +156,16 @@ func newBillingCheckoutCmd(e *env) *cobra.Command {
 
 // isTerminal reports whether w is a terminal, where a QR code can be drawn.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	_, ok := terminal(w)
+	return ok
+}
+
+// terminal returns the file behind a standard stream when it is a
+// terminal: where a person can read a QR code, answer a question or type a
+// secret.
+func terminal(stream any) (*os.File, bool) {
+	f, ok := stream.(*os.File)
+	return f, ok && term.IsTerminal(int(f.Fd()))
 }
 
 func newBillingConfirmCmd(e *env) *cobra.Command {

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-
-	"golang.org/x/term"
 )
 
 // confirm asks before an irreversible change (what says what it does): on
@@ -18,8 +15,8 @@ func (e *env) confirm(yes bool, what string) error {
 	if yes {
 		return nil
 	}
-	in, ok := e.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) {
+	in, ok := terminal(e.stdin)
+	if !ok {
 		return usageErrorf("%s cannot be undone: confirm with --yes", what)
 	}
 	fmt.Fprintf(e.stderr, "%s cannot be undone. Type yes to go on: ", what)

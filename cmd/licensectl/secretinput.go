@@ -37,8 +37,8 @@ func (e *env) readSecret(file, what, flagName string) (string, error) {
 		}
 		return "", usageErrorf("%s: the %s is empty", flagName, what)
 	}
-	in, ok := e.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) {
+	in, ok := terminal(e.stdin)
+	if !ok {
 		return "", usageErrorf("no terminal to ask for the %s: pass --%s FILE (or - to read standard input)", what, flagName)
 	}
 	ask := func(prompt string) (string, error) {
