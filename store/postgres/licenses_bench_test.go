@@ -14,9 +14,10 @@ import (
 // with the endpoint, 1,000 outbox events in one transaction.
 func BenchmarkGenerateLicenses1000(b *testing.B) {
 	ctx := context.Background()
-	db := openTest(b, Options{})
 	for _, endpoints := range []int{0, 1} {
 		b.Run(fmt.Sprintf("endpoints=%d", endpoints), func(b *testing.B) {
+			// A schema of its own each time: -count runs the same name again.
+			db := openTest(b, Options{})
 			org := catalogOrg(b, db, fmt.Sprintf("generating-%d", endpoints))
 			a, err := db.CreateApplication(ctx, store.CreateApplicationInput{OrgID: org, Name: "Generating"})
 			if err != nil {
