@@ -83,6 +83,13 @@ func TestRuntimeLicenseDevices(t *testing.T) {
 			}
 		}
 	})
+	t.Run("OKCountsAsRuntimeRequest", func(t *testing.T) {
+		before := usage(t, f.s, f.org.APIKey).Usage.RuntimeRequests.Current
+		f.do(t, "POST", "/licenses/devices", body(theirs, "")).Want(t, http.StatusOK)
+		if got := usage(t, f.s, f.org.APIKey).Usage.RuntimeRequests.Current; got != before+1 {
+			t.Fatalf("runtime_requests = %d after one list, want %d", got, before+1)
+		}
+	})
 	t.Run("ErrNonceReused", func(t *testing.T) {
 		b := body(mine, "")
 		f.do(t, "POST", "/licenses/devices", b).Want(t, http.StatusOK)
