@@ -15,8 +15,12 @@ func (db *DB) FindOrganization(ctx context.Context, id string) (*store.Organizat
 	return db.findOrg(ctx, `id = $1`, uuidOrNil(id))
 }
 
-// FindOrganizationBySlug implements store.OrganizationSlugs.
+// FindOrganizationBySlug implements store.OrganizationSlugs. Text that is
+// no slug is not_found unread: PostgreSQL refuses some of it (a NUL).
 func (db *DB) FindOrganizationBySlug(ctx context.Context, slug string) (*store.Organization, error) {
+	if !store.ValidSlug(slug) {
+		return nil, store.NotFound("organization")
+	}
 	return db.findOrg(ctx, `slug = $1`, slug)
 }
 
