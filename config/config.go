@@ -147,6 +147,10 @@ type RateLimit struct {
 	Runtime int `mapstructure:"runtime"`
 	// RuntimeAuth is per client IP on runtime login, register and activate.
 	RuntimeAuth int `mapstructure:"runtime_auth"`
+	// RuntimeDevices is per license on the runtime devices list, which a
+	// customer opens by hand: a script walking keys meets it long before
+	// the per-address limit.
+	RuntimeDevices int `mapstructure:"runtime_devices"`
 	// Management is per credential on /v1/mgmt.
 	Management int `mapstructure:"management"`
 	// Account is per client IP on signup, login, forgot-password and similar.
@@ -286,6 +290,7 @@ func Default() Config {
 			Window:              time.Minute,
 			Runtime:             6000,
 			RuntimeAuth:         120,
+			RuntimeDevices:      30,
 			Management:          1200,
 			Account:             30,
 			LoginFailures:       10,

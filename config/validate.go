@@ -81,6 +81,7 @@ func (c Config) Validate() error {
 		v.positive("ratelimit.window", c.RateLimit.Window)
 		v.check(c.RateLimit.Runtime > 0, "ratelimit.runtime", "must be positive, got %d", c.RateLimit.Runtime)
 		v.check(c.RateLimit.RuntimeAuth > 0, "ratelimit.runtime_auth", "must be positive, got %d", c.RateLimit.RuntimeAuth)
+		v.check(c.RateLimit.RuntimeDevices > 0, "ratelimit.runtime_devices", "must be positive, got %d", c.RateLimit.RuntimeDevices)
 		v.check(c.RateLimit.Management > 0, "ratelimit.management", "must be positive, got %d", c.RateLimit.Management)
 		v.check(c.RateLimit.Account > 0, "ratelimit.account", "must be positive, got %d", c.RateLimit.Account)
 		v.check(c.RateLimit.LoginFailures >= 0, "ratelimit.login_failures", "must not be negative, got %d", c.RateLimit.LoginFailures)

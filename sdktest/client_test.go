@@ -197,6 +197,9 @@ func TestForgedAnswers(t *testing.T) {
 	if _, err := c.ResetDevice(c2, key, "device-9"); code(err) != "not_found" {
 		t.Fatalf("ResetDevice of an unbound device: %v", err)
 	}
+	if _, err := c.Devices(c2, key, "device-1"); err != nil {
+		t.Fatal(err)
+	}
 	l, err := c.Lease(c2)
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +226,12 @@ func TestForgedAnswers(t *testing.T) {
 		}
 		if _, err := c.ResetDevice(c2, key, "device-1"); !errors.Is(err, licensing.ErrNotGenuine) {
 			t.Errorf("%s: ResetDevice = %v; want ErrNotGenuine", mode, err)
+		}
+		if devs, err := c.Devices(c2, key, "device-1"); !errors.Is(err, licensing.ErrNotGenuine) || devs != nil {
+			t.Errorf("%s: Devices = %+v, %v; want ErrNotGenuine", mode, devs, err)
+		}
+		if _, err := c.ResetDeviceByID(c2, key, "01a25042-a75e-7dd7-aabc-22793208f9ed"); !errors.Is(err, licensing.ErrNotGenuine) {
+			t.Errorf("%s: ResetDeviceByID = %v; want ErrNotGenuine", mode, err)
 		}
 		if l, err := c.Lease(c2); !errors.Is(err, licensing.ErrNotGenuine) {
 			t.Errorf("%s: Lease = %+v, %v; want ErrNotGenuine", mode, l, err)

@@ -74,13 +74,32 @@ func (s *Server) authenticate(r *http.Request) (*principal, error) {
 		return s.authenticateDashboard(ctx, tok)
 	}
 	p := &principal{Kind: store.ActorOperator, ID: "operator", Role: store.RoleOwner, Verified: true}
-	if org := r.Header.Get("x-organization-id"); org != "" {
-		if _, err := s.db.FindOrganization(ctx, org); err != nil {
+	if ref := r.Header.Get("x-organization-id"); ref != "" {
+		o, err := s.organizationRef(ctx, "x-organization-id", ref)
+		if err != nil {
 			return nil, err
 		}
-		p.OrgID = org
+		p.OrgID = o.ID
 	}
 	return p, nil
+}
+
+// organizationRef resolves an organization named by its id or its slug, as
+// the CLI's --org names it, so that a request may carry either. A UUID that
+// is no organization's id is tried as a slug too (a slug may look like
+// one). Unknown → not_found naming what was tried and where (field).
+func (s *Server) organizationRef(ctx context.Context, field, ref string) (*store.Organization, error) {
+	if store.ValidID(ref) {
+		o, err := s.db.FindOrganization(ctx, ref)
+		if store.ErrorCode(err) != store.ECodeNotFound {
+			return o, err
+		}
+	}
+	o, err := s.db.FindOrganizationBySlug(ctx, ref)
+	if store.ErrorCode(err) == store.ECodeNotFound {
+		return nil, store.Errorf(store.ECodeNotFound, "organization %q not found: %s takes an organization's id or slug (licensectl org list)", ref, field)
+	}
+	return o, err
 }
 
 // perm is what a management route requires of its caller.

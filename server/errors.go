@@ -164,7 +164,7 @@ var runtimeAdvice = map[string]string{
 	store.ECodeLeaseNotFound:     "The lease expired (no heartbeat within lease_seconds) or was released: check out a new one with POST /v1/runtime/leases.",
 	store.ECodeSeatsExhausted:    "Every floating seat of the license is in use: tell the user, and retry after Retry-After seconds, when the first lease ends.",
 	store.ECodeBodyTooLarge:      "A bug in the client: bodies are at most 1 MiB.",
-	store.ECodeRateLimited:       "Too many requests from this address or for this account: wait Retry-After seconds, then retry.",
+	store.ECodeRateLimited:       "Too many requests from this address, for this account or for this license: wait Retry-After seconds, then retry.",
 	store.ECodeMonthlyQuota:      "The vendor's monthly quota is used up: keep working offline on the verified token; retry after Retry-After seconds.",
 	store.ECodeInternal:          "A server fault: retry with backoff; keep working offline on the verified token meanwhile.",
 	store.ECodeUnavailable:       "The server cannot serve now: retry with backoff; keep working offline on the verified token meanwhile.",

@@ -84,6 +84,7 @@ func (s *Server) limiters() map[string]*atomic.Uint64 {
 	if s.rt != nil {
 		local("runtime_ip", s.rt.ipLimit)
 		local("runtime_auth_ip", s.rt.auLimit)
+		local("runtime_devices_license", s.rt.dvLimit)
 		local("management", s.rt.mgLimit)
 		if t := s.rt.logins; t != nil {
 			shared("runtime_login", t.pair)

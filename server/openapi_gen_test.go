@@ -277,7 +277,7 @@ func buildOpenAPI(routes []route) (*openapi3.T, error) {
 		headers := slices.Clone(rt.headers)
 		switch rt.access {
 		case managed, tierReader:
-			headers = append(headers, apiParamOf("x-organization-id", "with the operator token: the organization to act in"))
+			headers = append(headers, apiParamOf("x-organization-id", "with the operator token: the organization to act in, by id or slug"))
 		case runtimeApp, runtimeUser:
 			headers = append(headers, apiParamOf("x-environment", "production or development, with x-application-id"))
 		}

@@ -272,6 +272,9 @@ func routeTable() []route {
 		rtOp(runtimeApp, post, "/v1/runtime/devices/reset", "reset",
 			"Unbind a device from a license, named by device_fingerprint or device_id (exactly one; user's reset quota)", (*Server).rtReset).
 			in(api.RuntimeDeviceResetRequest{}, "license_key").out(ok200, api.DeviceReset{}).err(notFound),
+		rtOp(runtimeApp, post, "/v1/runtime/licenses/devices", "license_devices",
+			"List the devices bound to a license, without fingerprints; device_fingerprint marks the caller's current (timestamp and nonce; limited per license)", (*Server).rtLicenseDevices).
+			in(api.LicenseDevicesRequest{}, "license_key", "timestamp", "nonce").out(ok200, api.LicenseDevices{}).err(notFound, conflict),
 		rtOp(runtimeUser, post, "/v1/runtime/licenses/checkout", "checkout",
 			"Check out a machine file for offline use (activation session bearer; timestamp and nonce)", (*Server).rtCheckoutMachineFile).
 			in(api.MachineFileRequest{}, "timestamp", "nonce").out(ok200, api.MachineFileIssued{}).err(conflict),

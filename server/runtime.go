@@ -19,6 +19,7 @@ type runtimeAPI struct {
 	store   store.RuntimeBackend
 	ipLimit *limiter // every runtime call, per client IP
 	auLimit *limiter // register, login, activate, per client IP
+	dvLimit *limiter // the devices list, per license
 	mgLimit *limiter // management calls, per credential
 	// logins throttles runtime logins per account (application environment
 	// and e-mail) and client address; nil when off.
@@ -40,6 +41,7 @@ func (s *Server) newRuntime() *runtimeAPI {
 	if rl := s.cfg.RateLimit; rl.Enabled {
 		rt.ipLimit = newLimiter(rl.Runtime, rl.Window, s.now)
 		rt.auLimit = newLimiter(rl.RuntimeAuth, rl.Window, s.now)
+		rt.dvLimit = newLimiter(rl.RuntimeDevices, rl.Window, s.now)
 		rt.mgLimit = newLimiter(rl.Management, rl.Window, s.now)
 	}
 	rt.logins = newLoginThrottle(s.cfg.RateLimit, s.db, "runtime", s.acct.challenger, s.logger)
@@ -401,6 +403,33 @@ func (s *Server) rtReset(w http.ResponseWriter, r *http.Request, c store.Runtime
 		return err
 	}
 	writeJSON(w, http.StatusOK, api.DeviceReset{Success: true, Remaining: n})
+	return nil
+}
+
+// rtLicenseDevices lists a license's devices for its customer
+// (docs/design.md §17), under the per-license limit: a key that is not one
+// is the store's to refuse and counts against nothing.
+func (s *Server) rtLicenseDevices(w http.ResponseWriter, r *http.Request, c store.RuntimeClient) error {
+	var in api.LicenseDevicesRequest
+	if err := decodeRuntime(r, &in); err != nil {
+		return err
+	}
+	rp, err := replayOf(in.Replay)
+	if err != nil {
+		return err
+	}
+	if _, kerr := store.CheckLicenseKey("license_key", in.LicenseKey); kerr == nil && s.rt.dvLimit != nil {
+		if err := s.rt.dvLimit.take(w, store.NormalizeLicenseKey(in.LicenseKey), "too many devices lists of this license; retry after the window resets"); err != nil {
+			return err
+		}
+	}
+	list, err := s.rt.store.LicenseDevices(r.Context(), c, store.LicenseDevicesInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint, Replay: rp})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, api.LicenseDevices{Data: mapList(list, func(d store.SelfServiceDevice) api.SelfServiceDevice {
+		return api.SelfServiceDevice{ID: d.ID, Name: d.Name, Platform: d.Platform, LastSeenAt: d.LastSeenAt, BoundAt: d.BoundAt, Current: d.Current}
+	})})
 	return nil
 }
 

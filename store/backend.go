@@ -28,6 +28,7 @@ type Backend interface {
 	EndUserAccounts
 	OperatorTokens
 	Counters
+	OrganizationSlugs
 	// OpenRuntime returns the runtime API of the store with these options.
 	OpenRuntime(o RuntimeOptions) RuntimeBackend
 }
@@ -45,6 +46,15 @@ type Maintenance interface {
 	MetaSecret(name string, gen func() ([]byte, error)) ([]byte, error)
 	// Close releases the store.
 	Close() error
+}
+
+// OrganizationSlugs finds organizations by slug, for the operator's
+// requests that name one by its slug instead of its id (the CLI's --org
+// takes either).
+type OrganizationSlugs interface {
+	// FindOrganizationBySlug returns the organization of this slug (which
+	// never changes). Returns not_found.
+	FindOrganizationBySlug(ctx context.Context, slug string) (*Organization, error)
 }
 
 // OperatorTokens keep the hash of the operator token, the credential of

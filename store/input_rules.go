@@ -199,6 +199,21 @@ func (in DeviceResetInput) Check() (DeviceResetInput, error) {
 	return in, nil
 }
 
+// Check validates a devices list request and returns it with the
+// fingerprint trimmed and the key normalized; the fingerprint may be left
+// out. Returns validation_failed.
+func (in LicenseDevicesInput) Check() (LicenseDevicesInput, error) {
+	_, err := CheckLicenseKey("license_key", in.LicenseKey)
+	if err == nil && in.Fingerprint != "" {
+		in.Fingerprint, err = CheckFingerprint(in.Fingerprint)
+	}
+	if err == nil {
+		err = in.Replay.Check()
+	}
+	in.LicenseKey = NormalizeLicenseKey(in.LicenseKey)
+	return in, err
+}
+
 // EnvName returns the environment name the client asks for, production when
 // it names none. Returns validation_failed for any other name.
 func (c RuntimeClient) EnvName() (string, error) {

@@ -86,6 +86,8 @@ type LicenseItem struct {
 type LicenseDevice struct {
 	ID          string
 	Fingerprint string
+	Name        string
+	Platform    string
 	Status      string
 	BoundAt     time.Time
 	LastSeenAt  *time.Time

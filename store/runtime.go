@@ -77,6 +77,30 @@ type DeviceResetInput struct {
 	DeviceID    string
 }
 
+// LicenseDevicesInput asks, from the application, for the devices bound to
+// a license (docs/design.md §17). Fingerprint, optional, is the caller's own
+// device: the one the answer marks current.
+type LicenseDevicesInput struct {
+	LicenseKey  string
+	Fingerprint string
+	Replay
+}
+
+// MaxSelfServiceDevices is how many devices the application's devices list
+// carries: the newest, as a license detail pages them.
+const MaxSelfServiceDevices = MaxPerPage
+
+// SelfServiceDevice is a device bound to a license as its customer sees it:
+// no fingerprint, which identifies a machine. Current marks the caller's.
+type SelfServiceDevice struct {
+	ID         string
+	Name       string
+	Platform   string
+	LastSeenAt *time.Time
+	BoundAt    time.Time
+	Current    bool
+}
+
 // RuntimeSession is a newly issued token pair.
 type RuntimeSession struct {
 	SessionID        string
@@ -167,6 +191,10 @@ type Runtime interface {
 	// its sessions of that license and consumes one reset. Returns
 	// validation_failed, not_found, reset_limit_reached.
 	ResetDevice(ctx context.Context, c RuntimeClient, in DeviceResetInput) (remaining int, err error)
+	// LicenseDevices lists the devices bound to the license of in's key,
+	// newest first, at most MaxSelfServiceDevices, and consumes the nonce.
+	// Returns validation_failed, stale_timestamp, nonce_reused, not_found.
+	LicenseDevices(ctx context.Context, c RuntimeClient, in LicenseDevicesInput) ([]SelfServiceDevice, error)
 	// AddRuntimeRequests adds counts of runtime requests per organization to
 	// the month (UTC) of at.
 	AddRuntimeRequests(ctx context.Context, at time.Time, counts map[string]int64) error

@@ -33,6 +33,14 @@ type RuntimeTx interface {
 	// ActAs makes the audit entries of the rest of the transaction name
 	// this actor, keeping the request's address and user agent.
 	ActAs(actorType, id string)
+	// ConsumeNonce records the request's nonce as used in the environment
+	// of ra for the replay window, or refuses a replay (stale_timestamp,
+	// nonce_reused) with the audit entry of the refusal, whose target type
+	// is kind.
+	ConsumeNonce(ra *RuntimeApp, r Replay, kind string) error
+	// BoundDevices returns up to limit devices bound to the license, newest
+	// device first, with the time each was bound.
+	BoundDevices(envID, licenseID string, limit int) ([]LicenseDevice, error)
 }
 
 // RuntimeService is the orchestration of the runtime API's changes, over a
@@ -113,4 +121,48 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 			Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": d.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
 	})
 	return remaining, err
+}
+
+// LicenseDevices lists the devices bound to the license of in's key, so that
+// a customer on a new machine can pick the old one to reset
+// (docs/design.md §17). It is anti-replay protected like an activation: the
+// nonce is consumed first, so a request refused later still spends it. The
+// license is refused only when it is unknown, as the reset it leads to
+// refuses it. Returns validation_failed, stale_timestamp, nonce_reused,
+// not_found.
+func (rs *RuntimeService) LicenseDevices(ctx context.Context, c RuntimeClient, in LicenseDevicesInput) ([]SelfServiceDevice, error) {
+	in, err := in.Check()
+	if err != nil {
+		return nil, err
+	}
+	var out []SelfServiceDevice
+	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
+		out = nil
+		ra, err := t.ActiveApp(c)
+		if err != nil {
+			return err
+		}
+		t.ActAs(ActorLicense, "")
+		if err := t.ConsumeNonce(ra, in.Replay, "license"); err != nil {
+			return err
+		}
+		l, _, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)
+		if err != nil {
+			return err
+		}
+		bound, err := t.BoundDevices(ra.Env.ID, l.ID, MaxSelfServiceDevices)
+		if err != nil {
+			return err
+		}
+		out = make([]SelfServiceDevice, 0, len(bound))
+		for _, d := range bound {
+			out = append(out, SelfServiceDevice{ID: d.ID, Name: d.Name, Platform: d.Platform, LastSeenAt: d.LastSeenAt, BoundAt: d.BoundAt,
+				Current: in.Fingerprint != "" && d.Fingerprint == in.Fingerprint})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

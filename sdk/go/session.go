@@ -115,19 +115,38 @@ func (c *Client) Logout(ctx context.Context) error {
 // device's own activation forgets its session and machine file. Refusals are
 // *Error: reset_limit_reached (RetryAfter with a reset window), not_found.
 func (c *Client) ResetDevice(ctx context.Context, key, fingerprint string) (remaining int, err error) {
+	return c.reset(ctx, key, map[string]string{"license_key": key, "device_fingerprint": fingerprint}, func(sess *session) bool {
+		return sess.Fingerprint == fingerprint
+	})
+}
+
+// ResetDeviceByID unbinds the device of id, as Devices lists it, from the
+// license key: how a customer on a new machine frees the old one, whose
+// fingerprint this machine does not know. The quota, window and refusals are
+// ResetDevice's; a device not bound to this license is not_found. Resetting
+// this machine's own device forgets its session and machine file.
+func (c *Client) ResetDeviceByID(ctx context.Context, key, id string) (remaining int, err error) {
+	return c.reset(ctx, key, map[string]string{"license_key": key, "device_id": id}, func(sess *session) bool {
+		claims, err := verifiedClaims(sess.AccessToken, c.keys)
+		return err == nil && claims.Dev == id
+	})
+}
+
+// reset sends a self-service reset and, when it freed this device's own
+// activation of the key (mine says whether the session's device is the one
+// reset), forgets the session.
+func (c *Client) reset(ctx context.Context, key string, body map[string]string, mine func(*session) bool) (int, error) {
 	var out struct {
 		Remaining int `json:"device_resets_remaining"`
 	}
-	if _, err := c.call(ctx, http.MethodPost, "/v1/runtime/devices/reset", nil, map[string]string{
-		"license_key": key, "device_fingerprint": fingerprint,
-	}, "", &out); err != nil {
+	if _, err := c.call(ctx, http.MethodPost, "/v1/runtime/devices/reset", nil, body, "", &out); err != nil {
 		return 0, err
 	}
 	sess, err := c.st.session()
 	if err != nil {
 		return out.Remaining, err
 	}
-	if sess != nil && sess.Kind == "activation" && sess.Fingerprint == fingerprint && sess.LicenseKey == machinefile.NormalizeLicenseKey(key) {
+	if sess != nil && sess.Kind == "activation" && sess.LicenseKey == machinefile.NormalizeLicenseKey(key) && mine(sess) {
 		if err := c.st.locked(ctx, refreshLock, c.st.clear); err != nil {
 			return out.Remaining, err
 		}

@@ -49,10 +49,28 @@ func (c *Client) maintenanceEnd(sess *session, now time.Time) (*time.Time, error
 	return tokenMaintenance(sess.AccessToken, c.keys)
 }
 
-// tokenMaintenance verifies an access token's EdDSA signature with keys
-// (by kid) and returns its mnt claim. Its expiry does not matter: the
-// claim is the license's as the server signed it.
+// tokenMaintenance verifies an access token and returns its mnt claim. Its
+// expiry does not matter: the claim is the license's as the server signed it.
 func tokenMaintenance(tok string, keys map[string]ed25519.PublicKey) (*time.Time, error) {
+	claims, err := verifiedClaims(tok, keys)
+	if err != nil || claims.Mnt == nil {
+		return nil, err
+	}
+	end := time.Unix(*claims.Mnt, 0).UTC()
+	return &end, nil
+}
+
+// tokenClaims are the claims of an access token the library reads: the
+// license's maintenance end and the session's device.
+type tokenClaims struct {
+	Mnt *int64 `json:"mnt"`
+	Dev string `json:"dev"`
+}
+
+// verifiedClaims verifies an access token's EdDSA signature with keys (by
+// kid), whatever its expiry, and returns its claims; anything else is
+// ErrNotGenuine.
+func verifiedClaims(tok string, keys map[string]ed25519.PublicKey) (*tokenClaims, error) {
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
 		return nil, ErrNotGenuine
@@ -74,15 +92,9 @@ func tokenMaintenance(tok string, keys map[string]ed25519.PublicKey) (*time.Time
 	if !ok || !ed25519.Verify(pub, []byte(parts[0]+"."+parts[1]), sig) {
 		return nil, ErrNotGenuine
 	}
-	var claims struct {
-		Mnt *int64 `json:"mnt"`
-	}
-	if err := json.Unmarshal(rawPayload, &claims); err != nil {
+	claims := new(tokenClaims)
+	if err := json.Unmarshal(rawPayload, claims); err != nil {
 		return nil, ErrNotGenuine
 	}
-	if claims.Mnt == nil {
-		return nil, nil
-	}
-	end := time.Unix(*claims.Mnt, 0).UTC()
-	return &end, nil
+	return claims, nil
 }

@@ -92,7 +92,7 @@ func LicenseItemOf(l *store.LicenseItem, now time.Time) LicenseItem {
 func LicenseDetailOf(d *store.LicenseDetail, now time.Time) LicenseDetail {
 	devices := make([]LicenseDevice, 0, len(d.Devices))
 	for _, x := range d.Devices {
-		devices = append(devices, LicenseDevice(x))
+		devices = append(devices, LicenseDevice{ID: x.ID, Fingerprint: x.Fingerprint, Status: x.Status, BoundAt: x.BoundAt, LastSeenAt: x.LastSeenAt})
 	}
 	return LicenseDetail{ID: d.ID, Key: d.Key, Status: d.EffectiveStatus(now), Plan: PlanRef{ID: d.PlanID, Name: d.PlanName},
 		User: userRefOf(d.UserID, d.UserEmail), Devices: devices, DevicesCount: d.DevicesCount, Entitlements: EntitlementRefsOf(d.Entitlements),
@@ -222,7 +222,7 @@ func (x LicenseDetail) Domain(appID string) *store.LicenseDetail {
 	}
 	d.Devices = make([]store.LicenseDevice, 0, len(x.Devices))
 	for _, dv := range x.Devices {
-		d.Devices = append(d.Devices, store.LicenseDevice(dv))
+		d.Devices = append(d.Devices, store.LicenseDevice{ID: dv.ID, Fingerprint: dv.Fingerprint, Status: dv.Status, BoundAt: dv.BoundAt, LastSeenAt: dv.LastSeenAt})
 	}
 	return d
 }

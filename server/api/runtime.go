@@ -170,6 +170,32 @@ type RuntimeDeviceResetRequest struct {
 	DeviceID    string `json:"device_id,omitempty"`
 }
 
+// LicenseDevicesRequest is the body of POST /v1/runtime/licenses/devices.
+// Fingerprint, optional, is the caller's own device, which the answer marks
+// current.
+type LicenseDevicesRequest struct {
+	LicenseKey  string `json:"license_key"`
+	Fingerprint string `json:"device_fingerprint,omitempty"`
+	Replay
+}
+
+// SelfServiceDevice is a device bound to a license as the application shows
+// it to its customer: never its fingerprint.
+type SelfServiceDevice struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Platform   string     `json:"platform"`
+	LastSeenAt *time.Time `json:"last_seen_at"`
+	BoundAt    time.Time  `json:"bound_at"`
+	Current    bool       `json:"current"`
+}
+
+// LicenseDevices answers POST /v1/runtime/licenses/devices: the license's
+// devices, newest first.
+type LicenseDevices struct {
+	Data []SelfServiceDevice `json:"data"`
+}
+
 // Granted answers GET /v1/runtime/entitlements/check.
 type Granted struct {
 	Granted bool `json:"granted"`

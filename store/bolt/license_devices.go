@@ -78,7 +78,7 @@ func (t *txn) boundDevices(envID, licenseID string, offset, limit int) ([]store.
 		if err != nil {
 			return nil, fmt.Errorf("%s/%x: %w", bLicDevices, k, err)
 		}
-		out = append(out, store.LicenseDevice{ID: dev.ID, Fingerprint: dev.Fingerprint, Status: dev.Status,
+		out = append(out, store.LicenseDevice{ID: dev.ID, Fingerprint: dev.Fingerprint, Name: dev.Name, Platform: dev.Platform, Status: dev.Status,
 			BoundAt: time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC(), LastSeenAt: dev.LastSeenAt})
 	}
 	return out, nil

@@ -206,6 +206,16 @@ func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store
 // ActAs implements store.RuntimeTx.
 func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
 
+// ConsumeNonce implements store.RuntimeTx.
+func (t runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
+	return t.r.consumeNonce(t.txn, ra, rp, kind)
+}
+
+// BoundDevices implements store.RuntimeTx.
+func (t runtimeTxn) BoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
+	return t.boundDevices(envID, licenseID, 0, limit)
+}
+
 // LicenseKeysTaken implements store.Tx: one unique-index get a key.
 func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
 	taken := map[string]bool{}

@@ -12,8 +12,26 @@ var _ store.Organizations = (*DB)(nil)
 
 // FindOrganization implements store.Organizations.
 func (db *DB) FindOrganization(ctx context.Context, id string) (*store.Organization, error) {
+	return db.findOrg(ctx, func(*txn) string { return id })
+}
+
+// FindOrganizationBySlug implements store.OrganizationSlugs: one get in
+// the slug index.
+func (db *DB) FindOrganizationBySlug(ctx context.Context, slug string) (*store.Organization, error) {
+	return db.findOrg(ctx, func(t *txn) string { return t.lookup(bOrgsSlug, []byte(slug)) })
+}
+
+// findOrg reads the organization whose id idOf finds ("" for none).
+// Returns not_found.
+func (db *DB) findOrg(ctx context.Context, idOf func(*txn) string) (*store.Organization, error) {
 	out := new(store.Organization)
-	err := db.view(ctx, func(t *txn) error { return t.mustGet(bOrgs, id, "organization", out) })
+	err := db.view(ctx, func(t *txn) error {
+		id := idOf(t)
+		if id == "" {
+			return store.NotFound("organization")
+		}
+		return t.mustGet(bOrgs, id, "organization", out)
+	})
 	if err != nil {
 		return nil, err
 	}

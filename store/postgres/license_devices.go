@@ -38,7 +38,7 @@ func (t *txn) boundDevices(envID, licenseID string, limit int) ([]store.LicenseD
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, store.LicenseDevice{ID: dev.ID, Fingerprint: dev.Fingerprint, Status: dev.Status,
+		out = append(out, store.LicenseDevice{ID: dev.ID, Fingerprint: dev.Fingerprint, Name: dev.Name, Platform: dev.Platform, Status: dev.Status,
 			BoundAt: at.UTC(), LastSeenAt: dev.LastSeenAt})
 	}
 	return out, rows.Err()

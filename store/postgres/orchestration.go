@@ -193,6 +193,16 @@ func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store
 // ActAs implements store.RuntimeTx.
 func (t runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
 
+// ConsumeNonce implements store.RuntimeTx.
+func (t runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
+	return t.r.consumeNonce(t.txn, ra, rp, kind)
+}
+
+// BoundDevices implements store.RuntimeTx.
+func (t runtimeTxn) BoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
+	return t.boundDevices(envID, licenseID, limit)
+}
+
 // LicenseKeysTaken implements store.Tx: one query for the whole draw.
 func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
 	rows, err := t.tx.Query(t.ctx, `SELECT key FROM licenses WHERE key = ANY($1)`, keys)

@@ -12,9 +12,24 @@ var _ store.Organizations = (*DB)(nil)
 
 // FindOrganization implements store.Organizations.
 func (db *DB) FindOrganization(ctx context.Context, id string) (*store.Organization, error) {
+	return db.findOrg(ctx, `id = $1`, uuidOrNil(id))
+}
+
+// FindOrganizationBySlug implements store.OrganizationSlugs. Text that is
+// no slug is not_found unread: PostgreSQL refuses some of it (a NUL).
+func (db *DB) FindOrganizationBySlug(ctx context.Context, slug string) (*store.Organization, error) {
+	if !store.ValidSlug(slug) {
+		return nil, store.NotFound("organization")
+	}
+	return db.findOrg(ctx, `slug = $1`, slug)
+}
+
+// findOrg reads the organization whose row matches where ($1 is arg).
+// Returns not_found.
+func (db *DB) findOrg(ctx context.Context, where string, arg any) (*store.Organization, error) {
 	var out *store.Organization
 	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1`, uuidOrNil(id))
+		out, err = mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE `+where, arg)
 		return err
 	})
 	if err != nil {
