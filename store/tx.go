@@ -42,6 +42,24 @@ type Tx interface {
 	App(ref AppRef) (*Application, error)
 	// Application loads an application by id, of any organization.
 	Application(id string) (*Application, error)
+	// LockApp is App holding the application's record against another
+	// change of it (on PostgreSQL a lock that writes under the application
+	// do not wait for).
+	LockApp(ref AppRef) (*Application, error)
+	// LockAppForPurge is App holding the application against every write
+	// under it until the transaction ends: a record written under it on
+	// another server either commits first, and is purged, or finds the
+	// application gone.
+	LockAppForPurge(ref AppRef) (*Application, error)
+	// InsertApplication writes a new application with its environments and
+	// indexes; a slug its organization already holds is ErrSlugTaken.
+	InsertApplication(a *Application) error
+	// PutApplication writes a over the stored application; its slug and
+	// environments never change.
+	PutApplication(a *Application) error
+	// PurgeApplication removes an application and every record under it
+	// (docs/design.md §6).
+	PurgeApplication(a *Application) error
 
 	// License loads a license of environment envID.
 	License(envID, id string) (*License, error)

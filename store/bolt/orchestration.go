@@ -390,3 +390,39 @@ func (t *txn) DeleteWebhook(w *store.Webhook) error {
 	}
 	return t.purgeWebhook(r)
 }
+
+// LockApp implements store.Tx: one writer holds the whole file.
+func (t *txn) LockApp(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
+
+// LockAppForPurge implements store.Tx: one writer holds the whole file.
+func (t *txn) LockAppForPurge(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
+
+// InsertApplication implements store.Tx: the slug index decides, under
+// the one writer.
+func (t *txn) InsertApplication(a *store.Application) error {
+	slugKey := key(idb(a.OrgID), []byte(a.Slug))
+	if t.lookup(bAppsSlug, slugKey) != "" {
+		return store.ErrSlugTaken(a.Slug)
+	}
+	if err := t.put(bApps, a.ID, a); err != nil {
+		return err
+	}
+	if err := t.index(bAppsOrg, idb(a.OrgID), a.ID); err != nil {
+		return err
+	}
+	if err := t.setUnique(bAppsSlug, slugKey, a.ID); err != nil {
+		return err
+	}
+	for _, e := range a.Environments {
+		if err := t.tx.Bucket(bAppsPubKey).Put([]byte(e.PublicKey), key(idb(a.ID), idb(e.ID))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutApplication implements store.Tx.
+func (t *txn) PutApplication(a *store.Application) error { return t.put(bApps, a.ID, a) }
+
+// PurgeApplication implements store.Tx.
+func (t *txn) PurgeApplication(a *store.Application) error { return t.purgeApp(a) }

@@ -363,3 +363,33 @@ func (t *txn) DeleteWebhook(w *store.Webhook) error {
 	_, err := t.exec(`DELETE FROM webhooks WHERE id = $1`, w.ID)
 	return err
 }
+
+// LockApp implements store.Tx: appLockChange, which writes under the
+// application do not wait for.
+func (t *txn) LockApp(ref store.AppRef) (*store.Application, error) {
+	return t.lockApp(ref, appLockChange)
+}
+
+// LockAppForPurge implements store.Tx: appLockPurge, which waits for every
+// write under the application and makes them wait.
+func (t *txn) LockAppForPurge(ref store.AppRef) (*store.Application, error) {
+	return t.lockApp(ref, appLockPurge)
+}
+
+// InsertApplication implements store.Tx: the unique index decides between
+// two servers creating the same slug at once.
+func (t *txn) InsertApplication(a *store.Application) error {
+	if err := t.saveApp(a, true); err != nil {
+		if isUnique(err, "apps_org_slug_key") {
+			return store.ErrSlugTaken(a.Slug)
+		}
+		return err
+	}
+	return nil
+}
+
+// PutApplication implements store.Tx.
+func (t *txn) PutApplication(a *store.Application) error { return t.saveApp(a, false) }
+
+// PurgeApplication implements store.Tx.
+func (t *txn) PurgeApplication(a *store.Application) error { return t.purgeApp(a) }
