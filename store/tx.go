@@ -92,6 +92,25 @@ type Tx interface {
 	// LockEntitlement loads an entitlement of application appID, held
 	// against its deletion as LockPlan holds a plan.
 	LockEntitlement(appID, id string) (*Entitlement, error)
+	// LockEntitlementForDelete is LockEntitlement holding the row against
+	// every other change, for its deletion.
+	LockEntitlementForDelete(appID, id string) (*Entitlement, error)
+	// InsertEntitlement writes a new entitlement with its indexes; a key
+	// its application already holds is ErrEntitlementKeyTaken.
+	InsertEntitlement(e *Entitlement) error
+	// DeleteEntitlement removes an entitlement with its indexes; the
+	// caller has taken it out of the plans and licenses naming it.
+	DeleteEntitlement(e *Entitlement) error
+	// LockPlans loads, held, every plan of an application, in id order,
+	// without their entitlements resolved.
+	LockPlans(appID string) ([]*Plan, error)
+	// PutPlan writes p over the stored plan (its resolved Entitlements are
+	// not stored).
+	PutPlan(p *Plan) error
+	// LockLicensesNaming loads, held, the licenses of a's environments
+	// that may name entitlementID among their own; the caller checks
+	// EntitlementIDs (a storage may return more than name it, never fewer).
+	LockLicensesNaming(a *Application, entitlementID string) ([]*License, error)
 	// EnforceLimit refuses, with plan_limit_reached, n more of res in the
 	// organization beyond its billing tier's limit; the organization is
 	// held while it counts, so that two servers cannot both take the

@@ -28,39 +28,6 @@ func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.
 	return out, err
 }
 
-// CreateEntitlement implements store.Entitlements.
-func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, err
-	}
-	var out *store.Entitlement
-	err = db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		keyIdx := key(idb(a.ID), []byte(in.Key))
-		if t.lookup(bEntsKey, keyIdx) != "" {
-			return store.Errorf(store.ECodeConflict, "an entitlement with key %q already exists", in.Key)
-		}
-		e := &store.Entitlement{ID: store.NewID(), AppID: a.ID, Key: in.Key, Name: in.Name, Description: in.Description, CreatedAt: t.now}
-		if err := t.put(bEnts, e.ID, e); err != nil {
-			return err
-		}
-		if err := t.index(bEntsApp, idb(a.ID), e.ID); err != nil {
-			return err
-		}
-		if err := t.setUnique(bEntsKey, keyIdx, e.ID); err != nil {
-			return err
-		}
-		out = e
-		return t.audit(auditEvent{Event: store.EventEntitlementCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key, "name": e.Name}})
-	})
-	return out, err
-}
-
 // entitlement loads an entitlement of application appID.
 func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
 	e := new(store.Entitlement)
@@ -71,84 +38,6 @@ func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
 		return nil, store.NotFound("entitlement")
 	}
 	return e, nil
-}
-
-// DeleteEntitlement implements store.Entitlements. It also removes the id
-// from every plan of the application and from the extra entitlements of
-// every license in both environments. Licenses have no index by entitlement,
-// so the cost is one raw read per license of the application (a byte search
-// for the id; only licenses that name it are decoded and rewritten), inside
-// the one write transaction. Deleting an entitlement is rare; keeping an
-// entitlement→license index in step on every generation would cost more.
-func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		e, err := t.entitlement(a.ID, id)
-		if err != nil {
-			return err
-		}
-		plans, err := listAll[store.Plan](t, bPlansApp, idb(a.ID), bPlans)
-		if err != nil {
-			return err
-		}
-		for _, p := range plans {
-			if rest, ok := without(p.EntitlementIDs, id); ok {
-				p.EntitlementIDs = rest
-				if err := t.putPlan(p); err != nil {
-					return err
-				}
-			}
-		}
-		needle := idb(id) // ids are stored as their 16 bytes
-		for _, env := range a.Environments {
-			for _, lid := range t.all(bLicEnv, idb(env.ID)) {
-				if !bytes.Contains(t.tx.Bucket(bLicenses).Get(idb(lid)), needle) {
-					continue
-				}
-				prev, err := t.license(env.ID, lid)
-				if err != nil {
-					return err
-				}
-				rest, ok := without(prev.EntitlementIDs, id)
-				if !ok {
-					continue
-				}
-				next := *prev
-				next.EntitlementIDs = rest
-				if err := t.saveLicense(prev, &next); err != nil {
-					return err
-				}
-			}
-		}
-		if err := t.del(bEnts, e.ID); err != nil {
-			return err
-		}
-		if err := t.unindex(bEntsApp, idb(a.ID), e.ID); err != nil {
-			return err
-		}
-		if err := t.delUnique(bEntsKey, key(idb(a.ID), []byte(e.Key))); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventEntitlementDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key}})
-	})
-}
-
-// without returns list minus v, and whether v was in it.
-func without(list []string, v string) ([]string, bool) {
-	out := make([]string, 0, len(list))
-	found := false
-	for _, x := range list {
-		if x == v {
-			found = true
-			continue
-		}
-		out = append(out, x)
-	}
-	return out, found
 }
 
 // checkEntitlementIDs checks that every id names an entitlement of the

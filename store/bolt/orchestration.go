@@ -426,3 +426,65 @@ func (t *txn) PutApplication(a *store.Application) error { return t.put(bApps, a
 
 // PurgeApplication implements store.Tx.
 func (t *txn) PurgeApplication(a *store.Application) error { return t.purgeApp(a) }
+
+// LockEntitlementForDelete implements store.Tx: one writer holds the whole
+// file.
+func (t *txn) LockEntitlementForDelete(appID, id string) (*store.Entitlement, error) {
+	return t.entitlement(appID, id)
+}
+
+// InsertEntitlement implements store.Tx: the key index decides, under the
+// one writer.
+func (t *txn) InsertEntitlement(e *store.Entitlement) error {
+	keyIdx := key(idb(e.AppID), []byte(e.Key))
+	if t.lookup(bEntsKey, keyIdx) != "" {
+		return store.ErrEntitlementKeyTaken(e.Key)
+	}
+	if err := t.put(bEnts, e.ID, e); err != nil {
+		return err
+	}
+	if err := t.index(bEntsApp, idb(e.AppID), e.ID); err != nil {
+		return err
+	}
+	return t.setUnique(bEntsKey, keyIdx, e.ID)
+}
+
+// DeleteEntitlement implements store.Tx.
+func (t *txn) DeleteEntitlement(e *store.Entitlement) error {
+	if err := t.del(bEnts, e.ID); err != nil {
+		return err
+	}
+	if err := t.unindex(bEntsApp, idb(e.AppID), e.ID); err != nil {
+		return err
+	}
+	return t.delUnique(bEntsKey, key(idb(e.AppID), []byte(e.Key)))
+}
+
+// LockPlans implements store.Tx: one writer holds the whole file.
+func (t *txn) LockPlans(appID string) ([]*store.Plan, error) {
+	return listAll[store.Plan](t, bPlansApp, idb(appID), bPlans)
+}
+
+// PutPlan implements store.Tx.
+func (t *txn) PutPlan(p *store.Plan) error { return t.putPlan(p) }
+
+// LockLicensesNaming implements store.Tx: one raw read a license of the
+// application, a byte search for the id (ids are stored as their 16
+// bytes); only the licenses holding it are decoded.
+func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]*store.License, error) {
+	needle := idb(entitlementID)
+	var out []*store.License
+	for _, env := range a.Environments {
+		for _, lid := range t.all(bLicEnv, idb(env.ID)) {
+			if !bytes.Contains(t.tx.Bucket(bLicenses).Get(idb(lid)), needle) {
+				continue
+			}
+			l, err := t.license(env.ID, lid)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}

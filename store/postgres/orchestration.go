@@ -393,3 +393,70 @@ func (t *txn) PutApplication(a *store.Application) error { return t.saveApp(a, f
 
 // PurgeApplication implements store.Tx.
 func (t *txn) PurgeApplication(a *store.Application) error { return t.purgeApp(a) }
+
+// LockEntitlementForDelete implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockEntitlementForDelete(appID, id string) (*store.Entitlement, error) {
+	e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err == nil && e.AppID != appID {
+		return nil, store.NotFound("entitlement")
+	}
+	return e, err
+}
+
+// InsertEntitlement implements store.Tx: the unique index decides between
+// two servers creating the same key at once.
+func (t *txn) InsertEntitlement(e *store.Entitlement) error {
+	if _, err := t.exec(`INSERT INTO entitlements (id, app_id, key, doc) VALUES ($1, $2, $3, $4)`, e.ID, e.AppID, e.Key, js(e)); err != nil {
+		if isUnique(err, "entitlements_app_key_key") {
+			return store.ErrEntitlementKeyTaken(e.Key)
+		}
+		return err
+	}
+	return nil
+}
+
+// DeleteEntitlement implements store.Tx.
+func (t *txn) DeleteEntitlement(e *store.Entitlement) error {
+	_, err := t.exec(`DELETE FROM entitlements WHERE id = $1`, e.ID)
+	return err
+}
+
+// LockPlans implements store.Tx: SELECT … ORDER BY id FOR UPDATE.
+func (t *txn) LockPlans(appID string) ([]*store.Plan, error) {
+	return t.catalogPlans(`SELECT doc FROM plans WHERE app_id = $1 ORDER BY id FOR UPDATE`, appID)
+}
+
+// PutPlan implements store.Tx: the policies verbatim (planJSON).
+func (t *txn) PutPlan(p *store.Plan) error { return t.savePlan(p, false) }
+
+// LockLicensesNaming implements store.Tx: the database makes bbolt's byte
+// search (the licenses whose doc holds the id), then each row is locked.
+func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]*store.License, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT id::text, env_id::text FROM licenses WHERE env_id = ANY($1) AND strpos(doc::text, $2) > 0 ORDER BY id`,
+		appEnvIDs(a), entitlementID)
+	if err != nil {
+		return nil, err
+	}
+	var hits [][2]string
+	for rows.Next() {
+		var lid, env string
+		if err := rows.Scan(&lid, &env); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		hits = append(hits, [2]string{lid, env})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*store.License, 0, len(hits))
+	for _, h := range hits {
+		l, err := t.lockLicense(h[1], h[0])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
