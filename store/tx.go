@@ -154,6 +154,21 @@ type Tx interface {
 	// returns how many it ended.
 	EndDashboardSessions(memberID string) (int, error)
 
+	// InsertAPIKey writes a new API key with its indexes.
+	InsertAPIKey(k *APIKey) error
+	// LockAPIKey loads, held, an API key of organization orgID; another
+	// organization's is not_found.
+	LockAPIKey(orgID, id string) (*APIKey, error)
+	// PutAPIKey writes k over the stored key.
+	PutAPIKey(k *APIKey) error
+	// InsertAppSecret writes a new application secret with its indexes.
+	InsertAppSecret(s *AppSecret) error
+	// LockAppSecret loads, held, a secret of application appID; another
+	// application's is not_found.
+	LockAppSecret(appID, id string) (*AppSecret, error)
+	// PutAppSecret writes s over the stored secret.
+	PutAppSecret(s *AppSecret) error
+
 	// HoldWebhooks holds the set of endpoints of organization orgID until
 	// the transaction ends, so that two creations cannot both pass the
 	// endpoint bound, and first expands the events of application appID

@@ -488,3 +488,55 @@ func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]
 	}
 	return out, nil
 }
+
+// InsertAPIKey implements store.Tx.
+func (t *txn) InsertAPIKey(k *store.APIKey) error {
+	if err := t.put(bAPIKeys, k.ID, k); err != nil {
+		return err
+	}
+	if err := t.index(bAPIKeysOrg, idb(k.OrgID), k.ID); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bAPIKeysHash).Put([]byte(k.Hash), idb(k.ID))
+}
+
+// LockAPIKey implements store.Tx: one writer holds the whole file.
+func (t *txn) LockAPIKey(orgID, id string) (*store.APIKey, error) {
+	k := new(store.APIKey)
+	if err := t.mustGet(bAPIKeys, id, "api key", k); err != nil {
+		return nil, err
+	}
+	if k.OrgID != orgID {
+		return nil, store.NotFound("api key")
+	}
+	return k, nil
+}
+
+// PutAPIKey implements store.Tx.
+func (t *txn) PutAPIKey(k *store.APIKey) error { return t.put(bAPIKeys, k.ID, k) }
+
+// InsertAppSecret implements store.Tx.
+func (t *txn) InsertAppSecret(s *store.AppSecret) error {
+	if err := t.put(bSecrets, s.ID, s); err != nil {
+		return err
+	}
+	if err := t.index(bSecretsApp, idb(s.AppID), s.ID); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bSecretsHash).Put([]byte(s.Hash), idb(s.ID))
+}
+
+// LockAppSecret implements store.Tx: one writer holds the whole file.
+func (t *txn) LockAppSecret(appID, id string) (*store.AppSecret, error) {
+	s := new(store.AppSecret)
+	if err := t.mustGet(bSecrets, id, "secret", s); err != nil {
+		return nil, err
+	}
+	if s.AppID != appID {
+		return nil, store.NotFound("secret")
+	}
+	return s, nil
+}
+
+// PutAppSecret implements store.Tx.
+func (t *txn) PutAppSecret(s *store.AppSecret) error { return t.put(bSecrets, s.ID, s) }

@@ -18,32 +18,6 @@ var (
 // a write.
 const lastUsedGranularity = time.Minute
 
-// CreateAPIKey implements store.APIKeys.
-func (db *DB) CreateAPIKey(ctx context.Context, orgID, label string) (*store.APIKey, string, error) {
-	label, err := store.CheckOptionalName("label", label)
-	if err != nil {
-		return nil, "", err
-	}
-	plain := store.NewSecret(store.PrefixAPIKey)
-	id := store.NewID()
-	var out *store.APIKey
-	err = db.update(ctx, func(t *txn) error {
-		if _, err := mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1`, uuidOrNil(orgID)); err != nil {
-			return err
-		}
-		k := &store.APIKey{ID: id, OrgID: orgID, Label: label, Hash: store.HashSecret(plain), CreatedAt: t.now}
-		if _, err := t.exec(`INSERT INTO api_keys (id, org_id, hash, doc) VALUES ($1, $2, $3, $4)`, k.ID, k.OrgID, k.Hash, js(k)); err != nil {
-			return err
-		}
-		out = k
-		return t.audit(auditEvent{Event: store.EventAPIKeyCreated, OrgID: orgID, Target: store.Target{Type: "api_key", ID: k.ID}, Metadata: map[string]any{"label": label}})
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return out, plain, nil
-}
-
 // ListAPIKeys implements store.APIKeys.
 func (db *DB) ListAPIKeys(ctx context.Context, orgID string) ([]*store.APIKey, error) {
 	var out []*store.APIKey
@@ -52,28 +26,6 @@ func (db *DB) ListAPIKeys(ctx context.Context, orgID string) ([]*store.APIKey, e
 		return err
 	})
 	return out, err
-}
-
-// RevokeAPIKey implements store.APIKeys. The key's row is locked, so two
-// revocations at once write one entry.
-func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		k, err := mustDoc[store.APIKey](t, "api key", `SELECT doc FROM api_keys WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
-		if err != nil {
-			return err
-		}
-		if k.OrgID != orgID {
-			return store.NotFound("api key")
-		}
-		if k.RevokedAt != nil {
-			return nil
-		}
-		k.RevokedAt = &t.now
-		if _, err := t.exec(`UPDATE api_keys SET doc = $2 WHERE id = $1`, k.ID, js(k)); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventAPIKeyRevoked, OrgID: orgID, Target: store.Target{Type: "api_key", ID: id}})
-	})
 }
 
 // AuthenticateAPIKey implements store.Credentials.
@@ -144,44 +96,6 @@ func credentialAuth[T any](ctx context.Context, db *DB, table, plaintext string,
 	return rec, nil
 }
 
-// CreateAppSecret implements store.AppSecrets.
-func (db *DB) CreateAppSecret(ctx context.Context, ref store.AppRef, in store.CreateSecretInput) (*store.AppSecret, string, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, "", err
-	}
-	id := store.NewID()
-	var out *store.AppSecret
-	var plain string
-	err = db.update(ctx, func(t *txn) error {
-		a, err := t.lockApp(ref, appLockWrite)
-		if err != nil {
-			return err
-		}
-		env, err := in.Environment(a)
-		if err != nil {
-			return err
-		}
-		prefix := store.PrefixSecretLive
-		if env.Name == store.EnvDevelopment {
-			prefix = store.PrefixSecretTest
-		}
-		plain = store.NewSecret(prefix)
-		s := &store.AppSecret{ID: id, OrgID: a.OrgID, AppID: a.ID, EnvironmentID: env.ID, Env: env.Name, Label: in.Label, Hash: store.HashSecret(plain), CreatedAt: t.now}
-		if _, err := t.exec(`INSERT INTO app_secrets (id, org_id, app_id, hash, doc) VALUES ($1, $2, $3, $4, $5)`,
-			s.ID, s.OrgID, s.AppID, s.Hash, js(s)); err != nil {
-			return err
-		}
-		out = s
-		return t.audit(auditEvent{Event: store.EventSecretCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
-			Target: store.Target{Type: "secret", ID: s.ID}, Metadata: map[string]any{"label": in.Label, "environment": env.Name}})
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return out, plain, nil
-}
-
 // ListAppSecrets implements store.AppSecrets.
 func (db *DB) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.AppSecret, error) {
 	var out []*store.AppSecret
@@ -194,29 +108,4 @@ func (db *DB) ListAppSecrets(ctx context.Context, ref store.AppRef) ([]*store.Ap
 		return err
 	})
 	return out, err
-}
-
-// RevokeAppSecret implements store.AppSecrets. The secret's row is locked,
-// so two revocations at once write one entry.
-func (db *DB) RevokeAppSecret(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		if _, err := t.lockApp(ref, appLockWrite); err != nil {
-			return err
-		}
-		s, err := mustDoc[store.AppSecret](t, "secret", `SELECT doc FROM app_secrets WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
-		if err != nil {
-			return err
-		}
-		if s.AppID != ref.AppID {
-			return store.NotFound("secret")
-		}
-		if s.RevokedAt != nil {
-			return nil
-		}
-		s.RevokedAt = &t.now
-		if _, err := t.exec(`UPDATE app_secrets SET doc = $2 WHERE id = $1`, s.ID, js(s)); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventSecretRevoked, OrgID: s.OrgID, AppID: s.AppID, EnvIDs: []string{s.EnvironmentID}, Target: store.Target{Type: "secret", ID: id}})
-	})
 }

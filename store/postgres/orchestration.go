@@ -460,3 +460,46 @@ func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]
 	}
 	return out, nil
 }
+
+// InsertAPIKey implements store.Tx.
+func (t *txn) InsertAPIKey(k *store.APIKey) error {
+	_, err := t.exec(`INSERT INTO api_keys (id, org_id, hash, doc) VALUES ($1, $2, $3, $4)`, k.ID, k.OrgID, k.Hash, js(k))
+	return err
+}
+
+// LockAPIKey implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockAPIKey(orgID, id string) (*store.APIKey, error) {
+	k, err := mustDoc[store.APIKey](t, "api key", `SELECT doc FROM api_keys WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err == nil && k.OrgID != orgID {
+		return nil, store.NotFound("api key")
+	}
+	return k, err
+}
+
+// PutAPIKey implements store.Tx.
+func (t *txn) PutAPIKey(k *store.APIKey) error {
+	_, err := t.exec(`UPDATE api_keys SET doc = $2 WHERE id = $1`, k.ID, js(k))
+	return err
+}
+
+// InsertAppSecret implements store.Tx.
+func (t *txn) InsertAppSecret(s *store.AppSecret) error {
+	_, err := t.exec(`INSERT INTO app_secrets (id, org_id, app_id, hash, doc) VALUES ($1, $2, $3, $4, $5)`,
+		s.ID, s.OrgID, s.AppID, s.Hash, js(s))
+	return err
+}
+
+// LockAppSecret implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockAppSecret(appID, id string) (*store.AppSecret, error) {
+	s, err := mustDoc[store.AppSecret](t, "secret", `SELECT doc FROM app_secrets WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err == nil && s.AppID != appID {
+		return nil, store.NotFound("secret")
+	}
+	return s, err
+}
+
+// PutAppSecret implements store.Tx.
+func (t *txn) PutAppSecret(s *store.AppSecret) error {
+	_, err := t.exec(`UPDATE app_secrets SET doc = $2 WHERE id = $1`, s.ID, js(s))
+	return err
+}
