@@ -140,6 +140,14 @@ type Tx interface {
 
 	// OrgExists refuses an unknown organization with not_found.
 	OrgExists(orgID string) error
+	// InsertOrganization writes a new organization with its slug index; a
+	// slug another organization holds is ErrOrgSlugTaken, and then nothing
+	// is written and the transaction goes on.
+	InsertOrganization(o *Organization) error
+	// LockOrg loads, held, an organization for a change to it.
+	LockOrg(id string) (*Organization, error)
+	// PutOrg writes o over the stored organization; its slug never changes.
+	PutOrg(o *Organization) error
 	// InsertMember writes a new member, created and updated now; its
 	// address is unique across all organizations (else email_taken).
 	InsertMember(m *Member) error

@@ -540,3 +540,27 @@ func (t *txn) LockAppSecret(appID, id string) (*store.AppSecret, error) {
 
 // PutAppSecret implements store.Tx.
 func (t *txn) PutAppSecret(s *store.AppSecret) error { return t.put(bSecrets, s.ID, s) }
+
+// InsertOrganization implements store.Tx: the slug index decides, under
+// the one writer.
+func (t *txn) InsertOrganization(o *store.Organization) error {
+	if t.lookup(bOrgsSlug, []byte(o.Slug)) != "" {
+		return store.ErrOrgSlugTaken(o.Slug)
+	}
+	if err := t.put(bOrgs, o.ID, o); err != nil {
+		return err
+	}
+	return t.setUnique(bOrgsSlug, []byte(o.Slug), o.ID)
+}
+
+// LockOrg implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOrg(id string) (*store.Organization, error) {
+	o := new(store.Organization)
+	if err := t.mustGet(bOrgs, id, "organization", o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// PutOrg implements store.Tx.
+func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }

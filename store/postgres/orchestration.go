@@ -503,3 +503,25 @@ func (t *txn) PutAppSecret(s *store.AppSecret) error {
 	_, err := t.exec(`UPDATE app_secrets SET doc = $2 WHERE id = $1`, s.ID, js(s))
 	return err
 }
+
+// InsertOrganization implements store.Tx: the unique constraint decides,
+// and a conflict does not abort the transaction (ON CONFLICT DO NOTHING).
+func (t *txn) InsertOrganization(o *store.Organization) error {
+	n, err := t.exec(`INSERT INTO orgs (id, slug, doc) VALUES ($1, $2, $3) ON CONFLICT ON CONSTRAINT orgs_slug_key DO NOTHING`,
+		o.ID, o.Slug, js(o))
+	if err == nil && n == 0 {
+		err = store.ErrOrgSlugTaken(o.Slug)
+	}
+	return err
+}
+
+// LockOrg implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockOrg(id string) (*store.Organization, error) {
+	return mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+}
+
+// PutOrg implements store.Tx: its slug never changes.
+func (t *txn) PutOrg(o *store.Organization) error {
+	_, err := t.exec(`UPDATE orgs SET doc = $2 WHERE id = $1`, o.ID, js(o))
+	return err
+}
