@@ -95,3 +95,101 @@ func (sv *Service) DeleteEntitlement(ctx context.Context, ref AppRef, id string)
 			Target: Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key}})
 	})
 }
+
+// planEntitlements checks the entitlement ids a plan is given
+// (CheckEntitlementIDs) against the entitlements of application appID,
+// read held against their deletion in one call, and returns the ids kept
+// with their short forms, in the order given.
+func planEntitlements(t Tx, appID string, ids []string) ([]string, []EntitlementRef, error) {
+	var known map[string]*Entitlement
+	kept, err := CheckEntitlementIDs(ids, func(id string) error {
+		if known == nil {
+			valid := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !ValidID(id) })
+			var err error
+			if known, err = t.LockEntitlements(appID, valid); err != nil {
+				return err
+			}
+		}
+		if known[id] == nil {
+			return NotFound("entitlement")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	refs := make([]EntitlementRef, 0, len(kept))
+	for _, id := range kept {
+		e := known[id]
+		refs = append(refs, EntitlementRef{ID: e.ID, Key: e.Key, Name: e.Name})
+	}
+	return kept, refs, nil
+}
+
+// CreatePlan implements Plans. What the plan holds is decided by NewPlan
+// from the input; the storage writes the record it is given.
+func (sv *Service) CreatePlan(ctx context.Context, ref AppRef, in PlanInput) (*Plan, error) {
+	proto, err := NewPlan(in)
+	if err != nil {
+		return nil, err
+	}
+	id := NewID()
+	var out *Plan
+	err = sv.update(ctx, func(t Tx) error {
+		p := *proto // a retried transaction starts from the plan as given
+		a, err := t.App(ref)
+		if err != nil {
+			return err
+		}
+		p.Entitlements = []EntitlementRef{}
+		if in.EntitlementIDs != nil {
+			if p.EntitlementIDs, p.Entitlements, err = planEntitlements(t, a.ID, *in.EntitlementIDs); err != nil {
+				return err
+			}
+		}
+		now := t.Now()
+		p.ID, p.AppID, p.CreatedAt, p.UpdatedAt = id, a.ID, now, now
+		if err := t.InsertPlan(&p); err != nil {
+			return err
+		}
+		out = &p
+		return t.Audit(AuditEvent{Event: EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: a.EnvIDs(),
+			Target: Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
+	})
+	return out, err
+}
+
+// UpdatePlan implements Plans. Licenses already generated keep their
+// device_resets_remaining; max_devices and entitlements apply live.
+func (sv *Service) UpdatePlan(ctx context.Context, ref AppRef, id string, in PlanInput) (*Plan, error) {
+	var out *Plan
+	err := sv.update(ctx, func(t Tx) error {
+		a, err := t.App(ref)
+		if err != nil {
+			return err
+		}
+		p, err := t.LockPlanForUpdate(a.ID, id)
+		if err != nil {
+			return err
+		}
+		if err := p.Apply(in); err != nil {
+			return err
+		}
+		if in.EntitlementIDs != nil {
+			if p.EntitlementIDs, p.Entitlements, err = planEntitlements(t, a.ID, *in.EntitlementIDs); err != nil {
+				return err
+			}
+		}
+		out = p
+		if in.Empty() {
+			return nil // an empty PATCH changes nothing and is not audited
+		}
+		p.UpdatedAt = t.Now()
+		if err := t.PutPlan(p); err != nil {
+			return err
+		}
+		return t.Audit(AuditEvent{Event: EventPlanUpdated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: a.EnvIDs(),
+			Target: Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
+	})
+	return out, err
+}

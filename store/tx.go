@@ -101,6 +101,17 @@ type Tx interface {
 	// DeleteEntitlement removes an entitlement with its indexes; the
 	// caller has taken it out of the plans and licenses naming it.
 	DeleteEntitlement(e *Entitlement) error
+	// LockPlanForUpdate loads a plan of application appID with its
+	// entitlements resolved, held against every other change, for a change
+	// to it.
+	LockPlanForUpdate(appID, id string) (*Plan, error)
+	// InsertPlan writes a new plan with its indexes (its resolved
+	// Entitlements are not stored).
+	InsertPlan(p *Plan) error
+	// LockEntitlements loads those of ids (UUIDs) that are entitlements of
+	// application appID, by id, held against their deletion as
+	// LockEntitlement holds one.
+	LockEntitlements(appID string, ids []string) (map[string]*Entitlement, error)
 	// LockPlans loads, held, every plan of an application, in id order,
 	// without their entitlements resolved.
 	LockPlans(appID string) ([]*Plan, error)

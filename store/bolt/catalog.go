@@ -40,15 +40,6 @@ func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
 	return e, nil
 }
 
-// checkEntitlementIDs checks that every id names an entitlement of the
-// application and returns the ids without duplicates, in the order given.
-func (t *txn) checkEntitlementIDs(appID string, in []string) ([]string, error) {
-	return store.CheckEntitlementIDs(in, func(id string) error {
-		_, err := t.entitlement(appID, id)
-		return err
-	})
-}
-
 // entitlementRefs resolves ids into short forms, skipping none: every id a
 // plan or license holds is kept in step by DeleteEntitlement.
 func (t *txn) entitlementRefs(appID string, idLists ...[]string) ([]store.EntitlementRef, error) {
@@ -123,79 +114,6 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 		var err error
 		out, err = t.plan(ref.AppID, id)
 		return err
-	})
-	return out, err
-}
-
-// CreatePlan implements store.Plans.
-func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
-	p, err := store.NewPlan(in)
-	if err != nil {
-		return nil, err
-	}
-	err = db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.checkEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		p.ID, p.AppID, p.CreatedAt, p.UpdatedAt = store.NewID(), a.ID, t.now, t.now
-		if err := t.putPlan(p); err != nil {
-			return err
-		}
-		if err := t.index(bPlansApp, idb(a.ID), p.ID); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// UpdatePlan implements store.Plans. Licenses already generated keep their
-// device_resets_remaining; max_devices and entitlements apply live.
-func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error) {
-	var out *store.Plan
-	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		p, err := t.plan(a.ID, id)
-		if err != nil {
-			return err
-		}
-		if err := p.Apply(in); err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.checkEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		out = p
-		if in.Empty() {
-			return nil // an empty PATCH changes nothing and is not audited
-		}
-		p.UpdatedAt = t.now
-		if err := t.putPlan(p); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanUpdated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	return out, err
 }

@@ -564,3 +564,31 @@ func (t *txn) LockOrg(id string) (*store.Organization, error) {
 
 // PutOrg implements store.Tx.
 func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }
+
+// LockPlanForUpdate implements store.Tx: one writer holds the whole file.
+func (t *txn) LockPlanForUpdate(appID, id string) (*store.Plan, error) { return t.plan(appID, id) }
+
+// InsertPlan implements store.Tx.
+func (t *txn) InsertPlan(p *store.Plan) error {
+	if err := t.putPlan(p); err != nil {
+		return err
+	}
+	return t.index(bPlansApp, idb(p.AppID), p.ID)
+}
+
+// LockEntitlements implements store.Tx: one get an id, under the one
+// writer.
+func (t *txn) LockEntitlements(appID string, ids []string) (map[string]*store.Entitlement, error) {
+	out := make(map[string]*store.Entitlement, len(ids))
+	for _, id := range ids {
+		e, err := t.entitlement(appID, id)
+		switch {
+		case store.ErrorCode(err) == store.ECodeNotFound:
+		case err != nil:
+			return nil, err
+		default:
+			out[id] = e
+		}
+	}
+	return out, nil
+}

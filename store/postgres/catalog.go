@@ -29,41 +29,6 @@ func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.
 	return out, err
 }
 
-// catalogEntitlementIDs checks that every id names an entitlement of the
-// application and returns the ids without duplicates, in the order given.
-// The entitlements named are read in one query and share-locked, so that
-// DeleteEntitlement on another server cannot remove one of them before this
-// transaction commits the record that names it.
-func (t *txn) catalogEntitlementIDs(appID string, in []string) ([]string, error) {
-	var known map[string]bool
-	return store.CheckEntitlementIDs(in, func(id string) error {
-		if known == nil {
-			valid := slices.DeleteFunc(slices.Clone(in), func(id string) bool { return !store.ValidID(id) })
-			rows, err := t.tx.Query(t.ctx, `SELECT id::text FROM entitlements WHERE app_id = $1 AND id = ANY($2) FOR SHARE`, appID, valid)
-			if err != nil {
-				return err
-			}
-			known = map[string]bool{}
-			for rows.Next() {
-				var k string
-				if err := rows.Scan(&k); err != nil {
-					rows.Close()
-					return err
-				}
-				known[k] = true
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-		}
-		if !known[id] {
-			return store.NotFound("entitlement")
-		}
-		return nil
-	})
-}
-
 // catalogEntitlementRefs resolves ids into short forms, skipping none:
 // every id a plan or license holds is kept in step by DeleteEntitlement.
 // ents holds the application's entitlements already read, by id; those
@@ -216,73 +181,6 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 		var err error
 		_, out, err = t.catalogAppPlan(ref, id, false)
 		return err
-	})
-	return out, err
-}
-
-// CreatePlan implements store.Plans.
-func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
-	proto, err := store.NewPlan(in)
-	if err != nil {
-		return nil, err
-	}
-	id := store.NewID()
-	var out *store.Plan
-	err = db.update(ctx, func(t *txn) error {
-		p := *proto // a retried transaction starts from the plan as given
-		a, err := t.lockApp(ref, appLockWrite)
-		if err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.catalogEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		p.ID, p.AppID, p.CreatedAt, p.UpdatedAt = id, a.ID, t.now, t.now
-		if err := t.savePlan(&p, true); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.catalogEntitlementRefs(a.ID, nil, p.EntitlementIDs); err != nil {
-			return err
-		}
-		out = &p
-		return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
-	return out, err
-}
-
-// UpdatePlan implements store.Plans. Licenses already generated keep their
-// device_resets_remaining; max_devices and entitlements apply live.
-func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error) {
-	var out *store.Plan
-	err := db.update(ctx, func(t *txn) error {
-		a, p, err := t.catalogAppPlan(ref, id, true)
-		if err != nil {
-			return err
-		}
-		if err := p.Apply(in); err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.catalogEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		out = p
-		if in.Empty() {
-			return nil // an empty PATCH changes nothing and is not audited
-		}
-		p.UpdatedAt = t.now
-		if err := t.savePlan(p, false); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.catalogEntitlementRefs(a.ID, nil, p.EntitlementIDs); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanUpdated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	return out, err
 }

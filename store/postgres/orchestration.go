@@ -525,3 +525,26 @@ func (t *txn) PutOrg(o *store.Organization) error {
 	_, err := t.exec(`UPDATE orgs SET doc = $2 WHERE id = $1`, o.ID, js(o))
 	return err
 }
+
+// LockPlanForUpdate implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockPlanForUpdate(appID, id string) (*store.Plan, error) {
+	return t.catalogPlan(appID, id, true)
+}
+
+// InsertPlan implements store.Tx: the policies verbatim (planJSON).
+func (t *txn) InsertPlan(p *store.Plan) error { return t.savePlan(p, true) }
+
+// LockEntitlements implements store.Tx: one query, SELECT … FOR SHARE, so
+// that a deletion on another server cannot remove one of them before this
+// transaction commits the record that names it.
+func (t *txn) LockEntitlements(appID string, ids []string) (map[string]*store.Entitlement, error) {
+	found, err := docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1 AND id = ANY($2) FOR SHARE`, appID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*store.Entitlement, len(found))
+	for _, e := range found {
+		out[e.ID] = e
+	}
+	return out, nil
+}
