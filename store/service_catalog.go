@@ -126,6 +126,20 @@ func planEntitlements(t Tx, appID string, ids []string) ([]string, []Entitlement
 	return kept, refs, nil
 }
 
+// changePlan loads, held, a plan of ref's application that is about to
+// change or go, with its application.
+func changePlan(t Tx, ref AppRef, id string) (*Application, *Plan, error) {
+	a, err := t.App(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := t.LockPlanForUpdate(a.ID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, p, nil
+}
+
 // CreatePlan implements Plans. What the plan holds is decided by NewPlan
 // from the input; the storage writes the record it is given.
 func (sv *Service) CreatePlan(ctx context.Context, ref AppRef, in PlanInput) (*Plan, error) {
@@ -164,11 +178,7 @@ func (sv *Service) CreatePlan(ctx context.Context, ref AppRef, in PlanInput) (*P
 func (sv *Service) UpdatePlan(ctx context.Context, ref AppRef, id string, in PlanInput) (*Plan, error) {
 	var out *Plan
 	err := sv.update(ctx, func(t Tx) error {
-		a, err := t.App(ref)
-		if err != nil {
-			return err
-		}
-		p, err := t.LockPlanForUpdate(a.ID, id)
+		a, p, err := changePlan(t, ref, id)
 		if err != nil {
 			return err
 		}
@@ -192,4 +202,30 @@ func (sv *Service) UpdatePlan(ctx context.Context, ref AppRef, id string, in Pla
 			Target: Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	return out, err
+}
+
+// DeletePlan implements Plans. Licenses that no longer hold the plan in
+// use (revoked, banned, expired) keep its id; their plan name reads as "".
+// The plan is held before the licenses are counted: a generation that
+// holds the plan (Tx.LockPlan) either commits first, and is counted, or
+// waits and then finds the plan gone.
+func (sv *Service) DeletePlan(ctx context.Context, ref AppRef, id string) error {
+	return sv.update(ctx, func(t Tx) error {
+		a, p, err := changePlan(t, ref, id)
+		if err != nil {
+			return err
+		}
+		n, err := t.CountPlanInUse(a, p.ID)
+		if err != nil {
+			return err
+		}
+		if err := CheckPlanUnused(n); err != nil {
+			return err
+		}
+		if err := t.DeletePlan(p); err != nil {
+			return err
+		}
+		return t.Audit(AuditEvent{Event: EventPlanDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: a.EnvIDs(),
+			Target: Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
+	})
 }

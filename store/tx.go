@@ -103,8 +103,13 @@ type Tx interface {
 	DeleteEntitlement(e *Entitlement) error
 	// LockPlanForUpdate loads a plan of application appID with its
 	// entitlements resolved, held against every other change, for a change
-	// to it.
+	// to it or its deletion.
 	LockPlanForUpdate(appID, id string) (*Plan, error)
+	// CountPlanInUse counts the licenses of a's environments whose status
+	// keeps the plan in use (LicenseStatusesInUse).
+	CountPlanInUse(a *Application, planID string) (int, error)
+	// DeletePlan removes a plan with its indexes.
+	DeletePlan(p *Plan) error
 	// InsertPlan writes a new plan with its indexes (its resolved
 	// Entitlements are not stored).
 	InsertPlan(p *Plan) error

@@ -117,29 +117,3 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 	})
 	return out, err
 }
-
-// DeletePlan implements store.Plans. Licenses that no longer hold the plan in
-// use (revoked, banned, expired) keep its id; their plan name reads as "".
-func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		p, err := t.plan(a.ID, id)
-		if err != nil {
-			return err
-		}
-		if err := store.CheckPlanUnused(t.planInUse(a, p.ID)); err != nil {
-			return err
-		}
-		if err := t.del(bPlans, p.ID); err != nil {
-			return err
-		}
-		if err := t.unindex(bPlansApp, idb(a.ID), p.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
-}

@@ -592,3 +592,17 @@ func (t *txn) LockEntitlements(appID string, ids []string) (map[string]*store.En
 	}
 	return out, nil
 }
+
+// CountPlanInUse implements store.Tx: kept counts of the index of licenses
+// by environment, plan and status.
+func (t *txn) CountPlanInUse(a *store.Application, planID string) (int, error) {
+	return t.planInUse(a, planID), nil
+}
+
+// DeletePlan implements store.Tx.
+func (t *txn) DeletePlan(p *store.Plan) error {
+	if err := t.del(bPlans, p.ID); err != nil {
+		return err
+	}
+	return t.unindex(bPlansApp, idb(p.AppID), p.ID)
+}

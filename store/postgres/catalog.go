@@ -129,21 +129,6 @@ func (t *txn) catalogPlan(appID, id string, lock bool) (*store.Plan, error) {
 	return p, err
 }
 
-// catalogAppPlan loads the application of ref and its plan id; for a
-// write (lock), the plan's row locked and the application's as appLockWrite.
-func (t *txn) catalogAppPlan(ref store.AppRef, id string, lock bool) (*store.Application, *store.Plan, error) {
-	appLock := ""
-	if lock {
-		appLock = appLockWrite
-	}
-	a, err := t.lockApp(ref, appLock)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := t.catalogPlan(a.ID, id, lock)
-	return a, p, err
-}
-
 // ListPlans implements store.Plans.
 func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
 	out := []*store.Plan{}
@@ -178,8 +163,11 @@ func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, e
 func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
 	var out *store.Plan
 	err := db.view(ctx, func(t *txn) error {
-		var err error
-		_, out, err = t.catalogAppPlan(ref, id, false)
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		out, err = t.catalogPlan(a.ID, id, false)
 		return err
 	})
 	return out, err
@@ -190,30 +178,4 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 func (t *txn) planInUse(a *store.Application, planID string) (int, error) {
 	return t.count(`SELECT count(*) FROM licenses WHERE env_id = ANY($1) AND plan_id = $2 AND status = ANY($3)`,
 		appEnvIDs(a), planID, store.LicenseStatusesInUse)
-}
-
-// DeletePlan implements store.Plans. Licenses that no longer hold the plan in
-// use (revoked, banned, expired) keep its id; their plan name reads as "".
-// The plan's row is locked before the licenses are counted: a generation
-// that share-locks the plan either commits first, and is counted, or waits
-// and then finds the plan gone.
-func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, p, err := t.catalogAppPlan(ref, id, true)
-		if err != nil {
-			return err
-		}
-		n, err := t.planInUse(a, p.ID)
-		if err != nil {
-			return err
-		}
-		if err := store.CheckPlanUnused(n); err != nil {
-			return err
-		}
-		if _, err := t.exec(`DELETE FROM plans WHERE id = $1`, p.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
 }

@@ -548,3 +548,14 @@ func (t *txn) LockEntitlements(appID string, ids []string) (map[string]*store.En
 	}
 	return out, nil
 }
+
+// CountPlanInUse implements store.Tx.
+func (t *txn) CountPlanInUse(a *store.Application, planID string) (int, error) {
+	return t.planInUse(a, planID)
+}
+
+// DeletePlan implements store.Tx.
+func (t *txn) DeletePlan(p *store.Plan) error {
+	_, err := t.exec(`DELETE FROM plans WHERE id = $1`, p.ID)
+	return err
+}
