@@ -1,6 +1,85 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
+
+// LastUsedGranularity bounds how often authenticating with a credential
+// writes its last use: a busy integration must not turn every read into a
+// write.
+const LastUsedGranularity = time.Minute
+
+// credential is what authenticating reads and writes of an API key or an
+// application secret.
+type credential interface {
+	*APIKey | *AppSecret
+	uses() (revokedAt *time.Time, lastUsedAt **time.Time)
+}
+
+func (k *APIKey) uses() (*time.Time, **time.Time)    { return k.RevokedAt, &k.LastUsedAt }
+func (s *AppSecret) uses() (*time.Time, **time.Time) { return s.RevokedAt, &s.LastUsedAt }
+
+// authenticate refuses, with unauthenticated, a credential find does not
+// find or that is revoked, and records its use at most once per
+// LastUsedGranularity. The use is written under the credential's hold,
+// after reading it again (lock), so that it never undoes a revocation
+// committed in between.
+func authenticate[C credential](sv *Service, ctx context.Context, find func() (C, error),
+	lock func(Tx, C) (C, error), put func(Tx, C) error) (C, error) {
+	unauth := ErrCredential()
+	c, err := find()
+	if ErrorCode(err) == ECodeNotFound {
+		return nil, unauth
+	}
+	if err != nil {
+		return nil, err
+	}
+	revoked, last := c.uses()
+	if revoked != nil {
+		return nil, unauth
+	}
+	if *last != nil && sv.Clock().Sub(**last) < LastUsedGranularity {
+		return c, nil
+	}
+	err = sv.update(ctx, func(t Tx) error {
+		cur, err := lock(t, c)
+		if ErrorCode(err) == ECodeNotFound {
+			return unauth
+		}
+		if err != nil {
+			return err
+		}
+		revoked, last := cur.uses()
+		if revoked != nil {
+			return unauth
+		}
+		now := t.Now()
+		*last = &now
+		c = cur
+		return put(t, cur)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// AuthenticateAPIKey implements Credentials.
+func (sv *Service) AuthenticateAPIKey(ctx context.Context, plaintext string) (*APIKey, error) {
+	return authenticate(sv, ctx,
+		func() (*APIKey, error) { return sv.storage.APIKeyByHash(ctx, HashSecret(plaintext)) },
+		func(t Tx, k *APIKey) (*APIKey, error) { return t.LockAPIKey(k.OrgID, k.ID) },
+		func(t Tx, k *APIKey) error { return t.PutAPIKey(k) })
+}
+
+// AuthenticateAppSecret implements Credentials.
+func (sv *Service) AuthenticateAppSecret(ctx context.Context, plaintext string) (*AppSecret, error) {
+	return authenticate(sv, ctx,
+		func() (*AppSecret, error) { return sv.storage.AppSecretByHash(ctx, HashSecret(plaintext)) },
+		func(t Tx, s *AppSecret) (*AppSecret, error) { return t.LockAppSecret(s.AppID, s.ID) },
+		func(t Tx, s *AppSecret) error { return t.PutAppSecret(s) })
+}
 
 // CreateAPIKey implements APIKeys.
 func (sv *Service) CreateAPIKey(ctx context.Context, orgID, label string) (*APIKey, string, error) {

@@ -14,6 +14,13 @@ type Storage interface {
 	// fn may run more than once (a retried serialization failure), so it
 	// keeps no state across runs but what it assigns afresh.
 	Update(ctx context.Context, fn func(Tx) error) error
+	// APIKeyByHash reads, outside any write, the API key whose hash is
+	// hash (HashSecret of its plaintext); not_found when none is. It is
+	// the read every management request makes: a storage answers it its
+	// cheapest way (one statement, no transaction, on PostgreSQL).
+	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
+	// AppSecretByHash is APIKeyByHash for application secrets.
+	AppSecretByHash(ctx context.Context, hash string) (*AppSecret, error)
 }
 
 // Tx is one transaction of a Storage, narrowed to the primitives the

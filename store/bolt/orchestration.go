@@ -606,3 +606,30 @@ func (t *txn) DeletePlan(p *store.Plan) error {
 	}
 	return t.unindex(bPlansApp, idb(p.AppID), p.ID)
 }
+
+// APIKeyByHash implements store.Storage.
+func (s storage) APIKeyByHash(ctx context.Context, hash string) (*store.APIKey, error) {
+	return credentialByHash[store.APIKey](ctx, s.db, bAPIKeysHash, bAPIKeys, hash)
+}
+
+// AppSecretByHash implements store.Storage.
+func (s storage) AppSecretByHash(ctx context.Context, hash string) (*store.AppSecret, error) {
+	return credentialByHash[store.AppSecret](ctx, s.db, bSecretsHash, bSecrets, hash)
+}
+
+// credentialByHash reads the record of records whose hash index, hashes,
+// holds hash.
+func credentialByHash[T any](ctx context.Context, db *DB, hashes, records []byte, hash string) (*T, error) {
+	rec := new(T)
+	err := db.view(ctx, func(t *txn) error {
+		id := t.lookup(hashes, []byte(hash))
+		if id == "" {
+			return store.NotFound("credential")
+		}
+		return t.mustGet(records, id, "credential", rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}

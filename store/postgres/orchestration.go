@@ -559,3 +559,33 @@ func (t *txn) DeletePlan(p *store.Plan) error {
 	_, err := t.exec(`DELETE FROM plans WHERE id = $1`, p.ID)
 	return err
 }
+
+// APIKeyByHash implements store.Storage.
+func (s storage) APIKeyByHash(ctx context.Context, hash string) (*store.APIKey, error) {
+	return credentialByHash[store.APIKey](ctx, s.db, "api_keys", hash)
+}
+
+// AppSecretByHash implements store.Storage.
+func (s storage) AppSecretByHash(ctx context.Context, hash string) (*store.AppSecret, error) {
+	return credentialByHash[store.AppSecret](ctx, s.db, "app_secrets", hash)
+}
+
+// credentialByHash reads the credential of table whose hash is hash in one
+// statement, outside a transaction. Nothing is cached: a revocation on any
+// server refuses the credential on every server at once.
+func credentialByHash[T any](ctx context.Context, db *DB, table, hash string) (*T, error) {
+	conn, err := db.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	err = conn.QueryRow(ctx, `SELECT doc FROM `+table+` WHERE hash = $1`, hash).Scan(&raw)
+	conn.Release()
+	if noRows(err) {
+		return nil, store.NotFound("credential")
+	}
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return decode[T](raw)
+}
