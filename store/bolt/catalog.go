@@ -61,8 +61,8 @@ func (t *txn) entitlementRefs(appID string, idLists ...[]string) ([]store.Entitl
 	return out, nil
 }
 
-// putPlan writes a plan record without its resolved entitlements.
-func (t *txn) putPlan(p *store.Plan) error {
+// savePlan writes a plan record without its resolved entitlements.
+func (t *txn) savePlan(p *store.Plan) error {
 	rec := *p
 	rec.Entitlements = nil
 	return t.put(bPlans, p.ID, &rec)

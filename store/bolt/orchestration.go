@@ -466,7 +466,7 @@ func (t *txn) LockPlans(appID string) ([]*store.Plan, error) {
 }
 
 // PutPlan implements store.Tx.
-func (t *txn) PutPlan(p *store.Plan) error { return t.putPlan(p) }
+func (t *txn) PutPlan(p *store.Plan) error { return t.savePlan(p) }
 
 // LockLicensesNaming implements store.Tx: one raw read a license of the
 // application, a byte search for the id (ids are stored as their 16
@@ -570,7 +570,7 @@ func (t *txn) LockPlanForUpdate(appID, id string) (*store.Plan, error) { return 
 
 // InsertPlan implements store.Tx.
 func (t *txn) InsertPlan(p *store.Plan) error {
-	if err := t.putPlan(p); err != nil {
+	if err := t.savePlan(p); err != nil {
 		return err
 	}
 	return t.index(bPlansApp, idb(p.AppID), p.ID)

@@ -29,11 +29,11 @@ func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.
 	return out, err
 }
 
-// catalogEntitlementRefs resolves ids into short forms, skipping none:
+// entitlementRefs resolves ids into short forms, skipping none:
 // every id a plan or license holds is kept in step by DeleteEntitlement.
 // ents holds the application's entitlements already read, by id; those
 // missing from it are read in one query.
-func (t *txn) catalogEntitlementRefs(appID string, ents map[string]*store.Entitlement, idLists ...[]string) ([]store.EntitlementRef, error) {
+func (t *txn) entitlementRefs(appID string, ents map[string]*store.Entitlement, idLists ...[]string) ([]store.EntitlementRef, error) {
 	var missing []string
 	for _, list := range idLists {
 		for _, id := range list {
@@ -125,7 +125,7 @@ func (t *txn) catalogPlan(appID, id string, lock bool) (*store.Plan, error) {
 		return nil, store.NotFound("plan")
 	}
 	p := plans[0]
-	p.Entitlements, err = t.catalogEntitlementRefs(appID, nil, p.EntitlementIDs)
+	p.Entitlements, err = t.entitlementRefs(appID, nil, p.EntitlementIDs)
 	return p, err
 }
 
@@ -149,7 +149,7 @@ func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, e
 			ents[e.ID] = e
 		}
 		for _, p := range plans {
-			if p.Entitlements, err = t.catalogEntitlementRefs(ref.AppID, ents, p.EntitlementIDs); err != nil {
+			if p.Entitlements, err = t.entitlementRefs(ref.AppID, ents, p.EntitlementIDs); err != nil {
 				return err
 			}
 		}
