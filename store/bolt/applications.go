@@ -79,8 +79,21 @@ func (db *DB) FindApplicationByPublicKey(ctx context.Context, publicKey string) 
 	return a, env, err
 }
 
-// purgeApp removes an application and every record under it.
+// purgeApp removes an application and every record under it. Its webhook
+// endpoints go first, with their deliveries and the events of the
+// application still waiting (settled into deliveries that go with them),
+// while the records the events' payloads read are still there.
 func (t *txn) purgeApp(a *store.Application) error {
+	for _, id := range t.all(bHooksApp, idb(a.ID)) {
+		w, err := t.hook(a.ID, id)
+		if err != nil {
+			return err
+		}
+		if err := t.purgeWebhook(w); err != nil {
+			return err
+		}
+	}
+	t.hooks = nil // the endpoints read for the outbox are gone
 	if err := t.uncountAppLicenses(a); err != nil {
 		return err
 	}
