@@ -421,3 +421,44 @@ func (c RuntimeClient) Check() error {
 	}
 	return CheckStorable("x-environment", c.Env)
 }
+
+// Check normalizes the name and the support address and derives the slug
+// from the name when none is given.
+func (in CreateApplicationInput) Check() (CreateApplicationInput, error) {
+	var err error
+	if in.Name, err = CheckName("name", in.Name); err != nil {
+		return in, err
+	}
+	if in.SupportEmail, err = CheckSupportEmail(in.SupportEmail); err != nil {
+		return in, err
+	}
+	if in.Slug == "" {
+		in.Slug, err = ApplicationSlug(in.Name)
+		return in, err
+	}
+	return in, CheckSlug("slug", in.Slug)
+}
+
+// Check normalizes the fields present.
+func (u ApplicationUpdate) Check() (ApplicationUpdate, error) {
+	if u.Name != nil {
+		n, err := CheckName("name", *u.Name)
+		if err != nil {
+			return u, err
+		}
+		u.Name = &n
+	}
+	if u.Status != nil {
+		if err := AppStatus.Check(*u.Status); err != nil {
+			return u, err
+		}
+	}
+	if u.SupportEmail != nil {
+		e, err := CheckSupportEmail(*u.SupportEmail)
+		if err != nil {
+			return u, err
+		}
+		u.SupportEmail = &e
+	}
+	return u, nil
+}

@@ -14,6 +14,13 @@ type Storage interface {
 	// fn may run more than once (a retried serialization failure), so it
 	// keeps no state across runs but what it assigns afresh.
 	Update(ctx context.Context, fn func(Tx) error) error
+	// APIKeyByHash reads, outside any write, the API key whose hash is
+	// hash (HashSecret of its plaintext); not_found when none is. It is
+	// the read every management request makes: a storage answers it its
+	// cheapest way (one statement, no transaction, on PostgreSQL).
+	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
+	// AppSecretByHash is APIKeyByHash for application secrets.
+	AppSecretByHash(ctx context.Context, hash string) (*AppSecret, error)
 }
 
 // Tx is one transaction of a Storage, narrowed to the primitives the
@@ -42,6 +49,24 @@ type Tx interface {
 	App(ref AppRef) (*Application, error)
 	// Application loads an application by id, of any organization.
 	Application(id string) (*Application, error)
+	// LockApp is App holding the application's record against another
+	// change of it (on PostgreSQL a lock that writes under the application
+	// do not wait for).
+	LockApp(ref AppRef) (*Application, error)
+	// LockAppForPurge is App holding the application against every write
+	// under it until the transaction ends: a record written under it on
+	// another server either commits first, and is purged, or finds the
+	// application gone.
+	LockAppForPurge(ref AppRef) (*Application, error)
+	// InsertApplication writes a new application with its environments and
+	// indexes; a slug its organization already holds is ErrSlugTaken.
+	InsertApplication(a *Application) error
+	// PutApplication writes a over the stored application; its slug and
+	// environments never change.
+	PutApplication(a *Application) error
+	// PurgeApplication removes an application and every record under it
+	// (docs/design.md §6).
+	PurgeApplication(a *Application) error
 
 	// License loads a license of environment envID.
 	License(envID, id string) (*License, error)
@@ -74,6 +99,41 @@ type Tx interface {
 	// LockEntitlement loads an entitlement of application appID, held
 	// against its deletion as LockPlan holds a plan.
 	LockEntitlement(appID, id string) (*Entitlement, error)
+	// LockEntitlementForDelete is LockEntitlement holding the row against
+	// every other change, for its deletion.
+	LockEntitlementForDelete(appID, id string) (*Entitlement, error)
+	// InsertEntitlement writes a new entitlement with its indexes; a key
+	// its application already holds is ErrEntitlementKeyTaken.
+	InsertEntitlement(e *Entitlement) error
+	// DeleteEntitlement removes an entitlement with its indexes; the
+	// caller has taken it out of the plans and licenses naming it.
+	DeleteEntitlement(e *Entitlement) error
+	// LockPlanForUpdate loads a plan of application appID with its
+	// entitlements resolved, held against every other change, for a change
+	// to it or its deletion.
+	LockPlanForUpdate(appID, id string) (*Plan, error)
+	// CountPlanInUse counts the licenses of a's environments whose status
+	// keeps the plan in use (LicenseStatusesInUse).
+	CountPlanInUse(a *Application, planID string) (int, error)
+	// DeletePlan removes a plan with its indexes.
+	DeletePlan(p *Plan) error
+	// InsertPlan writes a new plan with its indexes (its resolved
+	// Entitlements are not stored).
+	InsertPlan(p *Plan) error
+	// LockEntitlements loads those of ids (UUIDs) that are entitlements of
+	// application appID, by id, held against their deletion as
+	// LockEntitlement holds one.
+	LockEntitlements(appID string, ids []string) (map[string]*Entitlement, error)
+	// LockPlans loads, held, every plan of an application, in id order,
+	// without their entitlements resolved.
+	LockPlans(appID string) ([]*Plan, error)
+	// PutPlan writes p over the stored plan (its resolved Entitlements are
+	// not stored).
+	PutPlan(p *Plan) error
+	// LockLicensesNaming loads, held, the licenses of a's environments
+	// that may name entitlementID among their own; the caller checks
+	// EntitlementIDs (a storage may return more than name it, never fewer).
+	LockLicensesNaming(a *Application, entitlementID string) ([]*License, error)
 	// EnforceLimit refuses, with plan_limit_reached, n more of res in the
 	// organization beyond its billing tier's limit; the organization is
 	// held while it counts, so that two servers cannot both take the
@@ -103,6 +163,14 @@ type Tx interface {
 
 	// OrgExists refuses an unknown organization with not_found.
 	OrgExists(orgID string) error
+	// InsertOrganization writes a new organization with its slug index; a
+	// slug another organization holds is ErrOrgSlugTaken, and then nothing
+	// is written and the transaction goes on.
+	InsertOrganization(o *Organization) error
+	// LockOrg loads, held, an organization for a change to it.
+	LockOrg(id string) (*Organization, error)
+	// PutOrg writes o over the stored organization; its slug never changes.
+	PutOrg(o *Organization) error
 	// InsertMember writes a new member, created and updated now; its
 	// address is unique across all organizations (else email_taken).
 	InsertMember(m *Member) error
@@ -116,6 +184,21 @@ type Tx interface {
 	// EndDashboardSessions ends every dashboard session of a member and
 	// returns how many it ended.
 	EndDashboardSessions(memberID string) (int, error)
+
+	// InsertAPIKey writes a new API key with its indexes.
+	InsertAPIKey(k *APIKey) error
+	// LockAPIKey loads, held, an API key of organization orgID; another
+	// organization's is not_found.
+	LockAPIKey(orgID, id string) (*APIKey, error)
+	// PutAPIKey writes k over the stored key.
+	PutAPIKey(k *APIKey) error
+	// InsertAppSecret writes a new application secret with its indexes.
+	InsertAppSecret(s *AppSecret) error
+	// LockAppSecret loads, held, a secret of application appID; another
+	// application's is not_found.
+	LockAppSecret(appID, id string) (*AppSecret, error)
+	// PutAppSecret writes s over the stored secret.
+	PutAppSecret(s *AppSecret) error
 
 	// HoldWebhooks holds the set of endpoints of organization orgID until
 	// the transaction ends, so that two creations cannot both pass the

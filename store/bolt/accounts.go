@@ -55,7 +55,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 			out = &store.SignupResult{Existing: true, Member: existing}
 			return nil
 		}
-		o, err := t.createOrg(orgName, false)
+		o, err := store.NewOrganization(t, store.NewID(), orgName, false)
 		if err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func (t *txn) markVerified(m *store.Member) error {
 		return err
 	}
 	o.EmailVerified, o.UpdatedAt = true, t.now
-	return t.put(bOrgs, o.ID, o)
+	return t.PutOrg(o)
 }
 
 // VerifyEmail implements store.Accounts.

@@ -3,8 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 
 	"licensectl/store"
 )
@@ -81,158 +79,21 @@ func (db *DB) FindApplicationByPublicKey(ctx context.Context, publicKey string) 
 	return a, env, err
 }
 
-// CreateApplication implements store.Applications.
-func (db *DB) CreateApplication(ctx context.Context, in store.CreateApplicationInput) (*store.Application, error) {
-	name, err := store.CheckName("name", in.Name)
-	if err != nil {
-		return nil, err
-	}
-	in.Name = name
-	if in.SupportEmail, err = store.CheckSupportEmail(in.SupportEmail); err != nil {
-		return nil, err
-	}
-	if in.Slug == "" {
-		if in.Slug, err = store.ApplicationSlug(in.Name); err != nil {
-			return nil, err
-		}
-	} else if err := store.CheckSlug("slug", in.Slug); err != nil {
-		return nil, err
-	}
-	// Keys are generated outside the transaction: it holds the write lock.
-	envs := make([]store.Environment, 0, 2)
-	for _, name := range []string{store.EnvDevelopment, store.EnvProduction} {
-		_, priv, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			return nil, err
-		}
-		prefix := store.PrefixPublicLive
-		if name == store.EnvDevelopment {
-			prefix = store.PrefixPublicTest
-		}
-		envs = append(envs, store.Environment{ID: store.NewID(), Name: name, PublicKey: store.NewSecret(prefix), SigningKey: priv, KeyID: store.NewID()})
-	}
-	var out *store.Application
-	err = db.update(ctx, func(t *txn) error {
-		org := new(store.Organization)
-		if err := t.mustGet(bOrgs, in.OrgID, "organization", org); err != nil {
-			return err
-		}
-		if err := db.enforceLimit(t, in.OrgID, resApplications, 1); err != nil {
-			return err
-		}
-		slugKey := key(idb(in.OrgID), []byte(in.Slug))
-		if t.lookup(bAppsSlug, slugKey) != "" {
-			return store.Errorf(store.ECodeSlugTaken, "an application with slug %q already exists", in.Slug)
-		}
-		a := &store.Application{ID: store.NewID(), OrgID: in.OrgID, Name: in.Name, Slug: in.Slug, SupportEmail: in.SupportEmail, Status: store.AppActive, CreatedAt: t.now, UpdatedAt: t.now}
-		for _, e := range envs {
-			e.CreatedAt = t.now
-			a.Environments = append(a.Environments, e)
-		}
-		if err := t.put(bApps, a.ID, a); err != nil {
-			return err
-		}
-		if err := t.index(bAppsOrg, idb(a.OrgID), a.ID); err != nil {
-			return err
-		}
-		if err := t.setUnique(bAppsSlug, slugKey, a.ID); err != nil {
-			return err
-		}
-		for _, e := range a.Environments {
-			if err := t.tx.Bucket(bAppsPubKey).Put([]byte(e.PublicKey), key(idb(a.ID), idb(e.ID))); err != nil {
-				return err
-			}
-		}
-		out = a
-		return t.audit(auditEvent{Event: store.EventApplicationCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "application", ID: a.ID}, Metadata: map[string]any{"name": a.Name, "slug": a.Slug}})
-	})
-	return out, err
-}
-
-// UpdateApplication implements store.Applications.
-func (db *DB) UpdateApplication(ctx context.Context, ref store.AppRef, upd store.ApplicationUpdate) (*store.Application, error) {
-	if upd.Name != nil {
-		n, err := store.CheckName("name", *upd.Name)
-		if err != nil {
-			return nil, err
-		}
-		upd.Name = &n
-	}
-	if upd.Status != nil {
-		if err := store.AppStatus.Check(*upd.Status); err != nil {
-			return nil, err
-		}
-	}
-	if upd.SupportEmail != nil {
-		e, err := store.CheckSupportEmail(*upd.SupportEmail)
-		if err != nil {
-			return nil, err
-		}
-		upd.SupportEmail = &e
-	}
-	var out *store.Application
-	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		meta := map[string]any{}
-		if upd.Name != nil && *upd.Name != a.Name {
-			meta["name"] = *upd.Name
-			a.Name = *upd.Name
-		}
-		if upd.SupportEmail != nil && *upd.SupportEmail != a.SupportEmail {
-			meta["support_email"] = *upd.SupportEmail
-			a.SupportEmail = *upd.SupportEmail
-		}
-		event := store.EventApplicationUpdated
-		if upd.Status != nil {
-			change, err := store.AppStatus.Transition(a.Status, a.Status, *upd.Status)
-			if err != nil {
-				return err
-			}
-			if change.Event != "" {
-				meta["status"] = change.To
-				a.Status, event = change.To, change.Event
-			}
-		}
-		out = a
-		if len(meta) == 0 {
-			return nil
-		}
-		a.UpdatedAt = t.now
-		if err := t.put(bApps, a.ID, a); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: event, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a), Target: store.Target{Type: "application", ID: a.ID}, Metadata: meta})
-	})
-	return out, err
-}
-
-// DeleteApplication implements store.Applications.
-func (db *DB) DeleteApplication(ctx context.Context, ref store.AppRef, permanent bool) error {
-	if !permanent {
-		disabled := store.AppDisabled
-		_, err := db.UpdateApplication(ctx, ref, store.ApplicationUpdate{Status: &disabled})
-		return err
-	}
-	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		if err := t.purgeApp(a); err != nil {
-			return err
-		}
-		// The entry outlives the application in the organization's log.
-		return t.audit(auditEvent{Event: store.EventApplicationDeleted, OrgID: a.OrgID, Target: store.Target{Type: "application", ID: a.ID},
-			Metadata: map[string]any{"name": a.Name, "slug": a.Slug, "permanent": true}})
-	})
-}
-
-// purgeApp removes an application and every record under it.
+// purgeApp removes an application and every record under it. Its webhook
+// endpoints go first, with their deliveries and the events of the
+// application still waiting (settled into deliveries that go with them),
+// while the records the events' payloads read are still there.
 func (t *txn) purgeApp(a *store.Application) error {
+	for _, id := range t.all(bHooksApp, idb(a.ID)) {
+		w, err := t.hook(a.ID, id)
+		if err != nil {
+			return err
+		}
+		if err := t.purgeWebhook(w); err != nil {
+			return err
+		}
+	}
+	t.hooks = nil // the endpoints read for the outbox are gone
 	if err := t.uncountAppLicenses(a); err != nil {
 		return err
 	}

@@ -28,39 +28,6 @@ func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.
 	return out, err
 }
 
-// CreateEntitlement implements store.Entitlements.
-func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, err
-	}
-	var out *store.Entitlement
-	err = db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		keyIdx := key(idb(a.ID), []byte(in.Key))
-		if t.lookup(bEntsKey, keyIdx) != "" {
-			return store.Errorf(store.ECodeConflict, "an entitlement with key %q already exists", in.Key)
-		}
-		e := &store.Entitlement{ID: store.NewID(), AppID: a.ID, Key: in.Key, Name: in.Name, Description: in.Description, CreatedAt: t.now}
-		if err := t.put(bEnts, e.ID, e); err != nil {
-			return err
-		}
-		if err := t.index(bEntsApp, idb(a.ID), e.ID); err != nil {
-			return err
-		}
-		if err := t.setUnique(bEntsKey, keyIdx, e.ID); err != nil {
-			return err
-		}
-		out = e
-		return t.audit(auditEvent{Event: store.EventEntitlementCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key, "name": e.Name}})
-	})
-	return out, err
-}
-
 // entitlement loads an entitlement of application appID.
 func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
 	e := new(store.Entitlement)
@@ -71,93 +38,6 @@ func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
 		return nil, store.NotFound("entitlement")
 	}
 	return e, nil
-}
-
-// DeleteEntitlement implements store.Entitlements. It also removes the id
-// from every plan of the application and from the extra entitlements of
-// every license in both environments. Licenses have no index by entitlement,
-// so the cost is one raw read per license of the application (a byte search
-// for the id; only licenses that name it are decoded and rewritten), inside
-// the one write transaction. Deleting an entitlement is rare; keeping an
-// entitlement→license index in step on every generation would cost more.
-func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		e, err := t.entitlement(a.ID, id)
-		if err != nil {
-			return err
-		}
-		plans, err := listAll[store.Plan](t, bPlansApp, idb(a.ID), bPlans)
-		if err != nil {
-			return err
-		}
-		for _, p := range plans {
-			if rest, ok := without(p.EntitlementIDs, id); ok {
-				p.EntitlementIDs = rest
-				if err := t.putPlan(p); err != nil {
-					return err
-				}
-			}
-		}
-		needle := idb(id) // ids are stored as their 16 bytes
-		for _, env := range a.Environments {
-			for _, lid := range t.all(bLicEnv, idb(env.ID)) {
-				if !bytes.Contains(t.tx.Bucket(bLicenses).Get(idb(lid)), needle) {
-					continue
-				}
-				prev, err := t.license(env.ID, lid)
-				if err != nil {
-					return err
-				}
-				rest, ok := without(prev.EntitlementIDs, id)
-				if !ok {
-					continue
-				}
-				next := *prev
-				next.EntitlementIDs = rest
-				if err := t.saveLicense(prev, &next); err != nil {
-					return err
-				}
-			}
-		}
-		if err := t.del(bEnts, e.ID); err != nil {
-			return err
-		}
-		if err := t.unindex(bEntsApp, idb(a.ID), e.ID); err != nil {
-			return err
-		}
-		if err := t.delUnique(bEntsKey, key(idb(a.ID), []byte(e.Key))); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventEntitlementDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key}})
-	})
-}
-
-// without returns list minus v, and whether v was in it.
-func without(list []string, v string) ([]string, bool) {
-	out := make([]string, 0, len(list))
-	found := false
-	for _, x := range list {
-		if x == v {
-			found = true
-			continue
-		}
-		out = append(out, x)
-	}
-	return out, found
-}
-
-// checkEntitlementIDs checks that every id names an entitlement of the
-// application and returns the ids without duplicates, in the order given.
-func (t *txn) checkEntitlementIDs(appID string, in []string) ([]string, error) {
-	return store.CheckEntitlementIDs(in, func(id string) error {
-		_, err := t.entitlement(appID, id)
-		return err
-	})
 }
 
 // entitlementRefs resolves ids into short forms, skipping none: every id a
@@ -181,8 +61,8 @@ func (t *txn) entitlementRefs(appID string, idLists ...[]string) ([]store.Entitl
 	return out, nil
 }
 
-// putPlan writes a plan record without its resolved entitlements.
-func (t *txn) putPlan(p *store.Plan) error {
+// savePlan writes a plan record without its resolved entitlements.
+func (t *txn) savePlan(p *store.Plan) error {
 	rec := *p
 	rec.Entitlements = nil
 	return t.put(bPlans, p.ID, &rec)
@@ -236,103 +116,4 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 		return err
 	})
 	return out, err
-}
-
-// CreatePlan implements store.Plans.
-func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
-	p, err := store.NewPlan(in)
-	if err != nil {
-		return nil, err
-	}
-	err = db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.checkEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		p.ID, p.AppID, p.CreatedAt, p.UpdatedAt = store.NewID(), a.ID, t.now, t.now
-		if err := t.putPlan(p); err != nil {
-			return err
-		}
-		if err := t.index(bPlansApp, idb(a.ID), p.ID); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// UpdatePlan implements store.Plans. Licenses already generated keep their
-// device_resets_remaining; max_devices and entitlements apply live.
-func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error) {
-	var out *store.Plan
-	err := db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		p, err := t.plan(a.ID, id)
-		if err != nil {
-			return err
-		}
-		if err := p.Apply(in); err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.checkEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		out = p
-		if in.Empty() {
-			return nil // an empty PATCH changes nothing and is not audited
-		}
-		p.UpdatedAt = t.now
-		if err := t.putPlan(p); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.entitlementRefs(a.ID, p.EntitlementIDs); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanUpdated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
-	return out, err
-}
-
-// DeletePlan implements store.Plans. Licenses that no longer hold the plan in
-// use (revoked, banned, expired) keep its id; their plan name reads as "".
-func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		p, err := t.plan(a.ID, id)
-		if err != nil {
-			return err
-		}
-		if err := store.CheckPlanUnused(t.planInUse(a, p.ID)); err != nil {
-			return err
-		}
-		if err := t.del(bPlans, p.ID); err != nil {
-			return err
-		}
-		if err := t.unindex(bPlansApp, idb(a.ID), p.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
 }

@@ -400,3 +400,246 @@ func (t *txn) DeleteWebhook(w *store.Webhook) error {
 	}
 	return t.purgeWebhook(r)
 }
+
+// LockApp implements store.Tx: one writer holds the whole file.
+func (t *txn) LockApp(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
+
+// LockAppForPurge implements store.Tx: one writer holds the whole file.
+func (t *txn) LockAppForPurge(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
+
+// InsertApplication implements store.Tx: the slug index decides, under
+// the one writer.
+func (t *txn) InsertApplication(a *store.Application) error {
+	slugKey := key(idb(a.OrgID), []byte(a.Slug))
+	if t.lookup(bAppsSlug, slugKey) != "" {
+		return store.ErrSlugTaken(a.Slug)
+	}
+	if err := t.put(bApps, a.ID, a); err != nil {
+		return err
+	}
+	if err := t.index(bAppsOrg, idb(a.OrgID), a.ID); err != nil {
+		return err
+	}
+	if err := t.setUnique(bAppsSlug, slugKey, a.ID); err != nil {
+		return err
+	}
+	for _, e := range a.Environments {
+		if err := t.tx.Bucket(bAppsPubKey).Put([]byte(e.PublicKey), key(idb(a.ID), idb(e.ID))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutApplication implements store.Tx.
+func (t *txn) PutApplication(a *store.Application) error { return t.put(bApps, a.ID, a) }
+
+// PurgeApplication implements store.Tx.
+func (t *txn) PurgeApplication(a *store.Application) error { return t.purgeApp(a) }
+
+// LockEntitlementForDelete implements store.Tx: one writer holds the whole
+// file.
+func (t *txn) LockEntitlementForDelete(appID, id string) (*store.Entitlement, error) {
+	return t.entitlement(appID, id)
+}
+
+// InsertEntitlement implements store.Tx: the key index decides, under the
+// one writer.
+func (t *txn) InsertEntitlement(e *store.Entitlement) error {
+	keyIdx := key(idb(e.AppID), []byte(e.Key))
+	if t.lookup(bEntsKey, keyIdx) != "" {
+		return store.ErrEntitlementKeyTaken(e.Key)
+	}
+	if err := t.put(bEnts, e.ID, e); err != nil {
+		return err
+	}
+	if err := t.index(bEntsApp, idb(e.AppID), e.ID); err != nil {
+		return err
+	}
+	return t.setUnique(bEntsKey, keyIdx, e.ID)
+}
+
+// DeleteEntitlement implements store.Tx.
+func (t *txn) DeleteEntitlement(e *store.Entitlement) error {
+	if err := t.del(bEnts, e.ID); err != nil {
+		return err
+	}
+	if err := t.unindex(bEntsApp, idb(e.AppID), e.ID); err != nil {
+		return err
+	}
+	return t.delUnique(bEntsKey, key(idb(e.AppID), []byte(e.Key)))
+}
+
+// LockPlans implements store.Tx: one writer holds the whole file.
+func (t *txn) LockPlans(appID string) ([]*store.Plan, error) {
+	return listAll[store.Plan](t, bPlansApp, idb(appID), bPlans)
+}
+
+// PutPlan implements store.Tx.
+func (t *txn) PutPlan(p *store.Plan) error { return t.savePlan(p) }
+
+// LockLicensesNaming implements store.Tx: one raw read a license of the
+// application, a byte search for the id (ids are stored as their 16
+// bytes); only the licenses holding it are decoded.
+func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]*store.License, error) {
+	needle := idb(entitlementID)
+	var out []*store.License
+	for _, env := range a.Environments {
+		for _, lid := range t.all(bLicEnv, idb(env.ID)) {
+			if !bytes.Contains(t.tx.Bucket(bLicenses).Get(idb(lid)), needle) {
+				continue
+			}
+			l, err := t.license(env.ID, lid)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// InsertAPIKey implements store.Tx.
+func (t *txn) InsertAPIKey(k *store.APIKey) error {
+	if err := t.put(bAPIKeys, k.ID, k); err != nil {
+		return err
+	}
+	if err := t.index(bAPIKeysOrg, idb(k.OrgID), k.ID); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bAPIKeysHash).Put([]byte(k.Hash), idb(k.ID))
+}
+
+// LockAPIKey implements store.Tx: one writer holds the whole file.
+func (t *txn) LockAPIKey(orgID, id string) (*store.APIKey, error) {
+	k := new(store.APIKey)
+	if err := t.mustGet(bAPIKeys, id, "api key", k); err != nil {
+		return nil, err
+	}
+	if k.OrgID != orgID {
+		return nil, store.NotFound("api key")
+	}
+	return k, nil
+}
+
+// PutAPIKey implements store.Tx.
+func (t *txn) PutAPIKey(k *store.APIKey) error { return t.put(bAPIKeys, k.ID, k) }
+
+// InsertAppSecret implements store.Tx.
+func (t *txn) InsertAppSecret(s *store.AppSecret) error {
+	if err := t.put(bSecrets, s.ID, s); err != nil {
+		return err
+	}
+	if err := t.index(bSecretsApp, idb(s.AppID), s.ID); err != nil {
+		return err
+	}
+	return t.tx.Bucket(bSecretsHash).Put([]byte(s.Hash), idb(s.ID))
+}
+
+// LockAppSecret implements store.Tx: one writer holds the whole file.
+func (t *txn) LockAppSecret(appID, id string) (*store.AppSecret, error) {
+	s := new(store.AppSecret)
+	if err := t.mustGet(bSecrets, id, "secret", s); err != nil {
+		return nil, err
+	}
+	if s.AppID != appID {
+		return nil, store.NotFound("secret")
+	}
+	return s, nil
+}
+
+// PutAppSecret implements store.Tx.
+func (t *txn) PutAppSecret(s *store.AppSecret) error { return t.put(bSecrets, s.ID, s) }
+
+// InsertOrganization implements store.Tx: the slug index decides, under
+// the one writer.
+func (t *txn) InsertOrganization(o *store.Organization) error {
+	if t.lookup(bOrgsSlug, []byte(o.Slug)) != "" {
+		return store.ErrOrgSlugTaken(o.Slug)
+	}
+	if err := t.put(bOrgs, o.ID, o); err != nil {
+		return err
+	}
+	return t.setUnique(bOrgsSlug, []byte(o.Slug), o.ID)
+}
+
+// LockOrg implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOrg(id string) (*store.Organization, error) {
+	o := new(store.Organization)
+	if err := t.mustGet(bOrgs, id, "organization", o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// PutOrg implements store.Tx.
+func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }
+
+// LockPlanForUpdate implements store.Tx: one writer holds the whole file.
+func (t *txn) LockPlanForUpdate(appID, id string) (*store.Plan, error) { return t.plan(appID, id) }
+
+// InsertPlan implements store.Tx.
+func (t *txn) InsertPlan(p *store.Plan) error {
+	if err := t.savePlan(p); err != nil {
+		return err
+	}
+	return t.index(bPlansApp, idb(p.AppID), p.ID)
+}
+
+// LockEntitlements implements store.Tx: one get an id, under the one
+// writer.
+func (t *txn) LockEntitlements(appID string, ids []string) (map[string]*store.Entitlement, error) {
+	out := make(map[string]*store.Entitlement, len(ids))
+	for _, id := range ids {
+		e, err := t.entitlement(appID, id)
+		switch {
+		case store.ErrorCode(err) == store.ECodeNotFound:
+		case err != nil:
+			return nil, err
+		default:
+			out[id] = e
+		}
+	}
+	return out, nil
+}
+
+// CountPlanInUse implements store.Tx: kept counts of the index of licenses
+// by environment, plan and status.
+func (t *txn) CountPlanInUse(a *store.Application, planID string) (int, error) {
+	return t.planInUse(a, planID), nil
+}
+
+// DeletePlan implements store.Tx.
+func (t *txn) DeletePlan(p *store.Plan) error {
+	if err := t.del(bPlans, p.ID); err != nil {
+		return err
+	}
+	return t.unindex(bPlansApp, idb(p.AppID), p.ID)
+}
+
+// APIKeyByHash implements store.Storage.
+func (s storage) APIKeyByHash(ctx context.Context, hash string) (*store.APIKey, error) {
+	return credentialByHash[store.APIKey](ctx, s.db, bAPIKeysHash, bAPIKeys, hash)
+}
+
+// AppSecretByHash implements store.Storage.
+func (s storage) AppSecretByHash(ctx context.Context, hash string) (*store.AppSecret, error) {
+	return credentialByHash[store.AppSecret](ctx, s.db, bSecretsHash, bSecrets, hash)
+}
+
+// credentialByHash reads the record of records whose hash index, hashes,
+// holds hash.
+func credentialByHash[T any](ctx context.Context, db *DB, hashes, records []byte, hash string) (*T, error) {
+	rec := new(T)
+	err := db.view(ctx, func(t *txn) error {
+		id := t.lookup(hashes, []byte(hash))
+		if id == "" {
+			return store.NotFound("credential")
+		}
+		return t.mustGet(records, id, "credential", rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}

@@ -234,7 +234,7 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 			return err
 		}
 		var err error
-		if o, err = t.createOrg(in.OrganizationName, m.EmailVerified); err != nil {
+		if o, err = store.NewOrganization(t, store.NewID(), in.OrganizationName, m.EmailVerified); err != nil {
 			return err
 		}
 		m.CompleteProfile(o.ID, in, t.now)

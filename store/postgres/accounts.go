@@ -74,7 +74,7 @@ func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupRe
 			out = &store.SignupResult{Existing: true, Member: existing}
 			return nil
 		}
-		o, err := t.createOrg(m.OrgID, p.OrganizationName, false)
+		o, err := store.NewOrganization(t, m.OrgID, p.OrganizationName, false)
 		if err != nil {
 			return err
 		}
@@ -194,7 +194,7 @@ func (t *txn) markVerified(m *store.Member) error {
 		return err
 	}
 	o.EmailVerified, o.UpdatedAt = true, t.now
-	return t.saveOrg(o)
+	return t.PutOrg(o)
 }
 
 // VerifyEmail implements store.Accounts.

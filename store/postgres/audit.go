@@ -180,7 +180,7 @@ func (s snapshots) Plan(id string) (*store.Plan, error) {
 	if err != nil || p == nil {
 		return nil, err
 	}
-	p.Entitlements, err = s.t.catalogEntitlementRefs(p.AppID, nil, p.EntitlementIDs)
+	p.Entitlements, err = s.t.entitlementRefs(p.AppID, nil, p.EntitlementIDs)
 	return p, err
 }
 

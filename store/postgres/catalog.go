@@ -29,154 +29,11 @@ func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.
 	return out, err
 }
 
-// CreateEntitlement implements store.Entitlements.
-func (db *DB) CreateEntitlement(ctx context.Context, ref store.AppRef, in store.CreateEntitlementInput) (*store.Entitlement, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, err
-	}
-	id := store.NewID()
-	var out *store.Entitlement
-	err = db.update(ctx, func(t *txn) error {
-		a, err := t.lockApp(ref, appLockWrite)
-		if err != nil {
-			return err
-		}
-		e := &store.Entitlement{ID: id, AppID: a.ID, Key: in.Key, Name: in.Name, Description: in.Description, CreatedAt: t.now}
-		if _, err := t.exec(`INSERT INTO entitlements (id, app_id, key, doc) VALUES ($1, $2, $3, $4)`, e.ID, e.AppID, e.Key, js(e)); err != nil {
-			if isUnique(err, "entitlements_app_key_key") {
-				return store.Errorf(store.ECodeConflict, "an entitlement with key %q already exists", in.Key)
-			}
-			return err
-		}
-		out = e
-		return t.audit(auditEvent{Event: store.EventEntitlementCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key, "name": e.Name}})
-	})
-	return out, err
-}
-
-// DeleteEntitlement implements store.Entitlements. It also removes the id
-// from every plan of the application and from the extra entitlements of
-// every license in both environments (docs/decisions.md: one transaction,
-// no entitlement index on licenses). The entitlement's row is locked first:
-// a plan or license being given the entitlement on another server either
-// commits before this reads the plans and licenses, or finds it gone.
-func (db *DB) DeleteEntitlement(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, err := t.lockApp(ref, appLockWrite)
-		if err != nil {
-			return err
-		}
-		e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
-		if err != nil {
-			return err
-		}
-		if e.AppID != a.ID {
-			return store.NotFound("entitlement")
-		}
-		plans, err := t.catalogPlans(`SELECT doc FROM plans WHERE app_id = $1 ORDER BY id FOR UPDATE`, a.ID)
-		if err != nil {
-			return err
-		}
-		for _, p := range plans {
-			if rest, ok := catalogWithout(p.EntitlementIDs, id); ok {
-				p.EntitlementIDs = rest
-				if err := t.savePlan(p, false); err != nil {
-					return err
-				}
-			}
-		}
-		// Only the licenses whose doc names the id are decoded (the byte
-		// search bbolt makes, done by the database).
-		rows, err := t.tx.Query(t.ctx, `SELECT id::text, env_id::text FROM licenses WHERE env_id = ANY($1) AND strpos(doc::text, $2) > 0 ORDER BY id`,
-			appEnvIDs(a), id)
-		if err != nil {
-			return err
-		}
-		var hits [][2]string
-		for rows.Next() {
-			var lid, env string
-			if err := rows.Scan(&lid, &env); err != nil {
-				rows.Close()
-				return err
-			}
-			hits = append(hits, [2]string{lid, env})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, h := range hits {
-			l, err := t.lockLicense(h[1], h[0])
-			if err != nil {
-				return err
-			}
-			rest, ok := catalogWithout(l.EntitlementIDs, id)
-			if !ok {
-				continue
-			}
-			l.EntitlementIDs = rest
-			if err := t.saveLicense(a.OrgID, l, false); err != nil {
-				return err
-			}
-		}
-		if _, err := t.exec(`DELETE FROM entitlements WHERE id = $1`, e.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventEntitlementDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "entitlement", ID: e.ID}, Metadata: map[string]any{"key": e.Key}})
-	})
-}
-
-// catalogWithout returns list minus v, and whether v was in it.
-func catalogWithout(list []string, v string) ([]string, bool) {
-	if !slices.Contains(list, v) {
-		return list, false
-	}
-	return slices.DeleteFunc(slices.Clone(list), func(x string) bool { return x == v }), true
-}
-
-// catalogEntitlementIDs checks that every id names an entitlement of the
-// application and returns the ids without duplicates, in the order given.
-// The entitlements named are read in one query and share-locked, so that
-// DeleteEntitlement on another server cannot remove one of them before this
-// transaction commits the record that names it.
-func (t *txn) catalogEntitlementIDs(appID string, in []string) ([]string, error) {
-	var known map[string]bool
-	return store.CheckEntitlementIDs(in, func(id string) error {
-		if known == nil {
-			valid := slices.DeleteFunc(slices.Clone(in), func(id string) bool { return !store.ValidID(id) })
-			rows, err := t.tx.Query(t.ctx, `SELECT id::text FROM entitlements WHERE app_id = $1 AND id = ANY($2) FOR SHARE`, appID, valid)
-			if err != nil {
-				return err
-			}
-			known = map[string]bool{}
-			for rows.Next() {
-				var k string
-				if err := rows.Scan(&k); err != nil {
-					rows.Close()
-					return err
-				}
-				known[k] = true
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-		}
-		if !known[id] {
-			return store.NotFound("entitlement")
-		}
-		return nil
-	})
-}
-
-// catalogEntitlementRefs resolves ids into short forms, skipping none:
+// entitlementRefs resolves ids into short forms, skipping none:
 // every id a plan or license holds is kept in step by DeleteEntitlement.
 // ents holds the application's entitlements already read, by id; those
 // missing from it are read in one query.
-func (t *txn) catalogEntitlementRefs(appID string, ents map[string]*store.Entitlement, idLists ...[]string) ([]store.EntitlementRef, error) {
+func (t *txn) entitlementRefs(appID string, ents map[string]*store.Entitlement, idLists ...[]string) ([]store.EntitlementRef, error) {
 	var missing []string
 	for _, list := range idLists {
 		for _, id := range list {
@@ -268,23 +125,8 @@ func (t *txn) catalogPlan(appID, id string, lock bool) (*store.Plan, error) {
 		return nil, store.NotFound("plan")
 	}
 	p := plans[0]
-	p.Entitlements, err = t.catalogEntitlementRefs(appID, nil, p.EntitlementIDs)
+	p.Entitlements, err = t.entitlementRefs(appID, nil, p.EntitlementIDs)
 	return p, err
-}
-
-// catalogAppPlan loads the application of ref and its plan id; for a
-// write (lock), the plan's row locked and the application's as appLockWrite.
-func (t *txn) catalogAppPlan(ref store.AppRef, id string, lock bool) (*store.Application, *store.Plan, error) {
-	appLock := ""
-	if lock {
-		appLock = appLockWrite
-	}
-	a, err := t.lockApp(ref, appLock)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := t.catalogPlan(a.ID, id, lock)
-	return a, p, err
 }
 
 // ListPlans implements store.Plans.
@@ -307,7 +149,7 @@ func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, e
 			ents[e.ID] = e
 		}
 		for _, p := range plans {
-			if p.Entitlements, err = t.catalogEntitlementRefs(ref.AppID, ents, p.EntitlementIDs); err != nil {
+			if p.Entitlements, err = t.entitlementRefs(ref.AppID, ents, p.EntitlementIDs); err != nil {
 				return err
 			}
 		}
@@ -321,76 +163,12 @@ func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, e
 func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
 	var out *store.Plan
 	err := db.view(ctx, func(t *txn) error {
-		var err error
-		_, out, err = t.catalogAppPlan(ref, id, false)
+		a, err := t.app(ref)
+		if err != nil {
+			return err
+		}
+		out, err = t.catalogPlan(a.ID, id, false)
 		return err
-	})
-	return out, err
-}
-
-// CreatePlan implements store.Plans.
-func (db *DB) CreatePlan(ctx context.Context, ref store.AppRef, in store.PlanInput) (*store.Plan, error) {
-	proto, err := store.NewPlan(in)
-	if err != nil {
-		return nil, err
-	}
-	id := store.NewID()
-	var out *store.Plan
-	err = db.update(ctx, func(t *txn) error {
-		p := *proto // a retried transaction starts from the plan as given
-		a, err := t.lockApp(ref, appLockWrite)
-		if err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.catalogEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		p.ID, p.AppID, p.CreatedAt, p.UpdatedAt = id, a.ID, t.now, t.now
-		if err := t.savePlan(&p, true); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.catalogEntitlementRefs(a.ID, nil, p.EntitlementIDs); err != nil {
-			return err
-		}
-		out = &p
-		return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
-	return out, err
-}
-
-// UpdatePlan implements store.Plans. Licenses already generated keep their
-// device_resets_remaining; max_devices and entitlements apply live.
-func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in store.PlanInput) (*store.Plan, error) {
-	var out *store.Plan
-	err := db.update(ctx, func(t *txn) error {
-		a, p, err := t.catalogAppPlan(ref, id, true)
-		if err != nil {
-			return err
-		}
-		if err := p.Apply(in); err != nil {
-			return err
-		}
-		if in.EntitlementIDs != nil {
-			if p.EntitlementIDs, err = t.catalogEntitlementIDs(a.ID, *in.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		out = p
-		if in.Empty() {
-			return nil // an empty PATCH changes nothing and is not audited
-		}
-		p.UpdatedAt = t.now
-		if err := t.savePlan(p, false); err != nil {
-			return err
-		}
-		if p.Entitlements, err = t.catalogEntitlementRefs(a.ID, nil, p.EntitlementIDs); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanUpdated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
 	})
 	return out, err
 }
@@ -400,30 +178,4 @@ func (db *DB) UpdatePlan(ctx context.Context, ref store.AppRef, id string, in st
 func (t *txn) planInUse(a *store.Application, planID string) (int, error) {
 	return t.count(`SELECT count(*) FROM licenses WHERE env_id = ANY($1) AND plan_id = $2 AND status = ANY($3)`,
 		appEnvIDs(a), planID, store.LicenseStatusesInUse)
-}
-
-// DeletePlan implements store.Plans. Licenses that no longer hold the plan in
-// use (revoked, banned, expired) keep its id; their plan name reads as "".
-// The plan's row is locked before the licenses are counted: a generation
-// that share-locks the plan either commits first, and is counted, or waits
-// and then finds the plan gone.
-func (db *DB) DeletePlan(ctx context.Context, ref store.AppRef, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		a, p, err := t.catalogAppPlan(ref, id, true)
-		if err != nil {
-			return err
-		}
-		n, err := t.planInUse(a, p.ID)
-		if err != nil {
-			return err
-		}
-		if err := store.CheckPlanUnused(n); err != nil {
-			return err
-		}
-		if _, err := t.exec(`DELETE FROM plans WHERE id = $1`, p.ID); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventPlanDeleted, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
-			Target: store.Target{Type: "plan", ID: p.ID}, Metadata: map[string]any{"name": p.Name}})
-	})
 }

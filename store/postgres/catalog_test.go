@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -202,6 +203,48 @@ func TestCatalogPurge(t *testing.T) {
 
 // TestCatalogSlugAcrossServers: two servers creating one slug at once give
 // one application; the others are told slug_taken, as bbolt tells them.
+// TestCatalogOrgSlugsAcrossServers: organizations of one name created at
+// once on two servers all succeed, each with a slug of its own (the unique
+// constraint picks them, the transaction going on past a conflict).
+func TestCatalogOrgSlugsAcrossServers(t *testing.T) {
+	ctx := context.Background()
+	dbs := twoServers(t, Options{})
+	const n = 12
+	slugs := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, err := dbs[i%2].CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Same Org"})
+			if errs[i] = err; err == nil {
+				slugs[i] = o.Slug
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("CreateOrganization: %v", err)
+		}
+		if seen[slugs[i]] {
+			t.Fatalf("slug %q given twice: %v", slugs[i], slugs)
+		}
+		seen[slugs[i]] = true
+	}
+	for i := 1; i <= n; i++ {
+		want := "same-org"
+		if i > 1 {
+			want = fmt.Sprintf("same-org-%d", i)
+		}
+		if !seen[want] {
+			t.Fatalf("slugs %v lack %q", slugs, want)
+		}
+	}
+}
+
 func TestCatalogSlugAcrossServers(t *testing.T) {
 	ctx := context.Background()
 	dbs := twoServers(t, Options{})

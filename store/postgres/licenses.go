@@ -304,7 +304,7 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 			planEnts = p.EntitlementIDs
 			d.DeviceResetsRemaining, _ = l.ResetsRemaining(p, t.now)
 		}
-		if d.Entitlements, err = t.catalogEntitlementRefs(a.ID, nil, planEnts, l.EntitlementIDs); err != nil {
+		if d.Entitlements, err = t.entitlementRefs(a.ID, nil, planEnts, l.EntitlementIDs); err != nil {
 			return err
 		}
 		out = d

@@ -373,3 +373,229 @@ func (t *txn) DeleteWebhook(w *store.Webhook) error {
 	_, err := t.exec(`DELETE FROM webhooks WHERE id = $1`, w.ID)
 	return err
 }
+
+// LockApp implements store.Tx: appLockChange, which writes under the
+// application do not wait for.
+func (t *txn) LockApp(ref store.AppRef) (*store.Application, error) {
+	return t.lockApp(ref, appLockChange)
+}
+
+// LockAppForPurge implements store.Tx: appLockPurge, which waits for every
+// write under the application and makes them wait.
+func (t *txn) LockAppForPurge(ref store.AppRef) (*store.Application, error) {
+	return t.lockApp(ref, appLockPurge)
+}
+
+// InsertApplication implements store.Tx: the unique index decides between
+// two servers creating the same slug at once.
+func (t *txn) InsertApplication(a *store.Application) error {
+	if err := t.saveApp(a, true); err != nil {
+		if isUnique(err, "apps_org_slug_key") {
+			return store.ErrSlugTaken(a.Slug)
+		}
+		return err
+	}
+	return nil
+}
+
+// PutApplication implements store.Tx.
+func (t *txn) PutApplication(a *store.Application) error { return t.saveApp(a, false) }
+
+// PurgeApplication implements store.Tx.
+func (t *txn) PurgeApplication(a *store.Application) error { return t.purgeApp(a) }
+
+// LockEntitlementForDelete implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockEntitlementForDelete(appID, id string) (*store.Entitlement, error) {
+	e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err == nil && e.AppID != appID {
+		return nil, store.NotFound("entitlement")
+	}
+	return e, err
+}
+
+// InsertEntitlement implements store.Tx: the unique index decides between
+// two servers creating the same key at once.
+func (t *txn) InsertEntitlement(e *store.Entitlement) error {
+	if _, err := t.exec(`INSERT INTO entitlements (id, app_id, key, doc) VALUES ($1, $2, $3, $4)`, e.ID, e.AppID, e.Key, js(e)); err != nil {
+		if isUnique(err, "entitlements_app_key_key") {
+			return store.ErrEntitlementKeyTaken(e.Key)
+		}
+		return err
+	}
+	return nil
+}
+
+// DeleteEntitlement implements store.Tx.
+func (t *txn) DeleteEntitlement(e *store.Entitlement) error {
+	_, err := t.exec(`DELETE FROM entitlements WHERE id = $1`, e.ID)
+	return err
+}
+
+// LockPlans implements store.Tx: SELECT … ORDER BY id FOR UPDATE.
+func (t *txn) LockPlans(appID string) ([]*store.Plan, error) {
+	return t.catalogPlans(`SELECT doc FROM plans WHERE app_id = $1 ORDER BY id FOR UPDATE`, appID)
+}
+
+// PutPlan implements store.Tx: the policies verbatim (planJSON).
+func (t *txn) PutPlan(p *store.Plan) error { return t.savePlan(p, false) }
+
+// LockLicensesNaming implements store.Tx: the database makes bbolt's byte
+// search (the licenses whose doc holds the id), then each row is locked.
+func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]*store.License, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT id::text, env_id::text FROM licenses WHERE env_id = ANY($1) AND strpos(doc::text, $2) > 0 ORDER BY id`,
+		appEnvIDs(a), entitlementID)
+	if err != nil {
+		return nil, err
+	}
+	var hits [][2]string
+	for rows.Next() {
+		var lid, env string
+		if err := rows.Scan(&lid, &env); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		hits = append(hits, [2]string{lid, env})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*store.License, 0, len(hits))
+	for _, h := range hits {
+		l, err := t.lockLicense(h[1], h[0])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// InsertAPIKey implements store.Tx.
+func (t *txn) InsertAPIKey(k *store.APIKey) error {
+	_, err := t.exec(`INSERT INTO api_keys (id, org_id, hash, doc) VALUES ($1, $2, $3, $4)`, k.ID, k.OrgID, k.Hash, js(k))
+	return err
+}
+
+// LockAPIKey implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockAPIKey(orgID, id string) (*store.APIKey, error) {
+	k, err := mustDoc[store.APIKey](t, "api key", `SELECT doc FROM api_keys WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err == nil && k.OrgID != orgID {
+		return nil, store.NotFound("api key")
+	}
+	return k, err
+}
+
+// PutAPIKey implements store.Tx.
+func (t *txn) PutAPIKey(k *store.APIKey) error {
+	_, err := t.exec(`UPDATE api_keys SET doc = $2 WHERE id = $1`, k.ID, js(k))
+	return err
+}
+
+// InsertAppSecret implements store.Tx.
+func (t *txn) InsertAppSecret(s *store.AppSecret) error {
+	_, err := t.exec(`INSERT INTO app_secrets (id, org_id, app_id, hash, doc) VALUES ($1, $2, $3, $4, $5)`,
+		s.ID, s.OrgID, s.AppID, s.Hash, js(s))
+	return err
+}
+
+// LockAppSecret implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockAppSecret(appID, id string) (*store.AppSecret, error) {
+	s, err := mustDoc[store.AppSecret](t, "secret", `SELECT doc FROM app_secrets WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	if err == nil && s.AppID != appID {
+		return nil, store.NotFound("secret")
+	}
+	return s, err
+}
+
+// PutAppSecret implements store.Tx.
+func (t *txn) PutAppSecret(s *store.AppSecret) error {
+	_, err := t.exec(`UPDATE app_secrets SET doc = $2 WHERE id = $1`, s.ID, js(s))
+	return err
+}
+
+// InsertOrganization implements store.Tx: the unique constraint decides,
+// and a conflict does not abort the transaction (ON CONFLICT DO NOTHING).
+func (t *txn) InsertOrganization(o *store.Organization) error {
+	n, err := t.exec(`INSERT INTO orgs (id, slug, doc) VALUES ($1, $2, $3) ON CONFLICT ON CONSTRAINT orgs_slug_key DO NOTHING`,
+		o.ID, o.Slug, js(o))
+	if err == nil && n == 0 {
+		err = store.ErrOrgSlugTaken(o.Slug)
+	}
+	return err
+}
+
+// LockOrg implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockOrg(id string) (*store.Organization, error) {
+	return mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+}
+
+// PutOrg implements store.Tx: its slug never changes.
+func (t *txn) PutOrg(o *store.Organization) error {
+	_, err := t.exec(`UPDATE orgs SET doc = $2 WHERE id = $1`, o.ID, js(o))
+	return err
+}
+
+// LockPlanForUpdate implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockPlanForUpdate(appID, id string) (*store.Plan, error) {
+	return t.catalogPlan(appID, id, true)
+}
+
+// InsertPlan implements store.Tx: the policies verbatim (planJSON).
+func (t *txn) InsertPlan(p *store.Plan) error { return t.savePlan(p, true) }
+
+// LockEntitlements implements store.Tx: one query, SELECT … FOR SHARE, so
+// that a deletion on another server cannot remove one of them before this
+// transaction commits the record that names it.
+func (t *txn) LockEntitlements(appID string, ids []string) (map[string]*store.Entitlement, error) {
+	found, err := docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1 AND id = ANY($2) FOR SHARE`, appID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*store.Entitlement, len(found))
+	for _, e := range found {
+		out[e.ID] = e
+	}
+	return out, nil
+}
+
+// CountPlanInUse implements store.Tx.
+func (t *txn) CountPlanInUse(a *store.Application, planID string) (int, error) {
+	return t.planInUse(a, planID)
+}
+
+// DeletePlan implements store.Tx.
+func (t *txn) DeletePlan(p *store.Plan) error {
+	_, err := t.exec(`DELETE FROM plans WHERE id = $1`, p.ID)
+	return err
+}
+
+// APIKeyByHash implements store.Storage.
+func (s storage) APIKeyByHash(ctx context.Context, hash string) (*store.APIKey, error) {
+	return credentialByHash[store.APIKey](ctx, s.db, "api_keys", hash)
+}
+
+// AppSecretByHash implements store.Storage.
+func (s storage) AppSecretByHash(ctx context.Context, hash string) (*store.AppSecret, error) {
+	return credentialByHash[store.AppSecret](ctx, s.db, "app_secrets", hash)
+}
+
+// credentialByHash reads the credential of table whose hash is hash in one
+// statement, outside a transaction. Nothing is cached: a revocation on any
+// server refuses the credential on every server at once.
+func credentialByHash[T any](ctx context.Context, db *DB, table, hash string) (*T, error) {
+	conn, err := db.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	err = conn.QueryRow(ctx, `SELECT doc FROM `+table+` WHERE hash = $1`, hash).Scan(&raw)
+	conn.Release()
+	if noRows(err) {
+		return nil, store.NotFound("credential")
+	}
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return decode[T](raw)
+}

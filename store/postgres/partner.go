@@ -190,7 +190,7 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 		if err := m.CheckProfileOpen(); err != nil {
 			return err
 		}
-		if o, err = t.createOrg(store.NewID(), in.OrganizationName, m.EmailVerified); err != nil {
+		if o, err = store.NewOrganization(t, store.NewID(), in.OrganizationName, m.EmailVerified); err != nil {
 			return err
 		}
 		m.CompleteProfile(o.ID, in, t.now)

@@ -433,6 +433,28 @@ func testAuthenticate(t *testing.T, open Opener) {
 	if err != nil || got.ID != k.ID || got.OrgID != f.org.ID {
 		t.Fatalf("AuthenticateAPIKey = %+v, %v", got, err)
 	}
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(f.clock.Now()) {
+		t.Fatalf("AuthenticateAPIKey: LastUsedAt = %v, want %v", got.LastUsedAt, f.clock.Now())
+	}
+	// The use is written at most once a minute.
+	first := *got.LastUsedAt
+	for _, c := range []struct {
+		advance time.Duration
+		want    func() time.Time
+	}{
+		{30 * time.Second, func() time.Time { return first }},
+		{31 * time.Second, func() time.Time { return f.clock.Now() }},
+	} {
+		f.clock.Advance(c.advance)
+		again, err := f.be.AuthenticateAPIKey(f.ctx, plain)
+		if err != nil || again.LastUsedAt == nil || !again.LastUsedAt.Equal(c.want()) {
+			t.Fatalf("AuthenticateAPIKey after %v more = %+v, %v; want LastUsedAt %v", c.advance, again, err, c.want())
+		}
+		keys, err := f.db.ListAPIKeys(f.ctx, f.org.ID)
+		if err != nil || len(keys) != 1 || keys[0].LastUsedAt == nil || !keys[0].LastUsedAt.Equal(c.want()) {
+			t.Fatalf("ListAPIKeys after %v more = %+v, %v; want LastUsedAt %v stored", c.advance, keys, err, c.want())
+		}
+	}
 	_, err = f.be.AuthenticateAPIKey(f.ctx, plain+"x")
 	wantCode(t, "AuthenticateAPIKey(wrong)", err, store.ECodeUnauthenticated)
 	if err := f.db.RevokeAPIKey(f.ctx, f.org.ID, k.ID); err != nil {

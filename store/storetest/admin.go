@@ -27,6 +27,26 @@ func testOrganizations(t *testing.T, open Opener) {
 			t.Fatalf("ListOrganizations = %+v, %v; want it to hold %s", all, err, f.org.ID)
 		}
 	})
+	t.Run("SlugsOfOneName", func(t *testing.T) {
+		// The first free of base, base-2, base-3…; a name too short for a
+		// slug of its own takes the org- prefix.
+		for _, c := range []struct{ name, slug string }{
+			{"Slug Twins", "slug-twins"},
+			{"Slug Twins", "slug-twins-2"},
+			{"slug twins!", "slug-twins-3"},
+			{"Q", "org-q"},
+			{"Q", "org-q-2"},
+		} {
+			o, err := f.db.CreateOrganization(f.ctx, store.CreateOrganizationInput{Name: c.name})
+			if err != nil || o.Slug != c.slug {
+				t.Fatalf("CreateOrganization(%q) = %+v, %v; want slug %q", c.name, o, err, c.slug)
+			}
+			got, err := f.db.FindOrganization(f.ctx, o.ID)
+			if err != nil || got.Slug != c.slug || got.Name != c.name {
+				t.Fatalf("FindOrganization(%q) = %+v, %v", c.name, got, err)
+			}
+		}
+	})
 	t.Run("ErrEmailTaken", func(t *testing.T) {
 		members, err := f.db.ListMembers(f.ctx, f.org.ID)
 		if err != nil {

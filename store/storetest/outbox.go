@@ -119,6 +119,45 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("OKPurgedApplicationsEndpointsGo", func(t *testing.T) {
+		// A permanently deleted application takes its endpoints and their
+		// deliveries with it: they hear neither its deletion nor the
+		// organization's events after it.
+		f := fixture(t)
+		a, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Purged Hooks"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := store.AppRef{OrgID: f.org.ID, AppID: a.ID}
+		if _, err := f.db.CreateWebhook(f.ctx, ref, url, []string{store.EventAll}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.db.CreatePlan(f.ctx, ref, store.PlanInput{Name: ptr("Heard")}); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		if n := pending(t, f); n == 0 {
+			t.Fatal("the endpoint heard nothing before the deletion")
+		}
+		if err := f.db.DeleteApplication(f.ctx, ref, true); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		if n := pending(t, f); n != 0 {
+			t.Fatalf("after the permanent deletion: %d deliveries pending, want 0", n)
+		}
+		if _, err := f.db.UpdateOrganization(f.ctx, f.org.ID, store.OrganizationUpdate{Name: ptr("Renamed After Purge")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.db.CreateAPIKey(f.ctx, f.org.ID, "after purge"); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		if n := pending(t, f); n != 0 {
+			t.Fatalf("organization events after the deletion: %d deliveries pending, want 0", n)
+		}
+	})
+
 	t.Run("OKEndpointsOfTheEventsTime", func(t *testing.T) {
 		f := fixture(t)
 		a := hook(t, f, "plan.*")
