@@ -11,12 +11,6 @@ import (
 	"licensectl/store"
 )
 
-// errRTBusy answers a runtime write whose rows kept changing under it
-// between its read and its conditional write: retried by the client.
-func errRTBusy() error {
-	return &store.Error{Code: store.ECodeUnavailable, Message: "the record kept changing during the request; retry", RetryAfter: 1}
-}
-
 // dummy returns a password hash that no password matches, made with the
 // hasher's parameters: a login for an unknown e-mail verifies against it so
 // that it costs what a wrong password costs.
@@ -178,7 +172,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 			break
 		}
 		if attempt == 2 {
-			return nil, errRTBusy()
+			return nil, store.ErrRecordBusy()
 		}
 		d := &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive,
 			UserID: u.ID, LicenseIDs: []string{}, LastSeenAt: &now, CreatedAt: now}
@@ -303,7 +297,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 				return err
 			}
 		}
-		return errRTBusy()
+		return store.ErrRecordBusy()
 	})
 	if err != nil {
 		return nil, err
