@@ -263,3 +263,45 @@ func BindFingerprint(t RuntimeTx, ra *RuntimeApp, l *License, plan *Plan, fp, us
 	dev, bound, _, err := bind(t, ra, l, plan, ActivateInput{Fingerprint: fp}, userID, newDevID)
 	return dev, bound, err
 }
+
+// LoginDevice finds the device of the login's fingerprint for end-user u,
+// or creates it as newDevID, as a runtime login does (docs/design.md §5):
+// a blocked device is refused, one without an owner takes u, and the
+// components sent are stored with it. Returns device_blocked.
+func LoginDevice(t RuntimeTx, ra *RuntimeApp, u *EndUser, in RuntimeLoginInput, newDevID string) (*Device, error) {
+	now := t.Now()
+	for attempt := 0; ; attempt++ {
+		held, _, err := t.LockDeviceByFingerprint(ra.Env.ID, in.Fingerprint, "")
+		if err != nil {
+			return nil, err
+		}
+		if held != nil {
+			if err := held.CheckUsable(); err != nil {
+				return nil, err
+			}
+			d := *held
+			changed := d.RecordComponents(in.Components)
+			if d.UserID == "" {
+				d.UserID, d.LastSeenAt, changed = u.ID, &now, true
+			}
+			if changed {
+				if err := t.PutDevice(held, &d); err != nil {
+					return nil, err
+				}
+			}
+			return &d, nil
+		}
+		if attempt == 2 {
+			return nil, ErrRecordBusy()
+		}
+		d := &Device{ID: newDevID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: in.Fingerprint, Status: DeviceActive,
+			UserID: u.ID, LicenseIDs: []string{}, Components: slices.Clone(in.Components), LastSeenAt: &now, CreatedAt: now}
+		created, err := t.InsertDevice(d)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			return d, nil
+		} // else another request created it meanwhile: read it again
+	}
+}

@@ -30,7 +30,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 	if err != nil {
 		return nil, err
 	}
-	email, fp := in.Email, in.Fingerprint
+	email := in.Email
 	if r.db.Hasher == nil {
 		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
 	}
@@ -80,7 +80,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 		if err := r.consumeNonce(t, ra, in.Replay, "user"); err != nil {
 			return err
 		}
-		out, err = r.login(t, ra, email, userID, hash, ok, fp, seed)
+		out, err = r.login(t, ra, in, userID, hash, ok, seed)
 		return err
 	})
 	if err != nil {
@@ -90,7 +90,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 }
 
 // login opens the session once the password was checked against hash.
-func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string, ok bool, fp string, seed tokenSeed) (*store.RuntimeSession, error) {
+func (r *Runtime) login(t *txn, ra *store.RuntimeApp, in store.RuntimeLoginInput, userID, hash string, ok bool, seed tokenSeed) (*store.RuntimeSession, error) {
 	var u *store.EndUser
 	if userID != "" {
 		u = new(store.EndUser)
@@ -109,7 +109,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 			target.ID = u.ID
 		}
 		if err := t.audit(auditEvent{Event: store.EventUserLoginFailed, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
+			Target: target, Metadata: map[string]any{"email": in.Email}}); err != nil {
 			return nil, err
 		}
 		return nil, store.ErrEndUserCredentials()
@@ -120,30 +120,11 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 	case store.UserDisabled:
 		return nil, store.ErrAccountRefused("disabled")
 	}
-	var dev *store.Device
-	if devID := t.lookup(bDevicesFP, key(idb(ra.Env.ID), []byte(fp))); devID != "" {
-		var err error
-		if dev, err = t.device(ra.Env.ID, devID); err != nil {
-			return nil, err
-		}
-		if err := dev.CheckUsable(); err != nil {
-			return nil, err
-		}
+	dev, err := store.LoginDevice(runtimeTxn{txn: t, r: r}, ra, u, in, seed.DeviceID)
+	if err != nil {
+		return nil, err
 	}
 	now := t.now
-	if dev == nil {
-		dev = &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive,
-			UserID: u.ID, LicenseIDs: []string{}, LastSeenAt: &now, CreatedAt: now}
-		if err := t.saveDevice(nil, dev); err != nil {
-			return nil, err
-		}
-	} else if dev.UserID == "" {
-		prev := *dev
-		dev.UserID, dev.LastSeenAt = u.ID, &now
-		if err := t.saveDevice(&prev, dev); err != nil {
-			return nil, err
-		}
-	}
 	prev := *u
 	u.LastLoginAt, u.UpdatedAt = &now, now
 	if err := t.saveEndUser(&prev, u); err != nil {

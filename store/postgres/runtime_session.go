@@ -64,7 +64,7 @@ func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.Run
 		if err := r.consumeNonce(t, ra, in.Replay, "user"); err != nil {
 			return err
 		}
-		out, err = r.login(t, ra, in.Email, userID, hash, ok, in.Fingerprint, seed)
+		out, err = r.login(t, ra, in, userID, hash, ok, seed)
 		return err
 	})
 	if err != nil {
@@ -123,7 +123,7 @@ func (r *Runtime) loginRead(ctx context.Context, c store.RuntimeClient, in store
 }
 
 // login opens the session once the password was checked against hash.
-func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string, ok bool, fp string, seed rtSeed) (*store.RuntimeSession, error) {
+func (r *Runtime) login(t *txn, ra *store.RuntimeApp, in store.RuntimeLoginInput, userID, hash string, ok bool, seed rtSeed) (*store.RuntimeSession, error) {
 	var u *store.EndUser
 	if userID != "" {
 		var err error
@@ -141,7 +141,7 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 			target.ID = u.ID
 		}
 		if err := t.audit(auditEvent{Event: store.EventUserLoginFailed, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
+			Target: target, Metadata: map[string]any{"email": in.Email}}); err != nil {
 			return nil, err
 		}
 		return nil, store.ErrEndUserCredentials()
@@ -152,38 +152,11 @@ func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string
 	case store.UserDisabled:
 		return nil, store.ErrAccountRefused("disabled")
 	}
-	now := t.now
-	var dev *store.Device
-	for attempt := 0; dev == nil; attempt++ {
-		var err error
-		if dev, _, err = t.lockedDeviceByFingerprint(ra.Env.ID, fp, ""); err != nil {
-			return nil, err
-		}
-		if dev != nil {
-			if err := dev.CheckUsable(); err != nil {
-				return nil, err
-			}
-			if dev.UserID == "" {
-				dev.UserID, dev.LastSeenAt = u.ID, &now
-				if err := t.saveDevice(dev, false); err != nil {
-					return nil, err
-				}
-			}
-			break
-		}
-		if attempt == 2 {
-			return nil, store.ErrRecordBusy()
-		}
-		d := &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive,
-			UserID: u.ID, LicenseIDs: []string{}, LastSeenAt: &now, CreatedAt: now}
-		created, err := t.insertNewDevice(d)
-		if err != nil {
-			return nil, err
-		}
-		if created {
-			dev = d
-		} // else another request created it meanwhile: read it again
+	dev, err := store.LoginDevice(&runtimeTxn{txn: t, r: r}, ra, u, in, seed.DeviceID)
+	if err != nil {
+		return nil, err
 	}
+	now := t.now
 	u.LastLoginAt, u.UpdatedAt = &now, now
 	if err := t.saveEndUser(u, false); err != nil {
 		return nil, err
