@@ -34,13 +34,13 @@ func CheckDeviceComponents(in []DeviceComponent) error {
 	for i, c := range in {
 		field := fmt.Sprintf("device_components[%d]", i)
 		if !componentText(c.Name, MaxDeviceComponentName) {
-			return Invalid(field+".name", "name must be 1 to %d printable characters", MaxDeviceComponentName)
+			return Invalid(field+".name", "%s.name must be 1 to %d printable characters", field, MaxDeviceComponentName)
 		}
 		if !componentText(c.Hash, MaxDeviceComponentHash) {
-			return Invalid(field+".hash", "hash must be 1 to %d printable characters", MaxDeviceComponentHash)
+			return Invalid(field+".hash", "%s.hash must be 1 to %d printable characters", field, MaxDeviceComponentHash)
 		}
 		if seen[c.Name] {
-			return Invalid(field+".name", "component name %q appears twice", c.Name)
+			return Invalid(field+".name", "%s.name %q appears twice in device_components", field, c.Name)
 		}
 		seen[c.Name] = true
 	}
