@@ -264,11 +264,11 @@ func BindFingerprint(t RuntimeTx, ra *RuntimeApp, l *License, plan *Plan, fp, us
 	return dev, bound, err
 }
 
-// LoginDevice finds the device of the login's fingerprint for end-user u,
+// loginDevice finds the device of the login's fingerprint for end-user u,
 // or creates it as newDevID, as a runtime login does (docs/design.md §5):
 // a blocked device is refused, one without an owner takes u, and the
 // components sent are stored with it. Returns device_blocked.
-func LoginDevice(t RuntimeTx, ra *RuntimeApp, u *EndUser, in RuntimeLoginInput, newDevID string) (*Device, error) {
+func loginDevice(t RuntimeTx, ra *RuntimeApp, u *EndUser, in RuntimeLoginInput, newDevID string) (*Device, error) {
 	now := t.Now()
 	for attempt := 0; ; attempt++ {
 		held, _, err := t.LockDeviceByFingerprint(ra.Env.ID, in.Fingerprint, "")

@@ -13,6 +13,10 @@ import (
 // once (group commit, a retried deadlock) and keeps no state across runs.
 type RuntimeStorage interface {
 	Update(ctx context.Context, fn func(RuntimeTx) error) error
+	// ReadLogin reads, outside any write, what a login checks before the
+	// password (LoginCandidate). Returns invalid_application,
+	// application_disabled.
+	ReadLogin(ctx context.Context, c RuntimeClient, in RuntimeLoginInput) (LoginCandidate, error)
 }
 
 // RuntimeTx is Tx with the runtime's reads: those of a client's
@@ -45,6 +49,11 @@ type RuntimeTx interface {
 	// LicenseEntitlements returns the keys of l's current entitlements
 	// (its plan's and its own), sorted.
 	LicenseEntitlements(l *License) ([]string, error)
+	// UserEntitlements returns the keys a login session of the end-user
+	// on the device grants: the union of those of the user's usable
+	// licenses of the environment, a license with floating seats only
+	// while the device holds a live lease of it; sorted.
+	UserEntitlements(envID, userID, deviceID string) ([]string, error)
 	// InsertDevice writes a new device with its indexes; false when
 	// another transaction wrote one with its fingerprint first.
 	InsertDevice(d *Device) (bool, error)
@@ -90,11 +99,14 @@ func NewSessionSeed() SessionSeed {
 // cache or in one statement) stay the storage's.
 type RuntimeService struct {
 	storage RuntimeStorage
+	hasher  PasswordHasher
+	dummy   *dummyPassword
 }
 
-// NewRuntimeService returns the runtime orchestration over storage.
-func NewRuntimeService(storage RuntimeStorage) RuntimeService {
-	return RuntimeService{storage: storage}
+// NewRuntimeService returns the runtime orchestration over storage, with
+// the hasher end-user passwords are checked by (nil refuses logins).
+func NewRuntimeService(storage RuntimeStorage, hasher PasswordHasher) RuntimeService {
+	return RuntimeService{storage: storage, hasher: hasher, dummy: new(dummyPassword)}
 }
 
 // lockResetDevice loads, held, the device a reset names by fingerprint or by

@@ -233,6 +233,33 @@ func (t runtimeTxn) SessionUser(_ store.RuntimeClient, ra *store.RuntimeApp, tok
 	return v.user, nil
 }
 
+// ReadLogin implements store.RuntimeStorage: one read transaction.
+func (s runtimeStorage) ReadLogin(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (store.LoginCandidate, error) {
+	var out store.LoginCandidate
+	err := s.r.db.view(ctx, func(t *txn) error {
+		ra, err := s.r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		out.Replay = s.r.replayed(t, ra.Env.ID, in.Replay)
+		if id := t.lookup(bEndUsersEmail, key(idb(ra.Env.ID), []byte(in.Email))); id != "" {
+			u, err := t.endUser(ra.Env.ID, id)
+			if err != nil {
+				return err
+			}
+			out.PasswordHash, out.UserID = u.PasswordHash, u.ID
+		}
+		return nil
+	})
+	return out, err
+}
+
+// UserEntitlements implements store.RuntimeTx.
+func (t runtimeTxn) UserEntitlements(envID, userID, deviceID string) ([]string, error) {
+	ents, _, err := t.r.userEntitlements(t.txn, envID, userID, deviceID)
+	return ents, err
+}
+
 // LicenseEntitlements implements store.RuntimeTx.
 func (t runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
 	ents, err := t.r.licenseEntitlements(t.txn, l, nil)

@@ -215,6 +215,17 @@ func (t *runtimeTxn) SessionUser(c store.RuntimeClient, _ *store.RuntimeApp, tok
 	return v.user, nil
 }
 
+// ReadLogin implements store.RuntimeStorage: one statement.
+func (s runtimeStorage) ReadLogin(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (store.LoginCandidate, error) {
+	hash, userID, replay, err := s.r.loginRead(ctx, c, in)
+	return store.LoginCandidate{UserID: userID, PasswordHash: hash, Replay: replay}, err
+}
+
+// UserEntitlements implements store.RuntimeTx: one statement.
+func (t *runtimeTxn) UserEntitlements(envID, userID, deviceID string) ([]string, error) {
+	return t.userKeys(envID, userID, deviceID)
+}
+
 // LicenseEntitlements implements store.RuntimeTx: the keys LockLicenseByKey
 // read with the license (nothing in between changes them), else a query.
 func (t *runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
