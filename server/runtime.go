@@ -312,7 +312,8 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err := s.rt.logins.attempt(r.Context(), account, ip, in.Altcha); err != nil {
 		return err
 	}
-	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
+	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint,
+		Components: api.StoreComponents(in.Components), Replay: rp})
 	if err != nil {
 		if store.ErrorCode(err) != store.ECodeInvalidCreds {
 			s.rt.logins.notJudged(r.Context(), account, ip) // replay, busy hasher, bad input
@@ -353,7 +354,8 @@ func (s *Server) rtActivate(w http.ResponseWriter, r *http.Request, c store.Runt
 		}
 		userToken = v
 	}
-	a, err := s.rt.store.Activate(r.Context(), c, store.ActivateInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint, UserToken: userToken, Replay: rp})
+	a, err := s.rt.store.Activate(r.Context(), c, store.ActivateInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint, UserToken: userToken,
+		Components: api.StoreComponents(in.Components), Replay: rp})
 	if err != nil {
 		return err
 	}
