@@ -214,27 +214,10 @@ type CopyLicenseDevice struct {
 	BoundAt   time.Time
 }
 
-// CopySession is a runtime session as kept: its tokens only as hashes, the
-// retired refresh tokens' hashes that reveal reuse, and its times.
-type CopySession struct {
-	ID                string
-	AppID             string
-	EnvID             string
-	LicenseID         string
-	UserID            string
-	DeviceID          string
-	AccessHash        string
-	RefreshHash       string
-	RetiredRefresh    []string
-	AccessExpiresAt   time.Time
-	RefreshExpiresAt  time.Time
-	AbsoluteExpiresAt time.Time
-	RevokedAt         *time.Time
-	RevokeReason      string
-	CreatedAt         time.Time
-	LastSeenAt        *time.Time
-	RotatedAt         *time.Time
-}
+// CopySession is a runtime session as kept (Session): its tokens only as
+// hashes, the retired refresh tokens' hashes that reveal reuse, and its
+// times.
+type CopySession = Session
 
 // CopyLease is a floating seat held by a device.
 type CopyLease struct {

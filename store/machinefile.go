@@ -138,3 +138,39 @@ type MachineFiles interface {
 // into a store like the token signer and pix.Checkout, so that the store
 // does not know the file format (offline.Sign is the one in use).
 type MachineFileSigner func(mf *MachineFile, encrypt bool) (*IssuedMachineFile, error)
+
+// PlanOrDefaults is p, or for a license whose plan is gone a stand-in with
+// the default lease length, which offline use and seats fall back to.
+func PlanOrDefaults(p *Plan) *Plan {
+	if p != nil {
+		return p
+	}
+	return &Plan{LeaseSeconds: DefaultLeaseSeconds}
+}
+
+// OfflineDays is the plan's max_offline_days; PlanOrDefaults' stand-in for a
+// plan gone keeps the default.
+func (p *Plan) OfflineDays() int {
+	if p.ID == "" {
+		return DefaultOfflineDays
+	}
+	return p.MaxOfflineDays
+}
+
+// NewMachineFile is the content of a machine file of l (under plan p, with
+// the entitlement keys ents, owned by user, nil for none) on dev, issued
+// at now and valid ttl seconds or until the license expires, whichever
+// comes first. The file carries the plan as stored, its entitlements as
+// keys apart.
+func NewMachineFile(ra *RuntimeApp, l *License, p *Plan, dev *Device, user *EndUser, ents []string, ttl int, now time.Time) *MachineFile {
+	exp := now.Add(time.Duration(ttl) * time.Second)
+	if l.ExpiresAt != nil && l.ExpiresAt.Before(exp) {
+		exp = *l.ExpiresAt
+	}
+	plan := *p
+	plan.Entitlements = nil
+	mf := &MachineFile{Env: ra.Env, AppID: ra.App.ID, IssuedAt: now, ExpiresAt: exp, TTL: ttl, License: *l, Plan: plan,
+		Entitlements: ents, Device: *dev, User: user}
+	mf.License.Status = l.EffectiveStatus(now)
+	return mf
+}

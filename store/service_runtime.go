@@ -24,6 +24,7 @@ type RuntimeStorage interface {
 // answers in one read.
 type RuntimeTx interface {
 	Tx
+	SessionTx
 	// ActiveApp resolves the client's application and environment.
 	// Returns invalid_application, application_disabled.
 	ActiveApp(c RuntimeClient) (*RuntimeApp, error)
@@ -104,12 +105,14 @@ type RuntimeService struct {
 	storage RuntimeStorage
 	hasher  PasswordHasher
 	dummy   *dummyPassword
+	opts    RuntimeOptions
 }
 
 // NewRuntimeService returns the runtime orchestration over storage, with
-// the hasher end-user passwords are checked by (nil refuses logins).
-func NewRuntimeService(storage RuntimeStorage, hasher PasswordHasher) RuntimeService {
-	return RuntimeService{storage: storage, hasher: hasher, dummy: new(dummyPassword)}
+// the hasher end-user passwords are checked by (nil refuses logins) and the
+// runtime's options o (the refresh token's lifetimes and grace).
+func NewRuntimeService(storage RuntimeStorage, hasher PasswordHasher, o RuntimeOptions) RuntimeService {
+	return RuntimeService{storage: storage, hasher: hasher, dummy: new(dummyPassword), opts: o}
 }
 
 // lockResetDevice loads, held, the device a reset names by fingerprint or by

@@ -210,7 +210,7 @@ func putSession(w *wbuf, r *sessionRecord) {
 	w.hashes(r.RetiredRefresh)
 	w.time(r.AccessExpiresAt)
 	w.time(r.RefreshExpiresAt)
-	w.time(r.AbsoluteExpires)
+	w.time(r.AbsoluteExpiresAt)
 	w.ptime(r.RevokedAt)
 	w.sym(r.RevokeReason)
 	w.time(r.CreatedAt)
@@ -305,7 +305,7 @@ func decodeRecord(k, raw []byte, v any) error {
 	case *sessionRecord:
 		*x = sessionRecord{ID: id, AppID: r.id(), EnvID: r.id(), LicenseID: r.id(), UserID: r.id(), DeviceID: r.id(),
 			AccessHash: r.hash(), RefreshHash: r.hash(), RetiredRefresh: r.hashes(), AccessExpiresAt: r.time(), RefreshExpiresAt: r.time(),
-			AbsoluteExpires: r.time(), RevokedAt: r.ptime(), RevokeReason: r.sym(), CreatedAt: r.time(), LastSeenAt: r.ptime(), RotatedAt: r.ptime()}
+			AbsoluteExpiresAt: r.time(), RevokedAt: r.ptime(), RevokeReason: r.sym(), CreatedAt: r.time(), LastSeenAt: r.ptime(), RotatedAt: r.ptime()}
 	case *store.AuditEntry:
 		*x = store.AuditEntry{ID: id, OrgID: r.id(), AppID: r.id(), EnvID: r.id(), Event: r.sym(), Actor: store.Actor{Type: r.sym(), ID: r.id()},
 			Target: store.Target{Type: r.sym(), ID: r.id()}, IP: r.str(), UserAgent: r.str(), Metadata: r.meta(), CreatedAt: r.time()}

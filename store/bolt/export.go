@@ -253,11 +253,8 @@ func (x *exporter) licenseDevices() error {
 
 func (x *exporter) sessions() error {
 	return exportBucket[sessionRecord](x, bSessions, store.CopySessions, func(k []byte, r *sessionRecord) (any, error) {
-		return &store.CopySession{ID: r.ID, AppID: r.AppID, EnvID: r.EnvID, LicenseID: r.LicenseID, UserID: r.UserID,
-			DeviceID: r.DeviceID, AccessHash: r.AccessHash, RefreshHash: r.RefreshHash, RetiredRefresh: r.RetiredRefresh,
-			AccessExpiresAt: r.AccessExpiresAt, RefreshExpiresAt: r.RefreshExpiresAt, AbsoluteExpiresAt: r.AbsoluteExpires,
-			RevokedAt: r.RevokedAt, RevokeReason: r.RevokeReason, CreatedAt: r.CreatedAt, LastSeenAt: r.LastSeenAt,
-			RotatedAt: r.RotatedAt}, nil
+		c := store.CopySession(*r)
+		return &c, nil
 	})
 }
 

@@ -44,7 +44,7 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 		if err != nil {
 			return err
 		}
-		ttl, err := store.MachineFileTTLDays(in.TTLDays, offlineDays(plan))
+		ttl, err := store.MachineFileTTLDays(in.TTLDays, plan.OfflineDays())
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"licensectl/store"
@@ -162,6 +163,7 @@ type runtimeTxn struct {
 var (
 	_ store.RuntimeStorage     = runtimeStorage{}
 	_ store.ActivationPreparer = runtimeStorage{}
+	_ store.RefreshPreparer    = runtimeStorage{}
 	_ store.RuntimeTx          = runtimeTxn{}
 )
 
@@ -314,6 +316,66 @@ func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
 func (t runtimeTxn) ListBoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
 	return t.boundDevices(envID, licenseID, 0, limit)
 }
+
+// SessionByRefresh implements store.RuntimeTx, from the decode cache.
+func (t runtimeTxn) SessionByRefresh(c store.RuntimeClient, token string) (*store.RuntimeApp, *store.SessionView, error) {
+	ra, err := t.r.resolve(t.txn, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := cachedGet[sessionRecord](t.r.cache, t.txn, tagSession, bSessions, t.refreshSessionID(token))
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := t.r.records(t.txn, s, true)
+	return ra, v, err
+}
+
+// SessionByAccess implements store.RuntimeTx, from the decode cache.
+func (t runtimeTxn) SessionByAccess(c store.RuntimeClient, token string) (*store.RuntimeApp, *store.SessionView, error) {
+	ra, err := t.r.resolve(t.txn, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := t.r.findByAccess(t.txn, token, store.HashSecret(token))
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := t.r.records(t.txn, s, true)
+	return ra, v, err
+}
+
+// SessionEntitlements implements store.RuntimeTx.
+func (t runtimeTxn) SessionEntitlements(v *store.SessionView) ([]string, error) {
+	ents, _, err := t.r.entitlements(t.txn, &sessionView{s: (*sessionRecord)(v.Session), lic: v.License})
+	return ents, err
+}
+
+// SignAccess implements store.RuntimeTx, with the token PrepareRefresh
+// presigned when it says what the transaction decided.
+func (t runtimeTxn) SignAccess(ra *store.RuntimeApp, sid string, s store.SessionSubject, seed store.SessionSeed) (string, time.Time, error) {
+	ts := tokenSeedOf(seed)
+	ts.SessionID = sid
+	return t.r.token(t.txn, specOf(ra, s), ts)
+}
+
+// RotateSession implements store.RuntimeTx: with one writer, no other
+// transaction can have rotated the session meanwhile. The retired hashes
+// the rotation forgot leave the index of the refresh tokens of the form
+// before `<session id>.<secret>`.
+func (t runtimeTxn) RotateSession(prev, next *store.Session) (bool, error) {
+	for _, h := range prev.RetiredRefresh {
+		if !slices.Contains(next.RetiredRefresh, h) {
+			if err := t.delUnique(bSessionsRefresh, []byte(h)); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, t.put(bSessions, next.ID, (*sessionRecord)(next))
+}
+
+// EndUser implements store.RuntimeTx.
+func (t runtimeTxn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
 
 // LicenseKeysTaken implements store.Tx: one unique-index get a key.
 func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {

@@ -38,7 +38,7 @@ func (db *DB) Runtime(o RuntimeOptions) *Runtime {
 		o.SeenInterval = 5 * time.Minute
 	}
 	r := &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}, commits: &groupCommit{db: db}, valid: newValidCache()}
-	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher)
+	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher, o)
 	return r
 }
 

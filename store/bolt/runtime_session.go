@@ -3,33 +3,10 @@ package bolt
 import (
 	"context"
 	"encoding/hex"
-	"slices"
 	"time"
 
 	"licensectl/store"
 )
-
-// Logout implements store.Runtime.
-func (r *Runtime) Logout(ctx context.Context, c store.RuntimeClient, accessToken string) error {
-	if accessToken == "" {
-		return store.ErrUnknownAccessToken()
-	}
-	hash := store.HashSecret(accessToken)
-	return r.db.softUpdate(ctx, func(t *txn) error {
-		ra, err := r.resolve(t, c)
-		if err != nil {
-			return err
-		}
-		s, err := r.findByAccess(t, accessToken, hash)
-		if err != nil {
-			return err
-		}
-		if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
-			return store.ErrUnknownAccessToken()
-		}
-		return t.revokeSession(s.ID, store.RevokedLogout)
-	})
-}
 
 // Validate implements store.Runtime. It is one read transaction and writes
 // nothing: a device whose last_seen_at is stale is queued for the
@@ -95,160 +72,40 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 // farFuture bounds cached invalid answers, which time does not change.
 var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Refresh implements store.Runtime.
-func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshToken string) (*store.RuntimeSession, error) {
-	if refreshToken == "" {
-		return nil, store.ErrUnknownRefreshToken()
-	}
-	hash := store.HashSecret(refreshToken)
-	seed := newTokenSeed("")
-	r.presignRefresh(ctx, c, refreshToken, hash, &seed)
-	var out *store.RuntimeSession
-	err := r.softBatch(ctx, func(t *txn) error {
-		out = nil
-		ra, err := r.resolve(t, c)
-		if err != nil {
-			return err
-		}
-		// The record comes from the decode cache and is copied before any
-		// change; its one slice is cloned before it is appended to.
-		cs, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, t.refreshSessionID(refreshToken, hash))
-		if err != nil {
-			return err
-		}
-		var current, known bool
-		if cs != nil {
-			current, known = store.RefreshState(hash, cs.RefreshHash, cs.RetiredRefresh, store.RefreshTokenIssued(ra.Env, refreshToken))
-		}
-		// A token naming a session whose hashes and tag it does not match is
-		// unknown, not reuse: the session id alone is no proof of holding
-		// the session.
-		if !known || cs.AppID != ra.App.ID || cs.EnvID != ra.Env.ID {
-			return store.ErrUnknownRefreshToken()
-		}
-		sc := *cs
-		s := &sc
-		if err := ra.App.CheckActive(); err != nil {
-			return err
-		}
-		if !current && r.rotatedJustNow(t, s, hash) {
-			return store.ErrRefreshRotated()
-		}
-		if !current {
-			// A retired token presented again: whoever holds it is not the
-			// session's current holder, so the whole session ends.
-			if s.RevokedAt == nil {
-				t.asActor(store.ActorSystem, "")
-				if err := t.revokeSession(s.ID, store.RevokedRefreshReuse); err != nil {
-					return err
-				}
-				if err := t.audit(auditEvent{Event: store.EventSessionRefreshReused, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-					Target: store.Target{Type: "session", ID: s.ID}, Metadata: map[string]any{"license_id": s.LicenseID, "user_id": s.UserID, "device_id": s.DeviceID}}); err != nil {
-					return err
-				}
-			}
-			return store.ErrRefreshReused()
-		}
-		reason, v, err := r.cascade(t, ra, s, false)
-		if err != nil {
-			return err
-		}
-		if reason != "" {
-			return store.ErrSessionInvalid(reason)
-		}
-		if !t.now.Before(s.RefreshExpiresAt) || !t.now.Before(s.AbsoluteExpires) {
-			return store.ErrRefreshExpired()
-		}
-		ents, _, err := r.entitlements(t, v)
-		if err != nil {
-			return err
-		}
-		var roles []string
-		if v.user != nil {
-			roles = v.user.Roles
-		}
-		sp := sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles, mnt: v.maintenance()}
-		seed.SessionID = s.ID
-		access, exp, err := r.token(t, sp, seed)
-		if err != nil {
-			return err
-		}
-		s.RetiredRefresh = append(slices.Clone(s.RetiredRefresh), s.RefreshHash)
-		if n := len(s.RetiredRefresh) - maxRetired; n > 0 {
-			// Older retired hashes are forgotten (and a token of the form
-			// before `<session id>.<secret>` leaves the index), so neither
-			// the record nor the index grows with every rotation: a tagged
-			// token is still recognized by its tag, an untagged one is then
-			// just unknown (401 invalid_token).
-			for _, h := range s.RetiredRefresh[:n] {
-				if err := t.delUnique(bSessionsRefresh, []byte(h)); err != nil {
-					return err
-				}
-			}
-			s.RetiredRefresh = s.RetiredRefresh[n:]
-		}
-		refresh := seed.refreshToken(ra.Env)
-		s.AccessHash, s.RefreshHash = store.HashSecret(access), store.HashSecret(refresh)
-		now := t.now
-		s.RotatedAt = &now
-		s.AccessExpiresAt = exp
-		s.RefreshExpiresAt = minTime(t.now.Add(r.o.RefreshIdleTTL), s.AbsoluteExpires)
-		if err := t.put(bSessions, s.ID, s); err != nil {
-			return err
-		}
-		out = &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
-			RefreshExpiresAt: s.RefreshExpiresAt, Entitlements: ents}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// presignRefresh signs the rotated access token outside the write
-// transaction (see presigned), from a read of the session.
-func (r *Runtime) presignRefresh(ctx context.Context, c store.RuntimeClient, token, hash string, seed *tokenSeed) {
+// PrepareRefresh implements store.RefreshPreparer: it signs the rotated
+// access token outside the write transaction (see presigned), from a read
+// of the session.
+func (s runtimeStorage) PrepareRefresh(ctx context.Context, c store.RuntimeClient, token string, seed *store.SessionSeed) {
+	r := s.r
 	var sp *sessionSpec
+	var sid string
 	_ = r.db.view(ctx, func(t *txn) error {
 		ra, err := r.resolve(t, c)
 		if err != nil {
 			return nil
 		}
-		s, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, t.refreshSessionID(token, hash))
-		if err != nil || s == nil {
+		rec, err := cachedGet[sessionRecord](r.cache, t, tagSession, bSessions, t.refreshSessionID(token))
+		if err != nil || rec == nil {
 			return nil
 		}
-		if current, _ := store.RefreshState(hash, s.RefreshHash, s.RetiredRefresh, false); !current {
+		if current, _ := store.RefreshState(store.HashSecret(token), rec.RefreshHash, rec.RetiredRefresh, false); !current {
 			return nil
 		}
-		reason, v, err := r.cascade(t, ra, s, false)
-		if err != nil || reason != "" {
+		v, err := r.records(t, rec, false)
+		if err != nil || v.Reason(ra, t.now, false) != "" {
 			return nil
 		}
-		ents, _, err := r.entitlements(t, v)
+		ents, err := runtimeTxn{txn: t, r: r}.SessionEntitlements(v)
 		if err != nil {
 			return nil
 		}
-		var roles []string
-		if v.user != nil {
-			roles = v.user.Roles
-		}
-		seed.SessionID = s.ID
-		sp = &sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: ents, roles: roles, mnt: v.maintenance()}
+		spec := specOf(ra, v.Subject(ents))
+		sp, sid = &spec, rec.ID
 		return nil
 	})
 	if sp != nil {
-		r.presign(*sp, seed)
+		ts := tokenSeed{SessionID: sid, JTI: seed.JTI}
+		r.presign(*sp, &ts)
+		seed.Prepared = ts.pre
 	}
-}
-
-// rotatedJustNow reports whether hash is the token the session's last
-// rotation retired, presented within the grace of that rotation: a second
-// thread of the same client refreshing at the same moment, not a thief.
-func (r *Runtime) rotatedJustNow(t *txn, s *sessionRecord, hash string) bool {
-	if r.o.RefreshReuseGrace <= 0 || s.RevokedAt != nil || s.RotatedAt == nil || len(s.RetiredRefresh) == 0 {
-		return false
-	}
-	return s.RetiredRefresh[len(s.RetiredRefresh)-1] == hash && t.now.Sub(*s.RotatedAt) < r.o.RefreshReuseGrace
 }

@@ -58,7 +58,7 @@ func (f *Fixtures) SeedBinding(ctx context.Context, s store.Scope, licenseID, de
 		}
 		rec := &sessionRecord{ID: store.NewID(), AppID: l.AppID, EnvID: env.ID, LicenseID: l.ID, UserID: userID, DeviceID: d.ID,
 			AccessHash: store.HashSecret(store.NewID()), RefreshHash: store.HashSecret(store.NewID()),
-			AccessExpiresAt: t.now.Add(15 * time.Minute), RefreshExpiresAt: t.now.Add(14 * 24 * time.Hour), AbsoluteExpires: t.now.Add(30 * 24 * time.Hour), CreatedAt: t.now}
+			AccessExpiresAt: t.now.Add(15 * time.Minute), RefreshExpiresAt: t.now.Add(14 * 24 * time.Hour), AbsoluteExpiresAt: t.now.Add(30 * 24 * time.Hour), CreatedAt: t.now}
 		if err := t.put(bSessions, rec.ID, rec); err != nil {
 			return err
 		}

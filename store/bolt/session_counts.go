@@ -63,5 +63,5 @@ func (db *DB) countSessions(ctx context.Context, s store.Scope, licenseID string
 // revoked and inside both its idle and its absolute lifetime. An expired
 // access token alone does not end it, since a refresh renews that.
 func (s *sessionRecord) live(t *txn) bool {
-	return s.RevokedAt == nil && t.now.Before(s.RefreshExpiresAt) && t.now.Before(s.AbsoluteExpires)
+	return s.RevokedAt == nil && t.now.Before(s.RefreshExpiresAt) && t.now.Before(s.AbsoluteExpiresAt)
 }

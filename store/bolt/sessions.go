@@ -17,22 +17,22 @@ import (
 // issued before that form have no dot and are found through the refresh-hash
 // index, where a retired one stays until it leaves RetiredRefresh.
 type sessionRecord struct {
-	ID               string     `json:"id"`
-	AppID            string     `json:"app"`
-	EnvID            string     `json:"env"`
-	LicenseID        string     `json:"lic,omitempty"`
-	UserID           string     `json:"user,omitempty"`
-	DeviceID         string     `json:"dev"`
-	AccessHash       string     `json:"ah"`
-	RefreshHash      string     `json:"rh"`
-	RetiredRefresh   []string   `json:"old,omitempty"`
-	AccessExpiresAt  time.Time  `json:"aexp"`
-	RefreshExpiresAt time.Time  `json:"rexp"`
-	AbsoluteExpires  time.Time  `json:"abs"`
-	RevokedAt        *time.Time `json:"revoked,omitempty"`
-	RevokeReason     string     `json:"reason,omitempty"`
-	CreatedAt        time.Time  `json:"created"`
-	LastSeenAt       *time.Time `json:"seen,omitempty"`
+	ID                string     `json:"id"`
+	AppID             string     `json:"app"`
+	EnvID             string     `json:"env"`
+	LicenseID         string     `json:"lic,omitempty"`
+	UserID            string     `json:"user,omitempty"`
+	DeviceID          string     `json:"dev"`
+	AccessHash        string     `json:"ah"`
+	RefreshHash       string     `json:"rh"`
+	RetiredRefresh    []string   `json:"old,omitempty"`
+	AccessExpiresAt   time.Time  `json:"aexp"`
+	RefreshExpiresAt  time.Time  `json:"rexp"`
+	AbsoluteExpiresAt time.Time  `json:"abs"`
+	RevokedAt         *time.Time `json:"revoked,omitempty"`
+	RevokeReason      string     `json:"reason,omitempty"`
+	CreatedAt         time.Time  `json:"created"`
+	LastSeenAt        *time.Time `json:"seen,omitempty"`
 	// RotatedAt is when the refresh token was last rotated: the token it
 	// retired (the last of RetiredRefresh) is forgiven for a short grace.
 	RotatedAt *time.Time `json:"rot,omitempty"`
@@ -70,11 +70,11 @@ func (s tokenSeed) refreshToken(env *store.Environment) string {
 // refreshSessionID is the stored id of the session a refresh token names:
 // the one before its dot, or, for a token issued before that form (no dot),
 // what the hash index holds; nil when neither names one.
-func (t *txn) refreshSessionID(token, hash string) []byte {
+func (t *txn) refreshSessionID(token string) []byte {
 	if sid, _, ok := strings.Cut(token, "."); ok {
 		return idb(sid)
 	}
-	return t.tx.Bucket(bSessionsRefresh).Get([]byte(hash))
+	return t.tx.Bucket(bSessionsRefresh).Get([]byte(store.HashSecret(token)))
 }
 
 func newTokenSeed(sessionID string) tokenSeed {
@@ -169,7 +169,7 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 	s := &sessionRecord{
 		ID: seed.SessionID, AppID: sp.ra.App.ID, EnvID: sp.ra.Env.ID, LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
 		AccessHash: store.HashSecret(access), RefreshHash: store.HashSecret(refresh),
-		AccessExpiresAt: exp, RefreshExpiresAt: minTime(t.now.Add(r.o.RefreshIdleTTL), abs), AbsoluteExpires: abs, CreatedAt: t.now,
+		AccessExpiresAt: exp, RefreshExpiresAt: minTime(t.now.Add(r.o.RefreshIdleTTL), abs), AbsoluteExpiresAt: abs, CreatedAt: t.now,
 	}
 	if err := t.put(bSessions, s.ID, s); err != nil {
 		return nil, err
@@ -211,15 +211,6 @@ type sessionView struct {
 	dev  *store.Device
 }
 
-// maintenance is the maintenance end of the session's license (claim mnt):
-// nil for a login session or a license without one.
-func (v *sessionView) maintenance() *time.Time {
-	if v.lic == nil {
-		return nil
-	}
-	return v.lic.MaintenanceExpiresAt
-}
-
 // findByAccess returns the session an access token names, or nil: the
 // session of the id the token carries, when the token's hash (hash) is the
 // one the session stored. The id is public and read unverified, so the
@@ -239,47 +230,45 @@ func (r *Runtime) findByAccess(t *txn, token, hash string) (*sessionRecord, erro
 	return s, nil
 }
 
-// cascade checks a session of ra in the order of docs/design.md §5 and returns
-// the first reason it is not usable, or "". checkExpiry includes the access
-// token's expiry (refresh checks its own lifetimes instead).
+// cascade checks a session of ra (store.SessionView.Reason) and returns
+// the first reason it is not usable, or "", with the records it read.
+// checkExpiry includes the access token's expiry (refresh checks its own
+// lifetimes instead).
 func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkExpiry bool) (string, *sessionView, error) {
-	if s == nil || s.AppID != ra.App.ID || s.EnvID != ra.Env.ID {
-		return store.ReasonTokenInvalid, nil, nil
+	sv, err := r.records(t, s, false)
+	if err != nil {
+		return "", nil, err
 	}
-	v := &sessionView{s: s, ra: ra}
+	return sv.Reason(ra, t.now, checkExpiry), &sessionView{s: s, ra: ra, lic: sv.License, user: sv.User, dev: sv.Device}, nil
+}
+
+// records reads from the decode cache the records of s's cascade (none
+// when s is nil), and with withPlan its license's plan.
+func (r *Runtime) records(t *txn, s *sessionRecord, withPlan bool) (*store.SessionView, error) {
+	v := &store.SessionView{Session: (*store.Session)(s)}
+	if s == nil {
+		return v, nil
+	}
 	var err error
 	if s.LicenseID != "" {
-		if v.lic, err = cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(s.LicenseID)); err != nil {
-			return "", nil, err
+		if v.License, err = cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(s.LicenseID)); err != nil {
+			return nil, err
 		}
-		if v.lic == nil {
-			return store.ReasonTokenInvalid, nil, nil
+		if withPlan && v.License != nil {
+			if v.Plan, err = cachedGet[store.Plan](r.cache, t, tagPlan, bPlans, idb(v.License.PlanID)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if s.UserID != "" {
-		if v.user, err = cachedGet[store.EndUser](r.cache, t, tagUser, bEndUsers, idb(s.UserID)); err != nil {
-			return "", nil, err
-		}
-		if v.user == nil {
-			return store.ReasonTokenInvalid, nil, nil
+		if v.User, err = cachedGet[store.EndUser](r.cache, t, tagUser, bEndUsers, idb(s.UserID)); err != nil {
+			return nil, err
 		}
 	}
-	if v.dev, err = cachedGet[store.Device](r.cache, t, tagDevice, bDevices, idb(s.DeviceID)); err != nil {
-		return "", nil, err
+	if v.Device, err = cachedGet[store.Device](r.cache, t, tagDevice, bDevices, idb(s.DeviceID)); err != nil {
+		return nil, err
 	}
-	if v.dev == nil {
-		return store.ReasonTokenInvalid, nil, nil
-	}
-	if reason := store.SessionReason(ra.App, v.lic, v.user, v.dev, t.now); reason != "" {
-		return reason, v, nil
-	}
-	if s.RevokedAt != nil {
-		return store.ReasonSessionRevoked, v, nil
-	}
-	if checkExpiry && !t.now.Before(s.AccessExpiresAt) {
-		return store.ReasonTokenExpired, v, nil
-	}
-	return "", v, nil
+	return v, nil
 }
 
 // entitlements are the current entitlements of a session: its license's, or
@@ -297,18 +286,19 @@ func (r *Runtime) entitlements(t *txn, v *sessionView) ([]string, time.Time, err
 	return r.userEntitlements(t, v.s.EnvID, v.s.UserID, v.s.DeviceID)
 }
 
-// revokeSession marks one session revoked (a fresh copy, never the cached one).
-func (t *txn) revokeSession(id, reason string) error {
+// RevokeSession implements store.RuntimeTx, on a fresh copy of the
+// record, never the cached one.
+func (t runtimeTxn) RevokeSession(id, reason string) (bool, error) {
 	s := new(sessionRecord)
 	if err := t.mustGet(bSessions, id, "session", s); err != nil {
-		return err
+		return false, err
 	}
 	if s.RevokedAt != nil {
-		return nil
+		return false, nil
 	}
 	now := t.now
 	s.RevokedAt, s.RevokeReason = &now, reason
-	return t.put(bSessions, id, s)
+	return true, t.put(bSessions, id, s)
 }
 
 // SweepSessions deletes sessions past their absolute lifetime (no token of
@@ -327,7 +317,7 @@ func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 		if err := decode(bSessions, k, v, s); err != nil {
 			return err
 		}
-		due = !t.now.Before(s.AbsoluteExpires)
+		due = !t.now.Before(s.AbsoluteExpiresAt)
 		return nil
 	}); err != nil || !due {
 		return 0, err
@@ -341,7 +331,7 @@ func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 			if err := decode(bSessions, k, v, s); err != nil {
 				return err
 			}
-			if t.now.Before(s.AbsoluteExpires) {
+			if t.now.Before(s.AbsoluteExpiresAt) {
 				return nil
 			}
 			for _, ix := range []struct {

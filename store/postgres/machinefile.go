@@ -10,86 +10,19 @@ import (
 
 var _ store.MachineFiles = (*DB)(nil)
 
-// CheckoutMachineFile implements store.Runtime. The checkout is one write:
-// the nonce, the checks and the license.checked_out entry; the caller signs
-// the file from what it returns.
-func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient, in store.MachineFileInput) (*store.MachineFile, error) {
-	if err := in.Check(); err != nil {
-		return nil, err
-	}
-	var out *store.MachineFile
-	err := r.softUpdate(ctx, func(t *txn) error {
-		out = nil
-		ra, err := r.activeApp(t, c)
-		if err != nil {
-			return err
-		}
-		if err := r.consumeNonce(t, ra, in.Replay, "license"); err != nil {
-			return err
-		}
-		v, err := t.licLeaseSession(ra, in.AccessToken, false)
-		if err != nil {
-			return err
-		}
-		t.rtActor(store.ActorLicense, v.lic.ID)
-		if in.LicenseKey != "" && store.NormalizeLicenseKey(in.LicenseKey) != v.lic.Key {
-			return store.ErrLicenseMismatch()
-		}
-		p, err := t.leasePlan(v.lic)
-		if err != nil {
-			return err
-		}
-		ttl, err := store.MachineFileTTL(in.TTL, offlineDays(p))
-		if err != nil {
-			return err
-		}
-		if out, err = t.machineFile(ra, v.lic, p, v.dev, ttl); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventLicenseCheckedOut, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: store.Target{Type: "license", ID: v.lic.ID}, Metadata: map[string]any{"device_id": v.dev.ID,
-				"expires_at": out.ExpiresAt.Format(time.RFC3339Nano), "by": "runtime"}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// offlineDays is the plan's max_offline_days; a license whose plan is gone
-// (leasePlan's stand-in) keeps the default.
-func offlineDays(p *store.Plan) int {
-	if p.ID == "" {
-		return store.DefaultOfflineDays
-	}
-	return p.MaxOfflineDays
-}
-
-// machineFile is the content of a machine file of l on dev, valid ttl
-// seconds from now or until the license expires, whichever comes first.
+// machineFile is the content of a machine file of l on dev (store.NewMachineFile).
 func (t *txn) machineFile(ra *store.RuntimeApp, l *store.License, p *store.Plan, dev *store.Device, ttl int) (*store.MachineFile, error) {
 	ents, err := t.licEntitlementKeys(l, p)
 	if err != nil {
 		return nil, err
 	}
-	exp := t.now.Add(time.Duration(ttl) * time.Second)
-	if l.ExpiresAt != nil && l.ExpiresAt.Before(exp) {
-		exp = *l.ExpiresAt
-	}
-	plan := *p
-	// The file carries the plan as stored, its entitlements as keys apart.
-	plan.Entitlements = nil
-	mf := &store.MachineFile{Env: ra.Env, AppID: ra.App.ID, IssuedAt: t.now, ExpiresAt: exp, TTL: ttl, License: *l, Plan: plan,
-		Entitlements: ents, Device: *dev}
-	mf.License.Status = l.EffectiveStatus(t.now)
+	var user *store.EndUser
 	if l.UserID != "" {
-		u, err := t.endUser(ra.Env.ID, l.UserID)
-		if err != nil {
+		if user, err = t.endUser(ra.Env.ID, l.UserID); err != nil {
 			return nil, err
 		}
-		mf.User = u
 	}
-	return mf, nil
+	return store.NewMachineFile(ra, l, p, dev, user, ents, ttl, t.now), nil
 }
 
 // licEntitlementKeys is the sorted set of the keys of the license's
@@ -147,7 +80,7 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 		if err != nil {
 			return err
 		}
-		ttl, err := store.MachineFileTTLDays(in.TTLDays, offlineDays(plan))
+		ttl, err := store.MachineFileTTLDays(in.TTLDays, plan.OfflineDays())
 		if err != nil {
 			return err
 		}

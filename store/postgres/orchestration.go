@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"licensectl/store"
@@ -159,6 +160,9 @@ type runtimeTxn struct {
 	*txn
 	r     *Runtime
 	found *rtLicense
+	// view is the session SessionByRefresh or SessionByAccess read last,
+	// with the entitlement keys that came in the same statement.
+	view *rtView
 }
 
 var (
@@ -284,6 +288,75 @@ func (t *runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, s
 func (t *runtimeTxn) ListBoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
 	return t.boundDevices(envID, licenseID, limit)
 }
+
+// SessionByRefresh implements store.RuntimeTx: the application, the
+// session and its cascade in one statement.
+func (t *runtimeTxn) SessionByRefresh(c store.RuntimeClient, token string) (*store.RuntimeApp, *store.SessionView, error) {
+	where, key := rtByLegacyRefesh, any(store.HashSecret(token))
+	if sid, _, ok := strings.Cut(token, "."); ok {
+		where, key = rtByID, uuidOrNil(sid)
+	}
+	return t.readView(c, where, key)
+}
+
+// SessionByAccess implements store.RuntimeTx: the application, the
+// session and its cascade in one statement.
+func (t *runtimeTxn) SessionByAccess(c store.RuntimeClient, token string) (*store.RuntimeApp, *store.SessionView, error) {
+	return t.readView(c, rtByAccess, store.HashSecret(token))
+}
+
+// readView reads a view and keeps it for SessionEntitlements.
+func (t *runtimeTxn) readView(c store.RuntimeClient, where string, key any) (*store.RuntimeApp, *store.SessionView, error) {
+	v, err := t.r.view(t.ctx, t.tx, c, where, key, t.now)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.view = v
+	return v.ra, v.public(), nil
+}
+
+// SessionEntitlements implements store.RuntimeTx: from the keys the view
+// of the session read, else in one query.
+func (t *runtimeTxn) SessionEntitlements(v *store.SessionView) ([]string, error) {
+	if t.view != nil && t.view.s == v.Session {
+		return t.view.entitlements(t.now), nil
+	}
+	if v.License != nil {
+		return t.LicenseEntitlements(v.License)
+	}
+	s := v.Session
+	return t.userKeys(s.EnvID, s.UserID, s.DeviceID)
+}
+
+// SignAccess implements store.RuntimeTx.
+func (t *runtimeTxn) SignAccess(ra *store.RuntimeApp, sid string, s store.SessionSubject, seed store.SessionSeed) (string, time.Time, error) {
+	return t.r.o.SignAccess(t.now, ra, s, sid, seed.JTI)
+}
+
+// RotateSession implements store.RuntimeTx: of the transactions that read
+// prev's token as current, only the first to update the row finds it
+// still there.
+func (t *runtimeTxn) RotateSession(prev, next *store.Session) (bool, error) {
+	var rotated time.Time
+	err := t.tx.QueryRow(t.ctx, `UPDATE sessions SET access_hash = $3, refresh_hash = $4, retired_refresh = $5, rotated_at = $6,
+			access_expires_at = $7, refresh_expires_at = $8
+		WHERE id = $1 AND refresh_hash = $2 AND revoked_at IS NULL RETURNING rotated_at`,
+		prev.ID, prev.RefreshHash, next.AccessHash, next.RefreshHash, next.RetiredRefresh, next.RotatedAt, next.AccessExpiresAt,
+		next.RefreshExpiresAt).Scan(&rotated)
+	if noRows(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// RevokeSession implements store.RuntimeTx.
+func (t *runtimeTxn) RevokeSession(id, reason string) (bool, error) {
+	n, err := t.exec(`UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE id = $1 AND revoked_at IS NULL`, id, t.now, reason)
+	return n == 1, err
+}
+
+// EndUser implements store.RuntimeTx.
+func (t *runtimeTxn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
 
 // LicenseKeysTaken implements store.Tx: one query for the whole draw.
 func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {

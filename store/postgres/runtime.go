@@ -31,7 +31,7 @@ func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend {
 		o.SeenInterval = 5 * time.Minute
 	}
 	r := &Runtime{db: db, o: o, seen: rtSeenTracker{pending: map[string]rtSeenEntry{}}}
-	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher)
+	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher, o)
 	return r
 }
 

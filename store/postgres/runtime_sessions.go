@@ -9,37 +9,6 @@ import (
 	"licensectl/store"
 )
 
-// rtSession is a runtime session as stored: one row of sessions, every
-// field a column. Tokens are kept only as SHA-256 hashes. RetiredRefresh
-// holds the hashes of the last rtMaxRetired rotated-out refresh tokens:
-// presenting one of them is reuse and revokes the session (docs/design.md
-// §5). Refresh tokens name their session (`<session id>.<secret>`); those
-// issued before that form have no dot and are found by their hash, current
-// or retired.
-type rtSession struct {
-	ID               string
-	AppID            string
-	EnvID            string
-	LicenseID        string
-	UserID           string
-	DeviceID         string
-	AccessHash       string
-	RefreshHash      string
-	RetiredRefresh   []string
-	AccessExpiresAt  time.Time
-	RefreshExpiresAt time.Time
-	AbsoluteExpires  time.Time
-	RevokedAt        *time.Time
-	RevokeReason     string
-	CreatedAt        time.Time
-	LastSeenAt       *time.Time
-	RotatedAt        *time.Time
-}
-
-// rtMaxRetired is how many rotated-out refresh tokens are still recognized
-// as reuse; it bounds the row.
-const rtMaxRetired = 4
-
 // rtSeed is the randomness of a token pair (and of a device an activation
 // may create), drawn before the transaction so that a rerun of it after a
 // deadlock issues the same tokens.
@@ -110,7 +79,7 @@ func minTimeRT(a, b time.Time) time.Time {
 // read, loaded by one query (rtViewSQL).
 type rtView struct {
 	ra   *store.RuntimeApp
-	s    *rtSession // nil: no such session
+	s    *store.Session // nil: no such session
 	lic  *store.License
 	user *store.EndUser
 	dev  *store.Device
@@ -205,14 +174,14 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 		appDoc, licDoc, userDoc, devDoc, planDoc, userLics []byte
 		envID                                              string
 		found                                              bool
-		s                                                  rtSession
+		s                                                  store.Session
 		devices                                            int
 		v                                                  rtView
 	)
 	err = q.QueryRow(ctx, rtViewSQL(sessWhere, where), append([]any{key, now}, args...)...).Scan(
 		&appDoc, &envID, &found,
 		&s.ID, &s.AppID, &s.EnvID, &s.LicenseID, &s.UserID, &s.DeviceID, &s.AccessHash, &s.RefreshHash,
-		&s.RetiredRefresh, &s.AccessExpiresAt, &s.RefreshExpiresAt, &s.AbsoluteExpires, &s.RevokedAt, &s.RevokeReason, &s.CreatedAt,
+		&s.RetiredRefresh, &s.AccessExpiresAt, &s.RefreshExpiresAt, &s.AbsoluteExpiresAt, &s.RevokedAt, &s.RevokeReason, &s.CreatedAt,
 		&s.LastSeenAt, &s.RotatedAt,
 		&licDoc, &devices, &userDoc, &devDoc, &planDoc, &v.licKeys, &userLics, &v.leased)
 	if noRows(err) {
@@ -256,27 +225,16 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 	return &v, nil
 }
 
-// cascade checks the view's session in the order of docs/design.md §5 and
-// returns the first reason it is not usable, or "". checkExpiry includes
-// the access token's expiry (refresh checks its own lifetimes instead).
+// public is the view as the orchestration reads it.
+func (v *rtView) public() *store.SessionView {
+	return &store.SessionView{Session: v.s, License: v.lic, Plan: v.plan, User: v.user, Device: v.dev}
+}
+
+// cascade checks the view's session (store.SessionView.Reason) and returns
+// the first reason it is not usable, or "". checkExpiry includes the
+// access token's expiry (refresh checks its own lifetimes instead).
 func (v *rtView) cascade(now time.Time, checkExpiry bool) string {
-	s := v.s
-	if s == nil || s.AppID != v.ra.App.ID || s.EnvID != v.ra.Env.ID {
-		return store.ReasonTokenInvalid
-	}
-	if (s.LicenseID != "" && v.lic == nil) || (s.UserID != "" && v.user == nil) || v.dev == nil {
-		return store.ReasonTokenInvalid
-	}
-	if reason := store.SessionReason(v.ra.App, v.lic, v.user, v.dev, now); reason != "" {
-		return reason
-	}
-	if s.RevokedAt != nil {
-		return store.ReasonSessionRevoked
-	}
-	if checkExpiry && !now.Before(s.AccessExpiresAt) {
-		return store.ReasonTokenExpired
-	}
-	return ""
+	return v.public().Reason(v.ra, now, checkExpiry)
 }
 
 // leaseReason is lease_required when the session's license has floating
@@ -313,23 +271,6 @@ func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 		keys = append(keys, lics[i].Keys...)
 	}
 	return rtKeySet(keys)
-}
-
-// roles are the roles of the view's user (none for a license session).
-// maintenance is the maintenance end of the session's license (claim mnt):
-// nil for a login session or a license without one.
-func (v *rtView) maintenance() *time.Time {
-	if v.lic == nil {
-		return nil
-	}
-	return v.lic.MaintenanceExpiresAt
-}
-
-func (v *rtView) roles() []string {
-	if v.user != nil {
-		return v.user.Roles
-	}
-	return nil
 }
 
 // SweepSessions implements store.RuntimeBackend: it deletes sessions past

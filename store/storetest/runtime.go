@@ -505,4 +505,16 @@ func testLogout(t *testing.T, open Opener) {
 	wantCode(t, "Logout(other environment)", f.runtime().Logout(f.ctx, f.client(store.EnvDevelopment), b.AccessToken), store.ECodeInvalidToken)
 	f.wantReason(t, "after a logout in another environment", b.AccessToken, "")
 	wantCode(t, "Logout(unknown application)", f.runtime().Logout(f.ctx, store.RuntimeClient{AppID: store.NewID()}, b.AccessToken), store.ECodeInvalidApp)
+	// Ending a session is never refused for the application's state: a
+	// disabled application's user may still sign out.
+	if err := f.db.DeleteApplication(f.ctx, f.ref(), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.runtime().Logout(f.ctx, f.client(""), b.AccessToken); err != nil {
+		t.Fatalf("Logout(disabled application): %v", err)
+	}
+	if _, err := f.db.UpdateApplication(f.ctx, f.ref(), store.ApplicationUpdate{Status: ptr(store.AppActive)}); err != nil {
+		t.Fatal(err)
+	}
+	f.wantReason(t, "after a logout while the application was disabled", b.AccessToken, store.ReasonSessionRevoked)
 }

@@ -57,6 +57,10 @@ func testRefresh(t *testing.T, open Opener) {
 		f.wantReason(t, "the session after reuse", c.AccessToken, store.ReasonSessionRevoked)
 		_, err = refresh(f.runtime(), c.RefreshToken)
 		wantCode(t, "Refresh(current token of the revoked session)", err, store.ECodeSessionInvalid)
+		// Another retired token of the session ended already: refused as
+		// reuse again, the session revoked and recorded once.
+		_, err = refresh(f.runtime(), b.RefreshToken)
+		wantCode(t, "Refresh(another retired token after the revocation)", err, store.ECodeRefreshReused)
 		audit, err := f.db.ListAudit(f.ctx, f.scope(store.EnvProduction), store.AuditFilter{Event: store.EventSessionRefreshReused})
 		if err != nil || audit.Total != 1 || audit.Data[0].Target.ID != a.SessionID {
 			t.Fatalf("session.refresh_reused entries = %+v, %v; want the session's", audit, err)
