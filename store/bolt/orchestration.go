@@ -328,7 +328,7 @@ func (t runtimeTxn) SessionByRefresh(c store.RuntimeClient, token string) (*stor
 		return nil, nil, err
 	}
 	v, err := t.r.records(t.txn, s, true)
-	return ra, v, err
+	return ra, &v, err
 }
 
 // SessionByAccess implements store.RuntimeTx, from the decode cache.
@@ -342,7 +342,7 @@ func (t runtimeTxn) SessionByAccess(c store.RuntimeClient, token string) (*store
 		return nil, nil, err
 	}
 	v, err := t.r.records(t.txn, s, true)
-	return ra, v, err
+	return ra, &v, err
 }
 
 // SessionEntitlements implements store.RuntimeTx.

@@ -95,7 +95,7 @@ func (s runtimeStorage) PrepareRefresh(ctx context.Context, c store.RuntimeClien
 		if err != nil || v.Reason(ra, t.now, false) != "" {
 			return nil
 		}
-		ents, err := runtimeTxn{txn: t, r: r}.SessionEntitlements(v)
+		ents, err := runtimeTxn{txn: t, r: r}.SessionEntitlements(&v)
 		if err != nil {
 			return nil
 		}

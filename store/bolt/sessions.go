@@ -243,32 +243,30 @@ func (r *Runtime) cascade(t *txn, ra *store.RuntimeApp, s *sessionRecord, checkE
 }
 
 // records reads from the decode cache the records of s's cascade (none
-// when s is nil), and with withPlan its license's plan.
-func (r *Runtime) records(t *txn, s *sessionRecord, withPlan bool) (*store.SessionView, error) {
-	v := &store.SessionView{Session: (*store.Session)(s)}
+// when s is nil), and with withPlan its license's plan. The view is a
+// value: validation reads one per request.
+func (r *Runtime) records(t *txn, s *sessionRecord, withPlan bool) (v store.SessionView, err error) {
+	v.Session = (*store.Session)(s)
 	if s == nil {
 		return v, nil
 	}
-	var err error
 	if s.LicenseID != "" {
 		if v.License, err = cachedGet[store.License](r.cache, t, tagLicense, bLicenses, idb(s.LicenseID)); err != nil {
-			return nil, err
+			return v, err
 		}
 		if withPlan && v.License != nil {
 			if v.Plan, err = cachedGet[store.Plan](r.cache, t, tagPlan, bPlans, idb(v.License.PlanID)); err != nil {
-				return nil, err
+				return v, err
 			}
 		}
 	}
 	if s.UserID != "" {
 		if v.User, err = cachedGet[store.EndUser](r.cache, t, tagUser, bEndUsers, idb(s.UserID)); err != nil {
-			return nil, err
+			return v, err
 		}
 	}
-	if v.Device, err = cachedGet[store.Device](r.cache, t, tagDevice, bDevices, idb(s.DeviceID)); err != nil {
-		return nil, err
-	}
-	return v, nil
+	v.Device, err = cachedGet[store.Device](r.cache, t, tagDevice, bDevices, idb(s.DeviceID))
+	return v, err
 }
 
 // entitlements are the current entitlements of a session: its license's, or

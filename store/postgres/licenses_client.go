@@ -38,8 +38,8 @@ func (t *txn) licLeaseSession(ra *store.RuntimeApp, accessToken string, lock boo
 	return v, nil
 }
 
-// licCascade checks the session of accessToken in the order of
-// docs/design.md §5 and returns the first reason it is not usable, or "".
+// licCascade checks the session of accessToken (store.SessionView.Reason)
+// and returns the first reason it is not usable, or "".
 func (t *txn) licCascade(ra *store.RuntimeApp, accessToken string, lock bool) (string, *licSession, error) {
 	if accessToken == "" {
 		return store.ReasonTokenInvalid, nil, nil
@@ -59,6 +59,8 @@ func (t *txn) licCascade(ra *store.RuntimeApp, accessToken string, lock bool) (s
 	if err != nil {
 		return "", nil, err
 	}
+	// Another application's session is refused before its license is
+	// read, and so never held.
 	if appID != ra.App.ID || envID != ra.Env.ID {
 		return store.ReasonTokenInvalid, nil, nil
 	}
@@ -68,35 +70,22 @@ func (t *txn) licCascade(ra *store.RuntimeApp, accessToken string, lock bool) (s
 		if lock {
 			load = t.lockLicense
 		}
-		if v.lic, err = load("", licID); store.ErrorCode(err) == store.ECodeNotFound {
-			return store.ReasonTokenInvalid, nil, nil
-		} else if err != nil {
+		if v.lic, err = load("", licID); err != nil && store.ErrorCode(err) != store.ECodeNotFound {
 			return "", nil, err
 		}
 	}
 	var user *store.EndUser
-	if userID != "" {
-		if userRaw == nil {
-			return store.ReasonTokenInvalid, nil, nil
-		}
+	if userRaw != nil {
 		if user, err = decode[store.EndUser](userRaw); err != nil {
 			return "", nil, err
 		}
 	}
-	if devRaw == nil {
-		return store.ReasonTokenInvalid, nil, nil
+	if devRaw != nil {
+		if v.dev, err = decode[store.Device](devRaw); err != nil {
+			return "", nil, err
+		}
 	}
-	if v.dev, err = decode[store.Device](devRaw); err != nil {
-		return "", nil, err
-	}
-	if reason := store.SessionReason(ra.App, v.lic, user, v.dev, t.now); reason != "" {
-		return reason, v, nil
-	}
-	if revokedAt != nil {
-		return store.ReasonSessionRevoked, v, nil
-	}
-	if !t.now.Before(accessExp) {
-		return store.ReasonTokenExpired, v, nil
-	}
-	return "", v, nil
+	sv := store.SessionView{Session: &store.Session{AppID: appID, EnvID: envID, LicenseID: licID, UserID: userID, RevokedAt: revokedAt,
+		AccessExpiresAt: accessExp}, License: v.lic, User: user, Device: v.dev}
+	return sv.Reason(ra, t.now, true), v, nil
 }
