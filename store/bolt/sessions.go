@@ -10,8 +10,10 @@ import (
 	"licensectl/store"
 )
 
-// sessionRecord is a runtime session as stored. Tokens are kept only as
-// SHA-256 hashes. RetiredRefresh holds the hashes of the last maxRetired
+// sessionRecord is a runtime session as stored: store.Session's fields, so
+// that one converts to the other without a copy, with short JSON names of
+// its own. Tokens are kept only as SHA-256 hashes.
+// RetiredRefresh holds the hashes of the last store.MaxRetiredRefresh
 // rotated-out refresh tokens: presenting one of them is reuse and revokes the
 // session. Refresh tokens name their session (`<session id>.<secret>`); those
 // issued before that form have no dot and are found through the refresh-hash
@@ -41,10 +43,6 @@ type sessionRecord struct {
 // Session records are read on every validation and written by every
 // activation, login and refresh: their short JSON names keep them about
 // half the size, and so the pages each commit rewrites fewer.
-
-// maxRetired is how many rotated-out refresh tokens are still recognized as
-// reuse; it bounds the record (read on every validation) and the index.
-const maxRetired = 4
 
 // tokenSeed is the randomness of a token pair (and of a device an
 // activation may create), drawn before a group-commit closure so that a
