@@ -28,6 +28,7 @@ type Backend interface {
 	EndUserAccounts
 	OperatorTokens
 	Counters
+	Portal
 	// OpenRuntime returns the runtime API of the store with these options.
 	OpenRuntime(o RuntimeOptions) RuntimeBackend
 }

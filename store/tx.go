@@ -14,6 +14,9 @@ type Storage interface {
 	// fn may run more than once (a retried serialization failure), so it
 	// keeps no state across runs but what it assigns afresh.
 	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in one read-only transaction: a consistent read of
+	// several records. fn must not write.
+	View(ctx context.Context, fn func(Tx) error) error
 }
 
 // Tx is one transaction of a Storage, narrowed to the primitives the
@@ -27,6 +30,8 @@ type Storage interface {
 // transaction ends where several writers can race (a row lock on
 // PostgreSQL; bbolt has one writer, so there they are plain reads).
 type Tx interface {
+	PortalTx
+
 	// Context is the request's context; the actor of audit entries rides in it.
 	Context() context.Context
 	// Now is the transaction's one clock reading: every timestamp a change
