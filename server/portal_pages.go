@@ -94,7 +94,7 @@ func (p *portal) storeScope() store.Scope {
 }
 
 // home is the address of the portal's first page.
-func (p *portal) home() string { return portalBase(p.ra) + "/" }
+func (p *portal) home() string { return portalBase(p.ra) }
 
 // portalSignIn checks the address and password under the runtime login's
 // throttle and opens a session.

@@ -8,18 +8,15 @@ import (
 	"time"
 )
 
-// The self-service portal's tokens (docs/design.md §17) are mail tokens of
-// their own purposes, whose subject is an end-user rather than a member: the
-// one-time sign-in link, and the session the browser holds in a cookie. Both
-// are stored hashed, expire, and are spent once (a link by signing in with
-// it, a session by signing out).
+// The portal's tokens (docs/design.md §17) are mail tokens whose subject is
+// an end-user: the one-time sign-in link and the browser's session, spent
+// by signing in and by signing out.
 const (
 	TokenPortalSignIn  = "portal_sign_in"
 	TokenPortalSession = "portal_session"
 )
 
-// Lifetimes of the portal's tokens: a mailed link lasts 15 minutes, a
-// session 30 from its sign-in, not renewed by use.
+// Lifetimes of the portal's tokens; a session is not renewed by use.
 const (
 	PortalLinkTTL    = 15 * time.Minute
 	PortalSessionTTL = 30 * time.Minute
@@ -80,8 +77,7 @@ type PortalSession struct {
 	ExpiresAt time.Time
 }
 
-// Portal is the self-service portal's sign-in and sessions (docs/design.md
-// §17); Service implements it for both stores.
+// Portal is the portal's sign-in and sessions; Service implements it.
 type Portal interface {
 	PortalPasswordSignIn(ctx context.Context, ps PortalScope, email, password string) (*PortalSession, error)
 	PortalIssueLink(ctx context.Context, ps PortalScope, email string) (*EndUser, string, error)
@@ -98,8 +94,7 @@ type portalState struct {
 }
 
 // portalApp resolves the scope to an active application and its
-// environment: an unknown or disabled one is not_found, as the portal shows
-// no disabled vendor's page.
+// environment; an unknown or disabled one is not_found.
 func portalApp(t Tx, ps PortalScope) (*Application, *Environment, error) {
 	if ps.Env == "" {
 		ps.Env = EnvProduction
@@ -118,9 +113,8 @@ func portalApp(t Tx, ps PortalScope) (*Application, *Environment, error) {
 	return a, env, nil
 }
 
-// portalDummy is a hash no password matches, made with the hasher's
-// parameters, so that a sign-in for an unknown address costs what a wrong
-// password costs.
+// portalDummy is a hash no password matches: a sign-in for an unknown
+// address costs what a wrong password costs.
 func (sv *Service) portalDummy(ctx context.Context) string {
 	sv.portal.dummyOnce.Do(func() {
 		var b [24]byte
@@ -131,12 +125,11 @@ func (sv *Service) portalDummy(ctx context.Context) string {
 }
 
 // PortalPasswordSignIn checks an end-user's address and password and opens
-// a portal session; it opens no runtime session and touches no device. The
-// password is verified between two transactions (argon2id must not hold the
-// writer); the second re-reads the end-user and refuses a password changed
-// meanwhile. Returns not_found (application), validation_failed,
-// invalid_credentials (audited as user.login_failed), forbidden (a banned
-// or disabled end-user, told only to the password's holder).
+// a portal session (no runtime session, no device). The hash is verified
+// between a read and the write (argon2id must not hold the writer), which
+// refuses a password changed meanwhile. Returns not_found (application),
+// validation_failed, invalid_credentials (audited user.login_failed),
+// forbidden (banned or disabled, told only to the password's holder).
 func (sv *Service) PortalPasswordSignIn(ctx context.Context, ps PortalScope, email, password string) (*PortalSession, error) {
 	addr, err := NormalizeEmail("email", email)
 	if err != nil {
@@ -188,10 +181,8 @@ func (sv *Service) PortalPasswordSignIn(ctx context.Context, ps PortalScope, ema
 	})
 }
 
-// PortalIssueLink stores a one-time sign-in link token for the end-user of
-// email and returns the end-user with the token's plaintext. Returns
-// not_found when the environment has no such end-user (the caller says the
-// same either way), validation_failed.
+// PortalIssueLink stores a sign-in link token for the end-user of email and
+// returns it. Returns not_found (no such end-user), validation_failed.
 func (sv *Service) PortalIssueLink(ctx context.Context, ps PortalScope, email string) (*EndUser, string, error) {
 	addr, err := NormalizeEmail("email", email)
 	if err != nil {
@@ -217,8 +208,7 @@ func (sv *Service) PortalIssueLink(ctx context.Context, ps PortalScope, email st
 
 // PortalLinkSignIn spends a sign-in link of the scope's environment and
 // opens a portal session. Returns invalid_token (unknown, expired, spent,
-// of another environment), not_found (application), forbidden (a banned or
-// disabled end-user).
+// another environment's), not_found, forbidden.
 func (sv *Service) PortalLinkSignIn(ctx context.Context, ps PortalScope, token string) (*PortalSession, error) {
 	return sv.openPortalSession(ctx, ps, "link", func(t Tx, _ *Application, env *Environment) (*EndUser, error) {
 		id, err := t.SpendMailToken(token, TokenPortalSignIn)
@@ -227,18 +217,16 @@ func (sv *Service) PortalLinkSignIn(ctx context.Context, ps PortalScope, token s
 		}
 		u, err := t.EndUser(env.ID, id)
 		if ErrorCode(err) == ECodeNotFound {
-			// Another environment's link, or a removed end-user's: the
-			// refusal rolls the spending back.
+			// Another environment's: the refusal rolls the spending back.
 			return nil, ErrMailLinkInvalid()
 		}
 		return u, err
 	})
 }
 
-// openPortalSession runs one write that finds the signing-in end-user with
-// who (nil, nil: a refusal already audited, answered invalid_credentials),
-// refuses a banned or disabled one, and stores a session token with the
-// user.login entry.
+// openPortalSession finds the end-user with who (nil, nil: a refusal it
+// audited, answered invalid_credentials), refuses a banned or disabled one
+// and stores a session token with the user.login entry, in one write.
 func (sv *Service) openPortalSession(ctx context.Context, ps PortalScope, method string, who func(Tx, *Application, *Environment) (*EndUser, error)) (*PortalSession, error) {
 	token := NewSecret("")
 	var out *PortalSession
@@ -277,10 +265,9 @@ func (sv *Service) openPortalSession(ctx context.Context, ps PortalScope, method
 	return out, nil
 }
 
-// PortalSessionUser returns the end-user of a live portal session of the
-// scope's environment. Returns invalid_token for a session that is
-// unknown, expired, signed out, of another environment, or whose end-user
-// is gone, banned or disabled; not_found (application).
+// PortalSessionUser returns the end-user of a live session of the scope's
+// environment. Returns invalid_token (unknown, expired, signed out, another
+// environment's, the end-user gone, banned or disabled), not_found.
 func (sv *Service) PortalSessionUser(ctx context.Context, ps PortalScope, token string) (*EndUser, error) {
 	var u *EndUser
 	err := sv.view(ctx, func(t Tx) error {
@@ -319,8 +306,7 @@ func (sv *Service) PortalSignOut(ctx context.Context, token string) error {
 	return err
 }
 
-// PortalLinkState says what became of a sign-in link, for the page that
-// explains why one does not work: a TokenState constant.
+// PortalLinkState is the TokenState of a sign-in link.
 func (sv *Service) PortalLinkState(ctx context.Context, token string) (string, error) {
 	state := TokenStateUnknown
 	err := sv.view(ctx, func(t Tx) error {
