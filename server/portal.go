@@ -106,7 +106,7 @@ func (s *Server) portalCall(fn portalFunc) http.Handler {
 			return
 		}
 		pg.App, pg.CSRF = head, p.csrf
-		if p.user != nil && pg.Email == "" && name != "message" {
+		if p.user != nil {
 			pg.Email = p.user.Email
 		}
 		s.renderPortal(w, status, name, pg)

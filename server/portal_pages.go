@@ -125,6 +125,9 @@ func (s *Server) portalSignIn(w http.ResponseWriter, r *http.Request, p *portal)
 		}
 		return refused(http.StatusBadRequest, "Enter the e-mail address and the password of your account.")
 	case store.ECodeRateLimited:
+		if e.Message != loginLimitMsg { // the hasher's queue, not this account
+			return refused(http.StatusTooManyRequests, "The server is busy. Try again in a moment.")
+		}
 		return refused(http.StatusTooManyRequests, "Too many failed sign-ins for this account from your address. Try again "+
 			inWords(time.Duration(e.RetryAfter)*time.Second)+", or sign in with a link by mail.")
 	case store.ECodeChallenge:
@@ -342,6 +345,7 @@ func (s *Server) portalSignOut(w http.ResponseWriter, r *http.Request, p *portal
 		return s.portalFailed(r, err)
 	}
 	http.SetCookie(w, portalCookie(r, portalSessionCookie, "", -1))
+	p.user = nil
 	return http.StatusOK, "message", portalPage{Title: "Signed out", Tone: "ok", Message: "You are signed out."}
 }
 

@@ -253,7 +253,7 @@ func TestPortalDeactivate(t *testing.T) {
 		if d := f.lic(t, f.mine); d.DevicesCount != 2 {
 			t.Fatalf("the confirmation page changed the licence: %d devices", d.DevicesCount)
 		}
-		wantPortalPage(t, b.do(t, "POST", path(f.ids[f.mine], laptop.ID), url.Values{"csrf": {csrf}}), http.StatusOK, "0 device resets left")
+		wantPortalPage(t, b.do(t, "POST", path(f.ids[f.mine], laptop.ID), url.Values{"csrf": {csrf}}), http.StatusOK, "0 device resets left", "Signed in as "+f.email)
 		if d := f.lic(t, f.mine); d.DevicesCount != 1 || d.DeviceResetsRemaining != 0 {
 			t.Fatalf("after the deactivation: %d devices, %d resets; want 1, 0", d.DevicesCount, d.DeviceResetsRemaining)
 		}
@@ -276,6 +276,14 @@ func TestPortalDeactivate(t *testing.T) {
 		if got := r.Header.Get("Retry-After"); got != "604800" || got != rt.Header.Get("Retry-After") {
 			t.Fatalf("Retry-After %q, the runtime's %q; want both 604800", got, rt.Header.Get("Retry-After"))
 		}
+	})
+	t.Run("OKSignOut", func(t *testing.T) {
+		r := b.do(t, "POST", f.base()+"/sign-out", url.Values{"csrf": {csrf}})
+		wantPortalPage(t, r, http.StatusOK, "You are signed out.")
+		if strings.Contains(string(r.Body), "Signed in as") || !strings.Contains(cookieOf(r, "licensectl_portal"), "Max-Age=0") {
+			t.Fatalf("the sign-out page: %v\n%s", r.Header, r.Body)
+		}
+		wantPortalPage(t, b.do(t, "GET", path(f.ids[f.mine], desktop.ID), nil), http.StatusUnauthorized, "Your session has ended")
 	})
 }
 
