@@ -220,7 +220,7 @@ func TestConstraintValuesAreTheStores(t *testing.T) {
 		{"webhook_deliveries_status_check", []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryFailed}},
 		{"billing_transactions_status_check", []string{store.TransactionPending, store.TransactionPaid, store.TransactionExpired}},
 		{"members_role_check", []string{store.RoleOwner, store.RoleAdmin, store.RoleDeveloper, store.RoleViewer, ""}},
-		{"mail_tokens_purpose_check", []string{store.TokenVerifyEmail, store.TokenResetPassword}},
+		{"mail_tokens_purpose_check", []string{store.TokenVerifyEmail, store.TokenResetPassword, store.TokenPortalSignIn, store.TokenPortalSession}},
 	} {
 		t.Run(tc.constraint, func(t *testing.T) {
 			var def string
