@@ -84,8 +84,13 @@ func (s *Server) portalCall(fn portalFunc) http.Handler {
 			return
 		}
 		r = r.WithContext(pageActor(r))
-		p, ok := s.portalOf(w, r)
-		if !ok {
+		p, err := s.portalOf(w, r)
+		if err != nil {
+			status, name, pg := s.portalFailed(r, err)
+			s.renderPortal(w, status, name, pg)
+			return
+		}
+		if p == nil {
 			s.renderPortal(w, http.StatusNotFound, "message", portalPage{Title: "Page not found", Tone: "bad",
 				Message: "There is no customer portal at this address. Check the link your vendor gave you."})
 			return
@@ -116,32 +121,37 @@ func (s *Server) portalCall(fn portalFunc) http.Handler {
 // portalOf resolves the address's application and environment (production
 // when the address names none) and the session of the request's cookie,
 // and makes sure the browser holds a CSRF token for the sign-in forms. It
-// reports false for an unknown or disabled application.
-func (s *Server) portalOf(w http.ResponseWriter, r *http.Request) (*portal, bool) {
+// returns nil for an unknown or disabled application.
+func (s *Server) portalOf(w http.ResponseWriter, r *http.Request) (*portal, error) {
 	v := mux.Vars(r)
 	ps := store.PortalScope{AppID: v["app_id"], Env: v["environment"]}
 	if ps.Env == "" {
 		ps.Env = store.EnvProduction
 	}
 	if !store.ValidEnv(ps.Env) || store.CheckID("app_id", ps.AppID) != nil {
-		return nil, false
+		return nil, nil
 	}
 	ra, err := s.rt.store.ResolveApp(r.Context(), store.RuntimeClient{AppID: ps.AppID, Env: ps.Env})
-	if err != nil || ra.App.Status != store.AppActive {
-		if err != nil && store.ErrorCode(err) != store.ECodeInvalidApp {
-			s.logger.Error("portal: resolve the application", "err", err)
-		}
-		return nil, false
+	if store.ErrorCode(err) == store.ECodeInvalidApp || (err == nil && ra.App.Status != store.AppActive) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	p := &portal{scope: ps, ra: ra}
 	if c, err := r.Cookie(portalSessionCookie); err == nil && c.Value != "" {
-		if u, err := s.db.PortalSessionUser(r.Context(), ps, c.Value); err == nil {
+		u, err := s.db.PortalSessionUser(r.Context(), ps, c.Value)
+		switch store.ErrorCode(err) {
+		case "":
 			p.user, p.session = u, c.Value
+		case store.ECodeInvalidToken: // ended: signed out
+		default:
+			return nil, err
 		}
 	}
 	if p.session != "" {
 		p.csrf = sessionCSRF(p.session)
-		return p, true
+		return p, nil
 	}
 	if c, err := r.Cookie(portalCSRFCookie); err == nil && len(c.Value) == 64 {
 		p.csrf = c.Value
@@ -149,7 +159,7 @@ func (s *Server) portalOf(w http.ResponseWriter, r *http.Request) (*portal, bool
 		p.csrf = newCSRF()
 		http.SetCookie(w, portalCookie(r, portalCSRFCookie, p.csrf, 0))
 	}
-	return p, true
+	return p, nil
 }
 
 // newCSRF is a fresh random token for the sign-in forms.
