@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"slices"
 )
@@ -96,6 +97,9 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		if err != nil {
 			return err
 		}
+		if in.ByUser != "" && prevL.UserID != in.ByUser {
+			return NotFound("license")
+		}
 		prevD, bound, err := lockResetDevice(t, ra.Env.ID, prevL.ID, in)
 		if err != nil {
 			return err
@@ -109,7 +113,11 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		if err := prevL.CheckResetLeft(p, t.Now()); err != nil {
 			return err
 		}
-		t.ActAs(ActorLicense, prevL.ID)
+		actor, by := ActorLicense, "runtime"
+		if in.ByUser != "" {
+			actor, by = ActorEndUser, "portal"
+		}
+		t.ActAs(actor, cmp.Or(in.ByUser, prevL.ID))
 		l, d := *prevL, *prevD
 		l.RecordReset(t.Now())
 		n, err := unbind(t, prevL, &l, prevD, &d)
@@ -118,7 +126,7 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		}
 		remaining, _ = l.ResetsRemaining(p, t.Now())
 		return t.Audit(AuditEvent{Event: EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": d.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
+			Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": d.ID, "device_resets_remaining": remaining, "by": by, "sessions_revoked": n}})
 	})
 	return remaining, err
 }
