@@ -264,7 +264,7 @@ func TestPortalDeactivate(t *testing.T) {
 			} `json:"data"`
 		}
 		f.mgmt(t, "GET", "/audit-logs?event=license.device_reset", nil).Want(t, http.StatusOK).JSON(t, &audit)
-		if len(audit.Data) != 1 || audit.Data[0].Actor.Type != "end_user" || audit.Data[0].Actor.ID != f.userID || audit.Data[0].Metadata["by"] != "portal" {
+		if len(audit.Data) != 1 || audit.Data[0].Actor.Type != "user" || audit.Data[0].Actor.ID != f.userID || audit.Data[0].Metadata["by"] != "portal" {
 			t.Fatalf("the reset's audit = %+v", audit.Data)
 		}
 	})

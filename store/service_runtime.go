@@ -115,7 +115,7 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		}
 		actor, by := ActorLicense, "runtime"
 		if in.ByUser != "" {
-			actor, by = ActorEndUser, "portal"
+			actor, by = ActorUser, "portal"
 		}
 		t.ActAs(actor, cmp.Or(in.ByUser, prevL.ID))
 		l, d := *prevL, *prevD

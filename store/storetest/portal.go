@@ -166,7 +166,7 @@ func testPortal(t *testing.T, open Opener) {
 			t.Fatalf("reset entries = %+v, %v", page, err)
 		}
 		e := page.Data[0]
-		if e.Actor.Type != store.ActorEndUser || e.Actor.ID != u.ID || e.Metadata["by"] != "portal" || e.Metadata["device_id"] != d1.ID {
+		if e.Actor.Type != store.ActorUser || e.Actor.ID != u.ID || e.Metadata["by"] != "portal" || e.Metadata["device_id"] != d1.ID {
 			t.Fatalf("the portal reset's entry = %+v", e)
 		}
 		p, err := f.db.ListDevices(f.ctx, f.scope(store.EnvProduction), store.StatusFilter{LicenseID: mine.ID})
