@@ -52,12 +52,14 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 			return nil, err
 		}
 	}
-	held, plan, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)
+	// The license read is this transaction's copy: bind changes it in
+	// place, keeping what it read for PutLicense.
+	l, plan, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)
 	if err != nil {
 		return nil, err
 	}
-	t.ActAs(ActorLicense, held.ID)
-	if err := LicenseError(LicenseReason(held, t.Now())); err != nil {
+	t.ActAs(ActorLicense, l.ID)
+	if err := LicenseError(LicenseReason(l, t.Now())); err != nil {
 		return nil, err
 	}
 	if plan == nil {
@@ -67,12 +69,11 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 	if user != nil {
 		userID = user.ID
 	}
-	l := *held
-	dev, bound, rebound, err := bind(t, ra, &l, plan, in, userID, seed.DeviceID)
+	dev, bound, rebound, err := bind(t, ra, l, plan, in, userID, seed.DeviceID)
 	if err != nil {
 		return nil, err
 	}
-	ents, err := t.LicenseEntitlements(&l)
+	ents, err := t.LicenseEntitlements(l)
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +138,14 @@ func bind(t RuntimeTx, ra *RuntimeApp, l *License, plan *Plan, in ActivateInput,
 			return nil, false, nil, err
 		}
 		// Writes start here. A new device is written once, already bound.
-		var dev *Device
-		if held == nil {
+		// A device bound already, sending what it sent before, is not
+		// written: the common case of a client starting again.
+		dev := held
+		switch {
+		case held == nil:
 			dev = &Device{ID: newDevID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: in.Fingerprint, Status: DeviceActive,
-				LicenseIDs: []string{}, Components: in.Components, CreatedAt: now}
-		} else {
+				LicenseIDs: []string{}, Components: slices.Clone(in.Components), CreatedAt: now}
+		case !bound || !held.KeepsComponents(in.Components):
 			d := *held
 			dev = &d
 		}

@@ -28,7 +28,9 @@ type RuntimeTx interface {
 	// Returns invalid_application, application_disabled.
 	ActiveApp(c RuntimeClient) (*RuntimeApp, error)
 	// LockLicenseByKey loads, held, the license of environment envID with
-	// this key, and its plan (nil when the plan is gone). Returns not_found.
+	// this key, and its plan (nil when the plan is gone). The license is
+	// the caller's own copy; the plan may be shared and is only read.
+	// Returns not_found.
 	LockLicenseByKey(envID, key string) (*License, *Plan, error)
 	// LockDeviceByFingerprint loads, held, the device of environment envID
 	// with this fingerprint (nil when there is none) and reports whether it
