@@ -90,7 +90,7 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 		Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": in.Fingerprint, "new_binding": !bound, "user_id": userID}}
 	if rebound != nil {
 		ev = AuditEvent{Event: EventDeviceRebound, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: Target{Type: "device", ID: dev.ID}, Metadata: map[string]any{"license_id": l.ID, "previous_fingerprint": rebound.Fingerprint,
+			Target: Target{Type: "device", ID: dev.ID}, Metadata: map[string]any{"license_id": l.ID, "previous_fingerprint": rebound.fingerprint,
 				"fingerprint": in.Fingerprint, "sessions_revoked": rebound.sessions, "user_id": userID}}
 	}
 	if err := t.Audit(ev); err != nil {
@@ -102,7 +102,7 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 // rebinding is what a re-bind replaced: the device's fingerprint before it,
 // and how many of its sessions it revoked.
 type rebinding struct {
-	Fingerprint string
+	fingerprint string
 	sessions    int
 }
 
@@ -255,7 +255,7 @@ func rebind(t RuntimeTx, l *License, plan *Plan, held *Device, in ActivateInput,
 			return nil, nil, err
 		}
 	}
-	return &d, &rebinding{Fingerprint: held.Fingerprint, sessions: n}, nil
+	return &d, &rebinding{fingerprint: held.Fingerprint, sessions: n}, nil
 }
 
 // BindFingerprint binds the device of fingerprint fp (created as newDevID
