@@ -119,6 +119,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		lease      int
 		offline    int
 		mnt        *int
+		rebind     string
 		external   *string
 		entIDs     []string
 	)
@@ -138,6 +139,7 @@ func planInput(r *http.Request) (store.PlanInput, error) {
 		{"lease_seconds", "integer", false, &lease, func() { in.LeaseSeconds = &lease }},
 		{"max_offline_days", "integer", false, &offline, func() { in.MaxOfflineDays = &offline }},
 		{"maintenance_days", "integer", true, &mnt, func() { in.MaintenanceDays = &mnt }},
+		{"rebind", "string", false, &rebind, func() { in.Rebind = &rebind }},
 		{"external_product_id", "string", true, &external, func() { in.ExternalProductID = &external }},
 		{"entitlement_ids", "array of strings", false, &entIDs, func() { in.EntitlementIDs = &entIDs }},
 	}

@@ -171,9 +171,9 @@ func TestPlans(t *testing.T) {
 		id := r.Map(t)["plan_id"].(string)
 		p := f.planItem(t, id)
 		servertest.WantKeys(t, p, "id", "name", "is_trial", "duration_days", "max_devices", "device_reset_limit",
-			"device_reset_window_days", "max_concurrent", "lease_seconds", "max_offline_days", "maintenance_days", "external_product_id", "policies", "entitlements", "created_at", "updated_at")
+			"device_reset_window_days", "max_concurrent", "lease_seconds", "max_offline_days", "maintenance_days", "rebind", "external_product_id", "policies", "entitlements", "created_at", "updated_at")
 		want := map[string]any{"name": "Basic", "is_trial": false, "duration_days": nil, "max_devices": 1.0, "device_reset_limit": 3.0,
-			"device_reset_window_days": 0.0, "max_concurrent": 0.0, "lease_seconds": 900.0, "max_offline_days": 30.0, "external_product_id": nil, "policies": nil}
+			"device_reset_window_days": 0.0, "max_concurrent": 0.0, "lease_seconds": 900.0, "max_offline_days": 30.0, "rebind": "most", "external_product_id": nil, "policies": nil}
 		for k, v := range want {
 			if p[k] != v {
 				t.Errorf("%s = %v, want %v", k, p[k], v)
@@ -245,6 +245,12 @@ func TestPlans(t *testing.T) {
 		if ents := f.planItem(t, id)["entitlements"].([]any); len(ents) != 0 {
 			t.Fatalf("entitlements after [] = %v", ents)
 		}
+		for _, mode := range []string{"off", "most"} {
+			f.do(t, "PATCH", "/plans/"+id, map[string]any{"rebind": mode}).Want(t, http.StatusOK)
+			if p := f.planItem(t, id); p["rebind"] != mode || p["name"] != "Team+" {
+				t.Fatalf("after rebind %s patch = %v", mode, p)
+			}
+		}
 	})
 
 	t.Run("ErrValidation", func(t *testing.T) {
@@ -269,6 +275,10 @@ func TestPlans(t *testing.T) {
 			"malformed entitle.":   {"name": "X", "entitlement_ids": []string{"nope"}},
 			"entitlement_ids str":  {"name": "X", "entitlement_ids": "e1"},
 			"external id number":   {"name": "X", "external_product_id": 5},
+			"rebind unknown":       {"name": "X", "rebind": "some"},
+			"rebind empty":         {"name": "X", "rebind": ""},
+			"rebind null":          {"name": "X", "rebind": nil},
+			"rebind boolean":       {"name": "X", "rebind": false},
 		} {
 			t.Run(name, func(t *testing.T) {
 				f.do(t, "POST", "/plans", body).WantError(t, http.StatusBadRequest, "validation_failed")

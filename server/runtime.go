@@ -307,7 +307,8 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	}
 	var sess *store.RuntimeSession
 	err = s.runtimeLogin(r, ra.Env.ID, in.Email, in.Altcha, func() (err error) {
-		sess, err = s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint, Replay: rp})
+		sess, err = s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint,
+			Components: api.StoreComponents(in.Components), Replay: rp})
 		return err
 	})
 	if err != nil {
@@ -370,7 +371,8 @@ func (s *Server) rtActivate(w http.ResponseWriter, r *http.Request, c store.Runt
 		}
 		userToken = v
 	}
-	a, err := s.rt.store.Activate(r.Context(), c, store.ActivateInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint, UserToken: userToken, Replay: rp})
+	a, err := s.rt.store.Activate(r.Context(), c, store.ActivateInput{LicenseKey: in.LicenseKey, Fingerprint: in.Fingerprint, UserToken: userToken,
+		Components: api.StoreComponents(in.Components), Replay: rp})
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,12 @@ type Plan struct {
 	MaxOfflineDays int
 	// MaintenanceDays is how long after first activation a license of the
 	// plan may take updates (docs/design.md §16); nil is unlimited.
-	MaintenanceDays   *int
+	MaintenanceDays *int
+	// Rebind is whether a new fingerprint with most of a bound device's
+	// components takes that device's binding (docs/design.md §17):
+	// RebindMost or RebindOff; "" (a plan stored before the field) reads
+	// as RebindMost, see RebindMode.
+	Rebind            string
 	ExternalProductID *string
 	Policies          json.RawMessage // verbatim JSON object, or nil
 	EntitlementIDs    []string
@@ -75,6 +80,7 @@ type PlanInput struct {
 	LeaseSeconds          *int
 	MaxOfflineDays        *int
 	MaintenanceDays       **int
+	Rebind                *string
 	ExternalProductID     **string
 	Policies              json.RawMessage
 	PoliciesSet           bool

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -33,13 +34,13 @@ func CheckDeviceComponents(in []DeviceComponent) error {
 	for i, c := range in {
 		field := fmt.Sprintf("device_components[%d]", i)
 		if !componentText(c.Name, MaxDeviceComponentName) {
-			return Invalid(field+".name", "name must be 1 to %d printable characters", MaxDeviceComponentName)
+			return Invalid(field+".name", "%s.name must be 1 to %d printable characters", field, MaxDeviceComponentName)
 		}
 		if !componentText(c.Hash, MaxDeviceComponentHash) {
-			return Invalid(field+".hash", "hash must be 1 to %d printable characters", MaxDeviceComponentHash)
+			return Invalid(field+".hash", "%s.hash must be 1 to %d printable characters", field, MaxDeviceComponentHash)
 		}
 		if seen[c.Name] {
-			return Invalid(field+".name", "component name %q appears twice", c.Name)
+			return Invalid(field+".name", "%s.name %q appears twice in device_components", field, c.Name)
 		}
 		seen[c.Name] = true
 	}
@@ -69,6 +70,13 @@ func ComponentsMatchMost(bound, arriving []DeviceComponent) bool {
 	if len(bound) < 2 || len(arriving) < 2 {
 		return false
 	}
+	matched := matchingComponents(bound, arriving)
+	return matched >= 2 && matched*2 > len(bound)
+}
+
+// matchingComponents counts the components of bound that arriving has
+// under the same name with the same hash.
+func matchingComponents(bound, arriving []DeviceComponent) int {
 	have := make(map[string]string, len(arriving))
 	for _, c := range arriving {
 		have[c.Name] = c.Hash
@@ -79,5 +87,23 @@ func ComponentsMatchMost(bound, arriving []DeviceComponent) bool {
 			matched++
 		}
 	}
-	return matched >= 2 && matched*2 > len(bound)
+	return matched
+}
+
+// KeepsComponents reports whether components sent with a request leave
+// the device's as they are: none sent, or the same.
+func (d *Device) KeepsComponents(in []DeviceComponent) bool {
+	return len(in) == 0 || slices.Equal(d.Components, in)
+}
+
+// RecordComponents stores the components a device sent with an activation
+// or a login, in a new slice (d may be a shared copy), and reports whether
+// they changed. A request that sent none keeps what the device has: an
+// older client says nothing about the machine.
+func (d *Device) RecordComponents(in []DeviceComponent) bool {
+	if d.KeepsComponents(in) {
+		return false
+	}
+	d.Components = slices.Clone(in)
+	return true
 }

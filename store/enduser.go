@@ -42,6 +42,9 @@ type Device struct {
 	TrialLicenseID string // the trial license this device activated, if any
 	LastSeenAt     *time.Time
 	CreatedAt      time.Time
+	// Components are the hashed identifiers the device last sent
+	// (docs/design.md §17); nil when it never sent any.
+	Components []DeviceComponent
 }
 
 // DeviceUnbound is not a status: it is how an active device bound to no

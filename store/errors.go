@@ -149,3 +149,9 @@ func AsError(err error) *Error {
 	}
 	return nil
 }
+
+// ErrRecordBusy answers a runtime write whose records kept changing under
+// it (a device another request kept creating): the client retries.
+func ErrRecordBusy() error {
+	return &Error{Code: ECodeUnavailable, Message: "the record kept changing during the request; retry", RetryAfter: 1}
+}

@@ -37,6 +37,9 @@ const (
 
 	EventDeviceBlocked   = "device.blocked"
 	EventDeviceUnblocked = "device.unblocked"
+	// EventDeviceRebound: a bound device was recognised by its components
+	// under a new fingerprint and took it (docs/design.md §17).
+	EventDeviceRebound = "device.rebound"
 
 	EventSessionRefreshReused  = "session.refresh_reused"
 	EventRuntimeReplayRejected = "runtime.replay_rejected"
@@ -94,7 +97,7 @@ var events = func() []string {
 		EventLicenseRenewed, EventLicenseUpdated, EventLicensePlanChanged, EventLicenseTransferred,
 		EventUserRegistered, EventUserLogin, EventUserLoginFailed, EventUserBanned, EventUserDisabled,
 		EventUserReinstated, EventUserRoleAdded, EventUserRoleRemoved,
-		EventDeviceBlocked, EventDeviceUnblocked,
+		EventDeviceBlocked, EventDeviceUnblocked, EventDeviceRebound,
 		EventSessionRefreshReused, EventRuntimeReplayRejected,
 		EventApplicationCreated, EventApplicationUpdated, EventApplicationEnabled, EventApplicationDisabled, EventApplicationDeleted,
 		EventPlanCreated, EventPlanUpdated, EventPlanDeleted,

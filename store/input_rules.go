@@ -153,6 +153,9 @@ func (in RuntimeLoginInput) Check() (RuntimeLoginInput, error) {
 	if in.Fingerprint, err = CheckFingerprint(in.Fingerprint); err != nil {
 		return in, err
 	}
+	if err := CheckDeviceComponents(in.Components); err != nil {
+		return in, err
+	}
 	return in, in.Replay.Check()
 }
 
@@ -164,6 +167,9 @@ func (in ActivateInput) Check() (ActivateInput, error) {
 	}
 	var err error
 	if in.Fingerprint, err = CheckFingerprint(in.Fingerprint); err != nil {
+		return in, err
+	}
+	if err := CheckDeviceComponents(in.Components); err != nil {
 		return in, err
 	}
 	if err := in.Replay.Check(); err != nil {

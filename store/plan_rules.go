@@ -62,6 +62,14 @@ func (p *Plan) Apply(in PlanInput) error {
 		}
 		next.MaintenanceDays = d
 	}
+	if in.Rebind != nil {
+		switch *in.Rebind {
+		case RebindOff, RebindMost:
+		default:
+			return Invalid("rebind", "rebind must be %q or %q", RebindOff, RebindMost)
+		}
+		next.Rebind = *in.Rebind
+	}
 	if in.MaxDevices != nil {
 		if v := *in.MaxDevices; v < MinMaxDevices || v > MaxMaxDevices {
 			return Invalid("max_devices", "max_devices must be between %d and %d", MinMaxDevices, MaxMaxDevices)
@@ -130,11 +138,29 @@ func NewPlan(in PlanInput) (*Plan, error) {
 	if in.Name == nil {
 		return nil, Invalid("name", "name is required")
 	}
-	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, LeaseSeconds: DefaultLeaseSeconds, MaxOfflineDays: DefaultOfflineDays, EntitlementIDs: []string{}}
+	p := &Plan{MaxDevices: DefaultMaxDevices, DeviceResetLimit: DefaultDeviceResetLimit, LeaseSeconds: DefaultLeaseSeconds, MaxOfflineDays: DefaultOfflineDays, Rebind: RebindMost, EntitlementIDs: []string{}}
 	if err := p.Apply(in); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// The re-binding policies of a plan (docs/design.md §17).
+const (
+	// RebindOff: a new fingerprint always takes a seat of its own.
+	RebindOff = "off"
+	// RebindMost: a new fingerprint matching most of a bound device's
+	// components takes that device's binding (ComponentsMatchMost).
+	RebindMost = "most"
+)
+
+// RebindMode is the plan's re-binding policy; a plan stored before the
+// field existed has the default, RebindMost.
+func (p *Plan) RebindMode() string {
+	if p.Rebind == "" {
+		return RebindMost
+	}
+	return p.Rebind
 }
 
 // CheckPlanUnused refuses deleting a plan that n licenses still use
@@ -149,7 +175,7 @@ func CheckPlanUnused(n int) error {
 // Empty reports whether in names no field at all: a PATCH that changes nothing.
 func (in PlanInput) Empty() bool {
 	return in.Name == nil && in.IsTrial == nil && in.DurationDays == nil && in.MaxDevices == nil && in.DeviceResetLimit == nil && in.DeviceResetWindowDays == nil &&
-		in.MaxConcurrent == nil && in.LeaseSeconds == nil && in.MaxOfflineDays == nil && in.MaintenanceDays == nil &&
+		in.MaxConcurrent == nil && in.LeaseSeconds == nil && in.MaxOfflineDays == nil && in.MaintenanceDays == nil && in.Rebind == nil &&
 		in.ExternalProductID == nil && !in.PoliciesSet && in.EntitlementIDs == nil
 }
 

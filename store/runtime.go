@@ -56,6 +56,9 @@ type RuntimeLoginInput struct {
 	Email       string
 	Password    string
 	Fingerprint string
+	// Components are the device's hashed identifiers (docs/design.md §17),
+	// stored with the device.
+	Components []DeviceComponent
 	Replay
 }
 
@@ -65,6 +68,10 @@ type ActivateInput struct {
 	LicenseKey  string
 	Fingerprint string
 	UserToken   string
+	// Components are the device's hashed identifiers (docs/design.md §17):
+	// stored with the device, and what recognises a bound device under a
+	// new fingerprint.
+	Components []DeviceComponent
 	Replay
 }
 

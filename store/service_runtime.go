@@ -14,6 +14,10 @@ import (
 // once (group commit, a retried deadlock) and keeps no state across runs.
 type RuntimeStorage interface {
 	Update(ctx context.Context, fn func(RuntimeTx) error) error
+	// ReadLogin reads, outside any write, what a login checks before the
+	// password (LoginCandidate). Returns invalid_application,
+	// application_disabled.
+	ReadLogin(ctx context.Context, c RuntimeClient, in RuntimeLoginInput) (LoginCandidate, error)
 }
 
 // RuntimeTx is Tx with the runtime's reads: those of a client's
@@ -25,7 +29,9 @@ type RuntimeTx interface {
 	// Returns invalid_application, application_disabled.
 	ActiveApp(c RuntimeClient) (*RuntimeApp, error)
 	// LockLicenseByKey loads, held, the license of environment envID with
-	// this key, and its plan (nil when the plan is gone). Returns not_found.
+	// this key, and its plan (nil when the plan is gone). The license is
+	// the caller's own copy; the plan may be shared and is only read.
+	// Returns not_found.
 	LockLicenseByKey(envID, key string) (*License, *Plan, error)
 	// LockDeviceByFingerprint loads, held, the device of environment envID
 	// with this fingerprint (nil when there is none) and reports whether it
@@ -34,27 +40,79 @@ type RuntimeTx interface {
 	// ActAs makes the audit entries of the rest of the transaction name
 	// this actor, keeping the request's address and user agent.
 	ActAs(actorType, id string)
-	// ConsumeNonce records the request's nonce as used in the environment
-	// of ra for the replay window, or refuses a replay (stale_timestamp,
-	// nonce_reused) with the audit entry of the refusal, whose target type
-	// is kind.
+	// ConsumeNonce records r's nonce as used in ra's environment for the
+	// replay window, or refuses the request (stale_timestamp,
+	// nonce_reused) after writing the audit entry of the refusal, whose
+	// target is of type kind.
 	ConsumeNonce(ra *RuntimeApp, r Replay, kind string) error
-	// BoundDevices returns up to limit devices bound to the license, newest
-	// device first, with the time each was bound.
-	BoundDevices(envID, licenseID string, limit int) ([]LicenseDevice, error)
+	// SessionUser loads the end-user of the live login session of client c
+	// (resolved as ra) whose access token this is. Returns
+	// ErrEndUserToken when the token names none or its cascade fails.
+	SessionUser(c RuntimeClient, ra *RuntimeApp, accessToken string) (*EndUser, error)
+	// LicenseEntitlements returns the keys of l's current entitlements
+	// (its plan's and its own), sorted.
+	LicenseEntitlements(l *License) ([]string, error)
+	// UserEntitlements returns the keys a login session of the end-user
+	// on the device grants: the union of those of the user's usable
+	// licenses of the environment, a license with floating seats only
+	// while the device holds a live lease of it; sorted.
+	UserEntitlements(envID, userID, deviceID string) ([]string, error)
+	// InsertDevice writes a new device with its indexes; false when
+	// another transaction wrote one with its fingerprint first.
+	InsertDevice(d *Device) (bool, error)
+	// BindDevice binds the device to l at Now, raising l.DevicesCount;
+	// the caller writes l with PutLicense.
+	BindDevice(l *License, deviceID string) error
+	// BoundDevices loads the devices bound to a license, not held.
+	BoundDevices(licenseID string) ([]*Device, error)
+	// ListBoundDevices returns up to limit devices bound to the license,
+	// newest device first, with the time each was bound.
+	ListBoundDevices(envID, licenseID string, limit int) ([]LicenseDevice, error)
+	// OpenSession writes a new session of ra about s, with seed's ids and
+	// secret, and returns its tokens.
+	OpenSession(ra *RuntimeApp, s SessionSubject, seed SessionSeed) (*RuntimeSession, error)
+}
+
+// ActivationPreparer is a RuntimeStorage that readies part of an
+// activation outside its write transaction (bbolt signs the expected access
+// token there, off its one writer). What it readies goes into seed and is
+// used only if the transaction finds what was expected.
+type ActivationPreparer interface {
+	PrepareActivation(ctx context.Context, c RuntimeClient, in ActivateInput, seed *SessionSeed)
+}
+
+// SessionSeed is the randomness of a new session (and of the device the
+// change may create), drawn before the transaction so that a rerun of it
+// (group commit, a retried deadlock) issues the same tokens.
+type SessionSeed struct {
+	SessionID string
+	DeviceID  string
+	Secret    string
+	JTI       string
+	// Prepared is what an ActivationPreparer readied; only the storage
+	// that set it reads it.
+	Prepared any
+}
+
+// NewSessionSeed draws a session's randomness.
+func NewSessionSeed() SessionSeed {
+	return SessionSeed{SessionID: NewID(), DeviceID: NewID(), Secret: NewRefreshRandom(), JTI: NewID()}
 }
 
 // RuntimeService is the orchestration of the runtime API's changes, over a
 // RuntimeStorage; each storage's runtime embeds one. The hot paths a
 // storage does faster on its own (validation and checks from a decode
-// cache or in one statement, activation) stay the storage's.
+// cache or in one statement) stay the storage's.
 type RuntimeService struct {
 	storage RuntimeStorage
+	hasher  PasswordHasher
+	dummy   *dummyPassword
 }
 
-// NewRuntimeService returns the runtime orchestration over storage.
-func NewRuntimeService(storage RuntimeStorage) RuntimeService {
-	return RuntimeService{storage: storage}
+// NewRuntimeService returns the runtime orchestration over storage, with
+// the hasher end-user passwords are checked by (nil refuses logins).
+func NewRuntimeService(storage RuntimeStorage, hasher PasswordHasher) RuntimeService {
+	return RuntimeService{storage: storage, hasher: hasher, dummy: new(dummyPassword)}
 }
 
 // lockResetDevice loads, held, the device a reset names by fingerprint or by
@@ -158,7 +216,7 @@ func (rs *RuntimeService) LicenseDevices(ctx context.Context, c RuntimeClient, i
 		if err != nil {
 			return err
 		}
-		bound, err := t.BoundDevices(ra.Env.ID, l.ID, MaxSelfServiceDevices)
+		bound, err := t.ListBoundDevices(ra.Env.ID, l.ID, MaxSelfServiceDevices)
 		if err != nil {
 			return err
 		}

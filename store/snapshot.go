@@ -142,6 +142,7 @@ type PlanSnapshot struct {
 	LeaseSeconds          int                      `json:"lease_seconds"`
 	MaxOfflineDays        int                      `json:"max_offline_days"`
 	MaintenanceDays       *int                     `json:"maintenance_days"`
+	Rebind                string                   `json:"rebind"`
 	ExternalProductID     *string                  `json:"external_product_id"`
 	Policies              json.RawMessage          `json:"policies"`
 	Entitlements          []EntitlementRefSnapshot `json:"entitlements"`
@@ -169,7 +170,7 @@ func SnapshotPlan(p *Plan) PlanSnapshot {
 	}
 	return PlanSnapshot{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays,
-		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, ExternalProductID: p.ExternalProductID, Policies: pol, Entitlements: ents,
+		MaxConcurrent: p.MaxConcurrent, LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, Rebind: p.RebindMode(), ExternalProductID: p.ExternalProductID, Policies: pol, Entitlements: ents,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
@@ -340,7 +341,8 @@ func Snapshot(target Target, src SnapshotSource, now time.Time) (string, any, er
 // EventExtra is what an event's data carries beside its object, from the
 // audit entry's metadata: license.checked_out names the device that took
 // the machine file (its snapshot) and the file's expiry (docs/design.md §13);
-// the changes after the sale carry their before/after pairs (§16). Other
+// the changes after the sale carry their before/after pairs (§16), a
+// re-bound device its previous fingerprint and the license (§17). Other
 // events carry nothing more.
 func EventExtra(event string, metadata map[string]any, src SnapshotSource) (map[string]any, error) {
 	if pairs, ok := changePairs[event]; ok {
@@ -363,13 +365,15 @@ func EventExtra(event string, metadata map[string]any, src SnapshotSource) (map[
 	return map[string]any{"device": device, "expires_at": metadata["expires_at"]}, nil
 }
 
-// changePairs are the before/after keys each change after the sale carries
-// in its payload, those of its metadata that are present.
+// changePairs are the keys of its metadata each change carries in its
+// payload beside its object (the before/after pairs of the changes after
+// the sale), those that are present.
 var changePairs = map[string][]string{
 	EventLicenseRenewed:     {"previous_expires_at", "expires_at", "previous_maintenance_expires_at", "maintenance_expires_at"},
 	EventLicenseUpdated:     {"previous_expires_at", "expires_at", "previous_maintenance_expires_at", "maintenance_expires_at"},
 	EventLicensePlanChanged: {"previous_plan", "plan"},
 	EventLicenseTransferred: {"previous_user", "user"},
+	EventDeviceRebound:      {"previous_fingerprint", "license_id"},
 }
 
 // snapshotOf is the snapshot of target's record, nil when it is gone or

@@ -68,6 +68,12 @@ func TestSnapshot(t *testing.T) {
 	if got, want := mustJSON(t, SnapshotPlan(plan).Entitlements), `[{"id":"`+plan.Entitlements[0].ID+`","key":"export","name":"Export"}]`; got != want {
 		t.Fatalf("plan entitlements %s, want %s", got, want)
 	}
+	// A plan stored before re-binding existed carries the default.
+	for rebind, want := range map[string]string{"": RebindMost, RebindOff: RebindOff, RebindMost: RebindMost} {
+		if got := SnapshotPlan(&Plan{Rebind: rebind}).Rebind; got != want {
+			t.Errorf("snapshot rebind of a plan with %q = %q, want %q", rebind, got, want)
+		}
+	}
 	if got := mustJSON(t, SnapshotPlan(&Plan{}).Entitlements); got != "[]" {
 		t.Fatalf("no entitlements = %s, want []", got)
 	}

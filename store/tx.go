@@ -263,10 +263,13 @@ const (
 
 // Session revocation reasons, as a revoked session records them.
 const (
-	RevokedLogout       = "logout"
-	RevokedStatus       = "status_change"
-	RevokedDeviceReset  = "device_reset"
-	RevokedRefreshReuse = "refresh_reused"
+	RevokedLogout      = "logout"
+	RevokedStatus      = "status_change"
+	RevokedDeviceReset = "device_reset"
+	// RevokedDeviceRebound: the device was re-bound under a new
+	// fingerprint, and what held its old one holds no session.
+	RevokedDeviceRebound = "device_rebound"
+	RevokedRefreshReuse  = "refresh_reused"
 )
 
 // AuditEvent is what a change records about itself.

@@ -106,7 +106,12 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 	offline := textField("max_offline_days", "Offline days", true).set(fmt.Sprint(store.DefaultOfflineDays))
 	offline.hint = "longest a machine file lasts; 0: no offline use"
 	trial := choiceField("is_trial", "Trial", "no", "yes")
+	rebind := choiceField("rebind", "Re-binding", store.RebindMost, store.RebindOff)
+	rebind.hint = "most: a new fingerprint with most of a bound device's components keeps its seat"
 	if p != nil {
+		if p.RebindMode() == store.RebindOff {
+			rebind.choice = 1
+		}
 		offline.set(fmt.Sprint(p.MaxOfflineDays))
 		seats.set(fmt.Sprint(p.MaxConcurrent))
 		lease.set(fmt.Sprint(p.LeaseSeconds))
@@ -121,12 +126,12 @@ func planForm(title, verb string, p *store.Plan) *planFormState {
 			dur.set(fmt.Sprint(*p.DurationDays))
 		}
 	}
-	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window, seats, lease, offline)}
+	st := &planFormState{form: newForm(title, verb, name, maxDev, resets, trial, dur, window, seats, lease, offline, rebind)}
 	st.check = func(f *form) bool {
 		in := store.PlanInput{}
 		ok := true
-		name, isTrial := f.get("name"), f.get("is_trial") == "yes"
-		in.Name, in.IsTrial = &name, &isTrial
+		name, isTrial, rebind := f.get("name"), f.get("is_trial") == "yes", f.get("rebind")
+		in.Name, in.IsTrial, in.Rebind = &name, &isTrial, &rebind
 		for _, n := range []struct {
 			field string
 			to    **int

@@ -73,7 +73,7 @@ func TestCreatePlanAndEntitlement(t *testing.T) {
 	h.press("Zero", "tab", "backspace", "0", "ctrl+s")
 	h.contains("New plan") // kept open with the store's message under the field
 	h.contains("✗ max_devices must be between")
-	h.press("backspace", "3", "tab", "tab", "right", "tab", "14", "tab", "backspace", "30", "tab", "backspace", "2", "tab", "ctrl+u", "600", "tab", "ctrl+u", "7", "enter")
+	h.press("backspace", "3", "tab", "tab", "right", "tab", "14", "tab", "backspace", "30", "tab", "backspace", "2", "tab", "ctrl+u", "600", "tab", "ctrl+u", "7", "tab", "enter")
 	h.contains("✓ Created plan Zero")
 	plans, err := s.db.ListPlans(ctx, ref)
 	if err != nil {
@@ -87,8 +87,17 @@ func TestCreatePlanAndEntitlement(t *testing.T) {
 	h.press("n", "Forever", "tab", "tab", "tab", "ctrl+s")
 	h.contains("✓ Created plan Forever")
 	plans, _ = s.db.ListPlans(ctx, ref)
-	if i := slices.IndexFunc(plans, func(p *store.Plan) bool { return p.Name == "Forever" }); i < 0 || plans[i].DurationDays != nil || plans[i].MaxDevices != 1 || plans[i].IsTrial {
+	if i := slices.IndexFunc(plans, func(p *store.Plan) bool { return p.Name == "Forever" }); i < 0 || plans[i].DurationDays != nil || plans[i].MaxDevices != 1 || plans[i].IsTrial || plans[i].RebindMode() != store.RebindMost {
 		t.Fatalf("an empty duration is not forever, or the defaults changed: %+v", plans[i])
+	}
+	// The last field: re-binding, most unless turned off.
+	h.press("n", "Fixed", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "tab")
+	h.contains("most: a new fingerprint")
+	h.press("right", "ctrl+s")
+	h.contains("✓ Created plan Fixed")
+	plans, _ = s.db.ListPlans(ctx, ref)
+	if i := slices.IndexFunc(plans, func(p *store.Plan) bool { return p.Name == "Fixed" }); i < 0 || plans[i].Rebind != store.RebindOff {
+		t.Fatalf("plan with re-binding turned off: %+v", plans)
 	}
 
 	h.press("9", "n", "Not A Key", "tab", "PDF export", "ctrl+s")

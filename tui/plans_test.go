@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"licensectl/store"
 )
 
 // TestEditPlan: e opens the plan's values in the form; a value the store
@@ -25,8 +27,19 @@ func TestEditPlan(t *testing.T) {
 	h.press("backspace", "5", "ctrl+s")
 	h.contains("✓ Saved plan Pro")
 	p, err := s.db.FindPlan(context.Background(), s.scope().App(), s.plan.ID)
-	if err != nil || p.MaxDevices != 5 || p.Name != "Pro" {
+	if err != nil || p.MaxDevices != 5 || p.Name != "Pro" || p.RebindMode() != store.RebindMost {
 		t.Fatalf("plan after e = %+v, %v", p, err)
+	}
+	// The form opens on the plan's re-binding and sends what it shows.
+	h.press("8", "e", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "right", "ctrl+s")
+	h.contains("✓ Saved plan Pro")
+	if p, err = s.db.FindPlan(context.Background(), s.scope().App(), s.plan.ID); err != nil || p.Rebind != store.RebindOff || p.MaxDevices != 5 {
+		t.Fatalf("plan after re-binding off = %+v, %v", p, err)
+	}
+	h.press("8", "e", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "tab", "ctrl+s")
+	h.contains("✓ Saved plan Pro")
+	if p, err = s.db.FindPlan(context.Background(), s.scope().App(), s.plan.ID); err != nil || p.Rebind != store.RebindOff {
+		t.Fatalf("an edit that left re-binding alone changed it: %+v, %v", p, err)
 	}
 }
 

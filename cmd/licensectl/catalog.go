@@ -113,6 +113,7 @@ func newPlanCmd(e *env) *cobra.Command {
 // planFlags are the flags of plan create and update.
 type planFlags struct {
 	name, externalID, policies string
+	rebind                     string
 	trial                      bool
 	durationDays, mntDays      int
 	maxDevices, resetLimit     int
@@ -134,6 +135,7 @@ func (f *planFlags) bind(c *cobra.Command, withName bool) {
 	fs.IntVar(&f.maxConcurrent, "max-concurrent", 0, "floating seats: devices of a license using it at once (0: no cap)")
 	fs.IntVar(&f.offlineDays, "max-offline-days", store.DefaultOfflineDays, "longest a machine file lasts, in days (0 to 365; 0: no offline use)")
 	fs.Var(&f.lease, "lease", "how long a floating seat lease lives without a heartbeat, e.g. 15m (60s to 24h)")
+	fs.StringVar(&f.rebind, "rebind", store.RebindMost, "a new fingerprint with most of a bound device's components takes that device's seat: most, or off")
 	fs.Var(&f.resetWindow, "reset-window", "rolling window the device reset limit holds in, in whole days, e.g. 30d (0: the license's life)")
 	fs.StringVar(&f.externalID, "external-product-id", "", "id of the product in an external store (empty: none)")
 	fs.StringVar(&f.policies, "policies", "", "policies as a JSON object, stored verbatim (\"null\" clears)")
@@ -166,6 +168,9 @@ func (f *planFlags) input(ctx context.Context, c *cobra.Command, s *session, ref
 	}
 	if fs.Changed("max-devices") {
 		in.MaxDevices = &f.maxDevices
+	}
+	if fs.Changed("rebind") {
+		in.Rebind = &f.rebind
 	}
 	if fs.Changed("device-reset-limit") {
 		in.DeviceResetLimit = &f.resetLimit
@@ -249,6 +254,11 @@ func planFields(t *table, p *store.Plan) {
 		window = fmt.Sprintf("%d days", p.DeviceResetWindowDays)
 	}
 	t.field("Reset window", window)
+	rebind := "on most components"
+	if p.RebindMode() == store.RebindOff {
+		rebind = "off"
+	}
+	t.field("Re-binding", rebind)
 	keys := make([]string, 0, len(p.Entitlements))
 	for _, e := range p.Entitlements {
 		keys = append(keys, e.Key)

@@ -36,6 +36,10 @@ type Config struct {
 	BaseURL string
 	// PublicKey is the application environment's app_pub_… key.
 	PublicKey string
+	// ApplicationID is the application's id. When set, Activate and Login
+	// send this machine's Components hashed with it, so that a machine
+	// whose fingerprint changes keeps its seat; empty sends none.
+	ApplicationID string
 	// JWKS is the environment's key set document as the server serves it
 	// (licensectl app jwks -o FILE), embedded at build time: answers and
 	// machine files signed by any other key are refused.

@@ -40,3 +40,27 @@ func TestFingerprint(t *testing.T) {
 		t.Fatal("a machine without a machine id got a fingerprint")
 	}
 }
+
+// TestComponents: hashed with the application (64 hex digits, unrelated
+// for two applications, never the raw value), names unique, stable for one
+// machine, and what this machine has (the machine id at least, where
+// Fingerprint works).
+func TestComponents(t *testing.T) {
+	a1, a2, b := Components("photo-editor"), Components("photo-editor"), Components("tax-helper")
+	if len(a1) != len(a2) || len(a1) != len(b) {
+		t.Fatalf("components %v %v %v", a1, a2, b)
+	}
+	seen := map[string]bool{}
+	for i, c := range a1 {
+		if seen[c.Name] || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(c.Hash) || c != a2[i] || c.Hash == b[i].Hash {
+			t.Fatalf("component %d: %+v (again %+v, other application %+v)", i, c, a2[i], b[i])
+		}
+		seen[c.Name] = true
+	}
+	if _, err := Fingerprint("photo-editor"); err == nil && !seen["machine_id"] {
+		t.Fatalf("a machine with a machine id sends no machine_id component: %v", a1)
+	}
+	if id := machineIDValue(); id != "" && componentHash("photo-editor", "machine_id", id) == componentHash("photo-editor", "mac", id) {
+		t.Fatal("the component name is not part of the hash")
+	}
+}

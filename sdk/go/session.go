@@ -39,10 +39,10 @@ func (c *Client) Activate(ctx context.Context, key, fingerprint string) error {
 	var out struct {
 		pair
 	}
-	a, err := c.call(ctx, http.MethodPost, "/v1/runtime/licenses/activate", nil, map[string]string{
+	a, err := c.call(ctx, http.MethodPost, "/v1/runtime/licenses/activate", nil, c.withComponents(map[string]any{
 		"license_key": key, "device_fingerprint": fingerprint,
 		"timestamp": now.UTC().Format(time.RFC3339Nano), "nonce": newNonce(),
-	}, "", &out)
+	}), "", &out)
 	if err != nil {
 		return err
 	}
@@ -67,15 +67,27 @@ func (c *Client) Login(ctx context.Context, email, password, fingerprint string)
 		return err
 	}
 	var out pair
-	if _, err := c.call(ctx, http.MethodPost, "/v1/runtime/auth/login", nil, map[string]string{
+	if _, err := c.call(ctx, http.MethodPost, "/v1/runtime/auth/login", nil, c.withComponents(map[string]any{
 		"email": email, "password": password, "device_fingerprint": fingerprint,
 		"timestamp": now.UTC().Format(time.RFC3339Nano), "nonce": newNonce(),
-	}, "", &out); err != nil {
+	}), "", &out); err != nil {
 		return err
 	}
 	sess := &session{Kind: "login", Fingerprint: fingerprint}
 	out.into(sess)
 	return c.store(ctx, sess)
+}
+
+// withComponents adds this machine's components to an activation or login
+// body when the application id is configured and the machine has any.
+func (c *Client) withComponents(body map[string]any) map[string]any {
+	if c.cfg.ApplicationID == "" {
+		return body
+	}
+	if cs := Components(c.cfg.ApplicationID); len(cs) > 0 {
+		body["device_components"] = cs
+	}
+	return body
 }
 
 // store makes sess the state directory's session, dropping the machine

@@ -51,6 +51,7 @@ type PlanItem struct {
 	LeaseSeconds          int              `json:"lease_seconds"`
 	MaxOfflineDays        int              `json:"max_offline_days"`
 	MaintenanceDays       *int             `json:"maintenance_days"` // null: updates never end
+	Rebind                string           `json:"rebind"`
 	ExternalProductID     *string          `json:"external_product_id"`
 	Policies              json.RawMessage  `json:"policies" jsontype:"object,null"`
 	Entitlements          []EntitlementRef `json:"entitlements"`
@@ -82,7 +83,11 @@ type PlanRequest struct {
 	MaxOfflineDays int `json:"max_offline_days,omitempty"`
 	// MaintenanceDays is how long after first activation updates are
 	// allowed (null: unlimited).
-	MaintenanceDays   *int            `json:"maintenance_days,omitempty" nullable:"true"`
+	MaintenanceDays *int `json:"maintenance_days,omitempty" nullable:"true"`
+	// Rebind is whether a new fingerprint with most of a bound device's
+	// components takes that device's binding: "most" (the default) or
+	// "off".
+	Rebind            string          `json:"rebind,omitempty"`
 	ExternalProductID *string         `json:"external_product_id,omitempty" nullable:"true"`
 	Policies          *map[string]any `json:"policies,omitempty" nullable:"true"` // an object, or null
 	EntitlementIDs    []string        `json:"entitlement_ids,omitempty"`

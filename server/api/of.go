@@ -64,7 +64,7 @@ func EntitlementRefsOf(in []store.EntitlementRef) []EntitlementRef {
 func PlanItemOf(p *store.Plan) PlanItem {
 	v := PlanItem{ID: p.ID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, MaxConcurrent: p.MaxConcurrent,
-		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, ExternalProductID: p.ExternalProductID, Policies: p.Policies,
+		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, Rebind: p.RebindMode(), ExternalProductID: p.ExternalProductID, Policies: p.Policies,
 		Entitlements: EntitlementRefsOf(p.Entitlements), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if len(v.Policies) == 0 {
 		v.Policies = json.RawMessage("null")
@@ -172,7 +172,7 @@ func (e EntitlementItem) Domain(appID string) *store.Entitlement {
 func (p PlanItem) Domain(appID string) *store.Plan {
 	pl := &store.Plan{ID: p.ID, AppID: appID, Name: p.Name, IsTrial: p.IsTrial, DurationDays: p.DurationDays, MaxDevices: p.MaxDevices,
 		DeviceResetLimit: p.DeviceResetLimit, DeviceResetWindowDays: p.DeviceResetWindowDays, MaxConcurrent: p.MaxConcurrent,
-		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, ExternalProductID: p.ExternalProductID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		LeaseSeconds: p.LeaseSeconds, MaxOfflineDays: p.MaxOfflineDays, MaintenanceDays: p.MaintenanceDays, Rebind: p.Rebind, ExternalProductID: p.ExternalProductID, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if len(p.Policies) > 0 && string(p.Policies) != "null" {
 		pl.Policies = p.Policies
 	}

@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"time"
+
+	"licensectl/store"
+)
 
 // The runtime API's bodies (docs/design.md §5): what an application sends and
 // receives.
@@ -83,6 +87,8 @@ type RuntimeLoginRequest struct {
 	Email       string `json:"email"`
 	Password    string `json:"password"`
 	Fingerprint string `json:"device_fingerprint"`
+	// Components are the device's hashed identifiers, stored with it.
+	Components []DeviceComponent `json:"device_components,omitempty"`
 	// Altcha is a solved challenge (GET /v1/mgmt/auth/challenge), needed
 	// once the account's failed logins from all addresses reach their bound.
 	Altcha string `json:"altcha,omitempty"`
@@ -93,7 +99,29 @@ type RuntimeLoginRequest struct {
 type ActivateRequest struct {
 	LicenseKey  string `json:"license_key"`
 	Fingerprint string `json:"device_fingerprint"`
+	// Components are the device's hashed identifiers: stored with it, and
+	// what recognises a bound device under a new fingerprint.
+	Components []DeviceComponent `json:"device_components,omitempty"`
 	Replay
+}
+
+// DeviceComponent is one hashed identifier of a device (its machine id, a
+// disk serial, a MAC), hashed by the client (docs/design.md §17).
+type DeviceComponent struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
+}
+
+// StoreComponents are the components of a request as the store takes them.
+func StoreComponents(in []DeviceComponent) []store.DeviceComponent {
+	if in == nil {
+		return nil
+	}
+	out := make([]store.DeviceComponent, len(in))
+	for i, c := range in {
+		out[i] = store.DeviceComponent(c)
+	}
+	return out
 }
 
 // MachineFileRequest is the body of POST /v1/runtime/licenses/checkout.

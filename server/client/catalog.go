@@ -92,6 +92,9 @@ func planBody(in store.PlanInput) map[string]any {
 	if in.MaintenanceDays != nil {
 		b["maintenance_days"] = *in.MaintenanceDays
 	}
+	if in.Rebind != nil {
+		b["rebind"] = *in.Rebind
+	}
 	if in.ExternalProductID != nil {
 		b["external_product_id"] = *in.ExternalProductID
 	}

@@ -111,6 +111,10 @@ func encodeRecord(v any) ([]byte, error) {
 		// Appended: a plan written before maintenance periods reads as
 		// unlimited.
 		w.pint(r.MaintenanceDays)
+		// Appended as a string, not a symbol (a new symbol is a schema
+		// version): a plan written before re-binding reads "", the
+		// default (store.Plan.RebindMode).
+		w.str(r.Rebind)
 	case *store.License:
 		putLicense(w, r)
 	case *licenseV5:
@@ -137,6 +141,8 @@ func encodeRecord(v any) ([]byte, error) {
 		w.id(r.TrialLicenseID)
 		w.ptime(r.LastSeenAt)
 		w.time(r.CreatedAt)
+		// Appended: a device written before components reads as none.
+		w.components(r.Components)
 	case *sessionRecord:
 		putSession(w, r)
 	case *store.AuditEntry:
@@ -281,7 +287,7 @@ func decodeRecord(k, raw []byte, v any) error {
 		*x = store.Plan{ID: id, AppID: r.id(), Name: r.str(), IsTrial: r.bool(), DurationDays: r.pint(), MaxDevices: r.int(),
 			DeviceResetLimit: r.int(), ExternalProductID: r.pstr(), Policies: r.bytes(), EntitlementIDs: r.ids(), CreatedAt: r.time(), UpdatedAt: r.time(),
 			DeviceResetWindowDays: r.int(), MaxConcurrent: r.int(), LeaseSeconds: orDefault(r.pint(), store.DefaultLeaseSeconds),
-			MaxOfflineDays: orDefault(r.pint(), store.DefaultOfflineDays), MaintenanceDays: r.pint()}
+			MaxOfflineDays: orDefault(r.pint(), store.DefaultOfflineDays), MaintenanceDays: r.pint(), Rebind: r.str()}
 	case *store.License:
 		*x = store.License{ID: id, AppID: r.id(), EnvID: r.id(), Key: r.str(), PlanID: r.id(), Status: r.sym(), UserID: r.id(),
 			EntitlementIDs: r.ids(), ActivatedAt: r.ptime(), ExpiresAt: r.ptime(),
@@ -295,7 +301,7 @@ func decodeRecord(k, raw []byte, v any) error {
 			LastLoginAt: r.ptime(), CreatedAt: r.time(), UpdatedAt: r.time()}
 	case *store.Device:
 		*x = store.Device{ID: id, AppID: r.id(), EnvID: r.id(), Fingerprint: r.str(), Name: r.str(), Platform: r.str(), Status: r.sym(),
-			UserID: r.id(), LicenseIDs: r.ids(), TrialLicenseID: r.id(), LastSeenAt: r.ptime(), CreatedAt: r.time()}
+			UserID: r.id(), LicenseIDs: r.ids(), TrialLicenseID: r.id(), LastSeenAt: r.ptime(), CreatedAt: r.time(), Components: r.components()}
 	case *sessionRecord:
 		*x = sessionRecord{ID: id, AppID: r.id(), EnvID: r.id(), LicenseID: r.id(), UserID: r.id(), DeviceID: r.id(),
 			AccessHash: r.hash(), RefreshHash: r.hash(), RetiredRefresh: r.hashes(), AccessExpiresAt: r.time(), RefreshExpiresAt: r.time(),
@@ -371,4 +377,37 @@ func orDefault(v *int, def int) int {
 		return def
 	}
 	return *v
+}
+
+// components writes a device's components as their names, then their
+// hashes, each a string list (nil apart from empty as lists are).
+func (w *wbuf) components(cs []store.DeviceComponent) {
+	if cs == nil {
+		w.strs(nil)
+		w.strs(nil)
+		return
+	}
+	names, hashes := make([]string, len(cs)), make([]string, len(cs))
+	for i, c := range cs {
+		names[i], hashes[i] = c.Name, c.Hash
+	}
+	w.strs(names)
+	w.strs(hashes)
+}
+
+// components reads what wbuf.components wrote.
+func (r *rbuf) components() []store.DeviceComponent {
+	names, hashes := r.strs(), r.strs()
+	if len(names) != len(hashes) {
+		r.fail("device components")
+		return nil
+	}
+	if names == nil {
+		return nil
+	}
+	out := make([]store.DeviceComponent, len(names))
+	for i := range names {
+		out[i] = store.DeviceComponent{Name: names[i], Hash: hashes[i]}
+	}
+	return out
 }

@@ -227,3 +227,42 @@ func BenchmarkDecodeLicense(b *testing.B) {
 		}
 	})
 }
+
+// TestRecordCodecReadsRecordsBeforeAppends: a device record written before
+// components were appended, and a plan record written before rebind, read
+// as none and as the default, with no migration.
+func TestRecordCodecReadsRecordsBeforeAppends(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		v       any
+		trailer int // bytes the appended fields take when empty
+		check   func(t *testing.T, k []byte, old []byte)
+	}{
+		{"device", &store.Device{AppID: store.NewID(), EnvID: store.NewID(), Fingerprint: "fp", Status: store.DeviceActive, LicenseIDs: []string{}, CreatedAt: now}, 2,
+			func(t *testing.T, k, old []byte) {
+				d := new(store.Device)
+				if err := decodeRecord(k, old, d); err != nil || d.Components != nil || d.Fingerprint != "fp" {
+					t.Fatalf("old device = %+v, %v", d, err)
+				}
+			}},
+		{"plan", &store.Plan{AppID: store.NewID(), Name: "Pro", MaxDevices: 2, LeaseSeconds: 900, MaxOfflineDays: 30, EntitlementIDs: []string{}, CreatedAt: now, UpdatedAt: now}, 1,
+			func(t *testing.T, k, old []byte) {
+				p := new(store.Plan)
+				if err := decodeRecord(k, old, p); err != nil || p.Rebind != "" || p.RebindMode() != store.RebindMost || p.Name != "Pro" {
+					t.Fatalf("old plan = %+v, %v", p, err)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := encodeRecord(tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tail := raw[len(raw)-tc.trailer:]; string(tail) != string(make([]byte, tc.trailer)) {
+				t.Fatalf("the empty appended fields are %x, want %d zero bytes", tail, tc.trailer)
+			}
+			tc.check(t, idb(store.NewID()), raw[:len(raw)-tc.trailer])
+		})
+	}
+}

@@ -55,7 +55,7 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 			}
 		}
 		ra := &store.RuntimeApp{App: a, Env: env}
-		dev, bound, err := r.bind(t, ra, &l, plan, in.Fingerprint, userID, newDevID)
+		dev, bound, err := store.BindFingerprint(runtimeTxn{txn: t, r: r}, ra, &l, plan, in.Fingerprint, userID, newDevID)
 		if err != nil {
 			return err
 		}

@@ -160,8 +160,9 @@ type runtimeTxn struct {
 }
 
 var (
-	_ store.RuntimeStorage = runtimeStorage{}
-	_ store.RuntimeTx      = runtimeTxn{}
+	_ store.RuntimeStorage     = runtimeStorage{}
+	_ store.ActivationPreparer = runtimeStorage{}
+	_ store.RuntimeTx          = runtimeTxn{}
 )
 
 // Update implements store.RuntimeStorage.
@@ -174,45 +175,143 @@ func (t runtimeTxn) ActiveApp(c store.RuntimeClient) (*store.RuntimeApp, error) 
 	return t.r.activeApp(t.txn, c)
 }
 
-// LockLicenseByKey implements store.RuntimeTx.
+// LockLicenseByKey implements store.RuntimeTx, from the decode cache: the
+// license is a copy (the orchestration replaces its fields, never modifies
+// them in place), the plan the shared read-only record.
 func (t runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.Plan, error) {
-	l := new(store.License)
-	if ok, err := t.get(bLicenses, t.licenseByKey(k), l); err != nil {
+	cl, err := cachedGet[store.License](t.r.cache, t.txn, tagLicense, bLicenses, idb(t.licenseByKey(k)))
+	if err != nil {
 		return nil, nil, err
-	} else if !ok || l.EnvID != envID {
+	}
+	if cl == nil || cl.EnvID != envID {
 		return nil, nil, store.NotFound("license")
 	}
-	p := new(store.Plan)
-	ok, err := t.get(bPlans, l.PlanID, p)
-	if err != nil || !ok {
-		return l, nil, err
+	l := *cl
+	p, err := cachedGet[store.Plan](t.r.cache, t.txn, tagPlan, bPlans, idb(l.PlanID))
+	if err != nil {
+		return nil, nil, err
 	}
-	return l, p, nil
+	return &l, p, nil
 }
 
-// LockDeviceByFingerprint implements store.RuntimeTx.
+// LockDeviceByFingerprint implements store.RuntimeTx, from the decode
+// cache; the device is a copy.
 func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
 	id := t.lookup(bDevicesFP, key(idb(envID), []byte(fp)))
 	if id == "" {
 		return nil, false, nil
 	}
-	d, err := t.device(envID, id)
+	cd, err := cachedGet[store.Device](t.r.cache, t.txn, tagDevice, bDevices, idb(id))
 	if err != nil {
 		return nil, false, err
 	}
-	return d, t.isBound(licenseID, id), nil
+	if cd == nil || cd.EnvID != envID {
+		return nil, false, store.NotFound("device")
+	}
+	d := *cd
+	return &d, t.isBound(licenseID, id), nil
 }
-
-// ActAs implements store.RuntimeTx.
-func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // ConsumeNonce implements store.RuntimeTx.
 func (t runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
 	return t.r.consumeNonce(t.txn, ra, rp, kind)
 }
 
+// SessionUser implements store.RuntimeTx.
+func (t runtimeTxn) SessionUser(_ store.RuntimeClient, ra *store.RuntimeApp, token string) (*store.EndUser, error) {
+	s, err := t.r.findByAccess(t.txn, token, store.HashSecret(token))
+	if err != nil {
+		return nil, err
+	}
+	reason, v, err := t.r.cascade(t.txn, ra, s, true)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" || v.user == nil {
+		return nil, store.ErrEndUserToken()
+	}
+	return v.user, nil
+}
+
+// ReadLogin implements store.RuntimeStorage: one read transaction.
+func (s runtimeStorage) ReadLogin(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (store.LoginCandidate, error) {
+	var out store.LoginCandidate
+	err := s.r.db.view(ctx, func(t *txn) error {
+		ra, err := s.r.activeApp(t, c)
+		if err != nil {
+			return err
+		}
+		out.Replay = s.r.replayed(t, ra.Env.ID, in.Replay)
+		if id := t.lookup(bEndUsersEmail, key(idb(ra.Env.ID), []byte(in.Email))); id != "" {
+			u, err := t.endUser(ra.Env.ID, id)
+			if err != nil {
+				return err
+			}
+			out.PasswordHash, out.UserID = u.PasswordHash, u.ID
+		}
+		return nil
+	})
+	return out, err
+}
+
+// UserEntitlements implements store.RuntimeTx.
+func (t runtimeTxn) UserEntitlements(envID, userID, deviceID string) ([]string, error) {
+	ents, _, err := t.r.userEntitlements(t.txn, envID, userID, deviceID)
+	return ents, err
+}
+
+// LicenseEntitlements implements store.RuntimeTx.
+func (t runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
+	ents, err := t.r.licenseEntitlements(t.txn, l, nil)
+	if err != nil {
+		return nil, err
+	}
+	return sortedSet(ents), nil
+}
+
+// InsertDevice implements store.RuntimeTx: with one writer, no other
+// transaction can have written the fingerprint meanwhile.
+func (t runtimeTxn) InsertDevice(d *store.Device) (bool, error) {
+	return true, t.saveDevice(nil, d)
+}
+
+// BindDevice implements store.RuntimeTx.
+func (t runtimeTxn) BindDevice(l *store.License, deviceID string) error {
+	return t.bindDevice(l, deviceID, t.now)
+}
+
 // BoundDevices implements store.RuntimeTx.
-func (t runtimeTxn) BoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
+func (t runtimeTxn) BoundDevices(licenseID string) ([]*store.Device, error) {
+	var out []*store.Device
+	prefix := idb(licenseID)
+	c := t.tx.Bucket(bLicDevices).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) != 32 {
+			return nil, fmt.Errorf("%s/%x: a binding key of %d bytes", bLicDevices, k, len(k))
+		}
+		d, err := cachedGet[store.Device](t.r.cache, t.txn, tagDevice, bDevices, k[16:])
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return nil, fmt.Errorf("%s/%x: no such device", bLicDevices, k)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// OpenSession implements store.RuntimeTx, with the access token presigned
+// by PrepareActivation when it says what the transaction decided.
+func (t runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, seed store.SessionSeed) (*store.RuntimeSession, error) {
+	return t.r.openSession(t.txn, specOf(ra, s), tokenSeedOf(seed))
+}
+
+// ActAs implements store.RuntimeTx.
+func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
+
+// ListBoundDevices implements store.RuntimeTx.
+func (t runtimeTxn) ListBoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
 	return t.boundDevices(envID, licenseID, 0, limit)
 }
 

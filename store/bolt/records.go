@@ -146,7 +146,19 @@ func (t *txn) saveDevice(prev, d *store.Device) error {
 		if err := t.setUnique(bDevicesFP, key(env, []byte(d.Fingerprint)), d.ID); err != nil {
 			return err
 		}
-	} else if prev.Status != d.Status {
+	} else {
+		if prev.Fingerprint != d.Fingerprint {
+			// A re-bind: the device answers to its new fingerprint only.
+			if err := t.delUnique(bDevicesFP, key(env, []byte(prev.Fingerprint))); err != nil {
+				return err
+			}
+			if err := t.setUnique(bDevicesFP, key(env, []byte(d.Fingerprint)), d.ID); err != nil {
+				return err
+			}
+		}
+		if prev.Status == d.Status {
+			return nil
+		}
 		if err := t.unindex(bDevicesEnvStatus, key(env, str(prev.Status)), d.ID); err != nil {
 			return err
 		}

@@ -30,9 +30,6 @@ type Runtime struct {
 
 	commits *groupCommit
 	valid   *validCache
-
-	dummyOnce sync.Once
-	dummyHash string
 }
 
 // Runtime returns the runtime store on db.
@@ -41,7 +38,7 @@ func (db *DB) Runtime(o RuntimeOptions) *Runtime {
 		o.SeenInterval = 5 * time.Minute
 	}
 	r := &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}, commits: &groupCommit{db: db}, valid: newValidCache()}
-	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r})
+	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher)
 	return r
 }
 

@@ -84,6 +84,18 @@ func newTokenSeed(sessionID string) tokenSeed {
 	return tokenSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: store.NewRefreshRandom(), JTI: store.NewID()}
 }
 
+// tokenSeedOf is the seed the orchestration drew, with the token
+// PrepareActivation presigned for it.
+func tokenSeedOf(s store.SessionSeed) tokenSeed {
+	pre, _ := s.Prepared.(*presigned)
+	return tokenSeed{SessionID: s.SessionID, DeviceID: s.DeviceID, Secret: s.Secret, JTI: s.JTI, pre: pre}
+}
+
+// specOf is the session spec of what the orchestration opens.
+func specOf(ra *store.RuntimeApp, s store.SessionSubject) sessionSpec {
+	return sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: s.Entitlements, roles: s.Roles, mnt: s.MaintenanceExpiresAt}
+}
+
 // presigned is an access token signed outside the write transaction.
 // Signing (Ed25519 and the JWT encoding) is the costliest step of issuing
 // a session, and the write transaction runs on one goroutine for every

@@ -161,7 +161,7 @@ func (db *DB) IssueMachineFile(ctx context.Context, s store.Scope, licenseID str
 			}
 		}
 		ra := &store.RuntimeApp{App: a, Env: env}
-		dev, bound, err := t.bind(ra, l, plan, in.Fingerprint, userID, newDevID)
+		dev, bound, err := store.BindFingerprint(&runtimeTxn{txn: t}, ra, l, plan, in.Fingerprint, userID, newDevID)
 		if err != nil {
 			return err
 		}

@@ -153,53 +153,135 @@ func (t *txn) Audit(ev store.AuditEvent) error { return t.audit(ev) }
 type runtimeStorage struct{ r *Runtime }
 
 // runtimeTxn is a txn of the runtime, which resolves clients as the
-// runtime does.
+// runtime does. found is the license LockLicenseByKey read, whose
+// entitlement keys came in the same statement.
 type runtimeTxn struct {
 	*txn
-	r *Runtime
+	r     *Runtime
+	found *rtLicense
 }
 
 var (
 	_ store.RuntimeStorage = runtimeStorage{}
-	_ store.RuntimeTx      = runtimeTxn{}
+	_ store.RuntimeTx      = (*runtimeTxn)(nil)
 )
 
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
-	return s.r.softUpdate(ctx, func(t *txn) error { return fn(runtimeTxn{txn: t, r: s.r}) })
+	return s.r.softUpdate(ctx, func(t *txn) error { return fn(&runtimeTxn{txn: t, r: s.r}) })
 }
 
 // ActiveApp implements store.RuntimeTx.
-func (t runtimeTxn) ActiveApp(c store.RuntimeClient) (*store.RuntimeApp, error) {
+func (t *runtimeTxn) ActiveApp(c store.RuntimeClient) (*store.RuntimeApp, error) {
 	return t.r.activeApp(t.txn, c)
 }
 
 // LockLicenseByKey implements store.RuntimeTx: the license's row, locked,
-// and its plan in one statement.
-func (t runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.Plan, error) {
+// its plan and its entitlement keys in one statement.
+func (t *runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.Plan, error) {
 	found, err := t.lockLicenseByKey(envID, k)
 	if err != nil {
 		return nil, nil, err
 	}
-	return found.l, found.plan, nil
+	t.found = found
+	l := *found.l
+	return &l, found.plan, nil
 }
 
 // LockDeviceByFingerprint implements store.RuntimeTx: the device's row,
 // locked, and its binding in one statement.
-func (t runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
+func (t *runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
 	return t.lockedDeviceByFingerprint(envID, fp, licenseID)
 }
 
 // ActAs implements store.RuntimeTx.
-func (t runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
+func (t *runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
 
 // ConsumeNonce implements store.RuntimeTx.
-func (t runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
+func (t *runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
 	return t.r.consumeNonce(t.txn, ra, rp, kind)
 }
 
+// SessionUser implements store.RuntimeTx: the session and its cascade in
+// one statement.
+func (t *runtimeTxn) SessionUser(c store.RuntimeClient, _ *store.RuntimeApp, token string) (*store.EndUser, error) {
+	v, err := t.r.view(t.ctx, t.tx, c, rtByAccess, store.HashSecret(token), t.now)
+	if err != nil {
+		return nil, err
+	}
+	if v.cascade(t.now, true) != "" || v.user == nil {
+		return nil, store.ErrEndUserToken()
+	}
+	return v.user, nil
+}
+
+// ReadLogin implements store.RuntimeStorage: one statement.
+func (s runtimeStorage) ReadLogin(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (store.LoginCandidate, error) {
+	hash, userID, replay, err := s.r.loginRead(ctx, c, in)
+	return store.LoginCandidate{UserID: userID, PasswordHash: hash, Replay: replay}, err
+}
+
+// UserEntitlements implements store.RuntimeTx: one statement.
+func (t *runtimeTxn) UserEntitlements(envID, userID, deviceID string) ([]string, error) {
+	return t.userKeys(envID, userID, deviceID)
+}
+
+// LicenseEntitlements implements store.RuntimeTx: the keys LockLicenseByKey
+// read with the license (nothing in between changes them), else a query.
+func (t *runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
+	if t.found != nil && t.found.l.ID == l.ID {
+		return t.found.keys, nil
+	}
+	var keys []string
+	err := t.tx.QueryRow(t.ctx, `SELECT `+rtKeysExpr("l.doc", "p.doc")+` FROM licenses l LEFT JOIN plans p ON p.id = l.plan_id WHERE l.id = $1`, l.ID).Scan(&keys)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return rtKeySet(keys), nil
+}
+
+// InsertDevice implements store.RuntimeTx.
+func (t *runtimeTxn) InsertDevice(d *store.Device) (bool, error) { return t.insertNewDevice(d) }
+
+// BindDevice implements store.RuntimeTx.
+func (t *runtimeTxn) BindDevice(l *store.License, deviceID string) error {
+	added, err := t.bindDevice(l.ID, deviceID)
+	if added {
+		l.DevicesCount++
+	}
+	return err
+}
+
 // BoundDevices implements store.RuntimeTx.
-func (t runtimeTxn) BoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
+func (t *runtimeTxn) BoundDevices(licenseID string) ([]*store.Device, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT d.doc FROM license_devices ld JOIN devices d ON d.id = ld.device_id WHERE ld.license_id = $1`, licenseID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*store.Device
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		d, err := decode[store.Device](raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// OpenSession implements store.RuntimeTx.
+func (t *runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, seed store.SessionSeed) (*store.RuntimeSession, error) {
+	return t.r.openSession(t.txn, rtSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: s.Entitlements,
+		roles: s.Roles, mnt: s.MaintenanceExpiresAt}, rtSeed{SessionID: seed.SessionID, DeviceID: seed.DeviceID, Secret: seed.Secret, JTI: seed.JTI})
+}
+
+// ListBoundDevices implements store.RuntimeTx.
+func (t *runtimeTxn) ListBoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
 	return t.boundDevices(envID, licenseID, limit)
 }
 

@@ -266,7 +266,7 @@ func (t *txn) saveDevice(d *store.Device, isNew bool) error {
 			d.ID, d.AppID, d.EnvID, d.Fingerprint, d.Status, js(d))
 		return err
 	}
-	_, err := t.exec(`UPDATE devices SET status = $2, doc = $3 WHERE id = $1`, d.ID, d.Status, js(d))
+	_, err := t.exec(`UPDATE devices SET status = $2, doc = $3, fingerprint = $4 WHERE id = $1`, d.ID, d.Status, js(d), d.Fingerprint)
 	return err
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,9 +23,6 @@ type Runtime struct {
 	db   *DB
 	o    store.RuntimeOptions
 	seen rtSeenTracker
-
-	dummyOnce sync.Once
-	dummyHash string
 }
 
 // OpenRuntime implements store.Backend.
@@ -35,7 +31,7 @@ func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend {
 		o.SeenInterval = 5 * time.Minute
 	}
 	r := &Runtime{db: db, o: o, seen: rtSeenTracker{pending: map[string]rtSeenEntry{}}}
-	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r})
+	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher)
 	return r
 }
 

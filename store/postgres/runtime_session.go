@@ -2,82 +2,12 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
 	"strings"
 	"time"
 
 	"licensectl/store"
 )
-
-// errRTBusy answers a runtime write whose rows kept changing under it
-// between its read and its conditional write: retried by the client.
-func errRTBusy() error {
-	return &store.Error{Code: store.ECodeUnavailable, Message: "the record kept changing during the request; retry", RetryAfter: 1}
-}
-
-// dummy returns a password hash that no password matches, made with the
-// hasher's parameters: a login for an unknown e-mail verifies against it so
-// that it costs what a wrong password costs.
-func (r *Runtime) dummy(ctx context.Context) string {
-	r.dummyOnce.Do(func() {
-		var b [24]byte
-		_, _ = rand.Read(b[:])
-		r.dummyHash, _ = r.db.Hasher.Hash(ctx, hex.EncodeToString(b[:]))
-	})
-	return r.dummyHash
-}
-
-// Login implements store.Runtime. The password is verified outside the
-// write transaction (argon2id takes tens of milliseconds, and must not
-// hold the user's row lock); the transaction re-reads the user and decides.
-func (r *Runtime) Login(ctx context.Context, c store.RuntimeClient, in store.RuntimeLoginInput) (*store.RuntimeSession, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, err
-	}
-	if r.db.Hasher == nil {
-		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
-	}
-	// A read first, one statement: a replay or a disabled application is
-	// refused without paying for a password hash.
-	hash, userID, replay, err := r.loginRead(ctx, c, in)
-	if err != nil {
-		return nil, err
-	}
-	ok := false
-	if replay == nil {
-		h := hash
-		if h == "" {
-			h = r.dummy(ctx)
-		}
-		match, err := r.db.Hasher.Verify(ctx, in.Password, h)
-		if err != nil {
-			return nil, err
-		}
-		ok = match && hash != ""
-	}
-	seed := newRTSeed("")
-	var out *store.RuntimeSession
-	err = r.softUpdate(ctx, func(t *txn) error {
-		out = nil
-		ra, err := r.activeApp(t, c)
-		if err != nil {
-			return err
-		}
-		t.rtActor(store.ActorEndUser, userID)
-		if err := r.consumeNonce(t, ra, in.Replay, "user"); err != nil {
-			return err
-		}
-		out, err = r.login(t, ra, in.Email, userID, hash, ok, in.Fingerprint, seed)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
 
 // loginRead reads in one statement what a login checks before the
 // password: the application environment (refused when disabled), whether
@@ -126,87 +56,6 @@ func (r *Runtime) loginRead(ctx context.Context, c store.RuntimeClient, in store
 		hash, userID = u.PasswordHash, u.ID
 	}
 	return hash, userID, replay, nil
-}
-
-// login opens the session once the password was checked against hash.
-func (r *Runtime) login(t *txn, ra *store.RuntimeApp, email, userID, hash string, ok bool, fp string, seed rtSeed) (*store.RuntimeSession, error) {
-	var u *store.EndUser
-	if userID != "" {
-		var err error
-		if u, err = doc[store.EndUser](t, `SELECT doc FROM end_users WHERE id = $1 FOR UPDATE`, userID); err != nil {
-			return nil, err
-		}
-		// A password changed since the check invalidates the check.
-		if u == nil || u.EnvID != ra.Env.ID || u.PasswordHash != hash {
-			ok = false
-		}
-	}
-	if !ok {
-		target := store.Target{Type: "user"}
-		if u != nil {
-			target.ID = u.ID
-		}
-		if err := t.audit(auditEvent{Event: store.EventUserLoginFailed, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: target, Metadata: map[string]any{"email": email}}); err != nil {
-			return nil, err
-		}
-		return nil, store.ErrEndUserCredentials()
-	}
-	switch u.Status {
-	case store.UserBanned:
-		return nil, store.ErrAccountRefused("banned")
-	case store.UserDisabled:
-		return nil, store.ErrAccountRefused("disabled")
-	}
-	now := t.now
-	var dev *store.Device
-	for attempt := 0; dev == nil; attempt++ {
-		var err error
-		if dev, _, err = t.lockedDeviceByFingerprint(ra.Env.ID, fp, ""); err != nil {
-			return nil, err
-		}
-		if dev != nil {
-			if err := dev.CheckUsable(); err != nil {
-				return nil, err
-			}
-			if dev.UserID == "" {
-				dev.UserID, dev.LastSeenAt = u.ID, &now
-				if err := t.saveDevice(dev, false); err != nil {
-					return nil, err
-				}
-			}
-			break
-		}
-		if attempt == 2 {
-			return nil, errRTBusy()
-		}
-		d := &store.Device{ID: seed.DeviceID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: fp, Status: store.DeviceActive,
-			UserID: u.ID, LicenseIDs: []string{}, LastSeenAt: &now, CreatedAt: now}
-		created, err := t.insertNewDevice(d)
-		if err != nil {
-			return nil, err
-		}
-		if created {
-			dev = d
-		} // else another request created it meanwhile: read it again
-	}
-	u.LastLoginAt, u.UpdatedAt = &now, now
-	if err := t.saveEndUser(u, false); err != nil {
-		return nil, err
-	}
-	ents, err := t.userKeys(ra.Env.ID, u.ID, dev.ID)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := r.openSession(t, rtSpec{ra: ra, userID: u.ID, deviceID: dev.ID, ents: ents, roles: u.Roles}, seed)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.audit(auditEvent{Event: store.EventUserLogin, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-		Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"device_id": dev.ID, "session_id": sess.SessionID}}); err != nil {
-		return nil, err
-	}
-	return sess, nil
 }
 
 // userKeys is the union of the entitlements of the user's usable licenses
@@ -303,7 +152,7 @@ func (r *Runtime) Refresh(ctx context.Context, c store.RuntimeClient, refreshTok
 				return err
 			}
 		}
-		return errRTBusy()
+		return store.ErrRecordBusy()
 	})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,8 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("ResetByID", func(t *testing.T) { testResetByID(t, open) })
 	t.Run("SelfServiceDevices", func(t *testing.T) { testSelfServiceDevices(t, open) })
 	t.Run("OrganizationSlugs", func(t *testing.T) { testOrganizationSlugs(t, open) })
+	t.Run("Rebind", func(t *testing.T) { testRebind(t, open) })
+	t.Run("RebindParallel", func(t *testing.T) { testRebindParallel(t, open) })
 	t.Run("FloatingSeats", func(t *testing.T) { testFloatingSeats(t, open) })
 	t.Run("MachineFile", func(t *testing.T) { testMachineFile(t, open) })
 	t.Run("Replay", func(t *testing.T) { testReplay(t, open) })

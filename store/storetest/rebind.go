@@ -1,0 +1,258 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"licensectl/store"
+)
+
+// components is a device's components named machine, disk, mac, … with
+// the hashes given, in that order.
+func components(hashes ...string) []store.DeviceComponent {
+	names := []string{"machine_id", "disk_serial", "mac", "os_install", "extra"}
+	out := make([]store.DeviceComponent, len(hashes))
+	for i, h := range hashes {
+		out[i] = store.DeviceComponent{Name: names[i], Hash: h}
+	}
+	return out
+}
+
+// activateWith activates key on fingerprint with components.
+func (f *fixture) activateWith(key, fingerprint string, cs []store.DeviceComponent) (*store.Activation, error) {
+	return f.runtime().Activate(f.ctx, f.client(""), store.ActivateInput{LicenseKey: key, Fingerprint: fingerprint, Components: cs, Replay: f.replay()})
+}
+
+// deviceByFingerprint is the device of the production environment with this
+// fingerprint, nil when there is none.
+func (f *fixture) deviceByFingerprint(t *testing.T, fp string) *store.Device {
+	t.Helper()
+	p, err := f.db.ListDevices(f.ctx, f.scope(store.EnvProduction), store.StatusFilter{Fingerprint: fp})
+	if err != nil {
+		t.Fatalf("ListDevices(%s): %v", fp, err)
+	}
+	if p.Total == 0 {
+		return nil
+	}
+	return p.Data[0]
+}
+
+// rebounds are the device.rebound audit entries of one device.
+func (f *fixture) rebounds(t *testing.T, deviceID string) []*store.AuditEntry {
+	t.Helper()
+	p, err := f.db.ListAudit(f.ctx, f.scope(store.EnvProduction), store.AuditFilter{Event: store.EventDeviceRebound, PageRequest: store.PageRequest{PerPage: 100}})
+	if err != nil {
+		t.Fatalf("ListAudit(device.rebound): %v", err)
+	}
+	var out []*store.AuditEntry
+	for _, e := range p.Data {
+		if e.Target.ID == deviceID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// testRebind: a bound device recognised by most of its components under a
+// new fingerprint takes it, without a seat or a reset, and its old sessions
+// end (docs/design.md §17); half the components, a blocked device, a plan
+// with rebind off or a single component re-bind nothing.
+func testRebind(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	sc := f.scope(store.EnvProduction)
+	seat := func(t *testing.T, name string, in store.PlanInput) *store.LicenseItem {
+		t.Helper()
+		in.Name, in.MaxDevices, in.DeviceResetLimit = ptr(name), ptr(1), ptr(2)
+		_, gen := f.licenses(t, in, 1)
+		return gen[0]
+	}
+	t.Run("OKMostComponents", func(t *testing.T) {
+		l := seat(t, "Rebind most", store.PlanInput{})
+		first, err := f.activateWith(l.Key, "rb-old", components("m1", "d1", "n1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := f.deviceByFingerprint(t, "rb-old")
+		if !slices.Equal(old.Components, components("m1", "d1", "n1")) {
+			t.Fatalf("stored components = %+v", old.Components)
+		}
+		f.clock.Advance(1)
+		a, err := f.activateWith(l.Key, "rb-new", components("m1", "d1", "n2"))
+		if err != nil {
+			t.Fatalf("Activate(new fingerprint, 2 of 3 components) = %v; want a re-bind", err)
+		}
+		if a.LicenseStatus != store.LicenseActive || a.AccessToken == "" || a.RefreshToken == "" {
+			t.Fatalf("re-bind answer = %+v; want the normal activation answer", a)
+		}
+		f.wantReason(t, "the new session", a.AccessToken, "")
+		f.wantReason(t, "the session of the old fingerprint", first.AccessToken, store.ReasonSessionRevoked)
+		if d := f.deviceByFingerprint(t, "rb-old"); d != nil {
+			t.Fatalf("a device still answers to the old fingerprint: %+v", d)
+		}
+		d := f.deviceByFingerprint(t, "rb-new")
+		if d == nil || d.ID != old.ID || !slices.Equal(d.Components, components("m1", "d1", "n2")) || !slices.Contains(d.LicenseIDs, l.ID) {
+			t.Fatalf("device after the re-bind = %+v; want %s with the new components, bound", d, old.ID)
+		}
+		got, err := f.db.FindLicense(f.ctx, sc, l.ID)
+		if err != nil || len(got.Devices) != 1 || got.DeviceResetsRemaining != 2 {
+			t.Fatalf("license after the re-bind = %+v, %v; want 1 device and 2 resets left", got, err)
+		}
+		rb := f.rebounds(t, old.ID)
+		if len(rb) != 1 || rb[0].Metadata["previous_fingerprint"] != "rb-old" || rb[0].Metadata["license_id"] != l.ID || rb[0].Target.Type != "device" {
+			t.Fatalf("device.rebound audit = %+v; want one naming rb-old", rb)
+		}
+		// The device is bound under its new fingerprint: activating it again
+		// is an ordinary activation.
+		if _, err := f.activateWith(l.Key, "rb-new", components("m1", "d1", "n2")); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(f.rebounds(t, old.ID)); n != 1 {
+			t.Fatalf("%d re-binds after activating the bound fingerprint again, want 1", n)
+		}
+	})
+	refused := []struct {
+		name     string
+		plan     store.PlanInput
+		bound    []store.DeviceComponent
+		arriving []store.DeviceComponent
+		block    bool
+	}{
+		{"ErrHalf", store.PlanInput{}, components("m", "d", "n", "o"), components("m", "d", "x", "y"), false},
+		{"ErrBlocked", store.PlanInput{}, components("m", "d", "n"), components("m", "d", "n"), true},
+		{"ErrRebindOff", store.PlanInput{Rebind: ptr(store.RebindOff)}, components("m", "d", "n"), components("m", "d", "n"), false},
+		{"ErrOneComponent", store.PlanInput{}, components("m"), components("m", "d"), false},
+		{"ErrOneArriving", store.PlanInput{}, components("m", "d"), components("m"), false},
+		{"ErrNoneArriving", store.PlanInput{}, components("m", "d"), nil, false},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			l := seat(t, "Rebind "+tc.name, tc.plan)
+			fp := "rb-" + tc.name
+			if _, err := f.activateWith(l.Key, fp+"-old", tc.bound); err != nil {
+				t.Fatal(err)
+			}
+			old := f.deviceByFingerprint(t, fp+"-old")
+			if tc.block {
+				if _, err := f.db.SetDeviceStatus(f.ctx, sc, old.ID, store.DeviceBlocked); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := f.activateWith(l.Key, fp+"-new", tc.arriving)
+			wantCode(t, "Activate("+tc.name+")", err, store.ECodeDeviceLimit)
+			if d := f.deviceByFingerprint(t, fp+"-old"); d == nil || d.ID != old.ID {
+				t.Fatalf("the bound device lost its fingerprint: %+v", d)
+			}
+			if n := len(f.rebounds(t, old.ID)); n != 0 {
+				t.Fatalf("%d re-binds recorded, want none", n)
+			}
+		})
+	}
+	t.Run("ErrFingerprintKnown", func(t *testing.T) {
+		// A fingerprint the environment already knows is that machine's:
+		// it takes a seat of its own, it does not re-bind another device.
+		l := seat(t, "Rebind known", store.PlanInput{})
+		if _, err := f.activateWith(l.Key, "rb-known-old", components("m", "d", "n")); err != nil {
+			t.Fatal(err)
+		}
+		_, other := f.licenses(t, store.PlanInput{Name: ptr("Rebind elsewhere")}, 1)
+		if _, err := f.activateWith(other[0].Key, "rb-known-new", nil); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.activateWith(l.Key, "rb-known-new", components("m", "d", "n"))
+		wantCode(t, "Activate(known fingerprint, matching components)", err, store.ECodeDeviceLimit)
+		if d := f.deviceByFingerprint(t, "rb-known-old"); d == nil || len(f.rebounds(t, d.ID)) != 0 {
+			t.Fatalf("the bound device was re-bound: %+v", d)
+		}
+	})
+	t.Run("OKLoginStoresComponents", func(t *testing.T) {
+		if _, err := f.be.RegisterEndUser(f.ctx, sc, "rebind@runtime.test", Password); err != nil {
+			t.Fatal(err)
+		}
+		login := func(cs []store.DeviceComponent) {
+			t.Helper()
+			if _, err := f.runtime().Login(f.ctx, f.client(""), store.RuntimeLoginInput{Email: "rebind@runtime.test", Password: Password,
+				Fingerprint: "rb-login", Components: cs, Replay: f.replay()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		login(components("m", "d"))
+		if d := f.deviceByFingerprint(t, "rb-login"); d == nil || !slices.Equal(d.Components, components("m", "d")) {
+			t.Fatalf("device after login = %+v; want its components", d)
+		}
+		login(nil) // an older client says nothing: what is stored stays
+		login(components("m", "d", "n"))
+		if d := f.deviceByFingerprint(t, "rb-login"); d == nil || !slices.Equal(d.Components, components("m", "d", "n")) {
+			t.Fatalf("device after logins = %+v; want the last components sent", d)
+		}
+	})
+	t.Run("ErrValidationFailed", func(t *testing.T) {
+		l := seat(t, "Rebind checked", store.PlanInput{})
+		many := make([]store.DeviceComponent, store.MaxDeviceComponents+1)
+		for i := range many {
+			many[i] = store.DeviceComponent{Name: fmt.Sprintf("c%d", i), Hash: "h"}
+		}
+		for name, cs := range map[string][]store.DeviceComponent{
+			"too many":       many,
+			"empty name":     {{Name: "", Hash: "h"}},
+			"long hash":      {{Name: "n", Hash: string(make([]byte, store.MaxDeviceComponentHash+1))}},
+			"duplicate name": {{Name: "n", Hash: "a"}, {Name: "n", Hash: "b"}},
+		} {
+			_, err := f.activateWith(l.Key, "rb-checked", cs)
+			wantCode(t, "Activate("+name+")", err, store.ECodeValidation)
+		}
+		if d := f.deviceByFingerprint(t, "rb-checked"); d != nil {
+			t.Fatalf("a refused activation created %+v", d)
+		}
+	})
+}
+
+// testRebindParallel: 30 activations at once on a license with one seat
+// left, a third of them re-binding one bound device under one new
+// fingerprint, a third the other bound device, a third new devices: the
+// license ends with exactly max_devices devices, one new device got the
+// seat, and each bound device was re-bound exactly once.
+func testRebindParallel(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Rebind race"), MaxDevices: ptr(3)}, 1)
+	key := gen[0].Key
+	for i, fp := range []string{"race-a", "race-b"} {
+		if _, err := f.activateWith(key, fp, components(fmt.Sprint("m", i), fmt.Sprint("d", i), fmt.Sprint("n", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := f.deviceByFingerprint(t, "race-a"), f.deviceByFingerprint(t, "race-b")
+	codes := parallel(30, func(i int) error {
+		var err error
+		switch i % 3 {
+		case 0:
+			_, err = f.activateWith(key, "race-a2", components("m0", "d0", "x"))
+		case 1:
+			_, err = f.activateWith(key, "race-b2", components("m1", "x", "n1"))
+		default:
+			_, err = f.activateWith(key, fmt.Sprintf("race-new-%d", i), nil)
+		}
+		return err
+	})
+	n := tally(t, "parallel activations", codes, "", store.ECodeDeviceLimit)
+	if n[""] != 21 {
+		t.Fatalf("%d activations succeeded, want the 20 re-binding ones and 1 new device (%q)", n[""], codes)
+	}
+	for i, c := range codes {
+		if c != "" && i%3 != 2 {
+			t.Fatalf("re-binding activation %d refused with %s", i, c)
+		}
+	}
+	l, err := f.db.FindLicense(f.ctx, f.scope(store.EnvProduction), gen[0].ID)
+	if err != nil || len(l.Devices) != 3 {
+		t.Fatalf("FindLicense = %+v, %v; want exactly 3 devices", l, err)
+	}
+	for fp, d := range map[string]*store.Device{"race-a2": a, "race-b2": b} {
+		if got := f.deviceByFingerprint(t, fp); got == nil || got.ID != d.ID {
+			t.Fatalf("%s names %+v, want device %s", fp, got, d.ID)
+		}
+		if rb := f.rebounds(t, d.ID); len(rb) != 1 {
+			t.Fatalf("device %s re-bound %d times, want once", d.ID, len(rb))
+		}
+	}
+}
