@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"embed"
 	"html/template"
 	"net/http"
@@ -70,26 +71,47 @@ func withPageHeaders(next http.Handler) http.Handler {
 // are logged without the address, which may hold a token.
 func (s *Server) pageCall(fn func(r *http.Request) (int, string, page)) http.Handler {
 	return withPageHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if lim := s.acct.perIP; lim != nil {
-			if err := lim.take(w, clientKey(r), "too many requests"); err != nil {
-				if e := store.AsError(err); e != nil && e.RetryAfter > 0 {
-					w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
-				}
-				s.renderPage(w, http.StatusTooManyRequests, "message", page{Title: "Too many attempts", Tone: "bad",
-					Message: "There were too many attempts from your address. Wait a minute, then try again."})
-				return
-			}
+		if !s.pageAllowed(w, r) {
+			s.renderPage(w, http.StatusTooManyRequests, "message", page{Title: "Too many attempts", Tone: "bad",
+				Message: "There were too many attempts from your address. Wait a minute, then try again."})
+			return
 		}
-		ctx := store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: clientIP(r), UserAgent: r.UserAgent()})
-		status, name, p := fn(r.WithContext(ctx))
+		status, name, p := fn(r.WithContext(pageActor(r)))
 		s.renderPage(w, status, name, p)
 	}))
 }
 
+// pageAllowed takes one request of the client's address from the account
+// calls' limit, and otherwise sets Retry-After and reports false.
+func (s *Server) pageAllowed(w http.ResponseWriter, r *http.Request) bool {
+	lim := s.acct.perIP
+	if lim == nil {
+		return true
+	}
+	err := lim.take(w, clientKey(r), "too many requests")
+	if e := store.AsError(err); e != nil && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	return err == nil
+}
+
+// pageActor is the request's context with the audit actor of a page: the
+// system, from the client's address (the store names the person once it
+// knows them).
+func pageActor(r *http.Request) context.Context {
+	return store.WithActor(r.Context(), store.Actor{Type: store.ActorSystem, IP: clientIP(r), UserAgent: r.UserAgent()})
+}
+
 func (s *Server) renderPage(w http.ResponseWriter, status int, name string, p page) {
+	s.renderTemplate(w, pageTmpl, status, name, p)
+}
+
+// renderTemplate writes the page name of tmpl shows of data, or a plain
+// error page when it does not render (logged).
+func (s *Server) renderTemplate(w http.ResponseWriter, tmpl *template.Template, status int, name string, data any) {
 	var b strings.Builder
-	if err := pageTmpl.ExecuteTemplate(&b, name, p); err != nil {
-		s.logger.Error("render account page", "page", name, "err", err)
+	if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		s.logger.Error("render page", "page", name, "err", err)
 		status, b = http.StatusInternalServerError, strings.Builder{}
 		b.WriteString("<!doctype html><title>Error</title><p>Something went wrong. Try again later.</p>")
 	}

@@ -80,7 +80,7 @@ func describe(rt route) []string {
 		miss = append(miss, "no request body: it is among the bodiless POSTs")
 	}
 	switch {
-	case rt.access == served && rt.raw == nil, rt.access == pageCall && rt.page == nil,
+	case rt.access == served && rt.raw == nil, rt.access == pageCall && rt.page == nil && rt.portal == nil,
 		(rt.access == runtimeApp || rt.access == runtimeUser || rt.access == runtimeOpen) && (rt.rt == nil || rt.endpoint == ""),
 		rt.access != served && rt.access != pageCall && rt.access != runtimeApp && rt.access != runtimeUser && rt.access != runtimeOpen && rt.fn == nil:
 		miss = append(miss, "a handler of its access")

@@ -32,6 +32,7 @@ type route struct {
 	// too (an activation with one assigns the license to that user).
 	optionalUser bool
 	page         func(*Server) func(*http.Request) (int, string, page)
+	portal       func(*Server) portalFunc // a portal page (access pageCall)
 	raw          func(*Server) http.Handler
 
 	partner bool               // served only with partner sign-in configured (else 404)
@@ -111,6 +112,10 @@ func (s *Server) handlerOf(rt route) http.Handler {
 	case runtimeApp, runtimeUser, runtimeOpen:
 		h = s.runtime(rt.endpoint, rt.authLimit, rt.method != http.MethodGet && !rt.reads, rt.rt(s))
 	case pageCall:
+		if rt.portal != nil {
+			h = s.portalCall(rt.portal(s))
+			break
+		}
 		h = s.pageCall(rt.page(s))
 	case served:
 		h = rt.raw(s)
@@ -158,6 +163,15 @@ func pageOp(method, path, summary string, fn func(*Server, *http.Request) (int, 
 	return route{method: method, path: path, summary: summary, access: pageCall, contentType: "text/html", status: http.StatusOK,
 		page: func(s *Server) func(*http.Request) (int, string, page) {
 			return func(r *http.Request) (int, string, page) { return fn(s, r) }
+		}}
+}
+
+func portalOp(method, path, summary string, fn func(*Server, http.ResponseWriter, *http.Request, *portal) (int, string, portalPage)) route {
+	return route{method: method, path: path, summary: summary, access: pageCall, contentType: "text/html", status: http.StatusOK,
+		portal: func(s *Server) portalFunc {
+			return func(w http.ResponseWriter, r *http.Request, p *portal) (int, string, portalPage) {
+				return fn(s, w, r, p)
+			}
 		}}
 }
 
@@ -247,6 +261,7 @@ func routeTable() []route {
 	const (
 		get, post, patch, del = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
 		app                   = "/v1/mgmt/applications/{id}"
+		portal                = "/portal/{app_id}/{environment}"
 
 		ok200, created              = http.StatusOK, http.StatusCreated
 		unauth, forbidden, notFound = http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound
@@ -490,6 +505,26 @@ func routeTable() []route {
 		pageOp(post, "/account/forgot-password", "Mail a password-reset link (the page's form)", (*Server).forgotPasswordPage).formOf("email"),
 		pageOp(get, "/account/resend-verification", "The page that asks for a new verification link", (*Server).resendVerificationPage),
 		pageOp(post, "/account/resend-verification", "Mail a new verification link (the page's form)", (*Server).resendVerificationPage).formOf("email"),
+		// The self-service portal: HTML for a vendor's customers
+		// (docs/design.md §17), an application's production environment at
+		// /portal/{app_id}, either at /portal/{app_id}/{environment}.
+		portalOp(get, "/portal/{app_id}", "The customer portal of an application's production environment: sign-in, or the customer's licences", (*Server).portalHome),
+		portalOp(get, "/portal/{app_id}/", "The customer portal of an application's production environment (with the slash)", (*Server).portalHome).aliased(),
+		portalOp(get, portal, "The customer portal of one environment: sign-in, or the customer's licences and their devices", (*Server).portalHome),
+		portalOp(get, portal+"/", "The customer portal of one environment (with the slash)", (*Server).portalHome).aliased(),
+		portalOp(post, portal+"/sign-in", "Sign in with the end-user's e-mail and password (the page's form; the runtime login's throttle)", (*Server).portalSignIn).
+			formOf("csrf", "email", "password").out(http.StatusSeeOther, nil).err(unauth, forbidden),
+		portalOp(post, portal+"/sign-in-link", "Mail a one-time sign-in link (the same answer for any address)", (*Server).portalSendLink).
+			formOf("csrf", "email").err(forbidden),
+		portalOp(get, portal+"/link", "The page a mailed sign-in link opens (spends nothing)", (*Server).portalLinkPage).
+			q(param{name: "token", desc: "the mailed sign-in token", required: true}),
+		portalOp(post, portal+"/link", "Sign in with a mailed link (the page's form)", (*Server).portalUseLink).
+			formOf("csrf", "token").out(http.StatusSeeOther, nil).err(forbidden),
+		portalOp(get, portal+"/licenses/{license_id}/devices/{device_id}/deactivate", "The page that asks before a device is deactivated", (*Server).portalConfirm).
+			err(unauth),
+		portalOp(post, portal+"/licenses/{license_id}/devices/{device_id}/deactivate", "Deactivate a device: spends a device reset as the runtime reset does", (*Server).portalDeactivate).
+			formOf("csrf").err(unauth, forbidden),
+		portalOp(post, portal+"/sign-out", "Sign out of the portal", (*Server).portalSignOut).formOf("csrf").err(forbidden),
 		pageOp(get, "/account/partner/callback", "Partner sign-in's landing page in the browser", (*Server).partnerPage).
 			q(param{name: "state", desc: "the attempt, as the provider returns it (the page hands it to the API)"},
 				param{name: "code", desc: "the authorization code"},

@@ -301,27 +301,44 @@ func (s *Server) rtLogin(w http.ResponseWriter, r *http.Request, c store.Runtime
 	if err != nil {
 		return err
 	}
-	// The account is the application environment and the e-mail, however
-	// the headers named the application (public key or id, any letter
-	// case), so that no spelling starts a fresh count.
 	ra, err := s.rt.store.ResolveApp(r.Context(), c)
 	if err != nil {
 		return err
 	}
-	account, ip := ra.Env.ID+"|"+strings.ToLower(strings.TrimSpace(in.Email)), clientKey(r)
-	if err := s.rt.logins.attempt(r.Context(), account, ip, in.Altcha); err != nil {
+	var sess *store.RuntimeSession
+	err = s.runtimeLogin(r, ra.Env.ID, in.Email, in.Altcha, func() (err error) {
+		sess, err = s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint,
+			Components: api.StoreComponents(in.Components), Replay: rp})
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	sess, err := s.rt.store.Login(r.Context(), c, store.RuntimeLoginInput{Email: in.Email, Password: in.Password, Fingerprint: in.Fingerprint,
-		Components: api.StoreComponents(in.Components), Replay: rp})
-	if err != nil {
+	writeJSON(w, http.StatusOK, newSessionBody(sess))
+	return nil
+}
+
+// runtimeLogin runs check, the password check of an end-user of the
+// environment envID, under the runtime's login throttle (docs/design.md §7):
+// the attempt is counted before the password is judged, refused past the
+// limits, given back when check judged no password (a replay, a busy
+// hasher, bad input) and cleared by a success. The runtime login and the
+// portal's sign-in share it, so one account has one count.
+func (s *Server) runtimeLogin(r *http.Request, envID, email, altcha string, check func() error) error {
+	// The account is the application environment and the e-mail, however
+	// the request named the application (public key or id, any letter
+	// case), so that no spelling starts a fresh count.
+	account, ip := envID+"|"+strings.ToLower(strings.TrimSpace(email)), clientKey(r)
+	if err := s.rt.logins.attempt(r.Context(), account, ip, altcha); err != nil {
+		return err
+	}
+	if err := check(); err != nil {
 		if store.ErrorCode(err) != store.ECodeInvalidCreds {
-			s.rt.logins.notJudged(r.Context(), account, ip) // replay, busy hasher, bad input
+			s.rt.logins.notJudged(r.Context(), account, ip)
 		}
 		return err
 	}
 	s.rt.logins.succeeded(r.Context(), account, ip)
-	writeJSON(w, http.StatusOK, newSessionBody(sess))
 	return nil
 }
 

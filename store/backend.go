@@ -29,6 +29,7 @@ type Backend interface {
 	OperatorTokens
 	Counters
 	OrganizationSlugs
+	Portal
 	// OpenRuntime returns the runtime API of the store with these options.
 	OpenRuntime(o RuntimeOptions) RuntimeBackend
 }

@@ -7,7 +7,7 @@ import (
 
 // Actor is who performs a change; it is written into audit entries.
 type Actor struct {
-	Type      string `json:"type"` // member, api_key, app_secret, operator, end_user, license, system
+	Type      string `json:"type"` // member, api_key, app_secret, operator, end_user, user, license, system
 	ID        string `json:"id"`
 	IP        string `json:"-"`
 	UserAgent string `json:"-"`
@@ -20,8 +20,11 @@ const (
 	ActorAppSecret = "app_secret"
 	ActorOperator  = "operator"
 	ActorEndUser   = "end_user"
-	ActorLicense   = "license"
-	ActorSystem    = "system"
+	// ActorUser is an end-user acting on the web, signed in to the portal:
+	// docs/design.md §17 names the portal's deactivation so.
+	ActorUser    = "user"
+	ActorLicense = "license"
+	ActorSystem  = "system"
 )
 
 type actorKey struct{}

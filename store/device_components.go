@@ -90,12 +90,18 @@ func matchingComponents(bound, arriving []DeviceComponent) int {
 	return matched
 }
 
+// KeepsComponents reports whether components sent with a request leave
+// the device's as they are: none sent, or the same.
+func (d *Device) KeepsComponents(in []DeviceComponent) bool {
+	return len(in) == 0 || slices.Equal(d.Components, in)
+}
+
 // RecordComponents stores the components a device sent with an activation
 // or a login, in a new slice (d may be a shared copy), and reports whether
 // they changed. A request that sent none keeps what the device has: an
 // older client says nothing about the machine.
 func (d *Device) RecordComponents(in []DeviceComponent) bool {
-	if len(in) == 0 || slices.Equal(d.Components, in) {
+	if d.KeepsComponents(in) {
 		return false
 	}
 	d.Components = slices.Clone(in)

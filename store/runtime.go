@@ -82,6 +82,10 @@ type DeviceResetInput struct {
 	LicenseKey  string
 	Fingerprint string
 	DeviceID    string
+	// ByUser is the end-user who resets from the self-service portal: the
+	// license must be theirs (else not_found), and the audit entry names
+	// them as its actor. "" for the runtime's reset.
+	ByUser string
 }
 
 // LicenseDevicesInput asks, from the application, for the devices bound to

@@ -16,15 +16,21 @@ type Service struct {
 	// Policies are the knobs the store was opened with.
 	Policies
 	storage Storage
+	portal  *portalState
 }
 
 // NewService returns the orchestration over storage under policies (their
 // defaults filled in).
 func NewService(policies Policies, storage Storage) Service {
-	return Service{Policies: policies.WithDefaults(), storage: storage}
+	return Service{Policies: policies.WithDefaults(), storage: storage, portal: new(portalState)}
 }
 
 // update runs fn in one read-write transaction of the storage.
 func (sv *Service) update(ctx context.Context, fn func(t Tx) error) error {
 	return sv.storage.Update(ctx, fn)
+}
+
+// view runs fn in one read-only transaction of the storage.
+func (sv *Service) view(ctx context.Context, fn func(t Tx) error) error {
+	return sv.storage.View(ctx, fn)
 }

@@ -26,12 +26,8 @@ func (rs *RuntimeService) Activate(ctx context.Context, c RuntimeClient, in Acti
 	var out *Activation
 	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
 		out = nil
-		ra, err := t.ActiveApp(c)
+		ra, err := replayedApp(t, c, in.Replay, ActorLicense, "", "license")
 		if err != nil {
-			return err
-		}
-		t.ActAs(ActorLicense, "")
-		if err := t.ConsumeNonce(ra, in.Replay, "license"); err != nil {
 			return err
 		}
 		out, err = activate(t, c, ra, in, seed)
@@ -52,12 +48,14 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 			return nil, err
 		}
 	}
-	held, plan, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)
+	// The license read is this transaction's copy: bind changes it in
+	// place, keeping what it read for PutLicense.
+	l, plan, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)
 	if err != nil {
 		return nil, err
 	}
-	t.ActAs(ActorLicense, held.ID)
-	if err := LicenseError(LicenseReason(held, t.Now())); err != nil {
+	t.ActAs(ActorLicense, l.ID)
+	if err := LicenseError(LicenseReason(l, t.Now())); err != nil {
 		return nil, err
 	}
 	if plan == nil {
@@ -67,12 +65,11 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 	if user != nil {
 		userID = user.ID
 	}
-	l := *held
-	dev, bound, rebound, err := bind(t, ra, &l, plan, in, userID, seed.DeviceID)
+	dev, bound, rebound, err := bind(t, ra, l, plan, in, userID, seed.DeviceID)
 	if err != nil {
 		return nil, err
 	}
-	ents, err := t.LicenseEntitlements(&l)
+	ents, err := t.LicenseEntitlements(l)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +86,7 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 		Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": in.Fingerprint, "new_binding": !bound, "user_id": userID}}
 	if rebound != nil {
 		ev = AuditEvent{Event: EventDeviceRebound, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: Target{Type: "device", ID: dev.ID}, Metadata: map[string]any{"license_id": l.ID, "previous_fingerprint": rebound.Fingerprint,
+			Target: Target{Type: "device", ID: dev.ID}, Metadata: map[string]any{"license_id": l.ID, "previous_fingerprint": rebound.fingerprint,
 				"fingerprint": in.Fingerprint, "sessions_revoked": rebound.sessions, "user_id": userID}}
 	}
 	if err := t.Audit(ev); err != nil {
@@ -101,7 +98,7 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 // rebinding is what a re-bind replaced: the device's fingerprint before it,
 // and how many of its sessions it revoked.
 type rebinding struct {
-	Fingerprint string
+	fingerprint string
 	sessions    int
 }
 
@@ -137,11 +134,14 @@ func bind(t RuntimeTx, ra *RuntimeApp, l *License, plan *Plan, in ActivateInput,
 			return nil, false, nil, err
 		}
 		// Writes start here. A new device is written once, already bound.
-		var dev *Device
-		if held == nil {
+		// A device bound already, sending what it sent before, is not
+		// written: the common case of a client starting again.
+		dev := held
+		switch {
+		case held == nil:
 			dev = &Device{ID: newDevID, AppID: ra.App.ID, EnvID: ra.Env.ID, Fingerprint: in.Fingerprint, Status: DeviceActive,
-				LicenseIDs: []string{}, Components: in.Components, CreatedAt: now}
-		} else {
+				LicenseIDs: []string{}, Components: slices.Clone(in.Components), CreatedAt: now}
+		case !bound || !held.KeepsComponents(in.Components):
 			d := *held
 			dev = &d
 		}
@@ -251,7 +251,7 @@ func rebind(t RuntimeTx, l *License, plan *Plan, held *Device, in ActivateInput,
 			return nil, nil, err
 		}
 	}
-	return &d, &rebinding{Fingerprint: held.Fingerprint, sessions: n}, nil
+	return &d, &rebinding{fingerprint: held.Fingerprint, sessions: n}, nil
 }
 
 // BindFingerprint binds the device of fingerprint fp (created as newDevID

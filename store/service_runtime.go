@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"slices"
 )
@@ -29,7 +30,9 @@ type RuntimeTx interface {
 	// Returns invalid_application, application_disabled.
 	ActiveApp(c RuntimeClient) (*RuntimeApp, error)
 	// LockLicenseByKey loads, held, the license of environment envID with
-	// this key, and its plan (nil when the plan is gone). Returns not_found.
+	// this key, and its plan (nil when the plan is gone). The license is
+	// the caller's own copy; the plan may be shared and is only read.
+	// Returns not_found.
 	LockLicenseByKey(envID, key string) (*License, *Plan, error)
 	// LockDeviceByFingerprint loads, held, the device of environment envID
 	// with this fingerprint (nil when there is none) and reports whether it
@@ -61,11 +64,11 @@ type RuntimeTx interface {
 	// BindDevice binds the device to l at Now, raising l.DevicesCount;
 	// the caller writes l with PutLicense.
 	BindDevice(l *License, deviceID string) error
+	// BoundDevices loads the devices bound to a license, not held.
+	BoundDevices(licenseID string) ([]*Device, error)
 	// ListBoundDevices returns up to limit devices bound to the license,
 	// newest device first, with the time each was bound.
 	ListBoundDevices(envID, licenseID string, limit int) ([]LicenseDevice, error)
-	// BoundDevices loads the devices bound to a license, not held.
-	BoundDevices(licenseID string) ([]*Device, error)
 	// OpenSession writes a new session of ra about s, with seed's ids and
 	// secret, and returns its tokens.
 	OpenSession(ra *RuntimeApp, s SessionSubject, seed SessionSeed) (*RuntimeSession, error)
@@ -95,6 +98,22 @@ type SessionSeed struct {
 // NewSessionSeed draws a session's randomness.
 func NewSessionSeed() SessionSeed {
 	return SessionSeed{SessionID: NewID(), DeviceID: NewID(), Secret: NewRefreshRandom(), JTI: NewID()}
+}
+
+// replayedApp starts a runtime write under anti-replay: it resolves the
+// client's application, names the actor of the transaction's audit entries
+// and spends the request's nonce, auditing a refusal with a target of type
+// kind.
+func replayedApp(t RuntimeTx, c RuntimeClient, rp Replay, actorType, actorID, kind string) (*RuntimeApp, error) {
+	ra, err := t.ActiveApp(c)
+	if err != nil {
+		return nil, err
+	}
+	t.ActAs(actorType, actorID)
+	if err := t.ConsumeNonce(ra, rp, kind); err != nil {
+		return nil, err
+	}
+	return ra, nil
 }
 
 // RuntimeService is the orchestration of the runtime API's changes, over a
@@ -155,6 +174,9 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		if err != nil {
 			return err
 		}
+		if in.ByUser != "" && prevL.UserID != in.ByUser {
+			return NotFound("license")
+		}
 		prevD, bound, err := lockResetDevice(t, ra.Env.ID, prevL.ID, in)
 		if err != nil {
 			return err
@@ -168,7 +190,11 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		if err := prevL.CheckResetLeft(p, t.Now()); err != nil {
 			return err
 		}
-		t.ActAs(ActorLicense, prevL.ID)
+		actor, by := ActorLicense, "runtime"
+		if in.ByUser != "" {
+			actor, by = ActorUser, "portal"
+		}
+		t.ActAs(actor, cmp.Or(in.ByUser, prevL.ID))
 		l, d := *prevL, *prevD
 		l.RecordReset(t.Now())
 		n, err := unbind(t, prevL, &l, prevD, &d)
@@ -177,7 +203,7 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		}
 		remaining, _ = l.ResetsRemaining(p, t.Now())
 		return t.Audit(AuditEvent{Event: EventLicenseDeviceReset, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": d.ID, "device_resets_remaining": remaining, "by": "runtime", "sessions_revoked": n}})
+			Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": d.ID, "device_resets_remaining": remaining, "by": by, "sessions_revoked": n}})
 	})
 	return remaining, err
 }
@@ -197,12 +223,8 @@ func (rs *RuntimeService) LicenseDevices(ctx context.Context, c RuntimeClient, i
 	var out []SelfServiceDevice
 	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
 		out = nil
-		ra, err := t.ActiveApp(c)
+		ra, err := replayedApp(t, c, in.Replay, ActorLicense, "", "license")
 		if err != nil {
-			return err
-		}
-		t.ActAs(ActorLicense, "")
-		if err := t.ConsumeNonce(ra, in.Replay, "license"); err != nil {
 			return err
 		}
 		l, _, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)

@@ -151,9 +151,6 @@ type SessionTx interface {
 	// RevokeSession marks the session revoked for reason, unless it is
 	// already; true when this call revoked it.
 	RevokeSession(id, reason string) (bool, error)
-	// EndUser loads an end-user of the environment, not held. Returns
-	// not_found.
-	EndUser(envID, id string) (*EndUser, error)
 }
 
 // RefreshPreparer is a RuntimeStorage that readies part of a refresh

@@ -21,6 +21,9 @@ type Storage interface {
 	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
 	// AppSecretByHash is APIKeyByHash for application secrets.
 	AppSecretByHash(ctx context.Context, hash string) (*AppSecret, error)
+	// View runs fn in one read-only transaction: a consistent read of
+	// several records. fn must not write.
+	View(ctx context.Context, fn func(Tx) error) error
 }
 
 // Tx is one transaction of a Storage, narrowed to the primitives the
@@ -34,6 +37,8 @@ type Storage interface {
 // transaction ends where several writers can race (a row lock on
 // PostgreSQL; bbolt has one writer, so there they are plain reads).
 type Tx interface {
+	PortalTx
+
 	// Context is the request's context; the actor of audit entries rides in it.
 	Context() context.Context
 	// Now is the transaction's one clock reading: every timestamp a change

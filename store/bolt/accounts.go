@@ -153,13 +153,8 @@ func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := []byte(store.HashSecret(plain))
-	var rec mailToken
-	if _, err := t.getAt(bMailTokens, k, &rec); err != nil {
-		return nil, err
-	}
-	rec.UsedAt = t.now
-	return m, t.putAt(bMailTokens, k, &rec)
+	_, err = t.SpendMailToken(plain, purpose)
+	return m, err
 }
 
 // markVerified records that m controls its address; for the owner of an

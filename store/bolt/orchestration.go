@@ -374,9 +374,6 @@ func (t runtimeTxn) RotateSession(prev, next *store.Session) (bool, error) {
 	return true, t.put(bSessions, next.ID, (*sessionRecord)(next))
 }
 
-// EndUser implements store.RuntimeTx.
-func (t runtimeTxn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
-
 // LicenseKeysTaken implements store.Tx: one unique-index get a key.
 func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
 	taken := map[string]bool{}

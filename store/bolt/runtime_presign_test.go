@@ -27,14 +27,7 @@ func TestRefreshPresigned(t *testing.T) {
 		SessionOf: testSessionOf, AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour,
 	}
 	rt := e.db.Runtime(opts)
-	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
-	lic := e.mustGenerate(t, store.GenerateLicensesInput{PlanID: e.mustPlan(t).ID})[0]
-	act, err := rt.Activate(e.ctx, client, store.ActivateInput{LicenseKey: lic.Key, Fingerprint: "fp-presign",
-		Replay: store.Replay{Timestamp: e.clock.now(), Nonce: "presign-nonce-0001"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := act.RefreshToken
+	client, token := e.activatedSession(t, rt, "presign")
 	for i := range 3 {
 		signed.Store(0)
 		ahead.Store(0)
@@ -47,4 +40,18 @@ func TestRefreshPresigned(t *testing.T) {
 		}
 		token = s.RefreshToken
 	}
+}
+
+// activatedSession activates a fresh license of e's plan on a device named
+// after name and returns the client and the session's refresh token.
+func (e *env) activatedSession(tb testing.TB, rt *Runtime, name string) (store.RuntimeClient, string) {
+	tb.Helper()
+	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
+	lic := e.mustGenerate(tb, store.GenerateLicensesInput{PlanID: e.mustPlan(tb).ID})[0]
+	act, err := rt.Activate(e.ctx, client, store.ActivateInput{LicenseKey: lic.Key, Fingerprint: "fp-" + name,
+		Replay: store.Replay{Timestamp: e.clock.now(), Nonce: name + "-nonce-0001"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return client, act.RefreshToken
 }

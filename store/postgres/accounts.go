@@ -153,25 +153,14 @@ func (t *txn) mailTokenMember(plain, purpose string) (*store.Member, error) {
 // the spending: of two servers presenting one token, the second waits for
 // the first's commit, then finds it used and refuses it.
 func (t *txn) spendMailToken(plain, purpose string) (*store.Member, error) {
-	invalid := store.ErrMailLinkInvalid()
-	if plain == "" {
-		return nil, invalid
-	}
-	h := store.SumSecret(plain)
-	var memberID string
-	err := t.tx.QueryRow(t.ctx, `UPDATE mail_tokens SET used_at = $3
-		WHERE hash = $1 AND purpose = $2 AND expires_at > $3 AND used_at IS NULL RETURNING member_id::text`,
-		h[:], purpose, t.now).Scan(&memberID)
-	if noRows(err) {
-		return nil, invalid
-	}
+	memberID, err := t.SpendMailToken(plain, purpose)
 	if err != nil {
 		return nil, err
 	}
 	m, err := t.lockMember(memberID)
 	if err == nil && m == nil {
 		// A removed account's token: the refusal rolls the spending back.
-		err = invalid
+		err = store.ErrMailLinkInvalid()
 	}
 	return m, err
 }

@@ -355,9 +355,6 @@ func (t *runtimeTxn) RevokeSession(id, reason string) (bool, error) {
 	return n == 1, err
 }
 
-// EndUser implements store.RuntimeTx.
-func (t *runtimeTxn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
-
 // LicenseKeysTaken implements store.Tx: one query for the whole draw.
 func (t *txn) LicenseKeysTaken(keys []string) (map[string]bool, error) {
 	rows, err := t.tx.Query(t.ctx, `SELECT key FROM licenses WHERE key = ANY($1)`, keys)

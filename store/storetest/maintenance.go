@@ -42,6 +42,7 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("Signup", func(t *testing.T) { testSignup(t, open) })
 	t.Run("DashboardLogin", func(t *testing.T) { testDashboardLogin(t, open) })
 	t.Run("MailTokens", func(t *testing.T) { testMailTokens(t, open) })
+	t.Run("Portal", func(t *testing.T) { testPortal(t, open) })
 	t.Run("PasswordReset", func(t *testing.T) { testPasswordReset(t, open) })
 	t.Run("Challenges", func(t *testing.T) { testChallenges(t, open) })
 	t.Run("Partners", func(t *testing.T) { testPartners(t, open) })
