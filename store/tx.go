@@ -16,6 +16,15 @@ type Storage interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 }
 
+// PingPrecheck is a Storage that can tell, without waiting for its
+// writer, that a test ping would pass the bounds of c now (bbolt counts
+// its leases in memory): the service asks it first, so that a ping at the
+// bound is refused at once however long the writer's queue, and the
+// transaction's InsertPing still decides. Returns not_found and conflict.
+type PingPrecheck interface {
+	PingRoom(ctx context.Context, ref AppRef, webhookID string, now time.Time, c Claim) error
+}
+
 // Tx is one transaction of a Storage, narrowed to the primitives the
 // orchestration needs: gets, index lookups, puts, Lock… for the rows an
 // invariant depends on, session revocation, audit (with its outbox
@@ -130,9 +139,8 @@ type Tx interface {
 	LockWebhook(appID, id string) (*Webhook, error)
 	// InsertWebhook writes a new endpoint with its indexes.
 	InsertWebhook(w *Webhook) error
-	// PutWebhook writes w over the stored endpoint. What a storage keeps of
-	// the endpoint's attempts beyond Webhook belongs to its failure run and
-	// goes with it when w.FailingSince is nil.
+	// PutWebhook writes w over the stored endpoint, its failure run
+	// (FailingSince, TimedOut) as w has it.
 	PutWebhook(w *Webhook) error
 	// PauseDeliveries takes the pending deliveries of an endpoint out of
 	// the queue; they wait, pending.
@@ -142,6 +150,30 @@ type Tx interface {
 	ResumeDeliveries(webhookID string) error
 	// DeleteWebhook removes an endpoint, its indexes and its deliveries.
 	DeleteWebhook(w *Webhook) error
+
+	// Delivery loads a delivery by id, not held; nil when there is none.
+	Delivery(id string) (*Delivery, error)
+	// LockDelivery loads, held, a delivery of endpoint webhookID; another
+	// endpoint's is not_found.
+	LockDelivery(webhookID, id string) (*Delivery, error)
+	// LockAttempted loads, held, a delivery an attempt was made of and its
+	// endpoint, the endpoint first (the order of every writer of both);
+	// nil, nil when the delivery is gone (its endpoint was deleted while
+	// the send ran).
+	LockAttempted(id string) (*Delivery, *Webhook, error)
+	// PutDelivery writes next over prev, the delivery as this transaction
+	// read it, with the queue's indexes: queued puts it among the due
+	// deliveries at next.NextAttemptAt (else it waits, or is done), and
+	// the commit wakes the dispatcher when it is due by now.
+	PutDelivery(prev, next *Delivery, queued bool) error
+	// EndLease ends the claim's lease of a delivery whose attempt this
+	// transaction records, whoever holds it now.
+	EndLease(id string) error
+	// InsertPing writes the test ping d to endpoint w, not queued, leased
+	// to c.Owner until now+c.Lease as a claim at now would lease it. The
+	// leases are counted as a claim counts them, held against claims and
+	// pings racing it, and c.AdmitPing decides.
+	InsertPing(w *Webhook, d *Delivery, now time.Time, c Claim) error
 
 	// RevokeSessions revokes every live session of one owner for reason
 	// and returns how many it revoked.

@@ -130,3 +130,12 @@ func (t *txn) unindexSorted(bucket, prefix, sort []byte, id string) error {
 	}
 	return t.addCount(bucket, prefix, -1)
 }
+
+// appEnvs lists the environments of an application by id; none when it is gone.
+func (t *txn) appEnvs(appID string) []string {
+	a := new(store.Application)
+	if found, err := t.get(bApps, appID, a); err != nil || !found {
+		return nil
+	}
+	return appEnvIDs(a)
+}
