@@ -251,7 +251,7 @@ func (sv *Service) GenerateLicenses(ctx context.Context, s Scope, in GenerateLic
 		if err != nil {
 			return err
 		}
-		if err := t.EnforceLimit(a.OrgID, ResLicenses, in.Quantity); err != nil {
+		if err := sv.EnforceLimit(t, a.OrgID, ResLicenses, in.Quantity); err != nil {
 			return err
 		}
 		now := t.Now()

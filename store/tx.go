@@ -83,11 +83,30 @@ type Tx interface {
 	// LockEntitlement loads an entitlement of application appID, held
 	// against its deletion as LockPlan holds a plan.
 	LockEntitlement(appID, id string) (*Entitlement, error)
-	// EnforceLimit refuses, with plan_limit_reached, n more of res in the
-	// organization beyond its billing tier's limit; the organization is
-	// held while it counts, so that two servers cannot both take the
-	// last room.
-	EnforceLimit(orgID string, res Resource, n int) error
+	// LockTierCount counts the organization's res that count against its
+	// billing tier (applications disabled or not, licenses neither revoked
+	// nor banned, members of every role), holding the organization until
+	// the transaction ends, so that two servers cannot both take the last
+	// room. Returns not_found for an unknown organization.
+	LockTierCount(orgID string, res Resource) (int64, error)
+
+	// LockSubscription loads, held, the organization's subscription: the
+	// default one since its creation when none was written. Returns
+	// not_found for an unknown organization.
+	LockSubscription(orgID string) (SubscriptionState, error)
+	// LockSubscriptions loads, held, every stored subscription, in
+	// organization order.
+	LockSubscriptions() ([]OrgSubscription, error)
+	// PutSubscription writes the organization's subscription.
+	PutSubscription(orgID string, s SubscriptionState) error
+	// LockBillingTransaction loads, held, a checkout by id.
+	LockBillingTransaction(id string) (*BillingTransaction, error)
+	// LockExpiredCheckouts loads, held, the pending checkouts whose
+	// ExpiresAt is not after now, oldest first.
+	LockExpiredCheckouts() ([]*BillingTransaction, error)
+	// PutBillingTransaction writes next over prev (nil for a new checkout),
+	// with the index of pending checkouts by expiry.
+	PutBillingTransaction(prev, next *BillingTransaction) error
 
 	// IsBound reports whether the device is bound to the license.
 	IsBound(licenseID, deviceID string) (bool, error)
@@ -221,6 +240,12 @@ type AuditEvent struct {
 	EnvIDs   []string // environments whose log lists the entry; none for organization-level events
 	Target   Target
 	Metadata map[string]any
+}
+
+// OrgSubscription is an organization's stored subscription.
+type OrgSubscription struct {
+	OrgID string
+	State SubscriptionState
 }
 
 // DueLicense is a license the expiry pass found lapsed, with the

@@ -15,26 +15,6 @@ var (
 	_ store.Quotas             = (*DB)(nil)
 )
 
-// ConfigureBilling sets the tiers, enforcement, grace period and Pix account
-// the store applies. p must list at least one tier; tier ids are filled from
-// their keys.
-func (db *DB) ConfigureBilling(p store.BillingPolicy) error {
-	c, err := p.Configured()
-	if err != nil {
-		return err
-	}
-	db.billing.Store(c)
-	return nil
-}
-
-// billingPolicy is the policy in force.
-func (db *DB) billingPolicy() *store.BillingPolicy {
-	if p := db.billing.Load(); p != nil {
-		return p
-	}
-	return store.UnconfiguredBilling
-}
-
 // subscriptionRecord is an organization's stored subscription. Absent, the
 // organization is on the default tier since its creation. Its fields are
 // those of store.SubscriptionState, whose transitions move it: the two
@@ -90,25 +70,9 @@ func (t *txn) orgCount(orgID string, res resource) int64 {
 	}
 }
 
-// enforceLimit refuses, when the policy enforces limits, a change that would
-// bring the organization's res past its tier's limit by adding n. It runs
-// inside the creating transaction, which bbolt serializes, so two creations
-// at the last free slot cannot both pass.
+// enforceLimit is the service's EnforceLimit in t.
 func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
-	p := db.billingPolicy()
-	if !p.Enforce {
-		return nil
-	}
-	rec, err := t.subscription(orgID)
-	if err != nil {
-		return err
-	}
-	return rec.state().TierIn(p).CheckRoom(res, t.orgCount(orgID, res), n)
-}
-
-// BillingPlans implements store.Billing.
-func (db *DB) BillingPlans(ctx context.Context) ([]store.Tier, error) {
-	return append([]store.Tier(nil), db.billingPolicy().Tiers...), nil
+	return db.EnforceLimit(t, orgID, res, n)
 }
 
 // BillingSubscription implements store.Billing.
@@ -119,7 +83,7 @@ func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Sub
 		if err != nil {
 			return err
 		}
-		out = rec.state().Subscription(orgID, db.billingPolicy())
+		out = rec.state().Subscription(orgID, db.BillingPolicy())
 		return nil
 	})
 	return out, err
@@ -133,7 +97,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 		if err != nil {
 			return err
 		}
-		p := db.billingPolicy()
+		p := db.BillingPolicy()
 		out = p.UsageOf(rec.state().TierIn(p), rec.Status, at, t.orgCount(orgID, resApplications), t.orgCount(orgID, resLicenses), t.runtimeRequests(orgID, at))
 		return nil
 	})
@@ -142,7 +106,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 
 // MonthlyRequestLimit implements store.Quotas.
 func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error) {
-	p := db.billingPolicy()
+	p := db.BillingPolicy()
 	if !p.Enforce {
 		return store.Unlimited, nil
 	}

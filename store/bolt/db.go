@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -44,8 +43,6 @@ type DB struct {
 	stale error
 	// migrated lists the migrations applied at open.
 	migrated []string
-	// billing is the policy set by ConfigureBilling (billing.go).
-	billing atomic.Pointer[store.BillingPolicy]
 
 	commits  *store.CommitStats
 	sessions store.SessionCount

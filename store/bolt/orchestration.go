@@ -240,11 +240,6 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 	return t.entitlement(appID, id)
 }
 
-// EnforceLimit implements store.Tx.
-func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
-	return t.db.enforceLimit(t, orgID, res, n)
-}
-
 // LockEndUser implements store.Tx: one writer holds the whole file.
 func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
 	u := new(store.EndUser)

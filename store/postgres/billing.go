@@ -14,24 +14,6 @@ var (
 	_ store.Quotas             = (*DB)(nil)
 )
 
-// ConfigureBilling sets the tiers, enforcement, grace period and payment
-// provider the store applies. p must list at least one tier; tier ids are
-// filled from their keys. The policy is configuration, not data: every
-// server reads it from its own configuration file.
-func (db *DB) ConfigureBilling(p store.BillingPolicy) error {
-	c, err := p.Configured()
-	if err != nil {
-		return err
-	}
-	db.billing.Store(c)
-	return nil
-}
-
-// BillingPlans implements store.Billing.
-func (db *DB) BillingPlans(ctx context.Context) ([]store.Tier, error) {
-	return append([]store.Tier(nil), db.billingPolicy().Tiers...), nil
-}
-
 // BillingSubscription implements store.Billing.
 func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Subscription, error) {
 	var out *store.Subscription
@@ -40,7 +22,7 @@ func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Sub
 		if err != nil {
 			return err
 		}
-		out = rec.state().Subscription(orgID, db.billingPolicy())
+		out = rec.state().Subscription(orgID, db.BillingPolicy())
 		return nil
 	})
 	return out, err
@@ -65,7 +47,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 		if counts[2], err = t.billingRequests(orgID, at); err != nil {
 			return err
 		}
-		p := db.billingPolicy()
+		p := db.BillingPolicy()
 		out = p.UsageOf(rec.state().TierIn(p), rec.Status, at, counts[0], counts[1], counts[2])
 		return nil
 	})
@@ -74,7 +56,7 @@ func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*st
 
 // MonthlyRequestLimit implements store.Quotas.
 func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error) {
-	p := db.billingPolicy()
+	p := db.BillingPolicy()
 	if !p.Enforce {
 		return store.Unlimited, nil
 	}

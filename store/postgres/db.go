@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,8 +44,6 @@ type DB struct {
 	// transactions (orchestration.go).
 	store.Service
 	pool *pgxpool.Pool
-	// billing is the policy set by ConfigureBilling.
-	billing atomic.Pointer[store.BillingPolicy]
 	// sessionCount is Stats' cached count of sessions (stats.go).
 	sessionCount store.SessionCount
 	// commits times the commits of write transactions (stats.go).

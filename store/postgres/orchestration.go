@@ -242,11 +242,6 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 	return e, err
 }
 
-// EnforceLimit implements store.Tx: under the organization's row lock.
-func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
-	return t.enforceLimit(orgID, res, n)
-}
-
 // LockEndUser implements store.Tx: SELECT … FOR UPDATE.
 func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
 	u, err := t.lockEndUser(id)
