@@ -128,6 +128,10 @@ type Tx interface {
 	// PutEndUser writes next over prev, the end-user as this transaction
 	// read it, with its indexes.
 	PutEndUser(prev, next *EndUser) error
+	// InsertEndUser writes a new end-user with its indexes; its address is
+	// unique in its environment (else email_taken), also against another
+	// server registering it at once.
+	InsertEndUser(u *EndUser) error
 
 	// OrgExists refuses an unknown organization with not_found.
 	OrgExists(orgID string) error

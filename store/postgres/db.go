@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"licensectl/store"
+	"licensectl/store/password"
 )
 
 // Options configure a DB.
@@ -160,7 +161,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	db := &DB{pool: pool, enqueued: make(chan struct{}, 1), done: make(chan struct{}), commits: store.NewCommitStats()}
-	db.Service = store.NewService(o.Policies, storage{db})
+	db.Service = store.NewService(password.WithCommonList(o.Policies), storage{db})
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
