@@ -14,6 +14,10 @@ type Storage interface {
 	// fn may run more than once (a retried serialization failure), so it
 	// keeps no state across runs but what it assigns afresh.
 	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in one read-only transaction: what the orchestration
+	// reads before it spends work outside any write (a password's hash),
+	// with no writer waiting. fn only reads.
+	View(ctx context.Context, fn func(Tx) error) error
 }
 
 // PingPrecheck is a Storage that can tell, without waiting for its
@@ -135,6 +139,10 @@ type Tx interface {
 
 	// OrgExists refuses an unknown organization with not_found.
 	OrgExists(orgID string) error
+	// LockOrg loads, held, an organization for a change to it.
+	LockOrg(id string) (*Organization, error)
+	// PutOrg writes o over the stored organization; its slug never changes.
+	PutOrg(o *Organization) error
 	// InsertMember writes a new member, created and updated now; its
 	// address is unique across all organizations (else email_taken).
 	InsertMember(m *Member) error
@@ -148,6 +156,40 @@ type Tx interface {
 	// EndDashboardSessions ends every dashboard session of a member and
 	// returns how many it ended.
 	EndDashboardSessions(memberID string) (int, error)
+
+	// MemberByEmail loads the account of an address; nil when none.
+	MemberByEmail(email string) (*Member, error)
+	// MailTokenMember loads the account a live mail token of purpose is
+	// for, without spending it. Unknown, expired, spent and misdirected
+	// tokens, and tokens of removed accounts, are all invalid_token, alike.
+	MailTokenMember(plain, purpose string) (*Member, error)
+	// LockMember loads, held, a member by id; nil when none.
+	LockMember(id string) (*Member, error)
+	// PutMember writes m over the stored member; its address and
+	// organization do not change.
+	PutMember(m *Member) error
+	// InsertMailToken stores the hash of a new mail token of purpose for a
+	// member, valid for ttl from now. The storage drops expired tokens on
+	// the way.
+	InsertMailToken(plain, purpose, memberID string, ttl time.Duration) error
+	// SpendMailToken resolves a live token of purpose and marks it used,
+	// holding its account for the change the token buys; the account is
+	// returned. The spending is conditional, so of two servers presenting
+	// one token the second finds it used. Returns invalid_token as
+	// MailTokenMember does.
+	SpendMailToken(plain, purpose string) (*Member, error)
+	// InsertDashboardSession writes a new dashboard session; the storage
+	// drops the member's expired ones on the way.
+	InsertDashboardSession(s *DashboardSession) error
+	// DeleteDashboardSession ends a dashboard session and returns its
+	// member's id; "" when there was none.
+	DeleteDashboardSession(id string) (string, error)
+	// DropUnverifiedLinks removes the partner identities linked to the
+	// member while its address was unverified, and reports how many.
+	DropUnverifiedLinks(memberID string) (int, error)
+	// ActAs makes the audit entries of the rest of the transaction name
+	// this actor, keeping the request's address and user agent.
+	ActAs(actorType, id string)
 
 	// HoldWebhooks holds the set of endpoints of organization orgID until
 	// the transaction ends, so that two creations cannot both pass the

@@ -24,6 +24,11 @@ func (s storage) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return s.db.update(ctx, func(t *txn) error { return fn(t) })
 }
 
+// View implements store.Storage.
+func (s storage) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.db.view(ctx, func(t *txn) error { return fn(t) })
+}
+
 // Context implements store.Tx.
 func (t *txn) Context() context.Context { return t.ctx }
 
@@ -283,6 +288,42 @@ func (t *txn) DeleteMember(m *store.Member) error {
 	}
 	return t.del(bOnboarding, m.ID)
 }
+
+// MemberByEmail implements store.Tx.
+func (t *txn) MemberByEmail(email string) (*store.Member, error) {
+	id := t.lookup(bMembersEmail, []byte(email))
+	if id == "" {
+		return nil, nil
+	}
+	return t.LockMember(id)
+}
+
+// LockMember implements store.Tx: one writer holds the whole file.
+func (t *txn) LockMember(id string) (*store.Member, error) {
+	m := new(store.Member)
+	if ok, err := t.get(bMembers, id, m); err != nil || !ok {
+		return nil, err
+	}
+	return m, nil
+}
+
+// PutMember implements store.Tx.
+func (t *txn) PutMember(m *store.Member) error { return t.put(bMembers, m.ID, m) }
+
+// LockOrg implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOrg(id string) (*store.Organization, error) {
+	o := new(store.Organization)
+	if err := t.mustGet(bOrgs, id, "organization", o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// PutOrg implements store.Tx.
+func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }
+
+// ActAs implements store.Tx.
+func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

@@ -55,9 +55,9 @@ func (t *txn) deleteIdentity(ik []byte, memberID string) error {
 	return t.tx.Bucket(bPartnerIdentitiesMember).Delete(memberIdentityKey(memberID, ik))
 }
 
-// dropUnverifiedLinks removes the identities linked to the member while its
+// DropUnverifiedLinks removes the identities linked to the member while its
 // address was unverified and returns how many there were.
-func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
+func (t *txn) DropUnverifiedLinks(memberID string) (int, error) {
 	prefix := idb(memberID)
 	var drop [][]byte
 	c := t.tx.Bucket(bPartnerIdentitiesMember).Cursor()
@@ -141,7 +141,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 				return err
 			}
 		}
-		sess, err := t.openDashSession(m.ID, sessionTTL)
+		sess, err := db.OpenDashboardSession(t, m.ID, sessionTTL)
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ou
 			return nil, err
 		}
 	}
-	if err := t.markVerified(m); err != nil {
+	if err := t.db.MarkVerified(t, m); err != nil {
 		return nil, err
 	}
 	if err := t.putIdentity(ik, rec); err != nil {

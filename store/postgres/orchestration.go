@@ -23,6 +23,11 @@ func (s storage) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return s.db.update(ctx, func(t *txn) error { return fn(t) })
 }
 
+// View implements store.Storage.
+func (s storage) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.db.view(ctx, func(t *txn) error { return fn(t) })
+}
+
 // Context implements store.Tx.
 func (t *txn) Context() context.Context { return t.ctx }
 
@@ -274,6 +279,26 @@ func (t *txn) DeleteMember(m *store.Member) error {
 	_, err := t.exec(`DELETE FROM onboarding WHERE member_id = $1`, m.ID)
 	return err
 }
+
+// MemberByEmail implements store.Tx.
+func (t *txn) MemberByEmail(email string) (*store.Member, error) { return t.memberByEmail(email) }
+
+// LockMember implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockMember(id string) (*store.Member, error) { return t.lockMember(id) }
+
+// PutMember implements store.Tx.
+func (t *txn) PutMember(m *store.Member) error { return t.saveMember(m) }
+
+// LockOrg implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockOrg(id string) (*store.Organization, error) {
+	return mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+}
+
+// PutOrg implements store.Tx: its slug never changes.
+func (t *txn) PutOrg(o *store.Organization) error { return t.saveOrg(o) }
+
+// ActAs implements store.Tx.
+func (t *txn) ActAs(typ, id string) { t.rtActor(typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

@@ -19,9 +19,9 @@ type partnerIdentityDoc struct {
 	AccountVerified bool `json:"v,omitempty"`
 }
 
-// dropUnverifiedLinks removes the identities linked to the member while its
+// DropUnverifiedLinks removes the identities linked to the member while its
 // address was unverified and returns how many there were.
-func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
+func (t *txn) DropUnverifiedLinks(memberID string) (int, error) {
 	n, err := t.exec(`DELETE FROM partner_identities WHERE member_id = $1 AND coalesce((doc->>'v')::boolean, false) = false`, memberID)
 	return int(n), err
 }
@@ -88,7 +88,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 				return err
 			}
 		}
-		sess, err := t.openDashSession(m.ID, sessionTTL)
+		sess, err := db.OpenDashboardSession(t, m.ID, sessionTTL)
 		if err != nil {
 			return err
 		}
@@ -160,7 +160,7 @@ func (t *txn) linkIdentity(id store.PartnerIdentity, email string, out *store.Pa
 			return nil, err
 		}
 	}
-	if err := t.markVerified(m); err != nil {
+	if err := t.db.MarkVerified(t, m); err != nil {
 		return nil, err
 	}
 	if _, err := t.exec(`INSERT INTO partner_identities (issuer, subject, member_id, doc) VALUES ($1, $2, $3, $4)`,
