@@ -190,6 +190,14 @@ type Tx interface {
 	// ActAs makes the audit entries of the rest of the transaction name
 	// this actor, keeping the request's address and user agent.
 	ActAs(actorType, id string)
+	// Onboarding loads a member's onboarding progress, the initial one
+	// when none was saved. Returns not_found for an unknown member.
+	Onboarding(memberID string) (*OnboardingProgress, error)
+	// LockOnboarding is Onboarding holding the member, so that two
+	// updates on two servers apply one after the other.
+	LockOnboarding(memberID string) (*OnboardingProgress, error)
+	// PutOnboarding writes a member's onboarding progress.
+	PutOnboarding(memberID string, p *OnboardingProgress) error
 
 	// HoldWebhooks holds the set of endpoints of organization orgID until
 	// the transaction ends, so that two creations cannot both pass the
