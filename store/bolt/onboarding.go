@@ -16,9 +16,8 @@ type onboardingRecord struct {
 	CompletedAt       *time.Time        `json:"ca,omitempty"`
 }
 
-// onboarding loads the member's progress, the initial one when none was
-// saved. bbolt has one writer: lock holds nothing more.
-func (t *txn) onboarding(memberID string, _ bool) (*store.OnboardingProgress, error) {
+// Onboarding implements store.Tx.
+func (t *txn) Onboarding(memberID string) (*store.OnboardingProgress, error) {
 	if err := t.mustGet(bMembers, memberID, "member", new(store.Member)); err != nil {
 		return nil, err
 	}
@@ -40,14 +39,9 @@ func (t *txn) onboarding(memberID string, _ bool) (*store.OnboardingProgress, er
 	return p, nil
 }
 
-// Onboarding implements store.Tx.
-func (t *txn) Onboarding(memberID string) (*store.OnboardingProgress, error) {
-	return t.onboarding(memberID, false)
-}
-
-// LockOnboarding implements store.Tx.
+// LockOnboarding implements store.Tx: one writer holds the whole file.
 func (t *txn) LockOnboarding(memberID string) (*store.OnboardingProgress, error) {
-	return t.onboarding(memberID, true)
+	return t.Onboarding(memberID)
 }
 
 // onboardingRecordOf is the record of progress p.
