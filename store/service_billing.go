@@ -32,6 +32,67 @@ func (sv *Service) BillingPlans(context.Context) ([]Tier, error) {
 	return append([]Tier(nil), sv.BillingPolicy().Tiers...), nil
 }
 
+// BillingSubscription implements Billing.
+func (sv *Service) BillingSubscription(ctx context.Context, orgID string) (*Subscription, error) {
+	var out *Subscription
+	err := sv.storage.View(ctx, func(t Tx) error {
+		s, err := t.Subscription(orgID)
+		out = s.Subscription(orgID, sv.BillingPolicy())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BillingUsage implements Billing. A storage whose servers each add their
+// request counts to one stored sum (PostgreSQL) reads the sum over
+// servers (docs/design.md §12).
+func (sv *Service) BillingUsage(ctx context.Context, orgID string, at time.Time) (*Usage, error) {
+	p := sv.BillingPolicy()
+	var out *Usage
+	err := sv.storage.View(ctx, func(t Tx) error {
+		s, err := t.Subscription(orgID)
+		if err != nil {
+			return err
+		}
+		var counts [3]int64
+		for i, res := range []Resource{ResApplications, ResLicenses} {
+			if counts[i], err = t.TierCount(orgID, res); err != nil {
+				return err
+			}
+		}
+		if counts[2], err = t.RuntimeRequests(orgID, at); err != nil {
+			return err
+		}
+		out = p.UsageOf(s.TierIn(p), s.Status, at, counts[0], counts[1], counts[2])
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MonthlyRequestLimit implements Quotas.
+func (sv *Service) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error) {
+	p := sv.BillingPolicy()
+	if !p.Enforce {
+		return Unlimited, nil
+	}
+	var limit int64
+	err := sv.storage.View(ctx, func(t Tx) error {
+		s, err := t.Subscription(orgID)
+		limit = s.TierIn(p).MaxRequestsPerMonth
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return limit, nil
+}
+
 // EnforceLimit refuses, within t, when the policy enforces limits, a change that
 // would bring the organization's res past its tier's limit by adding n.
 // The organization is held while it is counted (Tx.LockTierCount), so two

@@ -87,16 +87,23 @@ type Tx interface {
 	// LockEntitlement loads an entitlement of application appID, held
 	// against its deletion as LockPlan holds a plan.
 	LockEntitlement(appID, id string) (*Entitlement, error)
-	// LockTierCount counts the organization's res that count against its
+	// TierCount counts the organization's res that count against its
 	// billing tier (applications disabled or not, licenses neither revoked
-	// nor banned, members of every role), holding the organization until
-	// the transaction ends, so that two servers cannot both take the last
+	// nor banned, members of every role).
+	TierCount(orgID string, res Resource) (int64, error)
+	// RuntimeRequests is the stored count of the organization's runtime
+	// requests in the month of at.
+	RuntimeRequests(orgID string, at time.Time) (int64, error)
+	// Subscription loads the organization's subscription: the default one
+	// since its creation when none was written. Returns not_found for an
+	// unknown organization.
+	Subscription(orgID string) (SubscriptionState, error)
+	// LockTierCount is TierCount holding the organization until the
+	// transaction ends, so that two servers cannot both take the last
 	// room. Returns not_found for an unknown organization.
 	LockTierCount(orgID string, res Resource) (int64, error)
 
-	// LockSubscription loads, held, the organization's subscription: the
-	// default one since its creation when none was written. Returns
-	// not_found for an unknown organization.
+	// LockSubscription is Subscription holding it.
 	LockSubscription(orgID string) (SubscriptionState, error)
 	// LockSubscriptions loads, held, every stored subscription, in
 	// organization order.

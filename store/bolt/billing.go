@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"context"
 	"encoding/binary"
 	"time"
 
@@ -75,58 +74,24 @@ func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
 	return db.EnforceLimit(t, orgID, res, n)
 }
 
-// BillingSubscription implements store.Billing.
-func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Subscription, error) {
-	var out *store.Subscription
-	err := db.view(ctx, func(t *txn) error {
-		rec, err := t.subscription(orgID)
-		if err != nil {
-			return err
-		}
-		out = rec.state().Subscription(orgID, db.BillingPolicy())
-		return nil
-	})
-	return out, err
-}
-
-// BillingUsage implements store.Billing.
-func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*store.Usage, error) {
-	var out *store.Usage
-	err := db.view(ctx, func(t *txn) error {
-		rec, err := t.subscription(orgID)
-		if err != nil {
-			return err
-		}
-		p := db.BillingPolicy()
-		out = p.UsageOf(rec.state().TierIn(p), rec.Status, at, t.orgCount(orgID, resApplications), t.orgCount(orgID, resLicenses), t.runtimeRequests(orgID, at))
-		return nil
-	})
-	return out, err
-}
-
-// MonthlyRequestLimit implements store.Quotas.
-func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error) {
-	p := db.BillingPolicy()
-	if !p.Enforce {
-		return store.Unlimited, nil
-	}
-	var limit int64
-	err := db.view(ctx, func(t *txn) error {
-		rec, err := t.subscription(orgID)
-		if err != nil {
-			return err
-		}
-		limit = rec.state().TierIn(p).MaxRequestsPerMonth
-		return nil
-	})
-	return limit, err
-}
-
-// runtimeRequests is the stored count of the organization's runtime requests
-// in the month of at.
-func (t *txn) runtimeRequests(orgID string, at time.Time) int64 {
+// RuntimeRequests implements store.Tx.
+func (t *txn) RuntimeRequests(orgID string, at time.Time) (int64, error) {
 	if v := t.tx.Bucket(bUsage).Get(usageKey(orgID, at)); len(v) == 8 {
-		return int64(binary.BigEndian.Uint64(v))
+		return int64(binary.BigEndian.Uint64(v)), nil
 	}
-	return 0
+	return 0, nil
+}
+
+// TierCount implements store.Tx: the counts are kept.
+func (t *txn) TierCount(orgID string, res store.Resource) (int64, error) {
+	return t.orgCount(orgID, res), nil
+}
+
+// Subscription implements store.Tx.
+func (t *txn) Subscription(orgID string) (store.SubscriptionState, error) {
+	rec, err := t.subscription(orgID)
+	if err != nil {
+		return store.SubscriptionState{}, err
+	}
+	return rec.state(), nil
 }

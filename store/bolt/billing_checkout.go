@@ -41,19 +41,14 @@ func billingTxRecordOf(bt *store.BillingTransaction) *billingTxRecord {
 // pendingKey is a pending checkout's key in the index of expiries.
 func pendingKey(bt *store.BillingTransaction) []byte { return key(timeKey(bt.ExpiresAt), idb(bt.ID)) }
 
-// LockTierCount implements store.Tx: bbolt has one writer, and the counts
-// are kept.
+// LockTierCount implements store.Tx: one writer holds the whole file.
 func (t *txn) LockTierCount(orgID string, res store.Resource) (int64, error) {
-	return t.orgCount(orgID, res), nil
+	return t.TierCount(orgID, res)
 }
 
-// LockSubscription implements store.Tx.
+// LockSubscription implements store.Tx: one writer holds the whole file.
 func (t *txn) LockSubscription(orgID string) (store.SubscriptionState, error) {
-	rec, err := t.subscription(orgID)
-	if err != nil {
-		return store.SubscriptionState{}, err
-	}
-	return rec.state(), nil
+	return t.Subscription(orgID)
 }
 
 // LockSubscriptions implements store.Tx.
