@@ -252,3 +252,30 @@ func (sv *Service) RevokeDashboardSession(ctx context.Context, id string) error 
 		return t.Audit(AuditEvent{Event: EventMemberLogout, OrgID: m.OrgID, Target: Target{Type: "member", ID: m.ID}})
 	})
 }
+
+// CreatePartnerAttempt implements Partners: the state a partner sign-in
+// round-trips, kept until ttl passes.
+func (sv *Service) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {
+	if err := CheckStorable("state", state); err != nil {
+		return err
+	}
+	return sv.update(ctx, func(t Tx) error { return t.InsertPartnerAttempt(state, ttl) })
+}
+
+// SpendPartnerAttempt implements Partners: a state is good once, and only
+// while it lives.
+func (sv *Service) SpendPartnerAttempt(ctx context.Context, state string) error {
+	if err := CheckStorable("state", state); err != nil {
+		return err
+	}
+	if state == "" {
+		return ErrPartnerAttempt()
+	}
+	return sv.update(ctx, func(t Tx) error {
+		ok, err := t.SpendPartnerAttempt(state)
+		if err == nil && !ok {
+			err = ErrPartnerAttempt()
+		}
+		return err
+	})
+}

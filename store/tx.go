@@ -191,6 +191,13 @@ type Tx interface {
 	// DeleteDashboardSession ends a dashboard session and returns its
 	// member's id; "" when there was none.
 	DeleteDashboardSession(id string) (string, error)
+	// InsertPartnerAttempt stores the hash of a partner sign-in's state,
+	// live for ttl from now; the storage drops expired attempts on the way.
+	InsertPartnerAttempt(state string, ttl time.Duration) error
+	// SpendPartnerAttempt removes the live attempt of state and reports
+	// whether there was one. The removal is conditional: of two servers
+	// presenting one state, one spends it.
+	SpendPartnerAttempt(state string) (bool, error)
 	// DropUnverifiedLinks removes the partner identities linked to the
 	// member while its address was unverified, and reports how many.
 	DropUnverifiedLinks(memberID string) (int, error)
