@@ -17,6 +17,24 @@ type unknownVerifier interface {
 	VerifyUnknown(ctx context.Context, plain string) error
 }
 
+// SignupOwner checks a signup's profile and builds the owner it would
+// create, its password checked and hashed before anything reveals whether
+// the address is registered, so that both outcomes cost the same work. It
+// returns the checked profile with it.
+func (sv *Service) SignupOwner(ctx context.Context, in SignupInput) (*Member, ProfileInput, error) {
+	p, err := ProfileInput{FirstName: in.FirstName, LastName: in.LastName, OrganizationName: in.OrganizationName,
+		Phone: in.Phone, TOSVersion: in.TOSVersion}.Check()
+	if err != nil {
+		return nil, p, err
+	}
+	m, err := sv.NewMember(ctx, AddMemberInput{Email: in.Email, Password: in.Password, Role: RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
+	if err != nil {
+		return nil, p, err
+	}
+	m.Phone, m.TOSVersion = p.Phone, p.TOSVersion
+	return m, p, nil
+}
+
 // IssueMailToken implements Accounts.
 func (sv *Service) IssueMailToken(ctx context.Context, email, purpose string, ttl time.Duration) (*Member, string, error) {
 	email, err := NormalizeEmail("email", email)

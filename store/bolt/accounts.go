@@ -23,20 +23,11 @@ type mailToken struct {
 
 // Signup implements store.Accounts.
 func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
-	p, err := store.ProfileInput{FirstName: in.FirstName, LastName: in.LastName, OrganizationName: in.OrganizationName,
-		Phone: in.Phone, TOSVersion: in.TOSVersion}.Check()
+	m, p, err := db.SignupOwner(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	orgName := p.OrganizationName
-	// newMember validates the address and password and hashes the password
-	// before anything reveals whether the address is registered: both paths
-	// do the same work.
-	m, err := db.NewMember(ctx, store.AddMemberInput{Email: in.Email, Password: in.Password, Role: store.RoleOwner, FirstName: p.FirstName, LastName: p.LastName})
-	if err != nil {
-		return nil, err
-	}
-	m.Phone, m.TOSVersion = p.Phone, p.TOSVersion
 	token := store.NewSecret("")
 	var out *store.SignupResult
 	err = db.update(ctx, func(t *txn) error {
