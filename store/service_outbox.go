@@ -53,8 +53,11 @@ func (sv *Service) RecordAttempt(ctx context.Context, deliveryID string, a Attem
 func recordAttempt(t Tx, deliveryID string, a Attempt, p RetryPolicy, hold bool) error {
 	if hold {
 		d, err := t.Delivery(deliveryID)
-		if err != nil || d == nil {
+		if err != nil {
 			return err
+		}
+		if d == nil {
+			return t.EndLease(deliveryID)
 		}
 		if err := t.HoldWebhooks(d.OrgID, d.AppID); err != nil {
 			return err
