@@ -106,7 +106,8 @@ func (sv *Service) EnforceLimit(t Tx, orgID string, res Resource, n int) error {
 	if err != nil {
 		return err
 	}
-	sub, err := t.LockSubscription(orgID)
+	// The organization is held: a payment, which holds it too, waits.
+	sub, err := t.Subscription(orgID)
 	if err != nil {
 		return err
 	}
