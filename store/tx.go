@@ -150,6 +150,12 @@ type Tx interface {
 	LockOrg(id string) (*Organization, error)
 	// PutOrg writes o over the stored organization; its slug never changes.
 	PutOrg(o *Organization) error
+	// InsertOrg writes a new organization under the first of
+	// NthSlug(o.Slug, 1), NthSlug(o.Slug, 2)… that no organization holds,
+	// and sets o.Slug to it. The unique slug decides, so two servers
+	// creating organizations of one name at once get two slugs rather than
+	// a failure.
+	InsertOrg(o *Organization) error
 	// InsertMember writes a new member, created and updated now; its
 	// address is unique across all organizations (else email_taken).
 	InsertMember(m *Member) error

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"context"
 	"time"
 
 	"licensectl/store"
@@ -19,45 +18,6 @@ type mailToken struct {
 	// UsedAt is set when the token is spent; a spent token is kept until it
 	// expires, so that a page can say "already used" rather than "invalid".
 	UsedAt time.Time `json:",omitzero"`
-}
-
-// Signup implements store.Accounts.
-func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
-	m, p, err := db.SignupOwner(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	orgName := p.OrganizationName
-	token := store.NewSecret("")
-	var out *store.SignupResult
-	err = db.update(ctx, func(t *txn) error {
-		if id := t.lookup(bMembersEmail, []byte(m.Email)); id != "" {
-			existing := new(store.Member)
-			if err := t.mustGet(bMembers, id, "member", existing); err != nil {
-				return err
-			}
-			out = &store.SignupResult{Existing: true, Member: existing}
-			return nil
-		}
-		o, err := t.createOrg(orgName, false)
-		if err != nil {
-			return err
-		}
-		m.OrgID = o.ID
-		if err := t.insertMember(m); err != nil {
-			return err
-		}
-		if err := t.InsertMailToken(token, store.TokenVerifyEmail, m.ID, in.VerifyTTL); err != nil {
-			return err
-		}
-		out = &store.SignupResult{Member: m, Organization: o, VerifyToken: token}
-		return t.as(m).audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
-			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "signup": true}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // InsertMailToken stores a new token's hash. Expired tokens are swept first,

@@ -2,8 +2,6 @@ package bolt
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"licensectl/store"
 )
@@ -37,59 +35,19 @@ func (db *DB) ListOrganizations(ctx context.Context) ([]*store.Organization, err
 	return out, err
 }
 
-// CreateOrganization implements store.Organizations.
-func (db *DB) CreateOrganization(ctx context.Context, in store.CreateOrganizationInput) (*store.Organization, error) {
-	name, err := store.CheckName("name", in.Name)
-	if err != nil {
-		return nil, err
-	}
-	in.Name = name
-	var owner *store.Member
-	if in.OwnerEmail != "" {
-		m, err := db.NewMember(ctx, store.AddMemberInput{Email: in.OwnerEmail, Password: in.OwnerPassword, Role: store.RoleOwner})
-		if err != nil {
-			return nil, err
+// InsertOrg implements store.Tx: the slug index, under the one writer,
+// says which of the slugs offered is free.
+func (t *txn) InsertOrg(o *store.Organization) error {
+	base := o.Slug
+	for i := 1; ; i++ {
+		if o.Slug = store.NthSlug(base, i); t.lookup(bOrgsSlug, []byte(o.Slug)) == "" {
+			break
 		}
-		m.EmailVerified = true
-		owner = m
 	}
-	var out *store.Organization
-	err = db.update(ctx, func(t *txn) error {
-		o, err := t.createOrg(in.Name, owner != nil)
-		if err != nil {
-			return err
-		}
-		if owner != nil {
-			owner.OrgID = o.ID
-			if err := t.insertMember(owner); err != nil {
-				return err
-			}
-		}
-		out = o
-		return t.audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID}, Metadata: map[string]any{"name": o.Name}})
-	})
-	return out, err
-}
-
-// createOrg inserts an organization with a unique slug derived from its name.
-func (t *txn) createOrg(name string, verified bool) (*store.Organization, error) {
-	base := store.Slugify(name)
-	if len(base) < 3 {
-		base = "org-" + strings.Trim(base, "-")
-		base = strings.TrimRight(base, "-")
-	}
-	if len(base) > 55 {
-		base = strings.TrimRight(base[:55], "-")
-	}
-	slug := base
-	for i := 2; t.lookup(bOrgsSlug, []byte(slug)) != ""; i++ {
-		slug = fmt.Sprintf("%s-%d", base, i)
-	}
-	o := &store.Organization{ID: store.NewID(), Name: name, Slug: slug, EmailVerified: verified, CreatedAt: t.now, UpdatedAt: t.now}
 	if err := t.put(bOrgs, o.ID, o); err != nil {
-		return nil, err
+		return err
 	}
-	return o, t.setUnique(bOrgsSlug, []byte(slug), o.ID)
+	return t.setUnique(bOrgsSlug, []byte(o.Slug), o.ID)
 }
 
 // UpdateOrganization implements store.Organizations.

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"time"
 
 	"licensectl/store"
@@ -26,53 +25,6 @@ func (t *txn) auditAs(m *store.Member, ev auditEvent) error {
 	err := t.audit(ev)
 	t.ctx = ctx
 	return err
-}
-
-// Signup implements store.Accounts.
-func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
-	m, p, err := db.SignupOwner(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	token := store.NewSecret("")
-	var out *store.SignupResult
-	err = db.update(ctx, func(t *txn) error {
-		// The member goes in first, under the id its organization will
-		// have: when the address is taken (also by a signup committing on
-		// another server meanwhile) nothing is written and the existing
-		// account answers.
-		m.OrgID = store.NewID()
-		ok, err := t.insertMemberIfNew(m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			existing, err := t.memberByEmail(m.Email)
-			if err != nil {
-				return err
-			}
-			if existing == nil {
-				// Taken, then removed since by another transaction.
-				return errEmailTaken()
-			}
-			out = &store.SignupResult{Existing: true, Member: existing}
-			return nil
-		}
-		o, err := t.createOrg(m.OrgID, p.OrganizationName, false)
-		if err != nil {
-			return err
-		}
-		if err := t.InsertMailToken(token, store.TokenVerifyEmail, m.ID, in.VerifyTTL); err != nil {
-			return err
-		}
-		out = &store.SignupResult{Member: m, Organization: o, VerifyToken: token}
-		return t.auditAs(m, auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
-			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "signup": true}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // InsertMailToken stores a new token's hash. Expired tokens are deleted first,

@@ -8,18 +8,13 @@ import (
 
 var _ store.Members = (*DB)(nil)
 
-// errEmailTaken is the refusal of an address another account holds.
-func errEmailTaken() error {
-	return store.Errorf(store.ECodeEmailTaken, "an account with this e-mail already exists")
-}
-
 // insertMember stores a new member; the e-mail is unique across all
 // organizations (members_email_key), so of two servers adding one address
 // at once the second gets email_taken.
 func (t *txn) insertMember(m *store.Member) error {
 	ok, err := t.insertMemberIfNew(m)
 	if err == nil && !ok {
-		err = errEmailTaken()
+		err = store.ErrMemberEmailTaken()
 	}
 	return err
 }

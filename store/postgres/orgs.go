@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"licensectl/store"
 )
@@ -35,69 +33,17 @@ func (db *DB) ListOrganizations(ctx context.Context) ([]*store.Organization, err
 	return out, err
 }
 
-// CreateOrganization implements store.Organizations.
-func (db *DB) CreateOrganization(ctx context.Context, in store.CreateOrganizationInput) (*store.Organization, error) {
-	name, err := store.CheckName("name", in.Name)
-	if err != nil {
-		return nil, err
-	}
-	in.Name = name
-	var owner *store.Member
-	if in.OwnerEmail != "" {
-		m, err := db.NewMember(ctx, store.AddMemberInput{Email: in.OwnerEmail, Password: in.OwnerPassword, Role: store.RoleOwner})
-		if err != nil {
-			return nil, err
-		}
-		m.EmailVerified = true
-		owner = m
-	}
-	var out *store.Organization
-	err = db.update(ctx, func(t *txn) error {
-		o, err := t.createOrg(store.NewID(), in.Name, owner != nil)
-		if err != nil {
-			return err
-		}
-		if owner != nil {
-			owner.OrgID = o.ID
-			if err := t.insertMember(owner); err != nil {
-				return err
-			}
-		}
-		out = o
-		return t.audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID}, Metadata: map[string]any{"name": o.Name}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// createOrg inserts organization id with a unique slug derived from its
-// name: the first of base, base-2, base-3… that no organization holds. The
-// unique constraint picks it, not a read before the write, so two servers
-// creating "Acme" at once get acme and acme-2 rather than one failing.
-func (t *txn) createOrg(id, name string, verified bool) (*store.Organization, error) {
-	base := store.Slugify(name)
-	if len(base) < 3 {
-		base = "org-" + strings.Trim(base, "-")
-		base = strings.TrimRight(base, "-")
-	}
-	if len(base) > 55 {
-		base = strings.TrimRight(base[:55], "-")
-	}
-	o := &store.Organization{ID: id, Name: name, EmailVerified: verified, CreatedAt: t.now, UpdatedAt: t.now}
+// InsertOrg implements store.Tx: the unique constraint picks the slug,
+// not a read before the write, so two servers creating "Acme" at once get
+// acme and acme-2 rather than one failing.
+func (t *txn) InsertOrg(o *store.Organization) error {
+	base := o.Slug
 	for i := 1; ; i++ {
-		o.Slug = base
-		if i > 1 {
-			o.Slug = fmt.Sprintf("%s-%d", base, i)
-		}
+		o.Slug = store.NthSlug(base, i)
 		n, err := t.exec(`INSERT INTO orgs (id, slug, doc) VALUES ($1, $2, $3) ON CONFLICT ON CONSTRAINT orgs_slug_key DO NOTHING`,
 			o.ID, o.Slug, js(o))
-		if err != nil {
-			return nil, err
-		}
-		if n == 1 {
-			return o, nil
+		if err != nil || n == 1 {
+			return err
 		}
 	}
 }

@@ -173,7 +173,8 @@ func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.Pro
 		if err := m.CheckProfileOpen(); err != nil {
 			return err
 		}
-		if o, err = t.createOrg(store.NewID(), in.OrganizationName, m.EmailVerified); err != nil {
+		o = &store.Organization{ID: store.NewID(), Name: in.OrganizationName, Slug: store.OrgSlugBase(in.OrganizationName), EmailVerified: m.EmailVerified, CreatedAt: t.now, UpdatedAt: t.now}
+		if err := t.InsertOrg(o); err != nil {
 			return err
 		}
 		m.CompleteProfile(o.ID, in, t.now)

@@ -57,9 +57,29 @@ func testSignup(t *testing.T, open Opener) {
 		r.Member.OrgID != r.Organization.ID || r.Member.Role != store.RoleOwner || r.VerifyToken == "" {
 		t.Fatalf("Signup = %+v", r)
 	}
+	got, err := f.db.FindOrganization(f.ctx, r.Organization.ID)
+	if err != nil || got.EmailVerified || got.Slug != "signed-up-founder-accounts-test" {
+		t.Fatalf("FindOrganization(signed up) = %+v, %v", got, err)
+	}
+	members, err := f.db.ListMembers(f.ctx, r.Organization.ID)
+	if err != nil || len(members) != 1 || members[0].ID != r.Member.ID {
+		t.Fatalf("ListMembers(signed up) = %+v, %v", members, err)
+	}
+	log, err := f.db.ListOrgAudit(f.ctx, r.Organization.ID, store.AuditFilter{Event: store.EventOrganizationCreated})
+	if err != nil || log.Total != 1 || log.Data[0].Actor.Type != store.ActorMember || log.Data[0].Actor.ID != r.Member.ID ||
+		log.Data[0].Metadata["signup"] != true || log.Data[0].Metadata["owner_id"] != r.Member.ID {
+		t.Fatalf("ListOrgAudit(organization.created) = %+v, %v; want one entry by the owner", log, err)
+	}
+	orgs, err := f.db.ListOrganizations(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	again := f.signup(t, "founder@accounts.test")
 	if !again.Existing || again.Member.ID != r.Member.ID || again.Organization != nil || again.VerifyToken != "" {
 		t.Fatalf("Signup(registered address) = %+v", again)
+	}
+	if after, err := f.db.ListOrganizations(f.ctx); err != nil || len(after) != len(orgs) {
+		t.Fatalf("organizations after a signup of a registered address = %d, %v; want %d", len(after), err, len(orgs))
 	}
 	for name, in := range map[string]store.SignupInput{
 		"weak password": {FirstName: "A", LastName: "B", OrganizationName: "Weak", Email: "weak@accounts.test", Password: "short", Phone: "+5511987654321"},

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"licensectl/store"
@@ -25,6 +26,30 @@ func testOrganizations(t *testing.T, open Opener) {
 		all, err := f.db.ListOrganizations(f.ctx)
 		if err != nil || !slices.ContainsFunc(all, func(o *store.Organization) bool { return o.ID == f.org.ID }) {
 			t.Fatalf("ListOrganizations = %+v, %v; want it to hold %s", all, err, f.org.ID)
+		}
+	})
+	t.Run("OKSlugs", func(t *testing.T) {
+		// An organization's slug comes from its name; a name taken gets the
+		// first free -N, a name too short for a slug the prefix org-, a long
+		// one is cut to leave room for the -N.
+		long := strings.Repeat("very long organization name ", 3)
+		for _, tc := range []struct{ name, slug string }{
+			{"Slug Twins", "slug-twins"},
+			{"Slug Twins", "slug-twins-2"},
+			{"slug twins!", "slug-twins-3"},
+			{"X", "org-x"},
+			{"42", "org"},
+			{long, "very-long-organization-name-very-long-organization-name"},
+			{long, "very-long-organization-name-very-long-organization-name-2"},
+		} {
+			o, err := f.db.CreateOrganization(f.ctx, store.CreateOrganizationInput{Name: tc.name})
+			if err != nil || o.Slug != tc.slug {
+				t.Fatalf("CreateOrganization(%q) = %+v, %v; want slug %q", tc.name, o, err, tc.slug)
+			}
+			got, err := f.db.FindOrganization(f.ctx, o.ID)
+			if err != nil || got.Slug != tc.slug {
+				t.Fatalf("FindOrganization(%q) = %+v, %v; want slug %q", tc.name, got, err, tc.slug)
+			}
 		}
 	})
 	t.Run("ErrEmailTaken", func(t *testing.T) {
