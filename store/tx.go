@@ -156,6 +156,9 @@ type Tx interface {
 	// creating organizations of one name at once get two slugs rather than
 	// a failure.
 	InsertOrg(o *Organization) error
+	// JoinOrg writes m, a member of no organization until now, as a member
+	// of m.OrgID, with that organization's index of its members.
+	JoinOrg(m *Member) error
 	// InsertMember writes a new member, created and updated now; its
 	// address is unique across all organizations (else email_taken).
 	InsertMember(m *Member) error
@@ -204,6 +207,15 @@ type Tx interface {
 	// whether there was one. The removal is conditional: of two servers
 	// presenting one state, one spends it.
 	SpendPartnerAttempt(state string) (bool, error)
+	// LockPartnerLink holds a provider's identity until the transaction
+	// ends, so that two first sign-ins of it on two servers take turns,
+	// and returns the id of the member it is linked to; "" when none.
+	LockPartnerLink(issuer, subject string) (string, error)
+	// InsertPartnerLink links an identity to a member, linked now;
+	// accountVerified says the member's address was verified before.
+	InsertPartnerLink(issuer, subject, memberID string, accountVerified bool) error
+	// DeletePartnerLink removes the link of an identity.
+	DeletePartnerLink(issuer, subject string) error
 	// DropUnverifiedLinks removes the partner identities linked to the
 	// member while its address was unverified, and reports how many.
 	DropUnverifiedLinks(memberID string) (int, error)

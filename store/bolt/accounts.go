@@ -78,14 +78,3 @@ func (t *txn) SpendMailToken(plain, purpose string) (*store.Member, error) {
 	rec.UsedAt = t.now
 	return m, t.putAt(bMailTokens, k, &rec)
 }
-
-// as returns the transaction acting as member m: public account calls have
-// no credential, so the audit entry names the account they concern, keeping
-// the caller's address and user agent.
-func (t *txn) as(m *store.Member) *txn {
-	a := store.ActorFrom(t.ctx)
-	a.Type, a.ID = store.ActorMember, m.ID
-	cp := *t
-	cp.ctx = store.WithActor(t.ctx, a)
-	return &cp
-}

@@ -268,6 +268,14 @@ func (t *txn) OrgExists(orgID string) error {
 // InsertMember implements store.Tx.
 func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
 
+// JoinOrg implements store.Tx.
+func (t *txn) JoinOrg(m *store.Member) error {
+	if err := t.put(bMembers, m.ID, m); err != nil {
+		return err
+	}
+	return t.index(bMembersOrg, idb(m.OrgID), m.ID)
+}
+
 // LockOrgMembers implements store.Tx: one writer holds the whole file.
 func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
 	return listAll[store.Member](t, bMembersOrg, idb(orgID), bMembers)

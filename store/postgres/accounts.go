@@ -14,19 +14,6 @@ type mailTokenDoc struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// auditAs writes ev naming member m as its actor: public account calls have
-// no credential, so the entry names the account they concern, keeping the
-// caller's address and user agent.
-func (t *txn) auditAs(m *store.Member, ev auditEvent) error {
-	a := store.ActorFrom(t.ctx)
-	a.Type, a.ID = store.ActorMember, m.ID
-	ctx := t.ctx
-	t.ctx = store.WithActor(ctx, a)
-	err := t.audit(ev)
-	t.ctx = ctx
-	return err
-}
-
 // InsertMailToken stores a new token's hash. Expired tokens are deleted first,
 // in the same transaction: the table then holds only the tokens of the last
 // day, which per-address rate limits keep small, and no background sweeper

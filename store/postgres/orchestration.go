@@ -266,6 +266,10 @@ func (t *txn) OrgExists(orgID string) error { return t.orgExists(orgID) }
 // decides between two servers adding one address at once.
 func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
 
+// JoinOrg implements store.Tx: the row's org_id is the organization's
+// index.
+func (t *txn) JoinOrg(m *store.Member) error { return t.saveMember(m) }
+
 // LockOrgMembers implements store.Tx: SELECT … ORDER BY id FOR UPDATE.
 func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
 	return docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id FOR UPDATE`, uuidOrNil(orgID))
