@@ -119,6 +119,23 @@ type Tx interface {
 	// with the index of pending checkouts by expiry.
 	PutBillingTransaction(prev, next *BillingTransaction) error
 
+	// LicensePlan loads the plan of a license; a plan without id, with the
+	// default lease, when the plan is gone.
+	LicensePlan(l *License) (*Plan, error)
+	// BindDevice binds the device of fingerprint fp (created as newDevID
+	// when the environment has none) to l, held, as an activation binds
+	// it: l is activated, given userID's ownership when it has none, and
+	// written. Every check (License.CheckOwner, CheckBind) comes before the
+	// first write. It reports whether the device was bound already.
+	BindDevice(ra *RuntimeApp, l *License, plan *Plan, fp, userID, newDevID string) (*Device, bool, error)
+	// MachineFile is the content of a machine file of l on dev, valid ttl
+	// seconds from now or until the license expires, whichever comes
+	// first, with the license's entitlements and end-user as stored.
+	MachineFile(ra *RuntimeApp, l *License, plan *Plan, dev *Device, ttl int) (*MachineFile, error)
+	// EndUserIDByEmail is the id of the end-user of environment envID with
+	// this address, in any letter case; "" when none.
+	EndUserIDByEmail(envID, email string) (string, error)
+
 	// IsBound reports whether the device is bound to the license.
 	IsBound(licenseID, deviceID string) (bool, error)
 	// UnbindDevice removes the binding of the device to l, lowering

@@ -6,7 +6,10 @@ import (
 	"licensectl/store"
 )
 
-var _ store.Accounts = (*DB)(nil)
+var (
+	_ store.Accounts     = (*DB)(nil)
+	_ store.MachineFiles = (*DB)(nil)
+)
 
 // mailToken is a token sent by mail, stored under the SHA-256 of its
 // plaintext so that a copy of the file does not hold usable tokens.

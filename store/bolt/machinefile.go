@@ -36,7 +36,7 @@ func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient
 		if err != nil {
 			return err
 		}
-		ttl, err := store.MachineFileTTL(in.TTL, offlineDays(p))
+		ttl, err := store.MachineFileTTL(in.TTL, p.OfflineDays())
 		if err != nil {
 			return err
 		}
@@ -52,15 +52,6 @@ func (r *Runtime) CheckoutMachineFile(ctx context.Context, c store.RuntimeClient
 		return nil, err
 	}
 	return out, nil
-}
-
-// offlineDays is the plan's max_offline_days; a license whose plan is gone
-// (leasePlan's stand-in) keeps the default.
-func offlineDays(p *store.Plan) int {
-	if p.ID == "" {
-		return store.DefaultOfflineDays
-	}
-	return p.MaxOfflineDays
 }
 
 // machineFile is the content of a machine file of l on dev, valid ttl

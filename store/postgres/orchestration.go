@@ -266,6 +266,24 @@ func (t *txn) OrgExists(orgID string) error { return t.orgExists(orgID) }
 // decides between two servers adding one address at once.
 func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
 
+// LicensePlan implements store.Tx.
+func (t *txn) LicensePlan(l *store.License) (*store.Plan, error) { return t.leasePlan(l) }
+
+// BindDevice implements store.Tx with the activation's binding.
+func (t *txn) BindDevice(ra *store.RuntimeApp, l *store.License, plan *store.Plan, fp, userID, newDevID string) (*store.Device, bool, error) {
+	return t.bind(ra, l, plan, fp, userID, newDevID)
+}
+
+// MachineFile implements store.Tx.
+func (t *txn) MachineFile(ra *store.RuntimeApp, l *store.License, plan *store.Plan, dev *store.Device, ttl int) (*store.MachineFile, error) {
+	return t.machineFile(ra, l, plan, dev, ttl)
+}
+
+// EndUserIDByEmail implements store.Tx.
+func (t *txn) EndUserIDByEmail(envID, email string) (string, error) {
+	return t.endUserIDByEmail(envID, email)
+}
+
 // JoinOrg implements store.Tx: the row's org_id is the organization's
 // index.
 func (t *txn) JoinOrg(m *store.Member) error { return t.saveMember(m) }
