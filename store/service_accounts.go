@@ -325,6 +325,20 @@ func (sv *Service) RevokeDashboardSession(ctx context.Context, id string) error 
 	})
 }
 
+// UseChallenge implements Accounts (and, through the server, the ALTCHA
+// UsedStore): a solution buys one attempt in all.
+func (sv *Service) UseChallenge(ctx context.Context, key string, expires time.Time) (bool, error) {
+	if err := CheckStorable("key", key); err != nil {
+		return false, err
+	}
+	first := false
+	err := sv.update(ctx, func(t Tx) (err error) {
+		first, err = t.InsertChallenge(key, expires)
+		return err
+	})
+	return first, err
+}
+
 // CreatePartnerAttempt implements Partners: the state a partner sign-in
 // round-trips, kept until ttl passes.
 func (sv *Service) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {

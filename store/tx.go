@@ -236,6 +236,11 @@ type Tx interface {
 	// DropUnverifiedLinks removes the partner identities linked to the
 	// member while its address was unverified, and reports how many.
 	DropUnverifiedLinks(memberID string) (int, error)
+	// InsertChallenge records a spent anti-bot challenge until expires
+	// unless it is recorded already, and reports whether it was not: the
+	// insert decides, so a challenge is spent once across servers. The
+	// storage drops expired challenges on the way.
+	InsertChallenge(key string, expires time.Time) (bool, error)
 	// ActAs makes the audit entries of the rest of the transaction name
 	// this actor, keeping the request's address and user agent.
 	ActAs(actorType, id string)

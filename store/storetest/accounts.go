@@ -245,6 +245,8 @@ func testChallenges(t *testing.T, open Opener) {
 	if first, err := f.be.UseChallenge(f.ctx, "challenge-2", until); err != nil || !first {
 		t.Fatalf("UseChallenge(another) = %v, %v; want first", first, err)
 	}
+	_, err := f.be.UseChallenge(f.ctx, "challenge\x00nul", until)
+	wantCode(t, "UseChallenge(a key no store can hold)", err, store.ECodeValidation)
 	f.clock.Advance(10 * time.Minute)
 	if first, err := f.be.UseChallenge(f.ctx, "challenge-1", f.clock.Now().Add(time.Minute)); err != nil || !first {
 		t.Fatalf("UseChallenge(after its expiry) = %v, %v; want first: an expired challenge is forgotten", first, err)
