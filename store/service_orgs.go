@@ -78,3 +78,36 @@ func (sv *Service) CreateOrganization(ctx context.Context, in CreateOrganization
 	}
 	return out, nil
 }
+
+// UpdateOrganization implements Organizations: the organization is held
+// while it is renamed; its slug stays. An update that changes nothing
+// writes nothing.
+func (sv *Service) UpdateOrganization(ctx context.Context, id string, upd OrganizationUpdate) (*Organization, error) {
+	if upd.Name != nil {
+		n, err := CheckName("name", *upd.Name)
+		if err != nil {
+			return nil, err
+		}
+		upd.Name = &n
+	}
+	var out *Organization
+	err := sv.update(ctx, func(t Tx) error {
+		o, err := t.LockOrg(id)
+		if err != nil {
+			return err
+		}
+		out = o
+		if upd.Name == nil || *upd.Name == o.Name {
+			return nil
+		}
+		o.Name, o.UpdatedAt = *upd.Name, t.Now()
+		if err := t.PutOrg(o); err != nil {
+			return err
+		}
+		return t.Audit(AuditEvent{Event: EventOrganizationUpdated, OrgID: id, Target: Target{Type: "organization", ID: id}, Metadata: map[string]any{"name": o.Name}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

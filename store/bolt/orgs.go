@@ -49,32 +49,3 @@ func (t *txn) InsertOrg(o *store.Organization) error {
 	}
 	return t.setUnique(bOrgsSlug, []byte(o.Slug), o.ID)
 }
-
-// UpdateOrganization implements store.Organizations.
-func (db *DB) UpdateOrganization(ctx context.Context, id string, upd store.OrganizationUpdate) (*store.Organization, error) {
-	if upd.Name != nil {
-		n, err := store.CheckName("name", *upd.Name)
-		if err != nil {
-			return nil, err
-		}
-		upd.Name = &n
-	}
-	out := new(store.Organization)
-	err := db.update(ctx, func(t *txn) error {
-		if err := t.mustGet(bOrgs, id, "organization", out); err != nil {
-			return err
-		}
-		if upd.Name == nil || *upd.Name == out.Name {
-			return nil
-		}
-		out.Name, out.UpdatedAt = *upd.Name, t.now
-		if err := t.put(bOrgs, id, out); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventOrganizationUpdated, OrgID: id, Target: store.Target{Type: "organization", ID: id}, Metadata: map[string]any{"name": out.Name}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}

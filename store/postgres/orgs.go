@@ -48,45 +48,8 @@ func (t *txn) InsertOrg(o *store.Organization) error {
 	}
 }
 
-// lockOrg loads an organization and locks its row until the transaction
-// ends, for a change to its doc.
-func (t *txn) lockOrg(id string) (*store.Organization, error) {
-	return mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
-}
-
 // saveOrg writes an organization's doc; its slug never changes.
 func (t *txn) saveOrg(o *store.Organization) error {
 	_, err := t.exec(`UPDATE orgs SET doc = $2 WHERE id = $1`, o.ID, js(o))
 	return err
-}
-
-// UpdateOrganization implements store.Organizations.
-func (db *DB) UpdateOrganization(ctx context.Context, id string, upd store.OrganizationUpdate) (*store.Organization, error) {
-	if upd.Name != nil {
-		n, err := store.CheckName("name", *upd.Name)
-		if err != nil {
-			return nil, err
-		}
-		upd.Name = &n
-	}
-	var out *store.Organization
-	err := db.update(ctx, func(t *txn) error {
-		o, err := t.lockOrg(id)
-		if err != nil {
-			return err
-		}
-		out = o
-		if upd.Name == nil || *upd.Name == o.Name {
-			return nil
-		}
-		o.Name, o.UpdatedAt = *upd.Name, t.now
-		if err := t.saveOrg(o); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventOrganizationUpdated, OrgID: id, Target: store.Target{Type: "organization", ID: id}, Metadata: map[string]any{"name": o.Name}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
