@@ -127,3 +127,21 @@ func TestCreateEntitlementInputCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanOfflineDays(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		plan Plan
+		want int
+	}{
+		{"OKStored", Plan{ID: NewID(), MaxOfflineDays: 10}, 10},
+		{"OKNeverOffline", Plan{ID: NewID(), MaxOfflineDays: 0}, 0},
+		{"OKPlanGone", Plan{LeaseSeconds: DefaultLeaseSeconds}, DefaultOfflineDays},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.plan.OfflineDays(); got != tc.want {
+				t.Fatalf("OfflineDays = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -52,6 +52,60 @@ func (sv *Service) SignupOwner(ctx context.Context, in SignupInput) (*Member, Pr
 	return m, p, nil
 }
 
+// Signup implements Accounts. The owner goes in first, under the id its
+// organization will have: when the address is taken (also by a signup
+// committing on another server meanwhile) nothing is written and the
+// existing account answers, so the caller mails it rather than saying the
+// address is registered.
+func (sv *Service) Signup(ctx context.Context, in SignupInput) (*SignupResult, error) {
+	m, p, err := sv.SignupOwner(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	token := NewSecret("")
+	var out *SignupResult
+	err = sv.update(ctx, func(t Tx) error {
+		m.OrgID = NewID()
+		err := t.InsertMember(m)
+		if ErrorCode(err) == ECodeEmailTaken {
+			existing, err := t.MemberByEmail(m.Email)
+			if err != nil {
+				return err
+			}
+			if existing == nil {
+				// Taken, then removed since by another transaction.
+				return ErrMemberEmailTaken()
+			}
+			out = &SignupResult{Existing: true, Member: existing}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		o, err := NewOrganization(t, m.OrgID, p.OrganizationName, false)
+		if err != nil {
+			return err
+		}
+		if err := t.PutMailToken(token, TokenVerifyEmail, m.ID, in.VerifyTTL); err != nil {
+			return err
+		}
+		out = &SignupResult{Member: m, Organization: o, VerifyToken: token}
+		t.ActAs(ActorMember, m.ID)
+		return t.Audit(AuditEvent{Event: EventOrganizationCreated, OrgID: o.ID, Target: Target{Type: "organization", ID: o.ID},
+			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "signup": true}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ErrMemberEmailTaken is the refusal of a second dashboard account with
+// one address.
+func ErrMemberEmailTaken() *Error {
+	return Errorf(ECodeEmailTaken, "an account with this e-mail already exists")
+}
+
 // IssueMailToken implements Accounts.
 func (sv *Service) IssueMailToken(ctx context.Context, email, purpose string, ttl time.Duration) (*Member, string, error) {
 	email, err := NormalizeEmail("email", email)
@@ -286,6 +340,20 @@ func (sv *Service) RevokeDashboardSession(ctx context.Context, id string) error 
 		}
 		return t.Audit(AuditEvent{Event: EventMemberLogout, OrgID: m.OrgID, Target: Target{Type: "member", ID: m.ID}})
 	})
+}
+
+// UseChallenge implements Accounts (and, through the server, the ALTCHA
+// UsedStore): a solution buys one attempt in all.
+func (sv *Service) UseChallenge(ctx context.Context, key string, expires time.Time) (bool, error) {
+	if err := CheckStorable("key", key); err != nil {
+		return false, err
+	}
+	first := false
+	err := sv.update(ctx, func(t Tx) (err error) {
+		first, err = t.InsertChallenge(key, expires)
+		return err
+	})
+	return first, err
 }
 
 // CreatePartnerAttempt implements Partners: the state a partner sign-in

@@ -182,6 +182,21 @@ type Tx interface {
 	// with the index of pending checkouts by expiry.
 	PutBillingTransaction(prev, next *BillingTransaction) error
 
+	// LicensePlan loads the plan of a license; a plan without id, with the
+	// default lease, when the plan is gone.
+	LicensePlan(l *License) (*Plan, error)
+	// Runtime is this transaction with the runtime's primitives: the
+	// management API's issuance of a machine file binds the device as an
+	// activation does (BindFingerprint).
+	Runtime() RuntimeTx
+	// MachineFile is the content of a machine file of l on dev, valid ttl
+	// seconds from now or until the license expires, whichever comes
+	// first, with the license's entitlements and end-user as stored.
+	MachineFile(ra *RuntimeApp, l *License, plan *Plan, dev *Device, ttl int) (*MachineFile, error)
+	// EndUserIDByEmail is the id of the end-user of environment envID with
+	// this address, in any letter case; "" when none.
+	EndUserIDByEmail(envID, email string) (string, error)
+
 	// IsBound reports whether the device is bound to the license.
 	IsBound(licenseID, deviceID string) (bool, error)
 	// UnbindDevice removes the binding of the device to l, lowering
@@ -217,6 +232,9 @@ type Tx interface {
 	LockOrg(id string) (*Organization, error)
 	// PutOrg writes o over the stored organization; its slug never changes.
 	PutOrg(o *Organization) error
+	// JoinOrg writes m, a member of no organization until now, as a member
+	// of m.OrgID, with that organization's index of its members.
+	JoinOrg(m *Member) error
 	// InsertMember writes a new member, created and updated now; its
 	// address is unique across all organizations (else email_taken).
 	InsertMember(m *Member) error
@@ -269,9 +287,23 @@ type Tx interface {
 	// whether there was one. The removal is conditional: of two servers
 	// presenting one state, one spends it.
 	SpendPartnerAttempt(state string) (bool, error)
+	// LockPartnerLink holds a provider's identity until the transaction
+	// ends, so that two first sign-ins of it on two servers take turns,
+	// and returns the id of the member it is linked to; "" when none.
+	LockPartnerLink(issuer, subject string) (string, error)
+	// InsertPartnerLink links an identity to a member, linked now;
+	// accountVerified says the member's address was verified before.
+	InsertPartnerLink(issuer, subject, memberID string, accountVerified bool) error
+	// DeletePartnerLink removes the link of an identity.
+	DeletePartnerLink(issuer, subject string) error
 	// DropUnverifiedLinks removes the partner identities linked to the
 	// member while its address was unverified, and reports how many.
 	DropUnverifiedLinks(memberID string) (int, error)
+	// InsertChallenge records a spent anti-bot challenge until expires
+	// unless it is recorded already, and reports whether it was not: the
+	// insert decides, so a challenge is spent once across servers. The
+	// storage drops expired challenges on the way.
+	InsertChallenge(key string, expires time.Time) (bool, error)
 	// ActAs makes the audit entries of the rest of the transaction name
 	// this actor, keeping the request's address and user agent.
 	ActAs(actorType, id string)

@@ -91,38 +91,23 @@ func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResu
 	return out, err
 }
 
-// UseChallenge implements store.Accounts (and, through the server, the
-// ALTCHA UsedStore). Spent challenges are kept until they expire; expired
-// ones are swept in the same transaction, so the bucket holds at most the
-// challenges of the last ten minutes.
-func (db *DB) UseChallenge(ctx context.Context, key string, expires time.Time) (bool, error) {
-	if err := store.CheckStorable("key", key); err != nil {
+// InsertChallenge implements store.Tx. Spent challenges are kept until
+// they expire; expired ones are swept first, so the bucket holds at most
+// the challenges of the last ten minutes.
+func (t *txn) InsertChallenge(key string, expires time.Time) (bool, error) {
+	b := t.tx.Bucket(bChallenges)
+	now := uint64(t.now.UnixNano())
+	err := t.sweep(bChallenges, func(_, v []byte) (bool, error) {
+		return len(v) == 8 && binary.BigEndian.Uint64(v) <= now, nil
+	})
+	if err != nil {
 		return false, err
 	}
-	first := false
-	err := db.update(ctx, func(t *txn) error {
-		b := t.tx.Bucket(bChallenges)
-		now := uint64(t.now.UnixNano())
-		var stale [][]byte
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(v) == 8 && binary.BigEndian.Uint64(v) <= now {
-				stale = append(stale, clone(k))
-			}
-		}
-		for _, k := range stale {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		k := []byte(key)
-		if b.Get(k) != nil {
-			return nil
-		}
-		first = true
-		return b.Put(k, timeKey(expires))
-	})
-	return first, err
+	k := []byte(key)
+	if b.Get(k) != nil {
+		return false, nil
+	}
+	return true, b.Put(k, timeKey(expires))
 }
 
 // putAt stores the record v under an arbitrary key (not a UUID).

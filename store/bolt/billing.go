@@ -69,11 +69,6 @@ func (t *txn) orgCount(orgID string, res resource) int64 {
 	}
 }
 
-// enforceLimit is the service's EnforceLimit in t.
-func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
-	return db.EnforceLimit(t, orgID, res, n)
-}
-
 // RuntimeRequests implements store.Tx.
 func (t *txn) RuntimeRequests(orgID string, at time.Time) (int64, error) {
 	if v := t.tx.Bucket(bUsage).Get(usageKey(orgID, at)); len(v) == 8 {

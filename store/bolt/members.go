@@ -10,7 +10,7 @@ import (
 // insertMember stores a new member; the e-mail is unique across all organizations.
 func (t *txn) insertMember(m *store.Member) error {
 	if t.lookup(bMembersEmail, []byte(m.Email)) != "" {
-		return store.Errorf(store.ECodeEmailTaken, "an account with this e-mail already exists")
+		return store.ErrMemberEmailTaken()
 	}
 	m.CreatedAt, m.UpdatedAt = t.now, t.now
 	if err := t.put(bMembers, m.ID, m); err != nil {

@@ -436,6 +436,35 @@ func (t *txn) OrgExists(orgID string) error {
 // InsertMember implements store.Tx.
 func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
 
+// LicensePlan implements store.Tx.
+func (t *txn) LicensePlan(l *store.License) (*store.Plan, error) { return t.runtime().leasePlan(t, l) }
+
+// Runtime implements store.Tx.
+func (t *txn) Runtime() store.RuntimeTx { return runtimeTxn{txn: t, r: t.runtime()} }
+
+// MachineFile implements store.Tx.
+func (t *txn) MachineFile(ra *store.RuntimeApp, l *store.License, plan *store.Plan, dev *store.Device, ttl int) (*store.MachineFile, error) {
+	return t.runtime().machineFile(t, ra, l, plan, dev, ttl)
+}
+
+// EndUserIDByEmail implements store.Tx.
+func (t *txn) EndUserIDByEmail(envID, email string) (string, error) {
+	return t.endUserByEmail(envID, email), nil
+}
+
+// runtime is a runtime view for one primitive of the management API: its
+// decode cache checks every record against the stored bytes, so a fresh
+// one only costs the decoding.
+func (t *txn) runtime() *Runtime { return &Runtime{db: t.db, cache: newDecodeCache()} }
+
+// JoinOrg implements store.Tx.
+func (t *txn) JoinOrg(m *store.Member) error {
+	if err := t.put(bMembers, m.ID, m); err != nil {
+		return err
+	}
+	return t.index(bMembersOrg, idb(m.OrgID), m.ID)
+}
+
 // LockOrgMembers implements store.Tx: one writer holds the whole file.
 func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
 	return listAll[store.Member](t, bMembersOrg, idb(orgID), bMembers)

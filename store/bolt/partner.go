@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"time"
 
@@ -109,135 +108,30 @@ func (t *txn) SpendPartnerAttempt(state string) (bool, error) {
 	return true, t.tx.Bucket(bPartnerAttempts).Delete(k)
 }
 
-// PartnerSignIn implements store.Partners.
-func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessionTTL time.Duration) (*store.PartnerSignInResult, error) {
-	email, err := id.Check()
-	if err != nil {
-		return nil, err
+// LockPartnerLink implements store.Tx: one writer holds the whole file.
+func (t *txn) LockPartnerLink(issuer, subject string) (string, error) {
+	var rec partnerIdentity
+	ok, err := t.getAt(bPartnerIdentities, identityKey(issuer, subject), &rec)
+	if err != nil || !ok {
+		return "", err
 	}
-	var out *store.PartnerSignInResult
-	err = db.update(ctx, func(t *txn) error {
-		out = &store.PartnerSignInResult{}
-		ik := identityKey(id.Issuer, id.Subject)
-		m, err := t.identityMember(ik)
-		if err != nil {
-			return err
-		}
-		if m == nil {
-			if m, err = t.linkIdentity(ik, id, email, out); err != nil {
-				return err
-			}
-		}
-		sess, err := db.OpenDashboardSession(t, m.ID, sessionTTL)
-		if err != nil {
-			return err
-		}
-		out.Member, out.Session = m, sess
-		return t.as(m).audit(auditEvent{Event: store.EventMemberLogin, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
-			Metadata: map[string]any{"method": "partner"}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return rec.MemberID, nil
 }
 
-// identityMember returns the account an identity is linked to, or nil. A
-// link whose account was removed is dropped, so the identity can sign up
-// afresh.
-func (t *txn) identityMember(ik []byte) (*store.Member, error) {
+// InsertPartnerLink implements store.Tx.
+func (t *txn) InsertPartnerLink(issuer, subject, memberID string, accountVerified bool) error {
+	return t.putIdentity(identityKey(issuer, subject), &partnerIdentity{MemberID: memberID, LinkedAt: t.now, AccountVerified: accountVerified})
+}
+
+// DeletePartnerLink implements store.Tx.
+func (t *txn) DeletePartnerLink(issuer, subject string) error {
+	ik := identityKey(issuer, subject)
 	var rec partnerIdentity
 	ok, err := t.getAt(bPartnerIdentities, ik, &rec)
 	if err != nil || !ok {
-		return nil, err
+		return err
 	}
-	m := new(store.Member)
-	found, err := t.get(bMembers, rec.MemberID, m)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, t.deleteIdentity(ik, rec.MemberID)
-	}
-	return m, nil
-}
-
-// linkIdentity attaches a new identity to the account of its address, or to
-// a new account without organization, and records it in out. Only the
-// provider's word that the address is verified lets an identity in: anyone
-// can open an account at a provider with someone else's address, and an
-// account made or joined that way would be waiting for its owner.
-func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, out *store.PartnerSignInResult) (*store.Member, error) {
-	if err := id.CheckLinkable(); err != nil {
-		return nil, err
-	}
-	m := new(store.Member)
-	if mid := t.lookup(bMembersEmail, []byte(email)); mid != "" {
-		if err := t.mustGet(bMembers, mid, "member", m); err != nil {
-			return nil, err
-		}
-	} else {
-		// No password: the account signs in through the provider, or sets
-		// one with forgot-password (Login treats it as having none).
-		m = &store.Member{ID: store.NewID(), Email: email, EmailVerified: true}
-		if err := t.insertMember(m); err != nil {
-			return nil, err
-		}
-		out.Created = true
-	}
-	// Read before the link marks the account verified (the provider vouches
-	// for the address): the reset mail, not this link, settles who holds it.
-	rec := &partnerIdentity{MemberID: m.ID, LinkedAt: t.now, AccountVerified: m.EmailVerified}
-	dropped := id.LinkTo(m)
-	if dropped {
-		if _, err := t.endDashSessions(m.ID); err != nil {
-			return nil, err
-		}
-	}
-	if err := t.db.MarkVerified(t, m); err != nil {
-		return nil, err
-	}
-	if err := t.putIdentity(ik, rec); err != nil {
-		return nil, err
-	}
-	out.Linked = true
-	return m, t.as(m).audit(auditEvent{Event: store.EventMemberPartnerLinked, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID},
-		Metadata: map[string]any{"issuer": id.Issuer, "new_account": out.Created, "email_verified": id.EmailVerified, "account_verified": rec.AccountVerified, "password_dropped": dropped}})
-}
-
-// CompleteProfile implements store.Partners.
-func (db *DB) CompleteProfile(ctx context.Context, memberID string, in store.ProfileInput) (*store.Organization, error) {
-	in, err := in.Check()
-	if err != nil {
-		return nil, err
-	}
-	var o *store.Organization
-	err = db.update(ctx, func(t *txn) error {
-		m := new(store.Member)
-		if err := t.mustGet(bMembers, memberID, "account", m); err != nil {
-			return err
-		}
-		if err := m.CheckProfileOpen(); err != nil {
-			return err
-		}
-		var err error
-		if o, err = store.NewOrganization(t, store.NewID(), in.OrganizationName, m.EmailVerified); err != nil {
-			return err
-		}
-		m.CompleteProfile(o.ID, in, t.now)
-		if err := t.put(bMembers, m.ID, m); err != nil {
-			return err
-		}
-		if err := t.index(bMembersOrg, idb(o.ID), m.ID); err != nil {
-			return err
-		}
-		return t.as(m).audit(auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
-			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "partner": true}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return o, nil
+	return t.deleteIdentity(ik, rec.MemberID)
 }
 
 // sweep deletes the records of bucket that stale reports on.

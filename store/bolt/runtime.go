@@ -297,24 +297,6 @@ func (r *Runtime) softBatch(ctx context.Context, fn func(t *txn) error) error {
 	return soft
 }
 
-// softUpdate is softBatch in a transaction of its own.
-func (db *DB) softUpdate(ctx context.Context, fn func(t *txn) error) error {
-	var soft error
-	err := db.update(ctx, func(t *txn) error {
-		soft = nil
-		err := fn(t)
-		if err != nil && store.AsError(err) != nil {
-			soft = err
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return soft
-}
-
 // appendBuckets are keyed by UUIDv7 or time first, so hot writes append to
 // their last page. bbolt splits pages half full by default, which suits
 // random inserts but leaves append-only buckets half empty: twice the pages

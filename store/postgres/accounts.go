@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"time"
 
 	"licensectl/store"
@@ -13,66 +12,6 @@ var _ store.Accounts = (*DB)(nil)
 // member, purpose, expiry, spending) leave out.
 type mailTokenDoc struct {
 	CreatedAt time.Time `json:"created_at"`
-}
-
-// auditAs writes ev naming member m as its actor: public account calls have
-// no credential, so the entry names the account they concern, keeping the
-// caller's address and user agent.
-func (t *txn) auditAs(m *store.Member, ev auditEvent) error {
-	a := store.ActorFrom(t.ctx)
-	a.Type, a.ID = store.ActorMember, m.ID
-	ctx := t.ctx
-	t.ctx = store.WithActor(ctx, a)
-	err := t.audit(ev)
-	t.ctx = ctx
-	return err
-}
-
-// Signup implements store.Accounts.
-func (db *DB) Signup(ctx context.Context, in store.SignupInput) (*store.SignupResult, error) {
-	m, p, err := db.SignupOwner(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	token := store.NewSecret("")
-	var out *store.SignupResult
-	err = db.update(ctx, func(t *txn) error {
-		// The member goes in first, under the id its organization will
-		// have: when the address is taken (also by a signup committing on
-		// another server meanwhile) nothing is written and the existing
-		// account answers.
-		m.OrgID = store.NewID()
-		ok, err := t.insertMemberIfNew(m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			existing, err := t.memberByEmail(m.Email)
-			if err != nil {
-				return err
-			}
-			if existing == nil {
-				// Taken, then removed since by another transaction.
-				return errEmailTaken()
-			}
-			out = &store.SignupResult{Existing: true, Member: existing}
-			return nil
-		}
-		o, err := store.NewOrganization(t, m.OrgID, p.OrganizationName, false)
-		if err != nil {
-			return err
-		}
-		if err := t.PutMailToken(token, store.TokenVerifyEmail, m.ID, in.VerifyTTL); err != nil {
-			return err
-		}
-		out = &store.SignupResult{Member: m, Organization: o, VerifyToken: token}
-		return t.auditAs(m, auditEvent{Event: store.EventOrganizationCreated, OrgID: o.ID, Target: store.Target{Type: "organization", ID: o.ID},
-			Metadata: map[string]any{"name": o.Name, "owner_id": m.ID, "signup": true}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // PutMailToken implements store.PortalTx. Expired tokens are deleted

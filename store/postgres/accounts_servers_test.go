@@ -240,4 +240,45 @@ func TestAccountsServersSpentOnce(t *testing.T) {
 			t.Fatalf("%d concurrent signups of one address: %d answered new, %d organizations made; want 1 and 1", n, fresh, made)
 		}
 	})
+	t.Run("CreateOrganization", func(t *testing.T) {
+		// One name on two servers at once: each organization gets a slug of
+		// its own, none fails.
+		slugs := make([]string, n)
+		errs := accountsRace(dbs, n, func(db *DB, i int) error {
+			o, err := db.CreateOrganization(ctx, store.CreateOrganizationInput{Name: "Twin Servers"})
+			if err == nil {
+				slugs[i] = o.Slug
+			}
+			return err
+		})
+		accountsWins(t, "CreateOrganization", errs, "")
+		seen := map[string]bool{}
+		for _, s := range slugs {
+			seen[s] = true
+		}
+		for i := 1; i <= n; i++ {
+			want := "twin-servers"
+			if i > 1 {
+				want = fmt.Sprintf("%s-%d", want, i)
+			}
+			if !seen[want] {
+				t.Fatalf("slugs of %d concurrent organizations named alike = %v; want twin-servers to twin-servers-%d", n, slugs, n)
+			}
+		}
+	})
+	t.Run("CompleteProfile", func(t *testing.T) {
+		r, err := dbs[0].PartnerSignIn(ctx, store.PartnerIdentity{Issuer: "https://id.servers.test", Subject: "sub-profile",
+			Email: "profile@servers.test", EmailVerified: true}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := accountsRace(dbs, n, func(db *DB, i int) error {
+			_, err := db.CompleteProfile(ctx, r.Member.ID, store.ProfileInput{FirstName: "P", LastName: "R",
+				OrganizationName: fmt.Sprintf("Profile %d", i), Phone: "+5511987654321", TOSVersion: "2025-01"})
+			return err
+		})
+		if got := accountsWins(t, "CompleteProfile", errs, store.ECodeConflict); got != 1 {
+			t.Fatalf("%d of %d concurrent profile completions of one account succeeded; want 1", got, n)
+		}
+	})
 }

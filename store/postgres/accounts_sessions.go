@@ -65,25 +65,16 @@ func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResu
 	return &store.LoginResult{Member: m, Session: s}, nil
 }
 
-// UseChallenge implements store.Accounts (and, through the server, the
-// ALTCHA UsedStore). The spent solutions are one table for every server,
-// so a solution buys one attempt in all (docs/design.md §12): the insert
-// that finds the key present is the second use. Spent challenges are kept
-// until they expire; expired ones are deleted in the same transaction, so
-// the table holds at most the challenges of the last ten minutes.
-func (db *DB) UseChallenge(ctx context.Context, key string, expires time.Time) (bool, error) {
-	if err := store.CheckStorable("key", key); err != nil {
+// InsertChallenge implements store.Tx. The spent solutions are one table
+// for every server, so a solution buys one attempt in all (docs/design.md
+// §12): the insert that finds the key present is the second use. Expired
+// ones are deleted first, so the table holds at most the challenges of
+// the last ten minutes.
+func (t *txn) InsertChallenge(key string, expires time.Time) (bool, error) {
+	if _, err := t.exec(`DELETE FROM used_challenges WHERE expires_at <= $1`, t.now); err != nil {
 		return false, err
 	}
-	first := false
-	err := db.update(ctx, func(t *txn) error {
-		if _, err := t.exec(`DELETE FROM used_challenges WHERE expires_at <= $1`, t.now); err != nil {
-			return err
-		}
-		h := store.SumSecret(key)
-		n, err := t.exec(`INSERT INTO used_challenges (hash, expires_at) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`, h[:], expires)
-		first = n == 1
-		return err
-	})
-	return first, err
+	h := store.SumSecret(key)
+	n, err := t.exec(`INSERT INTO used_challenges (hash, expires_at) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`, h[:], expires)
+	return n == 1, err
 }

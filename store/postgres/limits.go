@@ -65,11 +65,6 @@ func (t *txn) orgCount(orgID string, res store.Resource) (int64, error) {
 	return int64(n), err
 }
 
-// enforceLimit is the service's EnforceLimit in t.
-func (t *txn) enforceLimit(orgID string, res store.Resource, n int) error {
-	return t.db.EnforceLimit(t, orgID, res, n)
-}
-
 // LockTierCount implements store.Tx: the organization's row is locked
 // before the count.
 func (t *txn) LockTierCount(orgID string, res store.Resource) (int64, error) {

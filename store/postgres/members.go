@@ -8,31 +8,19 @@ import (
 
 var _ store.Members = (*DB)(nil)
 
-// errEmailTaken is the refusal of an address another account holds.
-func errEmailTaken() error {
-	return store.Errorf(store.ECodeEmailTaken, "an account with this e-mail already exists")
-}
-
 // insertMember stores a new member; the e-mail is unique across all
 // organizations (members_email_key), so of two servers adding one address
-// at once the second gets email_taken.
-func (t *txn) insertMember(m *store.Member) error {
-	ok, err := t.insertMemberIfNew(m)
-	if err == nil && !ok {
-		err = errEmailTaken()
-	}
-	return err
-}
-
-// insertMemberIfNew stores a new member unless its address is taken, and
-// reports whether it did. A concurrent insert of the address is waited for:
-// once it commits, the address reads as taken in this transaction's next
+// at once the second gets email_taken, having written nothing: it waits
+// for the first's commit, and then the address reads as taken in its next
 // statement.
-func (t *txn) insertMemberIfNew(m *store.Member) (bool, error) {
+func (t *txn) insertMember(m *store.Member) error {
 	m.CreatedAt, m.UpdatedAt = t.now, t.now
 	n, err := t.exec(`INSERT INTO members (id, org_id, email, role, doc) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT ON CONSTRAINT members_email_key DO NOTHING`, m.ID, nullID(m.OrgID), m.Email, m.Role, js(m))
-	return n == 1, err
+	if err == nil && n == 0 {
+		err = store.ErrMemberEmailTaken()
+	}
+	return err
 }
 
 // saveMember writes a member read with lockMember.

@@ -428,6 +428,26 @@ func (t *txn) OrgExists(orgID string) error { return t.orgExists(orgID) }
 // decides between two servers adding one address at once.
 func (t *txn) InsertMember(m *store.Member) error { return t.insertMember(m) }
 
+// LicensePlan implements store.Tx.
+func (t *txn) LicensePlan(l *store.License) (*store.Plan, error) { return t.leasePlan(l) }
+
+// Runtime implements store.Tx.
+func (t *txn) Runtime() store.RuntimeTx { return &runtimeTxn{txn: t} }
+
+// MachineFile implements store.Tx.
+func (t *txn) MachineFile(ra *store.RuntimeApp, l *store.License, plan *store.Plan, dev *store.Device, ttl int) (*store.MachineFile, error) {
+	return t.machineFile(ra, l, plan, dev, ttl)
+}
+
+// EndUserIDByEmail implements store.Tx.
+func (t *txn) EndUserIDByEmail(envID, email string) (string, error) {
+	return t.endUserIDByEmail(envID, email)
+}
+
+// JoinOrg implements store.Tx: the row's org_id is the organization's
+// index.
+func (t *txn) JoinOrg(m *store.Member) error { return t.saveMember(m) }
+
 // LockOrgMembers implements store.Tx: SELECT … ORDER BY id FOR UPDATE.
 func (t *txn) LockOrgMembers(orgID string) ([]*store.Member, error) {
 	return docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id FOR UPDATE`, uuidOrNil(orgID))

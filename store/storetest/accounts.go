@@ -57,9 +57,29 @@ func testSignup(t *testing.T, open Opener) {
 		r.Member.OrgID != r.Organization.ID || r.Member.Role != store.RoleOwner || r.VerifyToken == "" {
 		t.Fatalf("Signup = %+v", r)
 	}
+	got, err := f.db.FindOrganization(f.ctx, r.Organization.ID)
+	if err != nil || got.EmailVerified || got.Slug != "signed-up-founder-accounts-test" {
+		t.Fatalf("FindOrganization(signed up) = %+v, %v", got, err)
+	}
+	members, err := f.db.ListMembers(f.ctx, r.Organization.ID)
+	if err != nil || len(members) != 1 || members[0].ID != r.Member.ID {
+		t.Fatalf("ListMembers(signed up) = %+v, %v", members, err)
+	}
+	log, err := f.db.ListOrgAudit(f.ctx, r.Organization.ID, store.AuditFilter{Event: store.EventOrganizationCreated})
+	if err != nil || log.Total != 1 || log.Data[0].Actor.Type != store.ActorMember || log.Data[0].Actor.ID != r.Member.ID ||
+		log.Data[0].Metadata["signup"] != true || log.Data[0].Metadata["owner_id"] != r.Member.ID {
+		t.Fatalf("ListOrgAudit(organization.created) = %+v, %v; want one entry by the owner", log, err)
+	}
+	orgs, err := f.db.ListOrganizations(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	again := f.signup(t, "founder@accounts.test")
 	if !again.Existing || again.Member.ID != r.Member.ID || again.Organization != nil || again.VerifyToken != "" {
 		t.Fatalf("Signup(registered address) = %+v", again)
+	}
+	if after, err := f.db.ListOrganizations(f.ctx); err != nil || len(after) != len(orgs) {
+		t.Fatalf("organizations after a signup of a registered address = %d, %v; want %d", len(after), err, len(orgs))
 	}
 	for name, in := range map[string]store.SignupInput{
 		"weak password": {FirstName: "A", LastName: "B", OrganizationName: "Weak", Email: "weak@accounts.test", Password: "short", Phone: "+5511987654321"},
@@ -225,6 +245,8 @@ func testChallenges(t *testing.T, open Opener) {
 	if first, err := f.be.UseChallenge(f.ctx, "challenge-2", until); err != nil || !first {
 		t.Fatalf("UseChallenge(another) = %v, %v; want first", first, err)
 	}
+	_, err := f.be.UseChallenge(f.ctx, "challenge\x00nul", until)
+	wantCode(t, "UseChallenge(a key no store can hold)", err, store.ECodeValidation)
 	f.clock.Advance(10 * time.Minute)
 	if first, err := f.be.UseChallenge(f.ctx, "challenge-1", f.clock.Now().Add(time.Minute)); err != nil || !first {
 		t.Fatalf("UseChallenge(after its expiry) = %v, %v; want first: an expired challenge is forgotten", first, err)
@@ -278,9 +300,15 @@ func testPartners(t *testing.T, open Opener) {
 			bad.OrganizationName = " "
 			_, err := f.be.CompleteProfile(f.ctx, r.Member.ID, bad)
 			wantCode(t, "CompleteProfile(no organization name)", err, store.ECodeValidation)
+			_, err = f.be.CompleteProfile(f.ctx, store.NewID(), in)
+			wantCode(t, "CompleteProfile(unknown account)", err, store.ECodeNotFound)
 			o, err := f.be.CompleteProfile(f.ctx, r.Member.ID, in)
-			if err != nil || o.Name != "Partnered" {
-				t.Fatalf("CompleteProfile = %+v, %v", o, err)
+			if err != nil || o.Name != "Partnered" || o.Slug != "partnered" || !o.EmailVerified {
+				t.Fatalf("CompleteProfile = %+v, %v; want a verified organization: the provider vouched for the address", o, err)
+			}
+			log, err := f.db.ListOrgAudit(f.ctx, o.ID, store.AuditFilter{Event: store.EventOrganizationCreated})
+			if err != nil || log.Total != 1 || log.Data[0].Actor.ID != r.Member.ID || log.Data[0].Metadata["partner"] != true {
+				t.Fatalf("ListOrgAudit(organization.created) = %+v, %v; want one entry by the account", log, err)
 			}
 			members, err := f.db.ListMembers(f.ctx, o.ID)
 			if err != nil || len(members) != 1 || members[0].ID != r.Member.ID || members[0].Role != store.RoleOwner {
@@ -300,6 +328,24 @@ func testPartners(t *testing.T, open Opener) {
 		}
 		_, err = f.be.CompleteProfile(f.ctx, owner.Member.ID, store.ProfileInput{FirstName: "A", LastName: "B", OrganizationName: "Second", Phone: "+5511987654321", TOSVersion: "2025-01"})
 		wantCode(t, "CompleteProfile(an owner)", err, store.ECodeConflict)
+	})
+	t.Run("OKLinkOfRemovedAccountDropped", func(t *testing.T) {
+		// A link whose account was removed lets the identity sign up afresh.
+		added, err := f.db.AddMember(f.ctx, store.AddMemberInput{OrgID: f.org.ID, Email: "leaver@partner.test", Password: Password, Role: store.RoleViewer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := f.be.PartnerSignIn(f.ctx, ident("sub-leaver", "leaver@partner.test", true), sessionTTL)
+		if err != nil || !r.Linked || r.Created || r.Member.ID != added.ID || r.Member.OrgID != f.org.ID {
+			t.Fatalf("PartnerSignIn(a member's address) = %+v, %v; want the member %s", r, err, added.ID)
+		}
+		if err := f.db.RemoveMember(f.ctx, f.org.ID, added.ID); err != nil {
+			t.Fatal(err)
+		}
+		again, err := f.be.PartnerSignIn(f.ctx, ident("sub-leaver", "leaver@partner.test", true), sessionTTL)
+		if err != nil || !again.Created || !again.Linked || again.Member.ID == added.ID || again.Member.OrgID != "" {
+			t.Fatalf("PartnerSignIn(link of a removed account) = %+v, %v; want a new account", again, err)
+		}
 	})
 	t.Run("OKLinkDropsUnprovenPassword", func(t *testing.T) {
 		// Account pre-hijacking: someone signs up with the owner's address

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"licensectl/store"
@@ -27,23 +28,27 @@ func testOrganizations(t *testing.T, open Opener) {
 			t.Fatalf("ListOrganizations = %+v, %v; want it to hold %s", all, err, f.org.ID)
 		}
 	})
-	t.Run("SlugsOfOneName", func(t *testing.T) {
-		// The first free of base, base-2, base-3…; a name too short for a
-		// slug of its own takes the org- prefix.
-		for _, c := range []struct{ name, slug string }{
+	t.Run("OKSlugs", func(t *testing.T) {
+		// An organization's slug comes from its name; a name taken gets the
+		// first free -N, a name too short for a slug the prefix org-, a long
+		// one is cut to leave room for the -N.
+		long := strings.Repeat("very long organization name ", 3)
+		for _, tc := range []struct{ name, slug string }{
 			{"Slug Twins", "slug-twins"},
 			{"Slug Twins", "slug-twins-2"},
 			{"slug twins!", "slug-twins-3"},
-			{"Q", "org-q"},
-			{"Q", "org-q-2"},
+			{"X", "org-x"},
+			{"42", "org"},
+			{long, "very-long-organization-name-very-long-organization-name"},
+			{long, "very-long-organization-name-very-long-organization-name-2"},
 		} {
-			o, err := f.db.CreateOrganization(f.ctx, store.CreateOrganizationInput{Name: c.name})
-			if err != nil || o.Slug != c.slug {
-				t.Fatalf("CreateOrganization(%q) = %+v, %v; want slug %q", c.name, o, err, c.slug)
+			o, err := f.db.CreateOrganization(f.ctx, store.CreateOrganizationInput{Name: tc.name})
+			if err != nil || o.Slug != tc.slug {
+				t.Fatalf("CreateOrganization(%q) = %+v, %v; want slug %q", tc.name, o, err, tc.slug)
 			}
 			got, err := f.db.FindOrganization(f.ctx, o.ID)
-			if err != nil || got.Slug != c.slug || got.Name != c.name {
-				t.Fatalf("FindOrganization(%q) = %+v, %v", c.name, got, err)
+			if err != nil || got.Slug != tc.slug {
+				t.Fatalf("FindOrganization(%q) = %+v, %v; want slug %q", tc.name, got, err, tc.slug)
 			}
 		}
 	})

@@ -48,6 +48,18 @@ func testMembers(t *testing.T, open Opener) {
 		}
 		_, err = f.db.UpdateOrganization(f.ctx, f.org.ID, store.OrganizationUpdate{Name: ptr(" ")})
 		wantCode(t, "UpdateOrganization(blank)", err, store.ECodeValidation)
+		// The same name (after trimming) or no name changes nothing and
+		// records nothing.
+		for _, upd := range []store.OrganizationUpdate{{Name: ptr(" Renamed ")}, {}} {
+			same, err := f.db.UpdateOrganization(f.ctx, f.org.ID, upd)
+			if err != nil || same.Name != "Renamed" || !same.UpdatedAt.Equal(o.UpdatedAt) {
+				t.Fatalf("UpdateOrganization(%+v) = %+v, %v; want it unchanged", upd, same, err)
+			}
+		}
+		log, err := f.db.ListOrgAudit(f.ctx, f.org.ID, store.AuditFilter{Event: store.EventOrganizationUpdated})
+		if err != nil || log.Total != 1 || log.Data[0].Metadata["name"] != "Renamed" {
+			t.Fatalf("ListOrgAudit(organization.updated) = %+v, %v; want the one rename", log, err)
+		}
 	})
 }
 
