@@ -268,6 +268,8 @@ type BillingTransaction struct {
 	PlanKey     string
 	AmountCents int64
 	Status      string
+	Payer       Payer
+	CopyPaste   string // the payment request the payer was shown
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 	PaidAt      *time.Time

@@ -26,6 +26,19 @@ type Lease struct {
 // Live reports whether the lease still holds its seat at now.
 func (l *Lease) Live(now time.Time) bool { return l.ExpiresAt.After(now) }
 
+// LeaseEnded is the audit entry of a lease that ended (event
+// lease.released or lease.expired) in environment envID of application
+// appID, organization orgID: it names the license, and meta says by whom
+// or why.
+func LeaseEnded(event, orgID, appID, envID string, l *Lease, meta map[string]any) AuditEvent {
+	m := map[string]any{"lease_id": l.ID, "device_id": l.DeviceID, "expires_at": l.ExpiresAt.Format(time.RFC3339Nano)}
+	for k, v := range meta {
+		m[k] = v
+	}
+	return AuditEvent{Event: event, OrgID: orgID, AppID: appID, EnvIDs: []string{envID},
+		Target: Target{Type: "license", ID: l.LicenseID}, Metadata: m}
+}
+
 // LeaseGrant is the answer of a seat checkout: the lease with the seats of
 // the license in use (this one included) and the plan's cap.
 type LeaseGrant struct {

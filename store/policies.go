@@ -21,6 +21,9 @@ type Policies struct {
 	Hasher PasswordHasher
 	// Passwords checks new passwords; nil accepts any non-empty password.
 	Passwords PasswordPolicy
+	// CommonPassword reports a password too common for an end-user
+	// (store/password.IsCommon, which the storages fill in when nil).
+	CommonPassword func(string) bool
 	// MaxQueueWait bounds how long a write waits for its turn (the single
 	// writer, a pooled connection) before it is refused as overloaded
 	// (docs/design.md §14); 0 waits as long as it takes, as the CLI's

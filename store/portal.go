@@ -55,7 +55,8 @@ type PortalTx interface {
 	// nil when none is stored.
 	MailToken(plain string) (*MailToken, error)
 	// PutMailToken stores the hash of a new token of purpose issued to
-	// subjectID, expiring ttl from now.
+	// subjectID (a member or an end-user), expiring ttl from now. The
+	// storage drops expired tokens on the way.
 	PutMailToken(plain, purpose, subjectID string, ttl time.Duration) error
 	// SpendMailToken marks the live token of purpose used and returns its
 	// subject; invalid_token when it is unknown, of another purpose,

@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // Service is the orchestration of the changes: each is one method that
 // opens a transaction of its Storage, reads, applies the rules of this
@@ -17,12 +20,14 @@ type Service struct {
 	Policies
 	storage Storage
 	portal  *portalState
+	// billing is the policy ConfigureBilling set; nil until then.
+	billing *atomic.Pointer[BillingPolicy]
 }
 
 // NewService returns the orchestration over storage under policies (their
 // defaults filled in).
 func NewService(policies Policies, storage Storage) Service {
-	return Service{Policies: policies.WithDefaults(), storage: storage, portal: new(portalState)}
+	return Service{Policies: policies.WithDefaults(), storage: storage, portal: new(portalState), billing: new(atomic.Pointer[BillingPolicy])}
 }
 
 // update runs fn in one read-write transaction of the storage.

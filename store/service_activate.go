@@ -26,12 +26,8 @@ func (rs *RuntimeService) Activate(ctx context.Context, c RuntimeClient, in Acti
 	var out *Activation
 	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
 		out = nil
-		ra, err := t.ActiveApp(c)
+		ra, err := replayedApp(t, c, in.Replay, ActorLicense, "", "license")
 		if err != nil {
-			return err
-		}
-		t.ActAs(ActorLicense, "")
-		if err := t.ConsumeNonce(ra, in.Replay, "license"); err != nil {
 			return err
 		}
 		out, err = activate(t, c, ra, in, seed)

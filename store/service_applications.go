@@ -47,7 +47,7 @@ func (sv *Service) CreateApplication(ctx context.Context, in CreateApplicationIn
 		if err := t.OrgExists(in.OrgID); err != nil {
 			return err
 		}
-		if err := t.EnforceLimit(in.OrgID, ResApplications, 1); err != nil {
+		if err := sv.EnforceLimit(t, in.OrgID, ResApplications, 1); err != nil {
 			return err
 		}
 		now := t.Now()

@@ -114,3 +114,50 @@ func orEmpty(list []string) []string {
 	}
 	return list
 }
+
+// RegisterEndUser creates an end-user in the scope's environment. The
+// password is hashed before the transaction. Returns validation_failed,
+// email_taken, not_found, application_disabled.
+func (sv *Service) RegisterEndUser(ctx context.Context, s Scope, email, pw string) (*EndUser, error) {
+	email, err := NormalizeEmail("email", email)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckEndUserPassword(pw, sv.CommonPassword); err != nil {
+		return nil, err
+	}
+	if sv.Hasher == nil {
+		return nil, Errorf(ECodeInternal, "no password hasher configured")
+	}
+	hash, err := sv.Hasher.Hash(ctx, pw)
+	if err != nil {
+		return nil, err
+	}
+	id := NewID()
+	var out *EndUser
+	err = sv.update(ctx, func(t Tx) error {
+		a, env, err := t.Scope(s)
+		if err != nil {
+			return err
+		}
+		if err := a.CheckActive(); err != nil {
+			return err
+		}
+		now := t.Now()
+		u := &EndUser{ID: id, AppID: a.ID, EnvID: env.ID, Email: email, PasswordHash: hash, Status: UserActive,
+			Roles: []string{}, CreatedAt: now, UpdatedAt: now}
+		if err := t.InsertEndUser(u); err != nil {
+			return err
+		}
+		out = u
+		return t.Audit(AuditEvent{Event: EventUserRegistered, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
+			Target: Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"email": email}})
+	})
+	return out, err
+}
+
+// ErrEndUserEmailTaken is the refusal of a second end-user with one
+// address in one environment.
+func ErrEndUserEmailTaken() *Error {
+	return Errorf(ECodeEmailTaken, "a user with this e-mail already exists")
+}

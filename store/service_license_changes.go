@@ -19,20 +19,7 @@ func (sv *Service) RenewLicense(ctx context.Context, s Scope, id string, in Rene
 	if err := in.Check(); err != nil {
 		return nil, err
 	}
-	var out *LicenseItem
-	err := sv.update(ctx, func(t Tx) error {
-		c, err := openLicenseChange(t, s)
-		if err != nil {
-			return err
-		}
-		l, err := c.renew(id, in)
-		if err != nil {
-			return err
-		}
-		out, err = c.item(l)
-		return err
-	})
-	return out, err
+	return sv.changeLicense(ctx, s, func(c *licenseChange) (*License, error) { return c.renew(id, in) })
 }
 
 // RenewLicenses renews every license of in by in.Days in one transaction:
@@ -87,13 +74,19 @@ func (sv *Service) UpdateLicense(ctx context.Context, s Scope, id string, u Lice
 	if err := u.Check(); err != nil {
 		return nil, err
 	}
+	return sv.changeLicense(ctx, s, func(c *licenseChange) (*License, error) { return c.update(id, u) })
+}
+
+// changeLicense runs one change of one license of the scope in a
+// transaction and answers the license as it then stands.
+func (sv *Service) changeLicense(ctx context.Context, s Scope, change func(*licenseChange) (*License, error)) (*LicenseItem, error) {
 	var out *LicenseItem
 	err := sv.update(ctx, func(t Tx) error {
 		c, err := openLicenseChange(t, s)
 		if err != nil {
 			return err
 		}
-		l, err := c.update(id, u)
+		l, err := change(c)
 		if err != nil {
 			return err
 		}

@@ -252,7 +252,7 @@ func (sv *Service) GenerateLicenses(ctx context.Context, s Scope, in GenerateLic
 		if err != nil {
 			return err
 		}
-		if err := t.EnforceLimit(a.OrgID, ResLicenses, in.Quantity); err != nil {
+		if err := sv.EnforceLimit(t, a.OrgID, ResLicenses, in.Quantity); err != nil {
 			return err
 		}
 		now := t.Now()
@@ -308,4 +308,26 @@ func newLicenseKeys(t Tx, n int) ([]string, error) {
 		}
 	}
 	return nil, Errorf(ECodeInternal, "could not generate a unique license key")
+}
+
+// ReleaseLicenseLease implements LicenseLeases: the seat is freed at once,
+// with its lease.released entry naming the management API.
+func (sv *Service) ReleaseLicenseLease(ctx context.Context, s Scope, licenseID, leaseID string) error {
+	return sv.update(ctx, func(t Tx) error {
+		a, env, err := t.Scope(s)
+		if err != nil {
+			return err
+		}
+		if _, err := t.License(env.ID, licenseID); err != nil {
+			return err
+		}
+		l, err := t.DeleteLiveLease(licenseID, leaseID)
+		if err != nil {
+			return err
+		}
+		if l == nil {
+			return ErrLeaseNotFound()
+		}
+		return t.Audit(LeaseEnded(EventLeaseReleased, a.OrgID, a.ID, env.ID, l, map[string]any{"by": "management"}))
+	})
 }

@@ -71,12 +71,8 @@ func (rs *RuntimeService) Login(ctx context.Context, c RuntimeClient, in Runtime
 	var out *RuntimeSession
 	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
 		out = nil
-		ra, err := t.ActiveApp(c)
+		ra, err := replayedApp(t, c, in.Replay, ActorEndUser, cand.UserID, "user")
 		if err != nil {
-			return err
-		}
-		t.ActAs(ActorEndUser, cand.UserID)
-		if err := t.ConsumeNonce(ra, in.Replay, "user"); err != nil {
 			return err
 		}
 		out, err = login(t, ra, in, cand, ok, seed)

@@ -53,7 +53,7 @@ func (sv *Service) AddMember(ctx context.Context, in AddMemberInput) (*Member, e
 		if err := t.OrgExists(in.OrgID); err != nil {
 			return err
 		}
-		if err := t.EnforceLimit(in.OrgID, ResMembers, 1); err != nil {
+		if err := sv.EnforceLimit(t, in.OrgID, ResMembers, 1); err != nil {
 			return err
 		}
 		if err := t.InsertMember(m); err != nil {

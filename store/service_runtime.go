@@ -99,6 +99,22 @@ func NewSessionSeed() SessionSeed {
 	return SessionSeed{SessionID: NewID(), DeviceID: NewID(), Secret: NewRefreshRandom(), JTI: NewID()}
 }
 
+// replayedApp starts a runtime write under anti-replay: it resolves the
+// client's application, names the actor of the transaction's audit entries
+// and spends the request's nonce, auditing a refusal with a target of type
+// kind.
+func replayedApp(t RuntimeTx, c RuntimeClient, rp Replay, actorType, actorID, kind string) (*RuntimeApp, error) {
+	ra, err := t.ActiveApp(c)
+	if err != nil {
+		return nil, err
+	}
+	t.ActAs(actorType, actorID)
+	if err := t.ConsumeNonce(ra, rp, kind); err != nil {
+		return nil, err
+	}
+	return ra, nil
+}
+
 // RuntimeService is the orchestration of the runtime API's changes, over a
 // RuntimeStorage; each storage's runtime embeds one. The hot paths a
 // storage does faster on its own (validation and checks from a decode
@@ -204,12 +220,8 @@ func (rs *RuntimeService) LicenseDevices(ctx context.Context, c RuntimeClient, i
 	var out []SelfServiceDevice
 	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
 		out = nil
-		ra, err := t.ActiveApp(c)
+		ra, err := replayedApp(t, c, in.Replay, ActorLicense, "", "license")
 		if err != nil {
-			return err
-		}
-		t.ActAs(ActorLicense, "")
-		if err := t.ConsumeNonce(ra, in.Replay, "license"); err != nil {
 			return err
 		}
 		l, _, err := t.LockLicenseByKey(ra.Env.ID, in.LicenseKey)

@@ -102,8 +102,9 @@ func (sv *Service) UpdateWebhook(ctx context.Context, ref AppRef, id string, u W
 				w.Status = WebhookDisabled
 				err = t.PauseDeliveries(w.ID)
 			} else {
-				// Enabling restarts the failure clock.
-				w.Status, w.FailingSince = WebhookActive, nil
+				// Enabling restarts the failure run: its clock and its
+				// timed-out mark.
+				w.Status, w.FailingSince, w.TimedOut = WebhookActive, nil, false
 				err = t.ResumeDeliveries(w.ID)
 			}
 			if err != nil {

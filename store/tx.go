@@ -22,8 +22,19 @@ type Storage interface {
 	// AppSecretByHash is APIKeyByHash for application secrets.
 	AppSecretByHash(ctx context.Context, hash string) (*AppSecret, error)
 	// View runs fn in one read-only transaction: a consistent read of
-	// several records. fn must not write.
+	// several records, or what the orchestration reads before it spends
+	// work outside any write (a password's hash) with no writer waiting.
+	// fn must not write.
 	View(ctx context.Context, fn func(Tx) error) error
+}
+
+// PingPrecheck is a Storage that can tell, without waiting for its
+// writer, that a test ping would pass the bounds of c now (bbolt counts
+// its leases in memory): the service asks it first, so that a ping at the
+// bound is refused at once however long the writer's queue, and the
+// transaction's InsertPing still decides. Returns not_found and conflict.
+type PingPrecheck interface {
+	PingRoom(ctx context.Context, ref AppRef, webhookID string, now time.Time, c Claim) error
 }
 
 // Tx is one transaction of a Storage, narrowed to the primitives the
@@ -139,11 +150,37 @@ type Tx interface {
 	// that may name entitlementID among their own; the caller checks
 	// EntitlementIDs (a storage may return more than name it, never fewer).
 	LockLicensesNaming(a *Application, entitlementID string) ([]*License, error)
-	// EnforceLimit refuses, with plan_limit_reached, n more of res in the
-	// organization beyond its billing tier's limit; the organization is
-	// held while it counts, so that two servers cannot both take the
-	// last room.
-	EnforceLimit(orgID string, res Resource, n int) error
+	// TierCount counts the organization's res that count against its
+	// billing tier (applications disabled or not, licenses neither revoked
+	// nor banned, members of every role).
+	TierCount(orgID string, res Resource) (int64, error)
+	// RuntimeRequests is the stored count of the organization's runtime
+	// requests in the month of at.
+	RuntimeRequests(orgID string, at time.Time) (int64, error)
+	// Subscription loads the organization's subscription: the default one
+	// since its creation when none was written. Returns not_found for an
+	// unknown organization.
+	Subscription(orgID string) (SubscriptionState, error)
+	// LockTierCount is TierCount holding the organization until the
+	// transaction ends, so that two servers cannot both take the last
+	// room. Returns not_found for an unknown organization.
+	LockTierCount(orgID string, res Resource) (int64, error)
+
+	// LockSubscription is Subscription holding it.
+	LockSubscription(orgID string) (SubscriptionState, error)
+	// LockSubscriptions loads, held, every stored subscription, in
+	// organization order.
+	LockSubscriptions() ([]OrgSubscription, error)
+	// PutSubscription writes the organization's subscription.
+	PutSubscription(orgID string, s SubscriptionState) error
+	// LockBillingTransaction loads, held, a checkout by id.
+	LockBillingTransaction(id string) (*BillingTransaction, error)
+	// LockExpiredCheckouts loads, held, the pending checkouts whose
+	// ExpiresAt is not after now, oldest first.
+	LockExpiredCheckouts() ([]*BillingTransaction, error)
+	// PutBillingTransaction writes next over prev (nil for a new checkout),
+	// with the index of pending checkouts by expiry.
+	PutBillingTransaction(prev, next *BillingTransaction) error
 
 	// IsBound reports whether the device is bound to the license.
 	IsBound(licenseID, deviceID string) (bool, error)
@@ -165,6 +202,10 @@ type Tx interface {
 	// PutEndUser writes next over prev, the end-user as this transaction
 	// read it, with its indexes.
 	PutEndUser(prev, next *EndUser) error
+	// InsertEndUser writes a new end-user with its indexes; its address is
+	// unique in its environment (else email_taken), also against another
+	// server registering it at once.
+	InsertEndUser(u *EndUser) error
 
 	// OrgExists refuses an unknown organization with not_found.
 	OrgExists(orgID string) error
@@ -204,6 +245,44 @@ type Tx interface {
 	LockAppSecret(appID, id string) (*AppSecret, error)
 	// PutAppSecret writes s over the stored secret.
 	PutAppSecret(s *AppSecret) error
+	// MemberByEmail loads the account of an address; nil when none.
+	MemberByEmail(email string) (*Member, error)
+	// MailTokenMember loads the account a live mail token of purpose is
+	// for, without spending it. Unknown, expired, spent and misdirected
+	// tokens, and tokens of removed accounts, are all invalid_token, alike.
+	MailTokenMember(plain, purpose string) (*Member, error)
+	// LockMember loads, held, a member by id; nil when none.
+	LockMember(id string) (*Member, error)
+	// PutMember writes m over the stored member; its address and
+	// organization do not change.
+	PutMember(m *Member) error
+	// InsertDashboardSession writes a new dashboard session; the storage
+	// drops the member's expired ones on the way.
+	InsertDashboardSession(s *DashboardSession) error
+	// DeleteDashboardSession ends a dashboard session and returns its
+	// member's id; "" when there was none.
+	DeleteDashboardSession(id string) (string, error)
+	// InsertPartnerAttempt stores the hash of a partner sign-in's state,
+	// live for ttl from now; the storage drops expired attempts on the way.
+	InsertPartnerAttempt(state string, ttl time.Duration) error
+	// SpendPartnerAttempt removes the live attempt of state and reports
+	// whether there was one. The removal is conditional: of two servers
+	// presenting one state, one spends it.
+	SpendPartnerAttempt(state string) (bool, error)
+	// DropUnverifiedLinks removes the partner identities linked to the
+	// member while its address was unverified, and reports how many.
+	DropUnverifiedLinks(memberID string) (int, error)
+	// ActAs makes the audit entries of the rest of the transaction name
+	// this actor, keeping the request's address and user agent.
+	ActAs(actorType, id string)
+	// Onboarding loads a member's onboarding progress, the initial one
+	// when none was saved. Returns not_found for an unknown member.
+	Onboarding(memberID string) (*OnboardingProgress, error)
+	// LockOnboarding is Onboarding holding the member, so that two
+	// updates on two servers apply one after the other.
+	LockOnboarding(memberID string) (*OnboardingProgress, error)
+	// PutOnboarding writes a member's onboarding progress.
+	PutOnboarding(memberID string, p *OnboardingProgress) error
 
 	// HoldWebhooks holds the set of endpoints of organization orgID until
 	// the transaction ends, so that two creations cannot both pass the
@@ -218,9 +297,8 @@ type Tx interface {
 	LockWebhook(appID, id string) (*Webhook, error)
 	// InsertWebhook writes a new endpoint with its indexes.
 	InsertWebhook(w *Webhook) error
-	// PutWebhook writes w over the stored endpoint. What a storage keeps of
-	// the endpoint's attempts beyond Webhook belongs to its failure run and
-	// goes with it when w.FailingSince is nil.
+	// PutWebhook writes w over the stored endpoint, its failure run
+	// (FailingSince, TimedOut) as w has it.
 	PutWebhook(w *Webhook) error
 	// PauseDeliveries takes the pending deliveries of an endpoint out of
 	// the queue; they wait, pending.
@@ -231,12 +309,41 @@ type Tx interface {
 	// DeleteWebhook removes an endpoint, its indexes and its deliveries.
 	DeleteWebhook(w *Webhook) error
 
+	// Delivery loads a delivery by id, not held; nil when there is none.
+	Delivery(id string) (*Delivery, error)
+	// LockDelivery loads, held, a delivery of endpoint webhookID; another
+	// endpoint's is not_found.
+	LockDelivery(webhookID, id string) (*Delivery, error)
+	// LockAttempted loads, held, a delivery an attempt was made of and its
+	// endpoint, the endpoint first (the order of every writer of both);
+	// nil, nil when the delivery is gone (its endpoint was deleted while
+	// the send ran).
+	LockAttempted(id string) (*Delivery, *Webhook, error)
+	// PutDelivery writes next over prev, the delivery as this transaction
+	// read it, with the queue's indexes: queued puts it among the due
+	// deliveries at next.NextAttemptAt (else it waits, or is done), and
+	// the commit wakes the dispatcher when it is due by now.
+	PutDelivery(prev, next *Delivery, queued bool) error
+	// EndLease ends the claim's lease of a delivery whose attempt this
+	// transaction records, whoever holds it now.
+	EndLease(id string) error
+	// InsertPing writes the test ping d to endpoint w, not queued, leased
+	// to c.Owner until now+c.Lease as a claim at now would lease it. The
+	// leases are counted as a claim counts them, held against claims and
+	// pings racing it, and c.AdmitPing decides.
+	InsertPing(w *Webhook, d *Delivery, now time.Time, c Claim) error
+
 	// RevokeSessions revokes every live session of one owner for reason
 	// and returns how many it revoked.
 	RevokeSessions(of SessionOwner, id, reason string) (int, error)
 	// RevokeDeviceLicenseSessions revokes the live sessions of one device
 	// opened on one license; the device's other sessions stay.
 	RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (int, error)
+	// DeleteLiveLease removes the live lease leaseID of a license with its
+	// indexes and returns it; nil when there is none (unknown, another
+	// license's, lapsed). The deletion decides: a lease another server
+	// removed first is not removed twice.
+	DeleteLiveLease(licenseID, leaseID string) (*Lease, error)
 	// EndLeases releases every live floating seat of one owner (a license
 	// or a device), each with its lease.released event naming why.
 	EndLeases(of SessionOwner, id, why string) (int, error)
@@ -280,6 +387,12 @@ type AuditEvent struct {
 	EnvIDs   []string // environments whose log lists the entry; none for organization-level events
 	Target   Target
 	Metadata map[string]any
+}
+
+// OrgSubscription is an organization's stored subscription.
+type OrgSubscription struct {
+	OrgID string
+	State SubscriptionState
 }
 
 // DueLicense is a license the expiry pass found lapsed, with the

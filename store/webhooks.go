@@ -29,8 +29,12 @@ type Webhook struct {
 	Status       string
 	Secret       string
 	FailingSince *time.Time // first failure of the current unbroken run; nil when healthy
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// TimedOut: the last attempt of the failure run ran into
+	// webhooks.timeout, so the endpoint gets one send in flight instead of
+	// PerEndpoint. It belongs to the run and ends with it.
+	TimedOut  bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // WebhookUpdate changes the fields that are set (Events when non-nil).
@@ -56,6 +60,7 @@ type Delivery struct {
 	LastLatency   time.Duration
 	LastAttemptAt *time.Time
 	NextAttemptAt *time.Time // set while pending
+	DoneAt        *time.Time // delivered or failed at
 	CreatedAt     time.Time
 	Body          []byte // the signed payload, the same on every attempt
 }
@@ -117,6 +122,23 @@ func (c Claim) EndpointCap(timedOut bool) int {
 		return min(c.PerEndpoint, 1)
 	}
 	return c.PerEndpoint
+}
+
+// Full reports whether an endpoint (timedOut: its last attempt timed out)
+// with perHook live leases, whoever holds them, or its application with
+// perApp of c.Owner's, can take no more sends under c.
+func (c Claim) Full(timedOut bool, perHook, perApp int) bool {
+	return perHook >= c.EndpointCap(timedOut) || perApp >= c.PerApp
+}
+
+// AdmitPing refuses, with conflict, a test ping to w while the endpoint or
+// its application is at the bound of c (Full): the ping waits for a send
+// to end rather than pass the bound claims keep.
+func (c Claim) AdmitPing(w *Webhook, perHook, perApp int) error {
+	if c.Full(w.TimedOut, perHook, perApp) {
+		return Errorf(ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", perHook, perApp)
+	}
+	return nil
 }
 
 // OK reports whether the attempt succeeded (2xx).

@@ -25,14 +25,14 @@ func TestCheckTree(t *testing.T) {
 		files map[string][]byte
 		want  string // "" = passes
 	}{
-		// Images do not count towards the tree's size: 4 MB of text and a
-		// 1 MB image pass.
-		{"OK", map[string][]byte{"main.go": []byte("package main\n"), "logo.png": big[:1_000_000], "a.txt": big[:1_000_000], "b.txt": big[:1_000_000], "c.txt": big[:1_000_000], "d.txt": big[:999_000]}, ""},
+		// Images do not count towards the tree's size: 5.25 MB less 1 KB
+		// of text and a 1 MB image pass.
+		{"OK", map[string][]byte{"main.go": []byte("package main\n"), "logo.png": big[:1_000_000], "a.txt": big[:1_000_000], "b.txt": big[:1_000_000], "c.txt": big[:1_000_000], "d.txt": big[:1_000_000], "e.txt": big[:249_000]}, ""},
 		{"ErrELF", map[string][]byte{"licensectl-load": append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 64)...)}, "licensectl-load is an ELF executable"},
 		{"ErrMachO", map[string][]byte{"tool": {0xcf, 0xfa, 0xed, 0xfe, 7, 0, 0, 1}}, "tool is a Mach-O executable"},
 		{"ErrPE", map[string][]byte{"tool.bin": []byte("MZ\x90\x00\x03")}, "tool.bin is a PE (Windows) executable"},
 		{"ErrLargeFile", map[string][]byte{"domains.txt": big}, "domains.txt is 1200000 bytes, over 1048576"},
-		{"ErrLargeTree", map[string][]byte{"a.txt": big[:1_000_000], "b.txt": big[:1_000_000], "c.txt": big[:1_000_000], "d.txt": big[:1_000_000], "e.txt": big[:1_000_000]}, "hold 5000000 bytes"},
+		{"ErrLargeTree", map[string][]byte{"a.txt": big[:1_000_000], "b.txt": big[:1_000_000], "c.txt": big[:1_000_000], "d.txt": big[:1_000_000], "e.txt": big[:1_000_000], "f.txt": big[:250_000]}, "hold 5250000 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

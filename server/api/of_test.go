@@ -98,7 +98,7 @@ func TestDomainRoundTrip(t *testing.T) {
 	key := api.APIKeyItem{ID: "k1", Label: "ci", LastUsedAt: &at, CreatedAt: at}
 	secret := api.SecretItem{ID: "s1", Label: "srv", EnvironmentID: "env1", RevokedAt: &later, CreatedAt: at}
 	ent := api.EntitlementItem{ID: "e1", Key: "pro", Name: "Pro", Description: &desc, CreatedAt: at}
-	plan := api.PlanItem{ID: "p1", Name: "Pro", IsTrial: true, DurationDays: &days, MaxDevices: 3, DeviceResetLimit: 1, ExternalProductID: &ext,
+	plan := api.PlanItem{ID: "p1", Name: "Pro", IsTrial: true, DurationDays: &days, MaxDevices: 3, DeviceResetLimit: 1, ExternalProductID: &ext, Rebind: "most",
 		Policies: json.RawMessage(`{"offline_days":7}`), Entitlements: ents, CreatedAt: at, UpdatedAt: later}
 	endUser := api.EndUserItem{ID: "u1", Email: "a@b.test", Status: "active", Roles: []string{"admin"}, LastLoginAt: &at, CreatedAt: at, UpdatedAt: later}
 	device := api.DeviceItem{ID: "d1", Fingerprint: "fp", Name: "n", Platform: "linux", Status: "active", UserID: &user, LicenseIDs: []string{"l1"}, LastSeenAt: &at, CreatedAt: at}

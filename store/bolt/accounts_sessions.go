@@ -9,25 +9,34 @@ import (
 	"licensectl/store"
 )
 
-// openDashSession starts a dashboard session for a member, and drops the
-// member's expired ones so that sessions do not pile up.
-func (t *txn) openDashSession(memberID string, ttl time.Duration) (*store.DashboardSession, error) {
-	for _, sid := range t.all(bDashSessMem, idb(memberID)) {
+// InsertDashboardSession implements store.Tx: the member's expired
+// sessions are dropped first, so that sessions do not pile up.
+func (t *txn) InsertDashboardSession(s *store.DashboardSession) error {
+	for _, sid := range t.all(bDashSessMem, idb(s.MemberID)) {
 		old := new(store.DashboardSession)
 		if err := t.mustGet(bDashSessions, sid, "session", old); err != nil {
-			return nil, err
+			return err
 		}
 		if !t.now.Before(old.ExpiresAt) {
 			if err := t.dropDashSession(old); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	s := &store.DashboardSession{ID: store.NewID(), MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
 	if err := t.put(bDashSessions, s.ID, s); err != nil {
-		return nil, err
+		return err
 	}
-	return s, t.index(bDashSessMem, idb(memberID), s.ID)
+	return t.index(bDashSessMem, idb(s.MemberID), s.ID)
+}
+
+// DeleteDashboardSession implements store.Tx.
+func (t *txn) DeleteDashboardSession(id string) (string, error) {
+	s := new(store.DashboardSession)
+	ok, err := t.get(bDashSessions, id, s)
+	if err != nil || !ok {
+		return "", err
+	}
+	return s.MemberID, t.dropDashSession(s)
 }
 
 // dropDashSession deletes a session and its index entry. A session is
@@ -80,25 +89,6 @@ func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResu
 		return nil
 	})
 	return out, err
-}
-
-// RevokeDashboardSession implements store.Accounts.
-func (db *DB) RevokeDashboardSession(ctx context.Context, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		s := new(store.DashboardSession)
-		ok, err := t.get(bDashSessions, id, s)
-		if err != nil || !ok {
-			return err
-		}
-		if err := t.dropDashSession(s); err != nil {
-			return err
-		}
-		m := new(store.Member)
-		if ok, err := t.get(bMembers, s.MemberID, m); err != nil || !ok {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventMemberLogout, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
-	})
 }
 
 // UseChallenge implements store.Accounts (and, through the server, the

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"context"
 	"encoding/binary"
 	"time"
 
@@ -14,26 +13,6 @@ var (
 	_ store.PaymentCallbacks   = (*DB)(nil)
 	_ store.Quotas             = (*DB)(nil)
 )
-
-// ConfigureBilling sets the tiers, enforcement, grace period and Pix account
-// the store applies. p must list at least one tier; tier ids are filled from
-// their keys.
-func (db *DB) ConfigureBilling(p store.BillingPolicy) error {
-	c, err := p.Configured()
-	if err != nil {
-		return err
-	}
-	db.billing.Store(c)
-	return nil
-}
-
-// billingPolicy is the policy in force.
-func (db *DB) billingPolicy() *store.BillingPolicy {
-	if p := db.billing.Load(); p != nil {
-		return p
-	}
-	return store.UnconfiguredBilling
-}
 
 // subscriptionRecord is an organization's stored subscription. Absent, the
 // organization is on the default tier since its creation. Its fields are
@@ -90,79 +69,29 @@ func (t *txn) orgCount(orgID string, res resource) int64 {
 	}
 }
 
-// enforceLimit refuses, when the policy enforces limits, a change that would
-// bring the organization's res past its tier's limit by adding n. It runs
-// inside the creating transaction, which bbolt serializes, so two creations
-// at the last free slot cannot both pass.
+// enforceLimit is the service's EnforceLimit in t.
 func (db *DB) enforceLimit(t *txn, orgID string, res resource, n int) error {
-	p := db.billingPolicy()
-	if !p.Enforce {
-		return nil
+	return db.EnforceLimit(t, orgID, res, n)
+}
+
+// RuntimeRequests implements store.Tx.
+func (t *txn) RuntimeRequests(orgID string, at time.Time) (int64, error) {
+	if v := t.tx.Bucket(bUsage).Get(usageKey(orgID, at)); len(v) == 8 {
+		return int64(binary.BigEndian.Uint64(v)), nil
 	}
+	return 0, nil
+}
+
+// TierCount implements store.Tx: the counts are kept.
+func (t *txn) TierCount(orgID string, res store.Resource) (int64, error) {
+	return t.orgCount(orgID, res), nil
+}
+
+// Subscription implements store.Tx.
+func (t *txn) Subscription(orgID string) (store.SubscriptionState, error) {
 	rec, err := t.subscription(orgID)
 	if err != nil {
-		return err
+		return store.SubscriptionState{}, err
 	}
-	return rec.state().TierIn(p).CheckRoom(res, t.orgCount(orgID, res), n)
-}
-
-// BillingPlans implements store.Billing.
-func (db *DB) BillingPlans(ctx context.Context) ([]store.Tier, error) {
-	return append([]store.Tier(nil), db.billingPolicy().Tiers...), nil
-}
-
-// BillingSubscription implements store.Billing.
-func (db *DB) BillingSubscription(ctx context.Context, orgID string) (*store.Subscription, error) {
-	var out *store.Subscription
-	err := db.view(ctx, func(t *txn) error {
-		rec, err := t.subscription(orgID)
-		if err != nil {
-			return err
-		}
-		out = rec.state().Subscription(orgID, db.billingPolicy())
-		return nil
-	})
-	return out, err
-}
-
-// BillingUsage implements store.Billing.
-func (db *DB) BillingUsage(ctx context.Context, orgID string, at time.Time) (*store.Usage, error) {
-	var out *store.Usage
-	err := db.view(ctx, func(t *txn) error {
-		rec, err := t.subscription(orgID)
-		if err != nil {
-			return err
-		}
-		p := db.billingPolicy()
-		out = p.UsageOf(rec.state().TierIn(p), rec.Status, at, t.orgCount(orgID, resApplications), t.orgCount(orgID, resLicenses), t.runtimeRequests(orgID, at))
-		return nil
-	})
-	return out, err
-}
-
-// MonthlyRequestLimit implements store.Quotas.
-func (db *DB) MonthlyRequestLimit(ctx context.Context, orgID string) (int64, error) {
-	p := db.billingPolicy()
-	if !p.Enforce {
-		return store.Unlimited, nil
-	}
-	var limit int64
-	err := db.view(ctx, func(t *txn) error {
-		rec, err := t.subscription(orgID)
-		if err != nil {
-			return err
-		}
-		limit = rec.state().TierIn(p).MaxRequestsPerMonth
-		return nil
-	})
-	return limit, err
-}
-
-// runtimeRequests is the stored count of the organization's runtime requests
-// in the month of at.
-func (t *txn) runtimeRequests(orgID string, at time.Time) int64 {
-	if v := t.tx.Bucket(bUsage).Get(usageKey(orgID, at)); len(v) == 8 {
-		return int64(binary.BigEndian.Uint64(v))
-	}
-	return 0
+	return rec.state(), nil
 }

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"time"
 
@@ -25,156 +24,90 @@ type billingTxRecord struct {
 	PaidAt    *time.Time `json:"p,omitempty"`
 }
 
-// BillingCheckout implements store.Billing. The payment request and its QR
-// image are built before the transaction, which holds the write lock.
-func (db *DB) BillingCheckout(ctx context.Context, in store.CheckoutInput) (*store.Checkout, error) {
-	p := db.billingPolicy()
-	tier, payer, err := p.CheckCheckout(in)
-	if err != nil {
-		return nil, err
-	}
-	id := store.NewID()
-	code, qr, err := p.Payments.Request(id, tier.PriceCents)
-	if err != nil {
-		return nil, err
-	}
-	err = db.update(ctx, func(t *txn) error {
-		if err := t.mustGet(bOrgs, in.OrgID, "organization", new(store.Organization)); err != nil {
-			return err
-		}
-		rec := &billingTxRecord{ID: id, OrgID: in.OrgID, Plan: tier.Key, Amount: tier.PriceCents, Status: store.TransactionPending,
-			DocKind: payer.DocumentKind, Document: payer.Document, Phone: payer.Phone, CopyPaste: code,
-			CreatedAt: t.now, ExpiresAt: t.now.Add(store.CheckoutLifetime)}
-		if err := t.put(bBillingTx, id, rec); err != nil {
-			return err
-		}
-		if err := t.tx.Bucket(bBillingPending).Put(key(timeKey(rec.ExpiresAt), idb(id)), []byte{}); err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventBillingCheckoutCreated, OrgID: in.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
-			Metadata: map[string]any{"plan": tier.Key, "amount_cents": tier.PriceCents, "provider": store.ProviderPix}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &store.Checkout{TransactionID: id, QRCode: qr, CopyPaste: code, AmountCents: tier.PriceCents}, nil
+// domain is the checkout of record r.
+func (r *billingTxRecord) domain() *store.BillingTransaction {
+	return &store.BillingTransaction{ID: r.ID, OrgID: r.OrgID, PlanKey: r.Plan, AmountCents: r.Amount, Status: r.Status,
+		Payer: store.Payer{DocumentKind: r.DocKind, Document: r.Document, Phone: r.Phone}, CopyPaste: r.CopyPaste,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, PaidAt: r.PaidAt}
 }
 
-// ConfirmBillingTransaction implements store.Billing. Paying puts the tier in
-// force for 30 days from the payment, or adds 30 days to a current paid
-// period of the same tier.
-func (db *DB) ConfirmBillingTransaction(ctx context.Context, id string) (*store.Subscription, error) {
-	return db.confirmBilling(ctx, id, nil)
+// billingTxRecordOf is the record of checkout bt.
+func billingTxRecordOf(bt *store.BillingTransaction) *billingTxRecord {
+	return &billingTxRecord{ID: bt.ID, OrgID: bt.OrgID, Plan: bt.PlanKey, Amount: bt.AmountCents, Status: bt.Status,
+		DocKind: bt.Payer.DocumentKind, Document: bt.Payer.Document, Phone: bt.Payer.Phone, CopyPaste: bt.CopyPaste,
+		CreatedAt: bt.CreatedAt, ExpiresAt: bt.ExpiresAt, PaidAt: bt.PaidAt}
 }
 
-// ConfirmBillingPayment implements store.PaymentCallbacks.
-func (db *DB) ConfirmBillingPayment(ctx context.Context, id string, amountCents int64) (*store.Subscription, error) {
-	return db.confirmBilling(ctx, id, &amountCents)
+// pendingKey is a pending checkout's key in the index of expiries.
+func pendingKey(bt *store.BillingTransaction) []byte { return key(timeKey(bt.ExpiresAt), idb(bt.ID)) }
+
+// LockTierCount implements store.Tx: one writer holds the whole file.
+func (t *txn) LockTierCount(orgID string, res store.Resource) (int64, error) {
+	return t.TierCount(orgID, res)
 }
 
-// confirmBilling confirms the transaction; amount, when not nil, must be
-// the transaction's.
-func (db *DB) confirmBilling(ctx context.Context, id string, amount *int64) (*store.Subscription, error) {
-	p := db.billingPolicy()
-	var out *store.Subscription
-	err := db.update(ctx, func(t *txn) error {
-		rec := new(billingTxRecord)
-		if err := t.mustGet(bBillingTx, id, "transaction", rec); err != nil {
+// LockSubscription implements store.Tx: one writer holds the whole file.
+func (t *txn) LockSubscription(orgID string) (store.SubscriptionState, error) {
+	return t.Subscription(orgID)
+}
+
+// LockSubscriptions implements store.Tx.
+func (t *txn) LockSubscriptions() ([]store.OrgSubscription, error) {
+	var out []store.OrgSubscription
+	err := t.tx.Bucket(bSubscriptions).ForEach(func(k, _ []byte) error {
+		rec := new(subscriptionRecord)
+		if _, err := t.get(bSubscriptions, ids(k), rec); err != nil {
 			return err
 		}
-		if amount != nil {
-			if err := store.CheckPaymentAmount(*amount, rec.Amount); err != nil {
-				return err
-			}
-		}
-		sub, err := t.subscription(rec.OrgID)
-		if err != nil {
-			return err
-		}
-		if paid, err := store.CheckPayable(rec.Status, rec.ExpiresAt, t.now); err != nil {
-			return err
-		} else if paid {
-			out = sub.state().Subscription(rec.OrgID, p)
-			return nil
-		}
-		now := t.now
-		rec.Status, rec.PaidAt = store.TransactionPaid, &now
-		if err := t.put(bBillingTx, id, rec); err != nil {
-			return err
-		}
-		if err := t.tx.Bucket(bBillingPending).Delete(key(timeKey(rec.ExpiresAt), idb(id))); err != nil {
-			return err
-		}
-		paid := subscriptionRecord(store.SubscriptionState(*sub).Paid(rec.Plan, now))
-		sub = &paid
-		if err := t.put(bSubscriptions, rec.OrgID, sub); err != nil {
-			return err
-		}
-		out = sub.state().Subscription(rec.OrgID, p)
-		return t.audit(auditEvent{Event: store.EventBillingPaid, OrgID: rec.OrgID, Target: store.Target{Type: "billing_transaction", ID: id},
-			Metadata: map[string]any{"plan": rec.Plan, "amount_cents": rec.Amount, "provider": store.ProviderPix,
-				"current_period_end": sub.PeriodEnd.Format(time.RFC3339)}})
+		out = append(out, store.OrgSubscription{OrgID: ids(k), State: rec.state()})
+		return nil
 	})
 	return out, err
 }
 
-// SweepBilling implements store.BillingMaintenance. Paid subscriptions are
-// few (one per paying organization), so they are walked whole.
-func (db *DB) SweepBilling(ctx context.Context) ([]string, error) {
-	p := db.billingPolicy()
-	grace := time.Duration(p.GraceDays) * 24 * time.Hour
-	var changed []string
-	err := db.update(ctx, func(t *txn) error {
-		changed = changed[:0]
-		next := map[string]*subscriptionRecord{}
-		err := t.tx.Bucket(bSubscriptions).ForEach(func(k, v []byte) error {
-			org := ids(k)
-			rec := new(subscriptionRecord)
-			if _, err := t.get(bSubscriptions, org, rec); err != nil {
-				return err
-			}
-			if aged, changed := store.SubscriptionState(*rec).Aged(t.now, grace); changed {
-				next[org] = (*subscriptionRecord)(&aged)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for org, rec := range next {
-			if err := t.put(bSubscriptions, org, rec); err != nil {
-				return err
-			}
-			changed = append(changed, org)
-		}
-		return t.expireTransactions()
-	})
-	return changed, err
+// PutSubscription implements store.Tx.
+func (t *txn) PutSubscription(orgID string, s store.SubscriptionState) error {
+	rec := subscriptionRecord(s)
+	return t.put(bSubscriptions, orgID, &rec)
 }
 
-// expireTransactions moves pending transactions past their lifetime to
-// expired, walking the expiry index from its oldest entry.
-func (t *txn) expireTransactions() error {
-	idx := t.tx.Bucket(bBillingPending)
-	limit := timeKey(t.now)
-	var due [][]byte
-	c := idx.Cursor()
-	for k, _ := c.First(); k != nil && bytes.Compare(k[:len(limit)], limit) <= 0; k, _ = c.Next() {
-		due = append(due, clone(k))
+// LockBillingTransaction implements store.Tx.
+func (t *txn) LockBillingTransaction(id string) (*store.BillingTransaction, error) {
+	rec := new(billingTxRecord)
+	if err := t.mustGet(bBillingTx, id, "transaction", rec); err != nil {
+		return nil, err
 	}
-	for _, k := range due {
-		id := ids(k[len(limit):])
+	return rec.domain(), nil
+}
+
+// LockExpiredCheckouts implements store.Tx: the index of pending
+// expiries, from its oldest entry.
+func (t *txn) LockExpiredCheckouts() ([]*store.BillingTransaction, error) {
+	limit := timeKey(t.now)
+	var out []*store.BillingTransaction
+	c := t.tx.Bucket(bBillingPending).Cursor()
+	for k, _ := c.First(); k != nil && bytes.Compare(k[:len(limit)], limit) <= 0; k, _ = c.Next() {
 		rec := new(billingTxRecord)
-		if err := t.mustGet(bBillingTx, id, "transaction", rec); err != nil {
-			return fmt.Errorf("pending index: %w", err)
+		if err := t.mustGet(bBillingTx, ids(k[len(limit):]), "transaction", rec); err != nil {
+			return nil, fmt.Errorf("pending index: %w", err)
 		}
-		rec.Status = store.TransactionExpired
-		if err := t.put(bBillingTx, id, rec); err != nil {
-			return err
-		}
-		if err := idx.Delete(k); err != nil {
-			return err
-		}
+		out = append(out, rec.domain())
+	}
+	return out, nil
+}
+
+// PutBillingTransaction implements store.Tx.
+func (t *txn) PutBillingTransaction(prev, next *store.BillingTransaction) error {
+	if err := t.put(bBillingTx, next.ID, billingTxRecordOf(next)); err != nil {
+		return err
+	}
+	was := prev != nil && prev.Status == store.TransactionPending
+	is := next.Status == store.TransactionPending
+	switch {
+	case was && !is:
+		return t.tx.Bucket(bBillingPending).Delete(pendingKey(prev))
+	case is && !was:
+		return t.tx.Bucket(bBillingPending).Put(pendingKey(next), []byte{})
 	}
 	return nil
 }

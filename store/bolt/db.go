@@ -7,13 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"licensectl/store"
+	"licensectl/store/password"
 )
 
 // Options configure a DB.
@@ -44,8 +44,6 @@ type DB struct {
 	stale error
 	// migrated lists the migrations applied at open.
 	migrated []string
-	// billing is the policy set by ConfigureBilling (billing.go).
-	billing atomic.Pointer[store.BillingPolicy]
 
 	commits  *store.CommitStats
 	sessions store.SessionCount
@@ -105,7 +103,7 @@ func Open(path string, opts Options) (_ *DB, err error) {
 	}
 	db := &DB{bolt: bdb, commits: store.NewCommitStats(), enqueued: make(chan struct{}, 1),
 		leases: leaseTable{byID: map[string]lease{}}, writer: newWriterGate(opts.Policies.MaxQueueWait)}
-	db.Service = store.NewService(opts.Policies, storage{db})
+	db.Service = store.NewService(password.WithCommonList(opts.Policies), storage{db})
 	db.counts = &groupCommit{db: db}
 	if !opts.ReadOnly {
 		if err := db.migrate(); err != nil {

@@ -1,52 +1,15 @@
 package bolt
 
 import (
-	"context"
-
 	"licensectl/store"
-	"licensectl/store/password"
 )
 
-// RegisterEndUser creates an end-user in the scope's environment. The
-// password is hashed before the transaction. Returns validation_failed,
-// email_taken, not_found, application_disabled.
-func (db *DB) RegisterEndUser(ctx context.Context, s store.Scope, email, pw string) (*store.EndUser, error) {
-	email, err := store.NormalizeEmail("email", email)
-	if err != nil {
-		return nil, err
+// InsertEndUser implements store.Tx.
+func (t *txn) InsertEndUser(u *store.EndUser) error {
+	if t.lookup(bEndUsersEmail, key(idb(u.EnvID), []byte(u.Email))) != "" {
+		return store.ErrEndUserEmailTaken()
 	}
-	if err := store.CheckEndUserPassword(pw, password.IsCommon); err != nil {
-		return nil, err
-	}
-	if db.Hasher == nil {
-		return nil, store.Errorf(store.ECodeInternal, "no password hasher configured")
-	}
-	hash, err := db.Hasher.Hash(ctx, pw)
-	if err != nil {
-		return nil, err
-	}
-	var out *store.EndUser
-	err = db.update(ctx, func(t *txn) error {
-		a, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		if err := a.CheckActive(); err != nil {
-			return err
-		}
-		if t.lookup(bEndUsersEmail, key(idb(env.ID), []byte(email))) != "" {
-			return store.Errorf(store.ECodeEmailTaken, "a user with this e-mail already exists")
-		}
-		u := &store.EndUser{ID: store.NewID(), AppID: a.ID, EnvID: env.ID, Email: email, PasswordHash: hash, Status: store.UserActive,
-			Roles: []string{}, CreatedAt: t.now, UpdatedAt: t.now}
-		if err := t.saveEndUser(nil, u); err != nil {
-			return err
-		}
-		out = u
-		return t.audit(auditEvent{Event: store.EventUserRegistered, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},
-			Target: store.Target{Type: "user", ID: u.ID}, Metadata: map[string]any{"email": email}})
-	})
-	return out, err
+	return t.saveEndUser(nil, u)
 }
 
 // findOrCreateDevice returns the device with this fingerprint in the

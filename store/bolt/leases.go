@@ -57,6 +57,14 @@ func (t *txn) putLease(id string, rec *leaseRecord, prevExpiry time.Time) error 
 // dropLease removes a lease and its index entries, with its event: event is
 // lease_released or lease_expired, metadata says by whom or why.
 func (t *txn) dropLease(id string, rec *leaseRecord, event string, meta map[string]any) error {
+	if err := t.removeLease(id, rec); err != nil {
+		return err
+	}
+	return t.audit(store.LeaseEnded(event, rec.OrgID, rec.AppID, rec.EnvID, rec.lease(id), meta))
+}
+
+// removeLease removes a lease and its index entries.
+func (t *txn) removeLease(id string, rec *leaseRecord) error {
 	if err := t.tx.Bucket(bLeasesExpiry).Delete(key(timeKey(rec.ExpiresAt), idb(id))); err != nil {
 		return err
 	}
@@ -66,15 +74,16 @@ func (t *txn) dropLease(id string, rec *leaseRecord, event string, meta map[stri
 	if err := t.unindex(bLeasesDevice, idb(rec.DeviceID), id); err != nil {
 		return err
 	}
-	if err := t.del(bLeases, id); err != nil {
-		return err
+	return t.del(bLeases, id)
+}
+
+// DeleteLiveLease implements store.Tx.
+func (t *txn) DeleteLiveLease(licenseID, leaseID string) (*store.Lease, error) {
+	rec := new(leaseRecord)
+	if ok, err := t.get(bLeases, leaseID, rec); err != nil || !ok || rec.LicenseID != licenseID || !rec.ExpiresAt.After(t.now) {
+		return nil, err
 	}
-	m := map[string]any{"lease_id": id, "device_id": rec.DeviceID, "expires_at": rec.ExpiresAt.Format(time.RFC3339Nano)}
-	for k, v := range meta {
-		m[k] = v
-	}
-	return t.audit(auditEvent{Event: event, OrgID: rec.OrgID, AppID: rec.AppID, EnvIDs: []string{rec.EnvID},
-		Target: store.Target{Type: "license", ID: rec.LicenseID}, Metadata: m})
+	return rec.lease(leaseID), t.removeLease(leaseID, rec)
 }
 
 // leasesOf returns the leases an index lists under owner (a license or a
@@ -347,29 +356,6 @@ func (db *DB) ListLeases(ctx context.Context, s store.Scope, licenseID string) (
 		return nil
 	})
 	return out, err
-}
-
-// ReleaseLicenseLease implements store.LicenseLeases.
-func (db *DB) ReleaseLicenseLease(ctx context.Context, s store.Scope, licenseID, leaseID string) error {
-	return db.softUpdate(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		if _, err := t.license(env.ID, licenseID); err != nil {
-			return err
-		}
-		rec := new(leaseRecord)
-		if idb(leaseID) == nil {
-			return errLeaseNotFound()
-		}
-		if ok, err := t.get(bLeases, leaseID, rec); err != nil {
-			return err
-		} else if !ok || rec.LicenseID != licenseID || !rec.ExpiresAt.After(t.now) {
-			return errLeaseNotFound()
-		}
-		return t.dropLease(leaseID, rec, store.EventLeaseReleased, map[string]any{"by": "management"})
-	})
 }
 
 // leaseReason is lease_required when the session's license has floating

@@ -1,13 +1,10 @@
 package bolt
 
 import (
-	"context"
 	"time"
 
 	"licensectl/store"
 )
-
-var _ store.Onboarding = (*DB)(nil)
 
 // onboardingRecord is a member's saved onboarding progress.
 type onboardingRecord struct {
@@ -19,8 +16,8 @@ type onboardingRecord struct {
 	CompletedAt       *time.Time        `json:"ca,omitempty"`
 }
 
-// onboarding loads the member's progress, the initial one when none was saved.
-func (t *txn) onboarding(memberID string) (*store.OnboardingProgress, error) {
+// Onboarding implements store.Tx.
+func (t *txn) Onboarding(memberID string) (*store.OnboardingProgress, error) {
 	if err := t.mustGet(bMembers, memberID, "member", new(store.Member)); err != nil {
 		return nil, err
 	}
@@ -42,33 +39,18 @@ func (t *txn) onboarding(memberID string) (*store.OnboardingProgress, error) {
 	return p, nil
 }
 
-// Onboarding implements store.Onboarding.
-func (db *DB) Onboarding(ctx context.Context, memberID string) (*store.OnboardingProgress, error) {
-	var out *store.OnboardingProgress
-	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = t.onboarding(memberID)
-		return err
-	})
-	return out, err
+// LockOnboarding implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOnboarding(memberID string) (*store.OnboardingProgress, error) {
+	return t.Onboarding(memberID)
 }
 
-// UpdateOnboarding implements store.Onboarding.
-func (db *DB) UpdateOnboarding(ctx context.Context, memberID string, u store.OnboardingUpdate) (*store.OnboardingProgress, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	var out *store.OnboardingProgress
-	err := db.update(ctx, func(t *txn) error {
-		p, err := t.onboarding(memberID)
-		if err != nil {
-			return err
-		}
-		if err := p.Apply(u, t.now); err != nil {
-			return err
-		}
-		out = p
-		return t.put(bOnboarding, memberID, &onboardingRecord{TourStatus: p.TourStatus, CurrentStep: p.CurrentStep,
-			CompletedSteps: p.CompletedSteps, DismissedFeatures: p.DismissedFeatures, FeatureProgress: p.FeatureProgress, CompletedAt: p.CompletedAt})
-	})
-	return out, err
+// onboardingRecordOf is the record of progress p.
+func onboardingRecordOf(p *store.OnboardingProgress) *onboardingRecord {
+	return &onboardingRecord{TourStatus: p.TourStatus, CurrentStep: p.CurrentStep, CompletedSteps: p.CompletedSteps,
+		DismissedFeatures: p.DismissedFeatures, FeatureProgress: p.FeatureProgress, CompletedAt: p.CompletedAt}
+}
+
+// PutOnboarding implements store.Tx.
+func (t *txn) PutOnboarding(memberID string, p *store.OnboardingProgress) error {
+	return t.put(bOnboarding, memberID, onboardingRecordOf(p))
 }

@@ -14,13 +14,19 @@ import (
 type storage struct{ db *DB }
 
 var (
-	_ store.Storage = storage{}
-	_ store.Tx      = (*txn)(nil)
+	_ store.Storage      = storage{}
+	_ store.PingPrecheck = storage{}
+	_ store.Tx           = (*txn)(nil)
 )
 
 // Update implements store.Storage.
 func (s storage) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return s.db.update(ctx, func(t *txn) error { return fn(t) })
+}
+
+// View implements store.Storage.
+func (s storage) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.db.view(ctx, func(t *txn) error { return fn(t) })
 }
 
 // Context implements store.Tx.
@@ -348,11 +354,6 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 	return t.entitlement(appID, id)
 }
 
-// EnforceLimit implements store.Tx.
-func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
-	return t.db.enforceLimit(t, orgID, res, n)
-}
-
 // LockEndUser implements store.Tx: one writer holds the whole file.
 func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
 	u := new(store.EndUser)
@@ -397,6 +398,42 @@ func (t *txn) DeleteMember(m *store.Member) error {
 	return t.del(bOnboarding, m.ID)
 }
 
+// MemberByEmail implements store.Tx.
+func (t *txn) MemberByEmail(email string) (*store.Member, error) {
+	id := t.lookup(bMembersEmail, []byte(email))
+	if id == "" {
+		return nil, nil
+	}
+	return t.LockMember(id)
+}
+
+// LockMember implements store.Tx: one writer holds the whole file.
+func (t *txn) LockMember(id string) (*store.Member, error) {
+	m := new(store.Member)
+	if ok, err := t.get(bMembers, id, m); err != nil || !ok {
+		return nil, err
+	}
+	return m, nil
+}
+
+// PutMember implements store.Tx.
+func (t *txn) PutMember(m *store.Member) error { return t.put(bMembers, m.ID, m) }
+
+// LockOrg implements store.Tx: one writer holds the whole file.
+func (t *txn) LockOrg(id string) (*store.Organization, error) {
+	o := new(store.Organization)
+	if err := t.mustGet(bOrgs, id, "organization", o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// PutOrg implements store.Tx.
+func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }
+
+// ActAs implements store.Tx.
+func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
+
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
 
@@ -433,28 +470,21 @@ func (t *txn) hook(appID, id string) (*webhookRecord, error) {
 
 // InsertWebhook implements store.Tx.
 func (t *txn) InsertWebhook(w *store.Webhook) error {
-	r := &webhookRecord{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status,
-		Secret: w.Secret, FailingSince: w.FailingSince, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
-	if err := t.put(bHooks, r.ID, r); err != nil {
+	if err := t.put(bHooks, w.ID, webhookRecordOf(w)); err != nil {
 		return err
 	}
-	if err := t.index(bHooksApp, idb(r.AppID), r.ID); err != nil {
+	if err := t.index(bHooksApp, idb(w.AppID), w.ID); err != nil {
 		return err
 	}
-	return t.index(bHooksOrg, idb(r.OrgID), r.ID)
+	return t.index(bHooksOrg, idb(w.OrgID), w.ID)
 }
 
 // PutWebhook implements store.Tx.
 func (t *txn) PutWebhook(w *store.Webhook) error {
-	r, err := t.hook(w.AppID, w.ID)
-	if err != nil {
+	if _, err := t.hook(w.AppID, w.ID); err != nil {
 		return err
 	}
-	r.URL, r.Events, r.Status, r.FailingSince, r.UpdatedAt = w.URL, w.Events, w.Status, w.FailingSince, w.UpdatedAt
-	if r.FailingSince == nil {
-		r.TimedOut = false
-	}
-	return t.put(bHooks, r.ID, r)
+	return t.put(bHooks, w.ID, webhookRecordOf(w))
 }
 
 // PauseDeliveries implements store.Tx: the pending deliveries leave the due index.
@@ -662,18 +692,6 @@ func (t *txn) InsertOrganization(o *store.Organization) error {
 	return t.setUnique(bOrgsSlug, []byte(o.Slug), o.ID)
 }
 
-// LockOrg implements store.Tx: one writer holds the whole file.
-func (t *txn) LockOrg(id string) (*store.Organization, error) {
-	o := new(store.Organization)
-	if err := t.mustGet(bOrgs, id, "organization", o); err != nil {
-		return nil, err
-	}
-	return o, nil
-}
-
-// PutOrg implements store.Tx.
-func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }
-
 // LockPlanForUpdate implements store.Tx: one writer holds the whole file.
 func (t *txn) LockPlanForUpdate(appID, id string) (*store.Plan, error) { return t.plan(appID, id) }
 
@@ -741,4 +759,106 @@ func credentialByHash[T any](ctx context.Context, db *DB, hashes, records []byte
 		return nil, err
 	}
 	return rec, nil
+}
+
+// Delivery implements store.Tx.
+func (t *txn) Delivery(id string) (*store.Delivery, error) {
+	d := new(deliveryRecord)
+	if found, err := t.get(bDeliveries, id, d); err != nil || !found {
+		return nil, err
+	}
+	return d.domain(), nil
+}
+
+// LockDelivery implements store.Tx.
+func (t *txn) LockDelivery(webhookID, id string) (*store.Delivery, error) {
+	d := new(deliveryRecord)
+	if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
+		return nil, err
+	}
+	if d.WebhookID != webhookID {
+		return nil, store.NotFound("delivery")
+	}
+	return d.domain(), nil
+}
+
+// LockAttempted implements store.Tx.
+func (t *txn) LockAttempted(id string) (*store.Delivery, *store.Webhook, error) {
+	d, err := t.Delivery(id)
+	if err != nil || d == nil {
+		return nil, nil, err
+	}
+	w := new(webhookRecord)
+	if err := t.mustGet(bHooks, d.WebhookID, "webhook", w); err != nil {
+		return nil, nil, err
+	}
+	return d, w.domain(), nil
+}
+
+// PutDelivery implements store.Tx. The record keeps its payload, its own
+// or the one it shares; the due indexes follow the stored record's time.
+func (t *txn) PutDelivery(_, next *store.Delivery, queued bool) error {
+	r := new(deliveryRecord)
+	if err := t.mustGet(bDeliveries, next.ID, "delivery", r); err != nil {
+		return err
+	}
+	prev := *r
+	if err := t.undue(&prev); err != nil {
+		return err
+	}
+	r.Status, r.Attempts, r.NextAttemptAt, r.DoneAt = next.Status, next.Attempts, next.NextAttemptAt, next.DoneAt
+	r.ResponseStatus, r.LastError, r.LastLatency, r.LastAttemptAt = next.ResponseStatus, next.LastError, next.LastLatency, next.LastAttemptAt
+	if err := t.saveDelivery(&prev, r); err != nil {
+		return err
+	}
+	if !queued || r.NextAttemptAt == nil {
+		return nil
+	}
+	if !r.NextAttemptAt.After(t.now) && !t.queued {
+		t.queued = true
+		t.tx.OnCommit(t.db.wake)
+	}
+	return t.due(r)
+}
+
+// EndLease implements store.Tx: the lease table is in memory, and the
+// lease ends when the attempt's record commits.
+func (t *txn) EndLease(id string) error {
+	t.tx.OnCommit(func() { t.db.leases.release(id) })
+	return nil
+}
+
+// PingRoom implements store.PingPrecheck: the endpoint as a read
+// transaction sees it, and the lease table.
+func (s storage) PingRoom(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) error {
+	var w *webhookRecord
+	if err := s.db.view(ctx, func(t *txn) (err error) {
+		w, err = t.webhook(ref, webhookID)
+		return err
+	}); err != nil {
+		return err
+	}
+	lt := &s.db.leases
+	lt.mu.Lock()
+	perHook, perApp := lt.loads(now, c.Owner)
+	lt.mu.Unlock()
+	return c.AdmitPing(w.domain(), perHook[w.ID], perApp[w.AppID])
+}
+
+// InsertPing implements store.Tx. The lease is taken, in the table claims
+// read, before the delivery is written, and given back when the
+// transaction does not commit.
+func (t *txn) InsertPing(w *store.Webhook, d *store.Delivery, now time.Time, c store.Claim) error {
+	lt := &t.db.leases
+	lt.mu.Lock()
+	perHook, perApp := lt.loads(now, c.Owner)
+	if err := c.AdmitPing(w, perHook[w.ID], perApp[w.AppID]); err != nil {
+		lt.mu.Unlock()
+		return err
+	}
+	lt.byID[d.ID] = lease{owner: c.Owner, hook: w.ID, app: w.AppID, until: now.Add(c.Lease)}
+	lt.mu.Unlock()
+	t.undo = append(t.undo, func() { lt.release(d.ID) })
+	_, err := t.newDelivery(d.ID, webhookRecordOf(w), d.Event, d.Body, *d.NextAttemptAt, false)
+	return err
 }

@@ -57,7 +57,7 @@ func (t *txn) body(d *deliveryRecord) ([]byte, error) {
 func (d *deliveryRecord) domain() *store.Delivery {
 	return &store.Delivery{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Status: d.Status,
 		Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
-		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, Body: d.Body}
+		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, DoneAt: d.DoneAt, CreatedAt: d.CreatedAt, Body: d.Body}
 }
 
 // enqueue writes the outbox event of the audit entry e when an active

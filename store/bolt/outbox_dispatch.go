@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"time"
 
 	"licensectl/store"
@@ -52,7 +51,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 				if len(out) == c.Limit {
 					break
 				}
-				if perHook[h.w.ID] >= c.EndpointCap(h.w.TimedOut) || perApp[h.w.AppID] >= c.PerApp {
+				if c.Full(h.w.TimedOut, perHook[h.w.ID], perApp[h.w.AppID]) {
 					continue
 				}
 				prefix := idb(h.w.ID)
@@ -102,59 +101,6 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 	return out, nil
 }
 
-// RecordAttempt implements store.Outbox.
-func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Attempt, p store.RetryPolicy) error {
-	err := db.update(ctx, func(t *txn) error {
-		d := new(deliveryRecord)
-		found, err := t.get(bDeliveries, deliveryID, d)
-		if err != nil || !found {
-			return err // the endpoint was deleted while the send ran
-		}
-		w := new(webhookRecord)
-		if err := t.mustGet(bHooks, d.WebhookID, "webhook", w); err != nil {
-			return err
-		}
-		prev := *d
-		if err := t.undue(d); err != nil {
-			return err
-		}
-		at := a.At
-		st, h, disable := p.Attempted(store.DeliveryState{Status: d.Status, Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, DoneAt: d.DoneAt},
-			store.EndpointHealth{FailingSince: w.FailingSince, TimedOut: w.TimedOut}, d.Event == store.EventWebhookTest, a)
-		d.Status, d.Attempts, d.NextAttemptAt, d.DoneAt = st.Status, st.Attempts, st.NextAttemptAt, st.DoneAt
-		d.ResponseStatus, d.LastError, d.LastLatency, d.LastAttemptAt = a.Status, a.Error, a.Latency, &at
-		hookChanged := w.TimedOut != h.TimedOut || (w.FailingSince == nil) != (h.FailingSince == nil)
-		w.FailingSince, w.TimedOut = h.FailingSince, h.TimedOut
-		if d.Status == store.DeliveryPending && w.Status == store.WebhookActive {
-			if err := t.due(d); err != nil {
-				return err
-			}
-		}
-		if err := t.saveDelivery(&prev, d); err != nil {
-			return err
-		}
-		if w.Status == store.WebhookActive && disable != "" {
-			if err := t.disableWebhook(w); err != nil {
-				return err
-			}
-			w.UpdatedAt = t.now
-			if err := t.put(bHooks, w.ID, w); err != nil {
-				return err
-			}
-			return t.audit(auditEvent{Event: store.EventWebhookDisabled, OrgID: w.OrgID, AppID: w.AppID, EnvIDs: t.appEnvs(w.AppID),
-				Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"reason": disable, "response_status": a.Status}})
-		}
-		if hookChanged {
-			return t.put(bHooks, w.ID, w)
-		}
-		return nil
-	})
-	if err == nil {
-		db.leases.release(deliveryID)
-	}
-	return err
-}
-
 // ReleaseClaim implements store.Outbox.
 func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error {
 	if err := store.CheckStorable("owner", owner); err != nil {
@@ -167,67 +113,6 @@ func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error 
 		delete(lt.byID, deliveryID)
 	}
 	return nil
-}
-
-// appEnvs lists the environments of an application by id; none when it is gone.
-func (t *txn) appEnvs(appID string) []string {
-	a := new(store.Application)
-	if found, err := t.get(bApps, appID, a); err != nil || !found {
-		return nil
-	}
-	return appEnvIDs(a)
-}
-
-// TestDelivery implements store.Outbox. The lease is taken before the
-// delivery is written, under the bounds a claim keeps, and given back when
-// the write fails.
-func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) (*store.DeliveryJob, error) {
-	if err := store.CheckStorable("owner", c.Owner); err != nil {
-		return nil, err
-	}
-	w := new(webhookRecord)
-	err := db.view(ctx, func(t *txn) error {
-		var err error
-		w, err = t.webhook(ref, webhookID)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	id := store.NewID()
-	lt := &db.leases
-	lt.mu.Lock()
-	perHook, perApp := lt.loads(now, c.Owner)
-	if perHook[w.ID] >= c.EndpointCap(w.TimedOut) || perApp[w.AppID] >= c.PerApp {
-		lt.mu.Unlock()
-		return nil, store.Errorf(store.ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", perHook[w.ID], perApp[w.AppID])
-	}
-	lt.byID[id] = lease{owner: c.Owner, hook: w.ID, app: w.AppID, until: now.Add(c.Lease)}
-	lt.mu.Unlock()
-	var out *store.DeliveryJob
-	err = db.update(ctx, func(t *txn) error {
-		w, err := t.webhook(ref, webhookID)
-		if err != nil {
-			return err
-		}
-		appID := w.AppID
-		body, err := json.Marshal(store.EventPayload{Type: store.EventWebhookTest, Timestamp: t.now.UTC(),
-			Data: store.EventData{ApplicationID: &appID, Extra: map[string]any{"webhook_id": w.ID}}})
-		if err != nil {
-			return err
-		}
-		d, err := t.newDelivery(id, w, store.EventWebhookTest, body, t.now, false)
-		if err != nil {
-			return err
-		}
-		out = &store.DeliveryJob{Delivery: d.domain(), URL: w.URL, Secret: w.Secret}
-		return nil
-	})
-	if err != nil {
-		lt.release(id)
-		return nil, err
-	}
-	return out, nil
 }
 
 // OutboxStats implements store.Outbox.
@@ -285,38 +170,4 @@ func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID st
 		return nil
 	})
 	return out, err
-}
-
-// RetryDelivery implements store.Webhooks.
-func (db *DB) RetryDelivery(ctx context.Context, ref store.AppRef, webhookID, deliveryID string) error {
-	return db.update(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		w, err := t.webhook(ref, webhookID)
-		if err != nil {
-			return err
-		}
-		d := new(deliveryRecord)
-		if err := t.mustGet(bDeliveries, deliveryID, "delivery", d); err != nil {
-			return err
-		}
-		if d.WebhookID != w.ID {
-			return store.NotFound("delivery")
-		}
-		prev := *d
-		if err := t.undue(d); err != nil {
-			return err
-		}
-		now := t.now
-		d.Status, d.NextAttemptAt, d.DoneAt = store.DeliveryPending, &now, nil
-		if err := t.saveDelivery(&prev, d); err != nil {
-			return err
-		}
-		if w.Status != store.WebhookActive {
-			return nil // it waits for the endpoint to be enabled again
-		}
-		t.tx.OnCommit(t.db.wake)
-		return t.due(d)
-	})
 }

@@ -273,3 +273,67 @@ func TestOutboxSharedBody(t *testing.T) {
 		t.Fatalf("%d payloads left after every delivery went", n)
 	}
 }
+
+// TestPingAtTheBoundWaitsForNoWriter: a test ping at the in-flight bound is
+// refused while another change holds the writer (store.PingPrecheck), so a
+// long write queue cannot turn the refusal into a late admission; a ping
+// with room waits for the writer and is written.
+func TestPingAtTheBoundWaitsForNoWriter(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		leases  func(hook, app string) []lease
+		wantErr string // "" when the ping is admitted once the writer is free
+	}{
+		{"ErrConflictEndpointAtItsBound", func(hook, app string) []lease {
+			return []lease{{owner: "other", hook: hook, app: app}, {owner: "other", hook: hook, app: app}}
+		}, store.ECodeConflict},
+		{"ErrConflictApplicationAtItsShare", func(hook, app string) []lease {
+			return []lease{{owner: "ping", hook: store.NewID(), app: app}}
+		}, store.ECodeConflict},
+		{"OKRoomWaitsForTheWriter", func(string, string) []lease { return nil }, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, a := outboxFixture(t)
+			ctx := context.Background()
+			ref := store.AppRef{OrgID: a.OrgID, AppID: a.ID}
+			hooks, err := db.ListWebhooks(ctx, ref)
+			if err != nil || len(hooks) != 1 {
+				t.Fatalf("ListWebhooks = %v, %v", hooks, err)
+			}
+			now := time.Now()
+			db.leases.mu.Lock()
+			for _, l := range c.leases(hooks[0].ID, a.ID) {
+				l.until = now.Add(time.Minute)
+				db.leases.byID[store.NewID()] = l
+			}
+			db.leases.mu.Unlock()
+			held, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = db.update(ctx, func(*txn) error {
+					close(held)
+					<-release
+					return nil
+				})
+			}()
+			<-held
+			const hold = 500 * time.Millisecond
+			// The writer is given back after hold whatever the ping does,
+			// before the store closes.
+			time.AfterFunc(hold, func() { close(release) })
+			t.Cleanup(func() { <-done })
+			start := time.Now()
+			_, err = db.TestDelivery(ctx, ref, hooks[0].ID, now, store.Claim{Owner: "ping", Limit: 1, PerEndpoint: 2, PerApp: 1, Lease: time.Minute})
+			took := time.Since(start)
+			if c.wantErr == "" {
+				if err != nil || took < hold {
+					t.Fatalf("TestDelivery with room = %v after %v; want the ping, after the writer's %v", err, took, hold)
+				}
+				return
+			}
+			if store.ErrorCode(err) != c.wantErr || took >= hold {
+				t.Fatalf("TestDelivery at the bound = %v after %v; want %s before the writer is free (%v)", err, took, c.wantErr, hold)
+			}
+		})
+	}
+}

@@ -55,9 +55,9 @@ func (t *txn) deleteIdentity(ik []byte, memberID string) error {
 	return t.tx.Bucket(bPartnerIdentitiesMember).Delete(memberIdentityKey(memberID, ik))
 }
 
-// dropUnverifiedLinks removes the identities linked to the member while its
+// DropUnverifiedLinks removes the identities linked to the member while its
 // address was unverified and returns how many there were.
-func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
+func (t *txn) DropUnverifiedLinks(memberID string) (int, error) {
 	prefix := idb(memberID)
 	var drop [][]byte
 	c := t.tx.Bucket(bPartnerIdentitiesMember).Cursor()
@@ -83,43 +83,30 @@ func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
 	return len(drop), nil
 }
 
-// CreatePartnerAttempt implements store.Partners. Expired attempts are swept
-// in the same transaction; the per-address limit of the account calls keeps
-// the bucket to the attempts of the last ten minutes, so the walk is short.
-func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {
-	if err := store.CheckStorable("state", state); err != nil {
+// InsertPartnerAttempt implements store.Tx. Expired attempts are swept
+// first; the per-address limit of the account calls keeps the bucket to
+// the attempts of the last ten minutes, so the walk is short.
+func (t *txn) InsertPartnerAttempt(state string, ttl time.Duration) error {
+	err := t.sweep(bPartnerAttempts, func(k, v []byte) (bool, error) {
+		var old partnerAttempt
+		err := decode(bPartnerAttempts, k, v, &old)
+		return err == nil && !t.now.Before(old.ExpiresAt), err
+	})
+	if err != nil {
 		return err
 	}
-	return db.update(ctx, func(t *txn) error {
-		err := t.sweep(bPartnerAttempts, func(k, v []byte) (bool, error) {
-			var old partnerAttempt
-			err := decode(bPartnerAttempts, k, v, &old)
-			return err == nil && !t.now.Before(old.ExpiresAt), err
-		})
-		if err != nil {
-			return err
-		}
-		return t.putAt(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
-	})
+	return t.putAt(bPartnerAttempts, []byte(store.HashSecret(state)), &partnerAttempt{ExpiresAt: t.now.Add(ttl)})
 }
 
-// SpendPartnerAttempt implements store.Partners.
-func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
-	if err := store.CheckStorable("state", state); err != nil {
-		return err
+// SpendPartnerAttempt implements store.Tx.
+func (t *txn) SpendPartnerAttempt(state string) (bool, error) {
+	k := []byte(store.HashSecret(state))
+	var a partnerAttempt
+	ok, err := t.getAt(bPartnerAttempts, k, &a)
+	if err != nil || !ok || !t.now.Before(a.ExpiresAt) {
+		return false, err
 	}
-	return db.update(ctx, func(t *txn) error {
-		k := []byte(store.HashSecret(state))
-		var a partnerAttempt
-		ok, err := t.getAt(bPartnerAttempts, k, &a)
-		if err != nil {
-			return err
-		}
-		if !ok || state == "" || !t.now.Before(a.ExpiresAt) {
-			return store.ErrPartnerAttempt()
-		}
-		return t.tx.Bucket(bPartnerAttempts).Delete(k)
-	})
+	return true, t.tx.Bucket(bPartnerAttempts).Delete(k)
 }
 
 // PartnerSignIn implements store.Partners.
@@ -141,7 +128,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 				return err
 			}
 		}
-		sess, err := t.openDashSession(m.ID, sessionTTL)
+		sess, err := db.OpenDashboardSession(t, m.ID, sessionTTL)
 		if err != nil {
 			return err
 		}
@@ -207,7 +194,7 @@ func (t *txn) linkIdentity(ik []byte, id store.PartnerIdentity, email string, ou
 			return nil, err
 		}
 	}
-	if err := t.markVerified(m); err != nil {
+	if err := t.db.MarkVerified(t, m); err != nil {
 		return nil, err
 	}
 	if err := t.putIdentity(ik, rec); err != nil {

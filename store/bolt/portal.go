@@ -1,16 +1,8 @@
 package bolt
 
 import (
-	"context"
-	"time"
-
 	"licensectl/store"
 )
-
-// View implements store.Storage.
-func (s storage) View(ctx context.Context, fn func(store.Tx) error) error {
-	return s.db.view(ctx, func(t *txn) error { return fn(t) })
-}
 
 // EndUser implements store.PortalTx.
 func (t *txn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
@@ -32,11 +24,6 @@ func (t *txn) MailToken(plain string) (*store.MailToken, error) {
 		return nil, err
 	}
 	return &store.MailToken{Purpose: rec.Purpose, SubjectID: rec.MemberID, ExpiresAt: rec.ExpiresAt, UsedAt: rec.UsedAt}, nil
-}
-
-// PutMailToken implements store.PortalTx.
-func (t *txn) PutMailToken(plain, purpose, subjectID string, ttl time.Duration) error {
-	return t.putMailToken(plain, purpose, subjectID, ttl)
 }
 
 // SpendMailToken implements store.PortalTx: the one writer makes the

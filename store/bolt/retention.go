@@ -32,7 +32,7 @@ func (db *DB) PruneAudit(ctx context.Context, batch int) (int, error) {
 					derr = err
 					return false
 				}
-				d = rec.state().Subscription(orgID, db.billingPolicy()).Plan.AuditLogRetentionDays
+				d = rec.state().Subscription(orgID, db.BillingPolicy()).Plan.AuditLogRetentionDays
 				days[orgID] = d
 			}
 			return d >= 0 && at.Before(t.now.AddDate(0, 0, -int(d)))
@@ -129,4 +129,13 @@ func (t *txn) unindexSorted(bucket, prefix, sort []byte, id string) error {
 		return err
 	}
 	return t.addCount(bucket, prefix, -1)
+}
+
+// appEnvs lists the environments of an application by id; none when it is gone.
+func (t *txn) appEnvs(appID string) []string {
+	a := new(store.Application)
+	if found, err := t.get(bApps, appID, a); err != nil || !found {
+		return nil
+	}
+	return appEnvIDs(a)
 }

@@ -25,6 +25,9 @@ type txn struct {
 	hooks map[string][]*webhookRecord
 	// queued: an outbox event was written, and the commit wakes the dispatcher.
 	queued bool
+	// undo takes back, when the transaction does not commit, what it did
+	// outside the file (a ping's lease in the in-memory lease table).
+	undo []func()
 }
 
 // update runs fn in one read-write transaction: the change, its indexes,
@@ -34,9 +37,17 @@ func (db *DB) update(ctx context.Context, fn func(t *txn) error) error {
 		return err
 	}
 	defer db.writer.release()
-	return db.commitErr(db.bolt.Update(func(tx *bolt.Tx) error {
-		return fn(&txn{tx: tx, ctx: ctx, now: db.Clock(), db: db})
+	var t *txn
+	err := db.commitErr(db.bolt.Update(func(tx *bolt.Tx) error {
+		t = &txn{tx: tx, ctx: ctx, now: db.Clock(), db: db}
+		return fn(t)
 	}))
+	if err != nil && t != nil {
+		for _, undo := range t.undo {
+			undo()
+		}
+	}
+	return err
 }
 
 // Hot runtime writes use groupCommit (runtime_commit.go), an adaptive group

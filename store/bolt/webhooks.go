@@ -26,7 +26,13 @@ type webhookRecord struct {
 
 func (r *webhookRecord) domain() *store.Webhook {
 	return &store.Webhook{ID: r.ID, OrgID: r.OrgID, AppID: r.AppID, URL: r.URL, Events: append([]string(nil), r.Events...),
-		Status: r.Status, Secret: r.Secret, FailingSince: r.FailingSince, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Status: r.Status, Secret: r.Secret, FailingSince: r.FailingSince, TimedOut: r.TimedOut, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// webhookRecordOf is the record of endpoint w.
+func webhookRecordOf(w *store.Webhook) *webhookRecord {
+	return &webhookRecord{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status,
+		Secret: w.Secret, FailingSince: w.FailingSince, TimedOut: w.TimedOut, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 }
 
 var _ store.Webhooks = (*DB)(nil)
@@ -83,14 +89,4 @@ func (t *txn) purgeWebhook(w *webhookRecord) error {
 		return err
 	}
 	return t.del(bHooks, w.ID)
-}
-
-// disableWebhook stops deliveries to w: its due deliveries leave the due
-// index and wait, pending, until it is enabled again.
-func (t *txn) disableWebhook(w *webhookRecord) error {
-	if err := t.settle(w.OrgID, w.AppID); err != nil {
-		return err
-	}
-	w.Status = store.WebhookDisabled
-	return t.PauseDeliveries(w.ID)
 }

@@ -153,3 +153,12 @@ func scoreable(password string) string {
 	}
 	return b.String()
 }
+
+// WithCommonList is p checking end-user passwords against this package's
+// list of common ones where p names no other test.
+func WithCommonList(p store.Policies) store.Policies {
+	if p.CommonPassword == nil {
+		p.CommonPassword = IsCommon
+	}
+	return p
+}

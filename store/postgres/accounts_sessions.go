@@ -7,19 +7,25 @@ import (
 	"licensectl/store"
 )
 
-// openDashSession starts a dashboard session for a member, and drops the
-// member's expired ones so that sessions do not pile up.
-func (t *txn) openDashSession(memberID string, ttl time.Duration) (*store.DashboardSession, error) {
-	if _, err := t.exec(`DELETE FROM dashboard_sessions WHERE member_id = $1 AND expires_at <= $2`, memberID, t.now); err != nil {
-		return nil, err
+// InsertDashboardSession implements store.Tx: the member's expired
+// sessions are dropped first, so that sessions do not pile up.
+func (t *txn) InsertDashboardSession(s *store.DashboardSession) error {
+	if _, err := t.exec(`DELETE FROM dashboard_sessions WHERE member_id = $1 AND expires_at <= $2`, s.MemberID, t.now); err != nil {
+		return err
 	}
-	s := &store.DashboardSession{ID: store.NewID(), MemberID: memberID, CreatedAt: t.now, ExpiresAt: t.now.Add(ttl)}
 	_, err := t.exec(`INSERT INTO dashboard_sessions (id, member_id, expires_at, doc) VALUES ($1, $2, $3, $4)`,
 		s.ID, s.MemberID, s.ExpiresAt, js(s))
-	if err != nil {
-		return nil, err
+	return err
+}
+
+// DeleteDashboardSession implements store.Tx.
+func (t *txn) DeleteDashboardSession(id string) (string, error) {
+	var memberID string
+	err := t.tx.QueryRow(t.ctx, `DELETE FROM dashboard_sessions WHERE id = $1 RETURNING member_id::text`, uuidOrNil(id)).Scan(&memberID)
+	if noRows(err) {
+		return "", nil
 	}
-	return s, nil
+	return memberID, err
 }
 
 // endDashSessions deletes every dashboard session of a member and returns
@@ -57,26 +63,6 @@ func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResu
 		return nil, err
 	}
 	return &store.LoginResult{Member: m, Session: s}, nil
-}
-
-// RevokeDashboardSession implements store.Accounts. Revoking a session that
-// is gone is not an error.
-func (db *DB) RevokeDashboardSession(ctx context.Context, id string) error {
-	return db.update(ctx, func(t *txn) error {
-		var memberID string
-		err := t.tx.QueryRow(t.ctx, `DELETE FROM dashboard_sessions WHERE id = $1 RETURNING member_id::text`, uuidOrNil(id)).Scan(&memberID)
-		if noRows(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		m, err := doc[store.Member](t, `SELECT doc FROM members WHERE id = $1`, memberID)
-		if err != nil || m == nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventMemberLogout, OrgID: m.OrgID, Target: store.Target{Type: "member", ID: m.ID}})
-	})
 }
 
 // UseChallenge implements store.Accounts (and, through the server, the

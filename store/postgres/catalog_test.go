@@ -319,7 +319,9 @@ func TestCatalogRetentionPassLock(t *testing.T) {
 	clock := storetest.NewClock(time.Now())
 	db := openTest(t, Options{Policies: store.Policies{Clock: clock.Now}})
 	policy := storetest.Billing(false) // the free tier keeps its log 7 days
-	db.billing.Store(&policy)
+	if err := db.ConfigureBilling(policy); err != nil {
+		t.Fatal(err)
+	}
 	org := catalogOrg(t, db, "retained")
 	for range 3 {
 		if _, _, err := db.CreateAPIKey(ctx, org, "old"); err != nil {

@@ -15,13 +15,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"licensectl/store"
+	"licensectl/store/password"
 )
 
 // Options configure a DB.
@@ -45,8 +45,6 @@ type DB struct {
 	// transactions (orchestration.go).
 	store.Service
 	pool *pgxpool.Pool
-	// billing is the policy set by ConfigureBilling.
-	billing atomic.Pointer[store.BillingPolicy]
 	// sessionCount is Stats' cached count of sessions (stats.go).
 	sessionCount store.SessionCount
 	// commits times the commits of write transactions (stats.go).
@@ -163,7 +161,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	db := &DB{pool: pool, enqueued: make(chan struct{}, 1), done: make(chan struct{}), commits: store.NewCommitStats()}
-	db.Service = store.NewService(o.Policies, storage{db})
+	db.Service = store.NewService(password.WithCommonList(o.Policies), storage{db})
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

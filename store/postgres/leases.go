@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -63,14 +62,24 @@ func (t *txn) dropLeases(event string, meta map[string]any, where string, args .
 	// Events in the order the bbolt store writes them: newest lease first.
 	slices.SortFunc(gone, func(a, b *leaseRecord) int { return strings.Compare(b.ID, a.ID) })
 	for _, r := range gone {
-		m := map[string]any{"lease_id": r.ID, "device_id": r.DeviceID, "expires_at": r.ExpiresAt.Format(time.RFC3339Nano)}
-		maps.Copy(m, meta)
-		if err := t.audit(auditEvent{Event: event, OrgID: r.OrgID, AppID: r.AppID, EnvIDs: []string{r.EnvID},
-			Target: store.Target{Type: "license", ID: r.LicenseID}, Metadata: m}); err != nil {
+		if err := t.audit(store.LeaseEnded(event, r.OrgID, r.AppID, r.EnvID, &r.Lease, meta)); err != nil {
 			return nil, err
 		}
 	}
 	return gone, nil
+}
+
+// DeleteLiveLease implements store.Tx.
+func (t *txn) DeleteLiveLease(licenseID, leaseID string) (*store.Lease, error) {
+	if uuidOrNil(leaseID) == nil {
+		return nil, nil
+	}
+	gone, err := t.scanLeases(`DELETE FROM leases WHERE id = $1 AND license_id = $2 AND expires_at > $3 RETURNING `+leaseColumns,
+		leaseID, licenseID, t.now)
+	if err != nil || len(gone) == 0 {
+		return nil, err
+	}
+	return &gone[0].Lease, nil
 }
 
 // endLeases releases every lease of an owner (column license_id or
@@ -303,26 +312,4 @@ func (db *DB) ListLeases(ctx context.Context, s store.Scope, licenseID string) (
 		return err
 	})
 	return out, err
-}
-
-// ReleaseLicenseLease implements store.LicenseLeases.
-func (db *DB) ReleaseLicenseLease(ctx context.Context, s store.Scope, licenseID, leaseID string) error {
-	return db.update(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		if _, err := t.license(env.ID, licenseID); err != nil {
-			return err
-		}
-		if uuidOrNil(leaseID) == nil {
-			return store.ErrLeaseNotFound()
-		}
-		gone, err := t.dropLeases(store.EventLeaseReleased, map[string]any{"by": "management"},
-			`id = $1 AND license_id = $2 AND expires_at > $3`, leaseID, licenseID, t.now)
-		if err == nil && len(gone) == 0 {
-			err = store.ErrLeaseNotFound()
-		}
-		return err
-	})
 }

@@ -3,18 +3,12 @@ package postgres
 import (
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"licensectl/store"
 )
 
 var _ = conflictOn("members_email_key", func() error { return store.Errorf(store.ECodeEmailTaken, "email is taken") })
-
-// billingPolicy is the policy in force.
-func (db *DB) billingPolicy() *store.BillingPolicy {
-	if p := db.billing.Load(); p != nil {
-		return p
-	}
-	return store.UnconfiguredBilling
-}
 
 // subscriptionRecord is an organization's stored subscription. Its fields are
 // those of store.SubscriptionState, whose transitions move it: the two
@@ -71,25 +65,60 @@ func (t *txn) orgCount(orgID string, res store.Resource) (int64, error) {
 	return int64(n), err
 }
 
-// enforceLimit refuses, when the policy enforces limits, a change that would
-// bring the organization's res past its tier's limit by adding n. It locks
-// the organization's row first, so that two creations at the last free slot
-// on two servers cannot both pass.
+// enforceLimit is the service's EnforceLimit in t.
 func (t *txn) enforceLimit(orgID string, res store.Resource, n int) error {
-	p := t.db.billingPolicy()
-	if !p.Enforce {
+	return t.db.EnforceLimit(t, orgID, res, n)
+}
+
+// LockTierCount implements store.Tx: the organization's row is locked
+// before the count.
+func (t *txn) LockTierCount(orgID string, res store.Resource) (int64, error) {
+	if _, err := mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(orgID)); err != nil {
+		return 0, err
+	}
+	return t.orgCount(orgID, res)
+}
+
+// LockSubscription implements store.Tx: the organization's row, then the
+// stored subscription's, FOR UPDATE, so that a billing pass ageing it
+// meanwhile is read, not overwritten.
+func (t *txn) LockSubscription(orgID string) (store.SubscriptionState, error) {
+	org, err := mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(orgID))
+	if err != nil {
+		return store.SubscriptionState{}, err
+	}
+	rec, err := doc[subscriptionRecord](t, `SELECT doc FROM subscriptions WHERE org_id = $1 FOR UPDATE`, orgID)
+	if err != nil || rec == nil {
+		return store.DefaultSubscription(org.CreatedAt), err
+	}
+	return rec.state(), nil
+}
+
+// LockSubscriptions implements store.Tx.
+func (t *txn) LockSubscriptions() ([]store.OrgSubscription, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT org_id::text, doc FROM subscriptions ORDER BY org_id FOR UPDATE`)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.OrgSubscription
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
+		var org string
+		var raw []byte
+		if err := r.Scan(&org, &raw); err != nil {
+			return err
+		}
+		rec, err := decode[subscriptionRecord](raw)
+		if err != nil {
+			return err
+		}
+		out = append(out, store.OrgSubscription{OrgID: org, State: rec.state()})
 		return nil
-	}
-	if _, err := t.exec(`SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(orgID)); err != nil {
-		return err
-	}
-	rec, err := t.subscription(orgID)
-	if err != nil {
-		return err
-	}
-	have, err := t.orgCount(orgID, res)
-	if err != nil {
-		return err
-	}
-	return rec.state().TierIn(p).CheckRoom(res, have, n)
+	})
+	return out, err
+}
+
+// PutSubscription implements store.Tx.
+func (t *txn) PutSubscription(orgID string, s store.SubscriptionState) error {
+	rec := subscriptionRecord(s)
+	return t.saveSubscription(orgID, &rec)
 }

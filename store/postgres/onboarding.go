@@ -1,13 +1,10 @@
 package postgres
 
 import (
-	"context"
 	"time"
 
 	"licensectl/store"
 )
-
-var _ store.Onboarding = (*DB)(nil)
 
 // onboardingRecord is a member's saved onboarding progress (bolt's record,
 // field for field).
@@ -53,42 +50,25 @@ func (t *txn) onboarding(memberID string, lock bool) (*store.OnboardingProgress,
 	return p, nil
 }
 
-// Onboarding implements store.Onboarding.
-func (db *DB) Onboarding(ctx context.Context, memberID string) (*store.OnboardingProgress, error) {
-	var out *store.OnboardingProgress
-	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = t.onboarding(memberID, false)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+// Onboarding implements store.Tx.
+func (t *txn) Onboarding(memberID string) (*store.OnboardingProgress, error) {
+	return t.onboarding(memberID, false)
 }
 
-// UpdateOnboarding implements store.Onboarding.
-func (db *DB) UpdateOnboarding(ctx context.Context, memberID string, u store.OnboardingUpdate) (*store.OnboardingProgress, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	var out *store.OnboardingProgress
-	err := db.update(ctx, func(t *txn) error {
-		p, err := t.onboarding(memberID, true)
-		if err != nil {
-			return err
-		}
-		if err := p.Apply(u, t.now); err != nil {
-			return err
-		}
-		out = p
-		rec := &onboardingRecord{TourStatus: p.TourStatus, CurrentStep: p.CurrentStep, CompletedSteps: p.CompletedSteps,
-			DismissedFeatures: p.DismissedFeatures, FeatureProgress: p.FeatureProgress, CompletedAt: p.CompletedAt}
-		_, err = t.exec(`INSERT INTO onboarding (member_id, doc) VALUES ($1, $2) ON CONFLICT (member_id) DO UPDATE SET doc = EXCLUDED.doc`,
-			memberID, js(rec))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+// LockOnboarding implements store.Tx.
+func (t *txn) LockOnboarding(memberID string) (*store.OnboardingProgress, error) {
+	return t.onboarding(memberID, true)
+}
+
+// onboardingRecordOf is the record of progress p.
+func onboardingRecordOf(p *store.OnboardingProgress) *onboardingRecord {
+	return &onboardingRecord{TourStatus: p.TourStatus, CurrentStep: p.CurrentStep, CompletedSteps: p.CompletedSteps,
+		DismissedFeatures: p.DismissedFeatures, FeatureProgress: p.FeatureProgress, CompletedAt: p.CompletedAt}
+}
+
+// PutOnboarding implements store.Tx.
+func (t *txn) PutOnboarding(memberID string, p *store.OnboardingProgress) error {
+	_, err := t.exec(`INSERT INTO onboarding (member_id, doc) VALUES ($1, $2) ON CONFLICT (member_id) DO UPDATE SET doc = EXCLUDED.doc`,
+		memberID, js(onboardingRecordOf(p)))
+	return err
 }

@@ -23,6 +23,11 @@ func (s storage) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return s.db.update(ctx, func(t *txn) error { return fn(t) })
 }
 
+// View implements store.Storage.
+func (s storage) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.db.view(ctx, func(t *txn) error { return fn(t) })
+}
+
 // Context implements store.Tx.
 func (t *txn) Context() context.Context { return t.ctx }
 
@@ -334,11 +339,6 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 	return e, err
 }
 
-// EnforceLimit implements store.Tx: under the organization's row lock.
-func (t *txn) EnforceLimit(orgID string, res store.Resource, n int) error {
-	return t.enforceLimit(orgID, res, n)
-}
-
 // LockEndUser implements store.Tx: SELECT … FOR UPDATE.
 func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
 	u, err := t.lockEndUser(id)
@@ -371,6 +371,18 @@ func (t *txn) DeleteMember(m *store.Member) error {
 	_, err := t.exec(`DELETE FROM onboarding WHERE member_id = $1`, m.ID)
 	return err
 }
+
+// MemberByEmail implements store.Tx.
+func (t *txn) MemberByEmail(email string) (*store.Member, error) { return t.memberByEmail(email) }
+
+// LockMember implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockMember(id string) (*store.Member, error) { return t.lockMember(id) }
+
+// PutMember implements store.Tx.
+func (t *txn) PutMember(m *store.Member) error { return t.saveMember(m) }
+
+// ActAs implements store.Tx.
+func (t *txn) ActAs(typ, id string) { t.rtActor(typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
@@ -414,23 +426,10 @@ func (t *txn) lockHook(appID, id string) (*webhookRecord, error) {
 }
 
 // InsertWebhook implements store.Tx.
-func (t *txn) InsertWebhook(w *store.Webhook) error {
-	return t.saveWebhook(&webhookRecord{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status,
-		Secret: w.Secret, FailingSince: w.FailingSince, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}, true)
-}
+func (t *txn) InsertWebhook(w *store.Webhook) error { return t.saveWebhook(webhookRecordOf(w), true) }
 
 // PutWebhook implements store.Tx.
-func (t *txn) PutWebhook(w *store.Webhook) error {
-	r, err := t.lockHook(w.AppID, w.ID)
-	if err != nil {
-		return err
-	}
-	r.URL, r.Events, r.Status, r.FailingSince, r.UpdatedAt = w.URL, w.Events, w.Status, w.FailingSince, w.UpdatedAt
-	if r.FailingSince == nil {
-		r.TimedOut = false
-	}
-	return t.saveWebhook(r, false)
-}
+func (t *txn) PutWebhook(w *store.Webhook) error { return t.saveWebhook(webhookRecordOf(w), false) }
 
 // PauseDeliveries implements store.Tx: the backlog leaves the queue in one UPDATE.
 func (t *txn) PauseDeliveries(webhookID string) error {
@@ -680,4 +679,103 @@ func credentialByHash[T any](ctx context.Context, db *DB, table, hash string) (*
 		return nil, mapError(err)
 	}
 	return decode[T](raw)
+}
+
+// Delivery implements store.Tx.
+func (t *txn) Delivery(id string) (*store.Delivery, error) { return t.delivery(id, "") }
+
+// delivery loads a delivery, the row locked as lock says ("", "FOR
+// UPDATE"); nil when there is none.
+func (t *txn) delivery(id, lock string) (*store.Delivery, error) {
+	var raw []byte
+	var c deliveryCols
+	err := t.tx.QueryRow(t.ctx, `SELECT doc, status, next_attempt_at, done_at, body FROM webhook_deliveries WHERE id = $1 `+lock,
+		uuidOrNil(id)).Scan(&raw, &c.Status, &c.NextAttemptAt, &c.DoneAt, &c.Body)
+	if noRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d, err := decode[deliveryDoc](raw)
+	if err != nil {
+		return nil, err
+	}
+	return d.domain(c), nil
+}
+
+// LockDelivery implements store.Tx: SELECT … FOR UPDATE.
+func (t *txn) LockDelivery(webhookID, id string) (*store.Delivery, error) {
+	d, err := t.delivery(id, "FOR UPDATE")
+	if err != nil {
+		return nil, err
+	}
+	if d == nil || d.WebhookID != webhookID {
+		return nil, store.NotFound("delivery")
+	}
+	return d, nil
+}
+
+// LockAttempted implements store.Tx: the endpoint's row, then the
+// delivery's, FOR UPDATE.
+func (t *txn) LockAttempted(id string) (*store.Delivery, *store.Webhook, error) {
+	var hookID string
+	err := t.tx.QueryRow(t.ctx, `SELECT webhook_id::text FROM webhook_deliveries WHERE id = $1`, uuidOrNil(id)).Scan(&hookID)
+	if noRows(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := doc[webhookRecord](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := t.delivery(id, "FOR UPDATE")
+	if err != nil || d == nil {
+		return nil, nil, err
+	}
+	if w == nil {
+		return nil, nil, store.NotFound("webhook")
+	}
+	return d, w.domain(), nil
+}
+
+// PutDelivery implements store.Tx: the queue's state is columns, what an
+// attempt changes the doc; the commit wakes every server's dispatcher.
+func (t *txn) PutDelivery(_, next *store.Delivery, queued bool) error {
+	if _, err := t.exec(`UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, done_at = $4, queued = $5, doc = $6 WHERE id = $1`,
+		next.ID, next.Status, next.NextAttemptAt, next.DoneAt, queued, js(deliveryDocOf(next))); err != nil {
+		return err
+	}
+	t.queued = t.queued || (queued && next.NextAttemptAt != nil && !next.NextAttemptAt.After(t.now))
+	return nil
+}
+
+// EndLease implements store.Tx: the lease is the row's.
+func (t *txn) EndLease(id string) error {
+	_, err := t.exec(`UPDATE webhook_deliveries SET leased_until = NULL, leased_by = '' WHERE id = $1 AND leased_until IS NOT NULL`, uuidOrNil(id))
+	return err
+}
+
+// InsertPing implements store.Tx. The owner's claims wait (ownerLock) and
+// the endpoint's row is held by the caller while the leases are counted,
+// as a claim counts them; the lease is written with the delivery.
+func (t *txn) InsertPing(w *store.Webhook, d *store.Delivery, now time.Time, c store.Claim) error {
+	if err := t.ownerLock(c.Owner); err != nil {
+		return err
+	}
+	l, err := t.hookLoadsAt(now, c.Owner)
+	if err != nil {
+		return err
+	}
+	if err := c.AdmitPing(w, l.perHook[w.ID], l.perApp[w.AppID]); err != nil {
+		return err
+	}
+	// Not queued: the request sends it; a lease that runs out leaves it
+	// pending, as a lost ping is not sent again.
+	_, err = t.exec(`INSERT INTO webhook_deliveries (id, org_id, app_id, webhook_id, status, next_attempt_at, queued, leased_until, leased_by, body, doc)
+		VALUES ($1, $2, $3, $4, 'pending', $5, false, $6, $7, $8, $9)`,
+		d.ID, d.OrgID, d.AppID, d.WebhookID, d.NextAttemptAt, now.Add(c.Lease), c.Owner, d.Body, js(deliveryDocOf(d)))
+	return err
 }

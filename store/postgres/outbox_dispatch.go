@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -151,7 +149,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 				if len(chosen) == c.Limit {
 					break
 				}
-				if l.perHook[w.ID] >= c.EndpointCap(w.TimedOut) || l.perApp[w.AppID] >= c.PerApp || len(queue[w.ID]) == 0 {
+				if c.Full(w.TimedOut, l.perHook[w.ID], l.perApp[w.AppID]) || len(queue[w.ID]) == 0 {
 					continue
 				}
 				id := queue[w.ID][0]
@@ -246,102 +244,6 @@ func (t *txn) leaseDeliveries(ids []string, until time.Time, owner string) (map[
 	return out, err
 }
 
-// errHookLockNeeded: the attempt disables its endpoint, which takes the
-// organization's endpoint lock first (lockHooks); the transaction runs again
-// under it.
-var errHookLockNeeded = errors.New("postgres: the attempt disables its endpoint")
-
-// RecordAttempt implements store.Outbox. Whoever holds the lease now (the
-// claim may have run out and been taken over by another server), the
-// attempt is recorded and the lease ends, as in the bbolt store: delivery
-// is at least once, and the webhook-id stays.
-func (db *DB) RecordAttempt(ctx context.Context, deliveryID string, a store.Attempt, p store.RetryPolicy) error {
-	err := db.update(ctx, func(t *txn) error { return t.recordAttempt(deliveryID, a, p, false) })
-	if errors.Is(err, errHookLockNeeded) {
-		err = db.update(ctx, func(t *txn) error { return t.recordAttempt(deliveryID, a, p, true) })
-	}
-	return err
-}
-
-// recordAttempt is RecordAttempt in t; hookLocked: under lockHooks, with
-// the endpoint's events settled.
-func (t *txn) recordAttempt(deliveryID string, a store.Attempt, p store.RetryPolicy, hookLocked bool) error {
-	var orgID, appID, hookID string
-	err := t.tx.QueryRow(t.ctx, `SELECT org_id::text, app_id::text, webhook_id::text FROM webhook_deliveries WHERE id = $1`,
-		uuidOrNil(deliveryID)).Scan(&orgID, &appID, &hookID)
-	if noRows(err) {
-		return nil // the endpoint was deleted while the send ran
-	}
-	if err != nil {
-		return err
-	}
-	if hookLocked {
-		if err := t.lockHooks(orgID); err != nil {
-			return err
-		}
-		if err := t.settle(orgID, appID); err != nil {
-			return err
-		}
-	}
-	// The endpoint, then its delivery: the order of every writer.
-	w, err := doc[webhookRecord](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
-	if err != nil {
-		return err
-	}
-	var raw []byte
-	var c deliveryCols
-	err = t.tx.QueryRow(t.ctx, `SELECT doc, status, next_attempt_at, done_at FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
-		deliveryID).Scan(&raw, &c.Status, &c.NextAttemptAt, &c.DoneAt)
-	if noRows(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if w == nil {
-		return store.NotFound("webhook")
-	}
-	d, err := decode[deliveryDoc](raw)
-	if err != nil {
-		return err
-	}
-	st, h, disable := p.Attempted(store.DeliveryState{Status: c.Status, Attempts: d.Attempts, NextAttemptAt: c.NextAttemptAt, DoneAt: c.DoneAt},
-		store.EndpointHealth{FailingSince: w.FailingSince, TimedOut: w.TimedOut}, d.Event == store.EventWebhookTest, a)
-	disabling := w.Status == store.WebhookActive && disable != ""
-	if disabling && !hookLocked {
-		return errHookLockNeeded
-	}
-	at := a.At
-	d.Attempts, d.ResponseStatus, d.LastError, d.LastLatency, d.LastAttemptAt = st.Attempts, a.Status, a.Error, a.Latency, &at
-	hookChanged := w.TimedOut != h.TimedOut || (w.FailingSince == nil) != (h.FailingSince == nil)
-	w.FailingSince, w.TimedOut = h.FailingSince, h.TimedOut
-	queued := st.Status == store.DeliveryPending && w.Status == store.WebhookActive
-	if _, err := t.exec(`UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, done_at = $4, queued = $5,
-		leased_until = NULL, leased_by = '', doc = $6 WHERE id = $1`,
-		deliveryID, st.Status, st.NextAttemptAt, st.DoneAt, queued, js(d)); err != nil {
-		return err
-	}
-	if disabling {
-		if err := t.disableWebhook(w); err != nil {
-			return err
-		}
-		w.UpdatedAt = t.now
-		if err := t.saveWebhook(w, false); err != nil {
-			return err
-		}
-		envs, err := t.hookAppEnvs(w.AppID)
-		if err != nil {
-			return err
-		}
-		return t.audit(auditEvent{Event: store.EventWebhookDisabled, OrgID: w.OrgID, AppID: w.AppID, EnvIDs: envs,
-			Target: store.Target{Type: "webhook", ID: w.ID}, Metadata: map[string]any{"reason": disable, "response_status": a.Status}})
-	}
-	if hookChanged {
-		return t.saveWebhook(w, false)
-	}
-	return nil
-}
-
 // ReleaseClaim implements store.Outbox. The commit wakes every server's
 // dispatcher: the delivery is due at once.
 func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error {
@@ -354,63 +256,6 @@ func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error 
 		t.queued = n > 0
 		return err
 	})
-}
-
-// hookAppEnvs lists the environments of an application by id; none when
-// it is gone.
-func (t *txn) hookAppEnvs(appID string) ([]string, error) {
-	a, err := doc[store.Application](t, `SELECT doc FROM apps WHERE id = $1`, uuidOrNil(appID))
-	if err != nil || a == nil {
-		return nil, err
-	}
-	return appEnvIDs(a), nil
-}
-
-// TestDelivery implements store.Outbox. The endpoint's row is locked while
-// its leases are counted, as a claim counts them, and the ping's lease is
-// written with the delivery.
-func (db *DB) TestDelivery(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) (*store.DeliveryJob, error) {
-	if err := store.CheckStorable("owner", c.Owner); err != nil {
-		return nil, err
-	}
-	var out *store.DeliveryJob
-	err := db.update(ctx, func(t *txn) error {
-		if err := t.ownerLock(c.Owner); err != nil {
-			return err
-		}
-		w, err := t.webhook(ref, webhookID, "FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		l, err := t.hookLoadsAt(now, c.Owner)
-		if err != nil {
-			return err
-		}
-		if l.perHook[w.ID] >= c.EndpointCap(w.TimedOut) || l.perApp[w.AppID] >= c.PerApp {
-			return store.Errorf(store.ECodeConflict, "the endpoint has %d sends in flight and its application %d, the bounds of webhooks.workers: ping again when they end", l.perHook[w.ID], l.perApp[w.AppID])
-		}
-		appID := w.AppID
-		body, err := json.Marshal(store.EventPayload{Type: store.EventWebhookTest, Timestamp: t.now.UTC(),
-			Data: store.EventData{ApplicationID: &appID, Extra: map[string]any{"webhook_id": w.ID}}})
-		if err != nil {
-			return err
-		}
-		d := &deliveryDoc{ID: store.NewID(), OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: store.EventWebhookTest, CreatedAt: t.now}
-		// Not queued: the request sends it; a lease that runs out leaves it
-		// pending, as a lost ping is not sent again.
-		if _, err := t.exec(`INSERT INTO webhook_deliveries (id, org_id, app_id, webhook_id, status, next_attempt_at, queued, leased_until, leased_by, body, doc)
-			VALUES ($1, $2, $3, $4, 'pending', $5, false, $6, $7, $8, $9)`,
-			d.ID, d.OrgID, d.AppID, d.WebhookID, t.now, now.Add(c.Lease), c.Owner, body, js(d)); err != nil {
-			return err
-		}
-		next := t.now
-		out = &store.DeliveryJob{Delivery: d.domain(deliveryCols{Status: store.DeliveryPending, NextAttemptAt: &next, Body: body}), URL: w.URL, Secret: w.Secret}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // OutboxStats implements store.Outbox.

@@ -19,49 +19,32 @@ type partnerIdentityDoc struct {
 	AccountVerified bool `json:"v,omitempty"`
 }
 
-// dropUnverifiedLinks removes the identities linked to the member while its
+// DropUnverifiedLinks removes the identities linked to the member while its
 // address was unverified and returns how many there were.
-func (t *txn) dropUnverifiedLinks(memberID string) (int, error) {
+func (t *txn) DropUnverifiedLinks(memberID string) (int, error) {
 	n, err := t.exec(`DELETE FROM partner_identities WHERE member_id = $1 AND coalesce((doc->>'v')::boolean, false) = false`, memberID)
 	return int(n), err
 }
 
-// CreatePartnerAttempt implements store.Partners. Expired attempts are
-// deleted in the same transaction; the per-address limit of the account
-// calls keeps the table to the attempts of the last ten minutes.
-func (db *DB) CreatePartnerAttempt(ctx context.Context, state string, ttl time.Duration) error {
-	if err := store.CheckStorable("state", state); err != nil {
+// InsertPartnerAttempt implements store.Tx. Expired attempts are deleted
+// first; the per-address limit of the account calls keeps the table to the
+// attempts of the last ten minutes.
+func (t *txn) InsertPartnerAttempt(state string, ttl time.Duration) error {
+	if _, err := t.exec(`DELETE FROM partner_attempts WHERE expires_at <= $1`, t.now); err != nil {
 		return err
 	}
-	return db.update(ctx, func(t *txn) error {
-		if _, err := t.exec(`DELETE FROM partner_attempts WHERE expires_at <= $1`, t.now); err != nil {
-			return err
-		}
-		h := store.SumSecret(state)
-		_, err := t.exec(`INSERT INTO partner_attempts (hash, expires_at) VALUES ($1, $2)
-			ON CONFLICT (hash) DO UPDATE SET expires_at = EXCLUDED.expires_at`, h[:], t.now.Add(ttl))
-		return err
-	})
+	h := store.SumSecret(state)
+	_, err := t.exec(`INSERT INTO partner_attempts (hash, expires_at) VALUES ($1, $2)
+		ON CONFLICT (hash) DO UPDATE SET expires_at = EXCLUDED.expires_at`, h[:], t.now.Add(ttl))
+	return err
 }
 
-// SpendPartnerAttempt implements store.Partners. The conditional DELETE is
-// the spending: of two servers presenting one state, one deletes the row
-// and the other finds none.
-func (db *DB) SpendPartnerAttempt(ctx context.Context, state string) error {
-	if err := store.CheckStorable("state", state); err != nil {
-		return err
-	}
-	if state == "" {
-		return store.ErrPartnerAttempt()
-	}
-	return db.update(ctx, func(t *txn) error {
-		h := store.SumSecret(state)
-		n, err := t.exec(`DELETE FROM partner_attempts WHERE hash = $1 AND expires_at > $2`, h[:], t.now)
-		if err == nil && n == 0 {
-			err = store.ErrPartnerAttempt()
-		}
-		return err
-	})
+// SpendPartnerAttempt implements store.Tx: the conditional DELETE is the
+// spending.
+func (t *txn) SpendPartnerAttempt(state string) (bool, error) {
+	h := store.SumSecret(state)
+	n, err := t.exec(`DELETE FROM partner_attempts WHERE hash = $1 AND expires_at > $2`, h[:], t.now)
+	return n == 1, err
 }
 
 // PartnerSignIn implements store.Partners.
@@ -88,7 +71,7 @@ func (db *DB) PartnerSignIn(ctx context.Context, id store.PartnerIdentity, sessi
 				return err
 			}
 		}
-		sess, err := t.openDashSession(m.ID, sessionTTL)
+		sess, err := db.OpenDashboardSession(t, m.ID, sessionTTL)
 		if err != nil {
 			return err
 		}
@@ -160,7 +143,7 @@ func (t *txn) linkIdentity(id store.PartnerIdentity, email string, out *store.Pa
 			return nil, err
 		}
 	}
-	if err := t.markVerified(m); err != nil {
+	if err := t.db.MarkVerified(t, m); err != nil {
 		return nil, err
 	}
 	if _, err := t.exec(`INSERT INTO partner_identities (issuer, subject, member_id, doc) VALUES ($1, $2, $3, $4)`,

@@ -1,17 +1,11 @@
 package postgres
 
 import (
-	"context"
 	"strings"
 	"time"
 
 	"licensectl/store"
 )
-
-// View implements store.Storage.
-func (s storage) View(ctx context.Context, fn func(store.Tx) error) error {
-	return s.db.view(ctx, func(t *txn) error { return fn(t) })
-}
 
 // EndUser implements store.PortalTx.
 func (t *txn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
@@ -39,11 +33,6 @@ func (t *txn) MailToken(plain string) (*store.MailToken, error) {
 		k.UsedAt = *used
 	}
 	return &k, nil
-}
-
-// PutMailToken implements store.PortalTx.
-func (t *txn) PutMailToken(plain, purpose, subjectID string, ttl time.Duration) error {
-	return t.putMailToken(plain, purpose, subjectID, ttl)
 }
 
 // SpendMailToken implements store.PortalTx. The conditional UPDATE is the

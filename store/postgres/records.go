@@ -303,7 +303,13 @@ type webhookRecord struct {
 
 func (r *webhookRecord) domain() *store.Webhook {
 	return &store.Webhook{ID: r.ID, OrgID: r.OrgID, AppID: r.AppID, URL: r.URL, Events: r.Events, Status: r.Status,
-		Secret: r.Secret, FailingSince: r.FailingSince, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Secret: r.Secret, FailingSince: r.FailingSince, TimedOut: r.TimedOut, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// webhookRecordOf is the record of endpoint w.
+func webhookRecordOf(w *store.Webhook) *webhookRecord {
+	return &webhookRecord{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status,
+		Secret: w.Secret, FailingSince: w.FailingSince, TimedOut: w.TimedOut, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 }
 
 // saveWebhook writes w (insert when new) and forgets the endpoints this

@@ -34,7 +34,7 @@ func (db *DB) PruneAudit(ctx context.Context, batch int) (int, error) {
 		if ok, err := t.passLock("audit retention"); err != nil || !ok {
 			return err
 		}
-		p := t.db.billingPolicy()
+		p := t.db.BillingPolicy()
 		// The cutoff of each tier: entries older are expired; none for a
 		// tier that keeps its log for ever.
 		cutoff := func(tier *store.Tier) *time.Time {

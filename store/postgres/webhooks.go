@@ -41,7 +41,13 @@ type deliveryCols struct {
 func (d *deliveryDoc) domain(c deliveryCols) *store.Delivery {
 	return &store.Delivery{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Status: c.Status,
 		Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
-		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: c.NextAttemptAt, CreatedAt: d.CreatedAt, Body: c.Body}
+		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: c.NextAttemptAt, DoneAt: c.DoneAt, CreatedAt: d.CreatedAt, Body: c.Body}
+}
+
+// deliveryDocOf is the doc of delivery d.
+func deliveryDocOf(d *store.Delivery) *deliveryDoc {
+	return &deliveryDoc{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Attempts: d.Attempts,
+		ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency, LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt}
 }
 
 // webhook loads an endpoint of ref's application, the row locked as lock
@@ -132,13 +138,6 @@ func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
 	return n, rows.Err()
 }
 
-// disableWebhook stops deliveries to w: its pending deliveries leave the
-// queue and wait until it is enabled again.
-func (t *txn) disableWebhook(w *webhookRecord) error {
-	w.Status = store.WebhookDisabled
-	return t.PauseDeliveries(w.ID)
-}
-
 // ListDeliveries implements store.Webhooks.
 func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
 	if err := f.Check(); err != nil {
@@ -187,36 +186,4 @@ func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID st
 		return nil
 	})
 	return out, err
-}
-
-// RetryDelivery implements store.Webhooks.
-func (db *DB) RetryDelivery(ctx context.Context, ref store.AppRef, webhookID, deliveryID string) error {
-	return db.update(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		// Shared: an endpoint being disabled or enabled meanwhile decides
-		// whether the delivery is queued, after or before this.
-		w, err := t.webhook(ref, webhookID, "FOR SHARE")
-		if err != nil {
-			return err
-		}
-		var hook string
-		err = t.tx.QueryRow(t.ctx, `SELECT webhook_id::text FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, uuidOrNil(deliveryID)).Scan(&hook)
-		if noRows(err) || (err == nil && hook != w.ID) {
-			return store.NotFound("delivery")
-		}
-		if err != nil {
-			return err
-		}
-		active := w.Status == store.WebhookActive
-		if _, err := t.exec(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $2, done_at = NULL, queued = $3 WHERE id = $1`,
-			deliveryID, t.now, active); err != nil {
-			return err
-		}
-		// The commit wakes every server's dispatcher; a disabled endpoint's
-		// delivery waits for it to be enabled again.
-		t.queued = t.queued || active
-		return nil
-	})
 }

@@ -497,6 +497,15 @@ func testEndUserAccounts(t *testing.T, open Opener) {
 	}
 	_, err = f.be.RegisterEndUser(f.ctx, sc, "not an address", Password)
 	wantCode(t, "RegisterEndUser(bad address)", err, store.ECodeValidation)
+	// Whoever opened the store, an end-user's password is held to the list
+	// of common ones, and nothing is written for it.
+	for _, pw := range []string{"password123", "short"} {
+		_, err = f.be.RegisterEndUser(f.ctx, sc, "weak@endusers.test", pw)
+		wantCode(t, "RegisterEndUser("+pw+")", err, store.ECodeValidation)
+	}
+	if _, err := f.be.RegisterEndUser(f.ctx, sc, "weak@endusers.test", Password); err != nil {
+		t.Fatalf("RegisterEndUser(weak@ with a good password) after the refusals: %v", err)
+	}
 	_, err = f.be.RegisterEndUser(f.ctx, store.Scope{OrgID: f.org.ID, AppID: store.NewID(), Env: store.EnvProduction}, "x@endusers.test", Password)
 	wantCode(t, "RegisterEndUser(unknown application)", err, store.ECodeNotFound)
 	got, err := f.be.FindEndUser(f.ctx, f.org.ID, u.ID)

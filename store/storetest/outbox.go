@@ -288,6 +288,79 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 	})
 
+	// What an attempt's outcome does to the delivery, its endpoint and its
+	// lease, and what a manual retry does after it.
+	t.Run("OKAttemptOutcomes", func(t *testing.T) {
+		for _, c := range []struct {
+			name     string
+			status   int
+			schedule []time.Duration
+			want     string // the delivery's status after the attempt
+			again    bool   // claimable again at once: its lease ended with the attempt
+			disabled bool   // the endpoint is disabled (webhook.disabled) and a retry waits
+		}{
+			{"Delivered", 200, []time.Duration{0}, store.DeliveryDelivered, false, false},
+			{"RetriedAtOnce", 500, []time.Duration{0}, store.DeliveryPending, true, false},
+			{"FailedScheduleSpent", 500, nil, store.DeliveryFailed, false, false},
+			{"GoneDisables", 410, []time.Duration{0}, store.DeliveryPending, false, true},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				f := fixture(t)
+				h, job, now := claimedPlan(t, f)
+				a := store.Attempt{At: now, Status: c.status}
+				if err := f.be.RecordAttempt(f.ctx, job.Delivery.ID, a, store.RetryPolicy{Schedule: c.schedule}); err != nil {
+					t.Fatal(err)
+				}
+				p, err := f.db.ListDeliveries(f.ctx, f.ref(), h.ID, store.DeliveryFilter{})
+				if err != nil || p.Total != 1 {
+					t.Fatalf("ListDeliveries = %+v, %v", p, err)
+				}
+				if d := p.Data[0]; d.Status != c.want || d.Attempts != 1 || d.ResponseStatus != c.status || d.LastAttemptAt == nil {
+					t.Fatalf("delivery after a %d = %+v; want %s, one attempt", c.status, d, c.want)
+				}
+				again, err := f.be.ClaimDue(f.ctx, now.Add(time.Second), claim("two", 10))
+				if err != nil || (len(again) == 1) != c.again {
+					t.Fatalf("ClaimDue after the attempt = %d jobs, %v; want claimable %v", len(again), err, c.again)
+				}
+				hooks, err := f.db.ListWebhooks(f.ctx, f.ref())
+				if err != nil || len(hooks) != 1 || (hooks[0].Status == store.WebhookDisabled) != c.disabled {
+					t.Fatalf("ListWebhooks = %+v, %v; want disabled %v", hooks, err, c.disabled)
+				}
+				audit, err := f.db.ListAudit(f.ctx, f.scope(store.EnvProduction), store.AuditFilter{Event: store.EventWebhookDisabled})
+				if err != nil || (audit.Total == 1) != c.disabled || audit.Total > 1 {
+					t.Fatalf("webhook.disabled entries = %+v, %v; want one %v", audit, err, c.disabled)
+				}
+				if c.disabled {
+					if e := audit.Data[0]; e.Target.ID != h.ID || e.Metadata["reason"] != store.DisableGone {
+						t.Fatalf("webhook.disabled = %+v", e)
+					}
+				}
+				// A manual retry makes it pending and due now; it is queued
+				// only while its endpoint is active.
+				if err := f.db.RetryDelivery(f.ctx, f.ref(), h.ID, job.Delivery.ID); err != nil {
+					t.Fatal(err)
+				}
+				later, err := f.be.ClaimDue(f.ctx, now.Add(2*time.Minute), claim("three", 10))
+				if err != nil || (len(later) == 1) == c.disabled {
+					t.Fatalf("ClaimDue after the retry = %d jobs, %v; want claimable %v", len(later), err, !c.disabled)
+				}
+			})
+		}
+	})
+
+	t.Run("OKAttemptOfDeletedEndpoint", func(t *testing.T) {
+		f := fixture(t)
+		h, job, now := claimedPlan(t, f)
+		other := hook(t, f, "plan.created")
+		wantCode(t, "RetryDelivery(another endpoint's delivery)", f.db.RetryDelivery(f.ctx, f.ref(), other.ID, job.Delivery.ID), store.ECodeNotFound)
+		if err := f.db.DeleteWebhook(f.ctx, f.ref(), h.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.be.RecordAttempt(f.ctx, job.Delivery.ID, store.Attempt{At: now, Status: 200}, store.RetryPolicy{}); err != nil {
+			t.Fatalf("RecordAttempt after the endpoint went: %v", err)
+		}
+	})
+
 	t.Run("OKRoundRobin", func(t *testing.T) {
 		f := fixture(t)
 		busy := hook(t, f, "license.created")
