@@ -318,52 +318,61 @@ func testRebind(t *testing.T, open Opener) {
 	})
 }
 
-// testRebindParallel: 30 activations at once on a license with one seat
-// left, a third of them re-binding one bound device under one new
-// fingerprint, a third the other bound device, a third new devices: the
-// license ends with exactly max_devices devices, one new device got the
-// seat, and each bound device was re-bound exactly once.
+// testRebindParallel: 40 activations at once on a license with one seat
+// left, a quarter of them re-binding one bound device under one new
+// fingerprint, a quarter another bound device under another, a quarter a
+// third bound device's binding to a known device (one another license
+// binds), a quarter new devices: the license ends with exactly max_devices
+// devices, one new device got the seat, and each binding changed hands
+// exactly once.
 func testRebindParallel(t *testing.T, open Opener) {
 	f := newFixture(t, open)
-	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Rebind race"), MaxDevices: ptr(3)}, 1)
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Rebind race"), MaxDevices: ptr(4)}, 1)
 	key := gen[0].Key
-	for i, fp := range []string{"race-a", "race-b"} {
+	for i, fp := range []string{"race-a", "race-b", "race-c"} {
 		if _, err := f.activateWith(key, fp, components(fmt.Sprint("m", i), fmt.Sprint("d", i), fmt.Sprint("n", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a, b := f.deviceByFingerprint(t, "race-a"), f.deviceByFingerprint(t, "race-b")
-	codes := parallel(30, func(i int) error {
+	f.activation(t, f.otherKey(t, store.PlanInput{}), "race-c2")
+	a, b, c := f.deviceByFingerprint(t, "race-a"), f.deviceByFingerprint(t, "race-b"), f.deviceByFingerprint(t, "race-c2")
+	codes := parallel(40, func(i int) error {
 		var err error
-		switch i % 3 {
+		switch i % 4 {
 		case 0:
 			_, err = f.activateWith(key, "race-a2", components("m0", "d0", "x"))
 		case 1:
 			_, err = f.activateWith(key, "race-b2", components("m1", "x", "n1"))
+		case 2:
+			_, err = f.activateWith(key, "race-c2", components("m2", "d2", "x"))
 		default:
 			_, err = f.activateWith(key, fmt.Sprintf("race-new-%d", i), nil)
 		}
 		return err
 	})
 	n := tally(t, "parallel activations", codes, "", store.ECodeDeviceLimit)
-	if n[""] != 21 {
-		t.Fatalf("%d activations succeeded, want the 20 re-binding ones and 1 new device (%q)", n[""], codes)
+	if n[""] != 31 {
+		t.Fatalf("%d activations succeeded, want the 30 re-binding ones and 1 new device (%q)", n[""], codes)
 	}
 	for i, c := range codes {
-		if c != "" && i%3 != 2 {
+		if c != "" && i%4 != 3 {
 			t.Fatalf("re-binding activation %d refused with %s", i, c)
 		}
 	}
 	l, err := f.db.FindLicense(f.ctx, f.scope(store.EnvProduction), gen[0].ID)
-	if err != nil || len(l.Devices) != 3 {
-		t.Fatalf("FindLicense = %+v, %v; want exactly 3 devices", l, err)
+	if err != nil || len(l.Devices) != 4 || l.DevicesCount != 4 {
+		t.Fatalf("FindLicense = %+v, %v; want exactly 4 devices", l, err)
 	}
-	for fp, d := range map[string]*store.Device{"race-a2": a, "race-b2": b} {
-		if got := f.deviceByFingerprint(t, fp); got == nil || got.ID != d.ID {
-			t.Fatalf("%s names %+v, want device %s", fp, got, d.ID)
+	for fp, d := range map[string]*store.Device{"race-a2": a, "race-b2": b, "race-c2": c} {
+		got := f.deviceByFingerprint(t, fp)
+		if got == nil || got.ID != d.ID || !slices.Contains(got.LicenseIDs, l.ID) {
+			t.Fatalf("%s names %+v, want device %s, bound", fp, got, d.ID)
 		}
 		if rb := f.rebounds(t, d.ID); len(rb) != 1 {
 			t.Fatalf("device %s re-bound %d times, want once", d.ID, len(rb))
 		}
+	}
+	if old := f.deviceByFingerprint(t, "race-c"); old == nil || slices.Contains(old.LicenseIDs, l.ID) {
+		t.Fatalf("race-c = %+v; want it kept, its binding moved", old)
 	}
 }
