@@ -120,3 +120,46 @@ func TestRuntimeRebind(t *testing.T) {
 	activate(off, "rebind-off-new", "m2", "d2", "n2").WantError(t, http.StatusForbidden, "device_limit_reached")
 	rc.none(t, "device.rebound", 300*time.Millisecond)
 }
+
+// TestRuntimeRebindAfterLogin: the client library's flow, a login on the
+// changed fingerprint before the activation, re-binds through the real
+// listener: the login created the new fingerprint's device, which takes
+// the binding of the device its components match; no seat is taken, the
+// old device's session of the licence ends, the login's session stays, and
+// device.rebound reaches a receiver naming both devices.
+func TestRuntimeRebindAfterLogin(t *testing.T) {
+	f := newRT(t, local)
+	rc := newReceiver(t)
+	register(t, f, rc, "device.rebound")
+	key := f.license(t, planOpts{maxDevices: 1, resets: 1})
+	f.register(t, "moved@runtime.test")
+	flow := func(fp string, hashes ...string) (login, act session) {
+		t.Helper()
+		body := f.loginBody("moved@runtime.test", servertest.Password, fp)
+		body["device_components"] = componentsBody(hashes...)
+		f.do(t, "POST", "/auth/login", body).Want(t, http.StatusOK).JSON(t, &login)
+		body = f.activateBody(key, fp)
+		body["device_components"] = componentsBody(hashes...)
+		f.do(t, "POST", "/licenses/activate", body, "Authorization", "Bearer "+login.AccessToken).Want(t, http.StatusOK).JSON(t, &act)
+		return login, act
+	}
+	_, old := flow("moved-old", "m", "d", "n")
+	oldDev := f.device(t, "moved-old")
+	login, nw := flow("moved-new", "m", "d", "other")
+	newDev := f.device(t, "moved-new")
+	if newDev.ID == oldDev.ID || nw.License.Status != "active" {
+		t.Fatalf("devices %s and %s, answer %+v; want two devices and the activation answer", oldDev.ID, newDev.ID, nw)
+	}
+	f.wantValid(t, nw.AccessToken)
+	f.wantValid(t, login.AccessToken)
+	f.wantReason(t, old.AccessToken, "session_revoked")
+	if l := f.lic(t, key); len(l.Devices) != 1 || l.Devices[0].ID != newDev.ID || l.DeviceResetsRemaining != 1 {
+		t.Fatalf("license after the re-bind: devices %+v, %d resets left; want %s alone and 1", l.Devices, l.DeviceResetsRemaining, newDev.ID)
+	}
+	d := rc.next(t, "device.rebound")
+	got, _ := d.Data["device"].(map[string]any)
+	if got["id"] != newDev.ID || got["fingerprint"] != "moved-new" || d.Data["previous_fingerprint"] != "moved-old" ||
+		d.Data["previous_device_id"] != oldDev.ID || d.Data["license_id"] != f.ids[key] {
+		t.Fatalf("device.rebound data = %v", d.Data)
+	}
+}

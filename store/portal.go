@@ -2,9 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"sync"
 	"time"
 )
 
@@ -88,10 +85,11 @@ type Portal interface {
 	PortalLinkState(ctx context.Context, token string) (string, error)
 }
 
-// portalState is what Service keeps for the portal across calls.
+// portalState is what Service keeps for the portal across calls: the
+// password sign-in's hash for unknown addresses, as a runtime login keeps
+// its own.
 type portalState struct {
-	dummyOnce sync.Once
-	dummy     string
+	dummy dummyPassword
 }
 
 // portalApp resolves the scope to an active application and its
@@ -112,17 +110,6 @@ func portalApp(t Tx, ps PortalScope) (*Application, *Environment, error) {
 		return nil, nil, NotFound("application")
 	}
 	return a, env, nil
-}
-
-// portalDummy is a hash no password matches: a sign-in for an unknown
-// address costs what a wrong password costs.
-func (sv *Service) portalDummy(ctx context.Context) string {
-	sv.portal.dummyOnce.Do(func() {
-		var b [24]byte
-		_, _ = rand.Read(b[:])
-		sv.portal.dummy, _ = sv.Hasher.Hash(ctx, hex.EncodeToString(b[:]))
-	})
-	return sv.portal.dummy
 }
 
 // PortalPasswordSignIn checks an end-user's address and password and opens
@@ -157,11 +144,7 @@ func (sv *Service) PortalPasswordSignIn(ctx context.Context, ps PortalScope, ema
 	if err != nil {
 		return nil, err
 	}
-	h := hash
-	if h == "" {
-		h = sv.portalDummy(ctx)
-	}
-	match, err := sv.Hasher.Verify(ctx, password, h)
+	match, err := sv.portal.dummy.verify(ctx, sv.Hasher, password, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +153,7 @@ func (sv *Service) PortalPasswordSignIn(ctx context.Context, ps PortalScope, ema
 		if err != nil && ErrorCode(err) != ECodeNotFound {
 			return nil, err
 		}
-		if u == nil || !match || hash == "" || u.PasswordHash != hash {
+		if u == nil || !match || u.PasswordHash != hash {
 			target := Target{Type: "user"}
 			if u != nil {
 				target.ID = u.ID

@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // The runtime's refusals that follow from records a store has loaded. A
 // store looks the records up; these decide, so every store refuses the same
@@ -49,7 +52,16 @@ func CheckBind(l *License, plan *Plan, dev *Device, bound bool, devices int) err
 	if devices >= plan.MaxDevices {
 		return Errorf(ECodeDeviceLimit, "the license is bound to its maximum of %d devices", plan.MaxDevices)
 	}
-	if plan.IsTrial && dev != nil && dev.TrialLicenseID != "" && dev.TrialLicenseID != l.ID {
+	if dev != nil {
+		return dev.checkTrial(l, plan)
+	}
+	return nil
+}
+
+// checkTrial refuses binding d to l when l's plan is a trial and d used
+// another. Returns trial_already_used.
+func (d *Device) checkTrial(l *License, plan *Plan) error {
+	if plan.IsTrial && d.TrialLicenseID != "" && d.TrialLicenseID != l.ID {
 		return Errorf(ECodeTrialUsed, "this device already used a trial of this application")
 	}
 	return nil
@@ -113,6 +125,20 @@ func (d *Device) RecordBinding(l *License, plan *Plan, userID string, now time.T
 	}
 	seen := now
 	d.LastSeenAt = &seen
+}
+
+// WithoutLicense is d's licenses but licenseID, in a new slice, as d may be
+// a shared copy.
+func (d *Device) WithoutLicense(licenseID string) []string {
+	return slices.DeleteFunc(slices.Clone(d.LicenseIDs), func(id string) bool { return id == licenseID })
+}
+
+// MayRebind reports whether d, a device not bound to l, may take the
+// binding of a bound device of l its components match (docs/design.md
+// §17): not when it is blocked, nor when l is a trial and d used another
+// trial, as binding it would be refused.
+func (d *Device) MayRebind(l *License, plan *Plan) bool {
+	return d.CheckUsable() == nil && d.checkTrial(l, plan) == nil
 }
 
 // SessionSubject is what a runtime session is about: the claims of its

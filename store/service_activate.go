@@ -85,9 +85,13 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 	ev := AuditEvent{Event: EventLicenseActivated, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 		Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": dev.ID, "fingerprint": in.Fingerprint, "new_binding": !bound, "user_id": userID}}
 	if rebound != nil {
+		md := map[string]any{"license_id": l.ID, "previous_fingerprint": rebound.fingerprint,
+			"fingerprint": in.Fingerprint, "sessions_revoked": rebound.sessions, "user_id": userID}
+		if rebound.device != "" {
+			md["previous_device_id"] = rebound.device
+		}
 		ev = AuditEvent{Event: EventDeviceRebound, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: Target{Type: "device", ID: dev.ID}, Metadata: map[string]any{"license_id": l.ID, "previous_fingerprint": rebound.fingerprint,
-				"fingerprint": in.Fingerprint, "sessions_revoked": rebound.sessions, "user_id": userID}}
+			Target: Target{Type: "device", ID: dev.ID}, Metadata: md}
 	}
 	if err := t.Audit(ev); err != nil {
 		return nil, err
@@ -95,17 +99,21 @@ func activate(t RuntimeTx, c RuntimeClient, ra *RuntimeApp, in ActivateInput, se
 	return &Activation{RuntimeSession: *sess, LicenseStatus: l.EffectiveStatus(t.Now()), LicenseExpiresAt: l.ExpiresAt}, nil
 }
 
-// rebinding is what a re-bind replaced: the device's fingerprint before it,
-// and how many of its sessions it revoked.
+// rebinding is what a re-bind replaced: the fingerprint that held the
+// binding before it, the device that held it when that was another one
+// ("" when the device itself took the new fingerprint), and how many
+// sessions it revoked.
 type rebinding struct {
 	fingerprint string
+	device      string
 	sessions    int
 }
 
 // bind binds the device of in's fingerprint (created as newDevID when the
 // environment has none) to l, held by the caller and updated in place, as
 // an activation does: it activates l and gives it userID's ownership when
-// it has none. A fingerprint new to the environment whose components match
+// it has none. A fingerprint not bound to l, new to the environment or
+// naming a device that may re-bind (MayRebind), whose components match
 // most of a bound device's re-binds that device instead (rebindTarget). It
 // reports whether the device was bound already and, for a re-bind, what it
 // replaced. Returns the refusals of l.CheckOwner and CheckBind.
@@ -119,13 +127,18 @@ func bind(t RuntimeTx, ra *RuntimeApp, l *License, plan *Plan, in ActivateInput,
 		if err != nil {
 			return nil, false, nil, err
 		}
-		if held == nil {
+		if held == nil || (!bound && held.MayRebind(l, plan)) {
 			old, err := rebindTarget(t, ra, l, plan, in.Components)
 			if err != nil {
 				return nil, false, nil, err
 			}
-			if old != nil {
+			if old != nil && held == nil {
 				dev, rb, err := rebind(t, l, plan, old, in, userID)
+				return dev, true, rb, err
+			}
+			if old != nil {
+				// The fingerprint is another device's: the binding moves.
+				dev, rb, err := moveBinding(t, l, plan, held, old, in, userID)
 				return dev, true, rb, err
 			}
 		}
@@ -183,8 +196,8 @@ func bind(t RuntimeTx, ra *RuntimeApp, l *License, plan *Plan, in ActivateInput,
 	}
 }
 
-// rebindTarget is the device of l that an activation of a fingerprint new
-// to the environment, arriving with components, re-binds under plan: a
+// rebindTarget is the device of l that an activation of a fingerprint not
+// bound to l, arriving with components, re-binds under plan: a
 // bound, unblocked device whose components it matches on most of them
 // (ComponentsMatchMost), the one with the most matches, the oldest of
 // those. The match is only computed when it can succeed, so an ordinary
@@ -252,6 +265,35 @@ func rebind(t RuntimeTx, l *License, plan *Plan, held *Device, in ActivateInput,
 		}
 	}
 	return &d, &rebinding{fingerprint: held.Fingerprint, sessions: n}, nil
+}
+
+// moveBinding gives the binding of old, the bound device the components
+// of in recognised, to held, the device of in's fingerprint, which is not
+// bound to l (a login created it, or another license binds it): held's
+// record is the one the client's tokens name and the fingerprint is
+// unique, so the binding moves rather than the fingerprint. No seat is
+// taken and no reset spent; held takes in's components, old keeps its
+// fingerprint, its other bindings and its sessions but those of l, which
+// end, and l moves as an activation by userID moves it.
+func moveBinding(t RuntimeTx, l *License, plan *Plan, held, old *Device, in ActivateInput, userID string) (*Device, *rebinding, error) {
+	now := t.Now()
+	d := *held
+	d.RecordComponents(in.Components)
+	d.RecordBinding(l, plan, userID, now)
+	if err := t.PutDevice(held, &d); err != nil {
+		return nil, nil, err
+	}
+	prevL := *l
+	if err := t.BindDevice(l, d.ID); err != nil {
+		return nil, nil, err
+	}
+	l.RecordActivation(plan, userID, now)
+	o := *old
+	n, err := unbind(t, &prevL, l, old, &o, RevokedDeviceRebound)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &d, &rebinding{fingerprint: old.Fingerprint, device: old.ID, sessions: n}, nil
 }
 
 // BindFingerprint binds the device of fingerprint fp (created as newDevID

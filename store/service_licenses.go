@@ -99,7 +99,7 @@ func (sv *Service) ResetLicenseDevice(ctx context.Context, s Scope, licenseID, d
 			return err
 		}
 		l, d := *prevL, *prevD
-		n, err := unbind(t, prevL, &l, prevD, &d)
+		n, err := unbind(t, prevL, &l, prevD, &d, RevokedDeviceReset)
 		if err != nil {
 			return err
 		}
@@ -110,21 +110,22 @@ func (sv *Service) ResetLicenseDevice(ctx context.Context, s Scope, licenseID, d
 
 // unbind takes the device d off the license l (copies of prevL and prevD
 // the caller may have changed further), writes both and revokes the
-// device's sessions on the license; it returns how many it revoked. Both
-// resets, the management's and the runtime's, end this way.
-func unbind(t Tx, prevL, l *License, prevD, d *Device) (int, error) {
+// device's sessions on the license for reason; it returns how many it
+// revoked. Both resets, the management's and the runtime's, end this way,
+// and so does the device whose binding a re-bind moves to another.
+func unbind(t Tx, prevL, l *License, prevD, d *Device, reason string) (int, error) {
 	if _, err := t.UnbindDevice(l, d.ID); err != nil {
 		return 0, err
 	}
 	l.UpdatedAt = t.Now()
-	d.LicenseIDs = slices.DeleteFunc(slices.Clone(prevD.LicenseIDs), func(id string) bool { return id == l.ID })
+	d.LicenseIDs = prevD.WithoutLicense(l.ID)
 	if err := t.PutLicense(prevL, l); err != nil {
 		return 0, err
 	}
 	if err := t.PutDevice(prevD, d); err != nil {
 		return 0, err
 	}
-	return t.RevokeDeviceLicenseSessions(d.ID, l.ID, RevokedDeviceReset)
+	return t.RevokeDeviceLicenseSessions(d.ID, l.ID, reason)
 }
 
 // ExpireLicenses stores status expired on every license that has lapsed

@@ -197,7 +197,7 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		t.ActAs(actor, cmp.Or(in.ByUser, prevL.ID))
 		l, d := *prevL, *prevD
 		l.RecordReset(t.Now())
-		n, err := unbind(t, prevL, &l, prevD, &d)
+		n, err := unbind(t, prevL, &l, prevD, &d, RevokedDeviceReset)
 		if err != nil {
 			return err
 		}

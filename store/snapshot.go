@@ -373,7 +373,7 @@ var changePairs = map[string][]string{
 	EventLicenseUpdated:     {"previous_expires_at", "expires_at", "previous_maintenance_expires_at", "maintenance_expires_at"},
 	EventLicensePlanChanged: {"previous_plan", "plan"},
 	EventLicenseTransferred: {"previous_user", "user"},
-	EventDeviceRebound:      {"previous_fingerprint", "license_id"},
+	EventDeviceRebound:      {"previous_fingerprint", "license_id", "previous_device_id"},
 }
 
 // snapshotOf is the snapshot of target's record, nil when it is gone or

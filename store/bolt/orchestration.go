@@ -250,14 +250,14 @@ func (s runtimeStorage) ReadLogin(ctx context.Context, c store.RuntimeClient, in
 			return err
 		}
 		out.Replay = s.r.replayed(t, ra.Env.ID, in.Replay)
-		if id := t.lookup(bEndUsersEmail, key(idb(ra.Env.ID), []byte(in.Email))); id != "" {
-			u, err := t.endUser(ra.Env.ID, id)
-			if err != nil {
-				return err
-			}
+		u, err := t.EndUserByEmail(ra.Env.ID, in.Email)
+		if store.ErrorCode(err) == store.ECodeNotFound {
+			return nil
+		}
+		if err == nil {
 			out.PasswordHash, out.UserID = u.PasswordHash, u.ID
 		}
-		return nil
+		return err
 	})
 	return out, err
 }
