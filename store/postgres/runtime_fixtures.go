@@ -27,7 +27,7 @@ func (db *DB) SessionRevokeReason(ctx context.Context, id string) (string, error
 // hashed, found by its hash. Tests use it to show that such tokens keep
 // working until they expire.
 func (db *DB) SeedLegacyRefreshToken(ctx context.Context, sessionID string) (string, error) {
-	tok := newRTSeed(sessionID).Secret
+	tok := newTokenSeed(sessionID).Secret
 	n := int64(0)
 	err := db.update(ctx, func(t *txn) (err error) {
 		n, err = t.exec(`UPDATE sessions SET refresh_hash = $2 WHERE id = $1`, uuidOrNil(sessionID), store.HashSecret(tok))

@@ -9,31 +9,31 @@ import (
 	"licensectl/store"
 )
 
-// rtSeed is the randomness of a token pair (and of a device an activation
+// tokenSeed is the randomness of a token pair (and of a device an activation
 // may create), drawn before the transaction so that a rerun of it after a
 // deadlock issues the same tokens.
-type rtSeed struct {
+type tokenSeed struct {
 	SessionID string
 	DeviceID  string
 	Secret    string
 	JTI       string
 }
 
-func newRTSeed(sessionID string) rtSeed {
+func newTokenSeed(sessionID string) tokenSeed {
 	if sessionID == "" {
 		sessionID = store.NewID()
 	}
-	return rtSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: store.NewRefreshRandom(), JTI: store.NewID()}
+	return tokenSeed{SessionID: sessionID, DeviceID: store.NewID(), Secret: store.NewRefreshRandom(), JTI: store.NewID()}
 }
 
 // refreshToken is the refresh token the seed issues in env: `<session
 // id>.<secret>` (store.RefreshToken).
-func (s rtSeed) refreshToken(env *store.Environment) string {
+func (s tokenSeed) refreshToken(env *store.Environment) string {
 	return store.RefreshToken(env, s.SessionID, s.Secret)
 }
 
-// rtSpec is what a new session is about.
-type rtSpec struct {
+// sessionSpec is what a new session is about.
+type sessionSpec struct {
 	ra        *store.RuntimeApp
 	licenseID string
 	userID    string
@@ -44,20 +44,20 @@ type rtSpec struct {
 }
 
 // sign issues the access token of a session for sp.
-func (r *Runtime) sign(now time.Time, sp rtSpec, sid, jti string) (string, time.Time, error) {
+func (r *Runtime) sign(now time.Time, sp sessionSpec, sid, jti string) (string, time.Time, error) {
 	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
 		Entitlements: sp.ents, Roles: sp.roles, MaintenanceExpiresAt: sp.mnt}, sid, jti)
 }
 
 // openSession writes a new session and returns its tokens.
-func (r *Runtime) openSession(t *txn, sp rtSpec, seed rtSeed) (*store.RuntimeSession, error) {
+func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.RuntimeSession, error) {
 	access, exp, err := r.sign(t.now, sp, seed.SessionID, seed.JTI)
 	if err != nil {
 		return nil, err
 	}
 	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
 	refresh := seed.refreshToken(sp.ra.Env)
-	rexp := minTimeRT(t.now.Add(r.o.RefreshIdleTTL), abs)
+	rexp := minTime(t.now.Add(r.o.RefreshIdleTTL), abs)
 	if _, err := t.exec(`INSERT INTO sessions (id, app_id, env_id, license_id, user_id, device_id, access_hash, refresh_hash,
 		access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		seed.SessionID, sp.ra.App.ID, sp.ra.Env.ID, nullID(sp.licenseID), nullID(sp.userID), sp.deviceID,
@@ -68,7 +68,7 @@ func (r *Runtime) openSession(t *txn, sp rtSpec, seed rtSeed) (*store.RuntimeSes
 		RefreshExpiresAt: rexp, Entitlements: sp.ents}, nil
 }
 
-func minTimeRT(a, b time.Time) time.Time {
+func minTime(a, b time.Time) time.Time {
 	if b.Before(a) {
 		return b
 	}
