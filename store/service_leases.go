@@ -24,6 +24,57 @@ type LeaseTx interface {
 	// ExpireLease removes lease id if it has lapsed and returns it; nil
 	// when it is gone or live.
 	ExpireLease(id string) (*Lease, error)
+	// DeleteLapsedLeases removes up to limit lapsed leases, oldest expiry
+	// first, and returns them; leases another server's sweep holds are
+	// left to it.
+	DeleteLapsedLeases(limit int) ([]*StoredLease, error)
+}
+
+// StoredLease is a lease with the organization, application and
+// environment its entries name.
+type StoredLease struct {
+	Lease
+	OrgID string
+	AppID string
+	EnvID string
+}
+
+// LeaseSweepChecker is a RuntimeStorage that tells, from a read outside any
+// write, whether a lease has lapsed at all (bbolt's expiry index), so that
+// a sweep with nothing to do opens no write transaction.
+type LeaseSweepChecker interface {
+	LeaseSweepDue(ctx context.Context) (bool, error)
+}
+
+// SweepLeases removes up to limit lapsed leases, each with its
+// lease.expired entry by the system. Every server runs it; one that finds
+// the pass held by another skips the round.
+func (rs *RuntimeService) SweepLeases(ctx context.Context, limit int) (int, error) {
+	if c, ok := rs.storage.(LeaseSweepChecker); ok {
+		if due, err := c.LeaseSweepDue(ctx); err != nil || !due {
+			return 0, err
+		}
+	}
+	n := 0
+	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+		n = 0
+		if ok, err := t.PassLock("lease sweep"); err != nil || !ok {
+			return err
+		}
+		t.ActAs(ActorSystem, "")
+		gone, err := t.DeleteLapsedLeases(limit)
+		if err != nil {
+			return err
+		}
+		for _, l := range gone {
+			if err := t.Audit(LeaseEnded(EventLeaseExpired, l.OrgID, l.AppID, l.EnvID, &l.Lease, nil)); err != nil {
+				return err
+			}
+		}
+		n = len(gone)
+		return nil
+	})
+	return n, err
 }
 
 // leaseTTL is how long a checkout or a heartbeat holds the seat.

@@ -196,31 +196,28 @@ func (r *Runtime) leasePlan(t *txn, l *store.License) (*store.Plan, error) {
 	return &store.Plan{LeaseSeconds: store.DefaultLeaseSeconds}, nil
 }
 
-// SweepLeases implements store.RuntimeBackend.
-func (r *Runtime) SweepLeases(ctx context.Context, limit int) (int, error) {
-	if due, err := r.db.due(ctx, bLeasesExpiry); err != nil || !due {
-		return 0, err
-	}
-	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		now := timeKey(t.now)
-		c := t.tx.Bucket(bLeasesExpiry).Cursor()
-		for k, _ := c.First(); k != nil && n < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
-			id := ids(k[8:])
-			rec := new(leaseRecord)
-			if err := t.mustGet(bLeases, id, "lease", rec); err != nil {
-				return err
-			}
-			t.asActor(store.ActorSystem, "")
-			if err := t.dropLease(id, rec, store.EventLeaseExpired, nil); err != nil {
-				return err
-			}
-			n++
+// LeaseSweepDue implements store.LeaseSweepChecker.
+func (s runtimeStorage) LeaseSweepDue(ctx context.Context) (bool, error) {
+	return s.r.db.due(ctx, bLeasesExpiry)
+}
+
+// DeleteLapsedLeases implements store.RuntimeTx, walking the expiry index.
+func (t runtimeTxn) DeleteLapsedLeases(limit int) ([]*store.StoredLease, error) {
+	var gone []*store.StoredLease
+	now := timeKey(t.now)
+	c := t.tx.Bucket(bLeasesExpiry).Cursor()
+	for k, _ := c.First(); k != nil && len(gone) < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
+		id := ids(k[8:])
+		rec := new(leaseRecord)
+		if err := t.mustGet(bLeases, id, "lease", rec); err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	return n, err
+		if err := t.removeLease(id, rec); err != nil {
+			return nil, err
+		}
+		gone = append(gone, &store.StoredLease{Lease: *rec.lease(id), OrgID: rec.OrgID, AppID: rec.AppID, EnvID: rec.EnvID})
+	}
+	return gone, nil
 }
 
 // ListLeases implements store.LicenseLeases.

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -17,12 +18,7 @@ import (
 var _ store.LicenseLeases = (*DB)(nil)
 
 // leaseRecord is a stored lease with what its events need.
-type leaseRecord struct {
-	store.Lease
-	OrgID string
-	AppID string
-	EnvID string
-}
+type leaseRecord = store.StoredLease
 
 const leaseColumns = `id::text, org_id::text, app_id::text, env_id::text, license_id::text, device_id::text, fingerprint, expires_at, created_at`
 
@@ -151,24 +147,16 @@ func (t *txn) leasePlan(l *store.License) (*store.Plan, error) {
 	return &store.Plan{LeaseSeconds: store.DefaultLeaseSeconds}, nil
 }
 
-// SweepLeases implements store.RuntimeBackend: up to limit lapsed leases,
-// oldest expiry first, each with its lease_expired event. Every server runs
-// it; one that finds the pass's lock held by another skips the round.
-func (r *Runtime) SweepLeases(ctx context.Context, limit int) (int, error) {
-	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		if ok, err := t.passLock("lease sweep"); err != nil || !ok {
-			return err
-		}
-		t.rtActor(store.ActorSystem, "")
-		gone, err := t.dropLeases(store.EventLeaseExpired, nil,
-			`id IN (SELECT id FROM leases WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) AND expires_at <= $1`,
-			t.now, limit)
-		n = len(gone)
-		return err
+// DeleteLapsedLeases implements store.RuntimeTx: FOR UPDATE SKIP LOCKED
+// leaves the leases another server's sweep took to it.
+func (t *runtimeTxn) DeleteLapsedLeases(limit int) ([]*store.StoredLease, error) {
+	gone, err := t.scanLeases(`DELETE FROM leases WHERE id IN (SELECT id FROM leases WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+		AND expires_at <= $1 RETURNING `+leaseColumns, t.now, limit)
+	// RETURNING follows no order: oldest expiry first, as bbolt's index.
+	slices.SortFunc(gone, func(a, b *leaseRecord) int {
+		return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), strings.Compare(a.ID, b.ID))
 	})
-	return n, err
+	return gone, err
 }
 
 // ListLeases implements store.LicenseLeases: the live leases, newest first.
