@@ -321,7 +321,7 @@ func (sv *Service) ReleaseLicenseLease(ctx context.Context, s Scope, licenseID, 
 		if _, err := t.License(env.ID, licenseID); err != nil {
 			return err
 		}
-		l, err := t.DeleteLiveLease(licenseID, leaseID)
+		l, err := t.DeleteLiveLease(licenseID, "", leaseID)
 		if err != nil {
 			return err
 		}

@@ -26,6 +26,7 @@ type RuntimeStorage interface {
 type RuntimeTx interface {
 	Tx
 	SessionTx
+	LeaseTx
 	// ActiveApp resolves the client's application and environment.
 	// Returns invalid_application, application_disabled.
 	ActiveApp(c RuntimeClient) (*RuntimeApp, error)

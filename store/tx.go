@@ -371,11 +371,12 @@ type Tx interface {
 	// RevokeDeviceLicenseSessions revokes the live sessions of one device
 	// opened on one license; the device's other sessions stay.
 	RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (int, error)
-	// DeleteLiveLease removes the live lease leaseID of a license with its
-	// indexes and returns it; nil when there is none (unknown, another
-	// license's, lapsed). The deletion decides: a lease another server
-	// removed first is not removed twice.
-	DeleteLiveLease(licenseID, leaseID string) (*Lease, error)
+	// DeleteLiveLease removes the live lease leaseID of a license, held by
+	// the device deviceID ("": by any), with its indexes and returns it;
+	// nil when there is none (unknown, another license's or device's,
+	// lapsed). The deletion decides: a lease another server removed first
+	// is not removed twice.
+	DeleteLiveLease(licenseID, deviceID, leaseID string) (*Lease, error)
 	// EndLeases releases every live floating seat of one owner (a license
 	// or a device), each with its lease.released event naming why.
 	EndLeases(of SessionOwner, id, why string) (int, error)

@@ -78,12 +78,69 @@ func (t *txn) removeLease(id string, rec *leaseRecord) error {
 }
 
 // DeleteLiveLease implements store.Tx.
-func (t *txn) DeleteLiveLease(licenseID, leaseID string) (*store.Lease, error) {
-	rec := new(leaseRecord)
-	if ok, err := t.get(bLeases, leaseID, rec); err != nil || !ok || rec.LicenseID != licenseID || !rec.ExpiresAt.After(t.now) {
+func (t *txn) DeleteLiveLease(licenseID, deviceID, leaseID string) (*store.Lease, error) {
+	rec, err := t.liveLeaseRecord(leaseID, licenseID, deviceID)
+	if err != nil || rec == nil {
 		return nil, err
 	}
 	return rec.lease(leaseID), t.removeLease(leaseID, rec)
+}
+
+// liveLeaseRecord loads lease id while it is live and of the license and
+// the device ("": any); nil when it is not.
+func (t *txn) liveLeaseRecord(id, licenseID, deviceID string) (*leaseRecord, error) {
+	rec := new(leaseRecord)
+	if idb(id) == nil {
+		return nil, nil
+	}
+	ok, err := t.get(bLeases, id, rec)
+	if err != nil || !ok || rec.LicenseID != licenseID || (deviceID != "" && rec.DeviceID != deviceID) || !rec.ExpiresAt.After(t.now) {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// HoldLicense implements store.RuntimeTx: the one writer holds every
+// record already.
+func (t runtimeTxn) HoldLicense(l *store.License) (*store.License, error) { return l, nil }
+
+// LicenseLeases implements store.RuntimeTx, in the index's order.
+func (t runtimeTxn) LicenseLeases(licenseID string) ([]*store.Lease, error) {
+	idList, recs, err := t.leasesOf(bLeasesLicense, licenseID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*store.Lease, len(recs))
+	for i, rec := range recs {
+		out[i] = rec.lease(idList[i])
+	}
+	return out, nil
+}
+
+// InsertLease implements store.RuntimeTx.
+func (t runtimeTxn) InsertLease(ra *store.RuntimeApp, l *store.Lease) error {
+	return t.putLease(l.ID, &leaseRecord{OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvID: ra.Env.ID, LicenseID: l.LicenseID,
+		DeviceID: l.DeviceID, Fingerprint: l.Fingerprint, ExpiresAt: l.ExpiresAt, CreatedAt: l.CreatedAt}, time.Time{})
+}
+
+// ExtendLease implements store.RuntimeTx.
+func (t runtimeTxn) ExtendLease(id, licenseID, deviceID string, exp time.Time) (*store.Lease, error) {
+	rec, err := t.liveLeaseRecord(id, licenseID, deviceID)
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	next := *rec
+	next.ExpiresAt = exp
+	return next.lease(id), t.putLease(id, &next, rec.ExpiresAt)
+}
+
+// ExpireLease implements store.RuntimeTx.
+func (t runtimeTxn) ExpireLease(id string) (*store.Lease, error) {
+	rec := new(leaseRecord)
+	if ok, err := t.get(bLeases, id, rec); err != nil || !ok || rec.ExpiresAt.After(t.now) {
+		return nil, err
+	}
+	return rec.lease(id), t.removeLease(id, rec)
 }
 
 // leasesOf returns the leases an index lists under owner (a license or a
@@ -130,29 +187,6 @@ func (t *txn) liveLease(licenseID, deviceID string) (string, *leaseRecord, error
 	return "", nil, nil
 }
 
-// leaseSession is the activation session of an access token that passes
-// the cascade, else session_invalid.
-func (r *Runtime) leaseSession(t *txn, ra *store.RuntimeApp, accessToken string) (*sessionView, error) {
-	var s *sessionRecord
-	if accessToken != "" {
-		var err error
-		if s, err = r.findByAccess(t, accessToken, store.HashSecret(accessToken)); err != nil {
-			return nil, err
-		}
-	}
-	reason, v, err := r.cascade(t, ra, s, true)
-	if err != nil {
-		return nil, err
-	}
-	if reason != "" {
-		return nil, store.ErrSessionInvalid(reason)
-	}
-	if v.lic == nil {
-		return nil, store.ErrNotActivationSession()
-	}
-	return v, nil
-}
-
 // leasePlan is the plan of a license, with the defaults when it is gone.
 func (r *Runtime) leasePlan(t *txn, l *store.License) (*store.Plan, error) {
 	p, err := cachedGet[store.Plan](r.cache, t, tagPlan, bPlans, idb(l.PlanID))
@@ -162,175 +196,28 @@ func (r *Runtime) leasePlan(t *txn, l *store.License) (*store.Plan, error) {
 	return &store.Plan{LeaseSeconds: store.DefaultLeaseSeconds}, nil
 }
 
-func leaseTTL(p *store.Plan) time.Duration {
-	s := p.LeaseSeconds
-	if s == 0 {
-		s = store.DefaultLeaseSeconds
-	}
-	return time.Duration(s) * time.Second
+// LeaseSweepDue implements store.LeaseSweepChecker.
+func (s runtimeStorage) LeaseSweepDue(ctx context.Context) (bool, error) {
+	return s.r.db.due(ctx, bLeasesExpiry)
 }
 
-func errLeaseNotFound() error {
-	return store.ErrLeaseNotFound()
-}
-
-// CheckoutLease implements store.Leases. Checkouts of one license are
-// serialized by the single writer, so N parallel ones on M seats grant
-// exactly M.
-func (r *Runtime) CheckoutLease(ctx context.Context, c store.RuntimeClient, accessToken string, rp store.Replay) (*store.LeaseGrant, error) {
-	if err := rp.Check(); err != nil {
-		return nil, err
+// DeleteLapsedLeases implements store.RuntimeTx, walking the expiry index.
+func (t runtimeTxn) DeleteLapsedLeases(limit int) ([]*store.StoredLease, error) {
+	var gone []*store.StoredLease
+	now := timeKey(t.now)
+	c := t.tx.Bucket(bLeasesExpiry).Cursor()
+	for k, _ := c.First(); k != nil && len(gone) < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
+		id := ids(k[8:])
+		rec := new(leaseRecord)
+		if err := t.mustGet(bLeases, id, "lease", rec); err != nil {
+			return nil, err
+		}
+		if err := t.removeLease(id, rec); err != nil {
+			return nil, err
+		}
+		gone = append(gone, &store.StoredLease{Lease: *rec.lease(id), OrgID: rec.OrgID, AppID: rec.AppID, EnvID: rec.EnvID})
 	}
-	newID := store.NewID()
-	var out *store.LeaseGrant
-	err := r.softBatch(ctx, func(t *txn) error {
-		out = nil
-		ra, err := r.activeApp(t, c)
-		if err != nil {
-			return err
-		}
-		if err := r.consumeNonce(t, ra, rp, "license"); err != nil {
-			return err
-		}
-		v, err := r.leaseSession(t, ra, accessToken)
-		if err != nil {
-			return err
-		}
-		t.asActor(store.ActorLicense, v.lic.ID)
-		p, err := r.leasePlan(t, v.lic)
-		if err != nil {
-			return err
-		}
-		ttl := leaseTTL(p)
-		idList, recs, err := t.leasesOf(bLeasesLicense, v.lic.ID)
-		if err != nil {
-			return err
-		}
-		live, first := 0, time.Time{}
-		for i, rec := range recs {
-			if !rec.ExpiresAt.After(t.now) {
-				continue
-			}
-			live++
-			if first.IsZero() || rec.ExpiresAt.Before(first) {
-				first = rec.ExpiresAt
-			}
-			if rec.DeviceID == v.dev.ID {
-				// The device already holds a seat: the same lease, extended.
-				next := *rec
-				next.ExpiresAt = t.now.Add(ttl)
-				if err := t.putLease(idList[i], &next, rec.ExpiresAt); err != nil {
-					return err
-				}
-				out = &store.LeaseGrant{Lease: *next.lease(idList[i]), SeatsInUse: live, MaxConcurrent: p.MaxConcurrent}
-			}
-		}
-		if out != nil {
-			out.SeatsInUse = live
-			return nil
-		}
-		if p.MaxConcurrent > 0 && live >= p.MaxConcurrent {
-			return store.ErrSeatsExhausted(p.MaxConcurrent, first.Sub(t.now))
-		}
-		rec := &leaseRecord{OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvID: ra.Env.ID, LicenseID: v.lic.ID, DeviceID: v.dev.ID,
-			Fingerprint: v.dev.Fingerprint, ExpiresAt: t.now.Add(ttl), CreatedAt: t.now}
-		if err := t.putLease(newID, rec, time.Time{}); err != nil {
-			return err
-		}
-		out = &store.LeaseGrant{Lease: *rec.lease(newID), SeatsInUse: live + 1, MaxConcurrent: p.MaxConcurrent}
-		return t.audit(auditEvent{Event: store.EventLeaseStarted, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: store.Target{Type: "license", ID: v.lic.ID}, Metadata: map[string]any{"lease_id": newID, "device_id": v.dev.ID,
-				"expires_at": rec.ExpiresAt.Format(time.RFC3339Nano), "seats_in_use": live + 1}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// sessionLease finds the session's live lease of id, else lease_not_found.
-func (r *Runtime) sessionLease(t *txn, c store.RuntimeClient, in store.LeaseInput) (*sessionView, *leaseRecord, error) {
-	ra, err := r.activeApp(t, c)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := r.leaseSession(t, ra, in.AccessToken)
-	if err != nil {
-		return nil, nil, err
-	}
-	rec := new(leaseRecord)
-	if idb(in.LeaseID) == nil {
-		return nil, nil, errLeaseNotFound()
-	}
-	if ok, err := t.get(bLeases, in.LeaseID, rec); err != nil {
-		return nil, nil, err
-	} else if !ok || rec.LicenseID != v.lic.ID || rec.DeviceID != v.dev.ID || !rec.ExpiresAt.After(t.now) {
-		return nil, nil, errLeaseNotFound()
-	}
-	t.asActor(store.ActorLicense, v.lic.ID)
-	return v, rec, nil
-}
-
-// HeartbeatLease implements store.Leases.
-func (r *Runtime) HeartbeatLease(ctx context.Context, c store.RuntimeClient, in store.LeaseInput) (*store.Lease, error) {
-	var out *store.Lease
-	err := r.softBatch(ctx, func(t *txn) error {
-		out = nil
-		v, rec, err := r.sessionLease(t, c, in)
-		if err != nil {
-			return err
-		}
-		p, err := r.leasePlan(t, v.lic)
-		if err != nil {
-			return err
-		}
-		next := *rec
-		next.ExpiresAt = t.now.Add(leaseTTL(p))
-		out = next.lease(in.LeaseID)
-		return t.putLease(in.LeaseID, &next, rec.ExpiresAt)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// ReleaseLease implements store.Leases.
-func (r *Runtime) ReleaseLease(ctx context.Context, c store.RuntimeClient, in store.LeaseInput) error {
-	return r.softBatch(ctx, func(t *txn) error {
-		_, rec, err := r.sessionLease(t, c, in)
-		if err != nil {
-			return err
-		}
-		return t.dropLease(in.LeaseID, rec, store.EventLeaseReleased, map[string]any{"by": "runtime"})
-	})
-}
-
-// SweepLeases implements store.RuntimeBackend.
-func (r *Runtime) SweepLeases(ctx context.Context, limit int) (int, error) {
-	if due, err := r.db.due(ctx, bLeasesExpiry); err != nil || !due {
-		return 0, err
-	}
-	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		now := timeKey(t.now)
-		c := t.tx.Bucket(bLeasesExpiry).Cursor()
-		for k, _ := c.First(); k != nil && n < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
-			id := ids(k[8:])
-			rec := new(leaseRecord)
-			if err := t.mustGet(bLeases, id, "lease", rec); err != nil {
-				return err
-			}
-			t.asActor(store.ActorSystem, "")
-			if err := t.dropLease(id, rec, store.EventLeaseExpired, nil); err != nil {
-				return err
-			}
-			n++
-		}
-		return nil
-	})
-	return n, err
+	return gone, nil
 }
 
 // ListLeases implements store.LicenseLeases.

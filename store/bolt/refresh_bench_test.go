@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"testing"
-	"time"
 )
 
 // BenchmarkRefresh rotates one session's pair again and again: the refresh's
@@ -10,9 +9,9 @@ import (
 // request at a time.
 func BenchmarkRefresh(b *testing.B) {
 	e := newEnv(b)
-	rt := e.db.Runtime(RuntimeOptions{Signer: testSigner, SessionOf: testSessionOf, AccessTTL: time.Hour, RefreshIdleTTL: time.Hour,
-		RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour})
-	client, token := e.activatedSession(b, rt, "bench-refresh")
+	rt := e.db.Runtime(sessionRuntimeOptions())
+	client, act := e.activatedSession(b, rt, "bench-refresh")
+	token := act.RefreshToken
 	b.ReportAllocs()
 	for b.Loop() {
 		s, err := rt.Refresh(e.ctx, client, token)

@@ -16,18 +16,17 @@ import (
 func TestRefreshPresigned(t *testing.T) {
 	e := newEnv(t)
 	var signed, ahead atomic.Int32
-	opts := RuntimeOptions{
-		Signer: func(env *store.Environment, c store.AccessClaims) (string, error) {
-			signed.Add(1)
-			if strings.Contains(string(debug.Stack()), "runtimeStorage.PrepareRefresh") {
-				ahead.Add(1)
-			}
-			return testSigner(env, c)
-		},
-		SessionOf: testSessionOf, AccessTTL: time.Hour, RefreshIdleTTL: time.Hour, RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour,
+	opts := sessionRuntimeOptions()
+	opts.Signer = func(env *store.Environment, c store.AccessClaims) (string, error) {
+		signed.Add(1)
+		if strings.Contains(string(debug.Stack()), "runtimeStorage.PrepareRefresh") {
+			ahead.Add(1)
+		}
+		return testSigner(env, c)
 	}
 	rt := e.db.Runtime(opts)
-	client, token := e.activatedSession(t, rt, "presign")
+	client, act := e.activatedSession(t, rt, "presign")
+	token := act.RefreshToken
 	for i := range 3 {
 		signed.Store(0)
 		ahead.Store(0)
@@ -43,8 +42,8 @@ func TestRefreshPresigned(t *testing.T) {
 }
 
 // activatedSession activates a fresh license of e's plan on a device named
-// after name and returns the client and the session's refresh token.
-func (e *env) activatedSession(tb testing.TB, rt *Runtime, name string) (store.RuntimeClient, string) {
+// after name and returns the client and the activation.
+func (e *env) activatedSession(tb testing.TB, rt *Runtime, name string) (store.RuntimeClient, *store.Activation) {
 	tb.Helper()
 	client := store.RuntimeClient{AppID: e.scope.AppID, Env: store.EnvProduction}
 	lic := e.mustGenerate(tb, store.GenerateLicensesInput{PlanID: e.mustPlan(tb).ID})[0]
@@ -53,5 +52,12 @@ func (e *env) activatedSession(tb testing.TB, rt *Runtime, name string) (store.R
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return client, act.RefreshToken
+	return client, act
+}
+
+// sessionRuntimeOptions are runtime options whose tokens are real and
+// distinct, so that sessions are found by them.
+func sessionRuntimeOptions() RuntimeOptions {
+	return RuntimeOptions{Signer: testSigner, SessionOf: testSessionOf, AccessTTL: time.Hour, RefreshIdleTTL: time.Hour,
+		RefreshAbsoluteTTL: 24 * time.Hour, ReplayWindow: time.Hour}
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -17,12 +18,7 @@ import (
 var _ store.LicenseLeases = (*DB)(nil)
 
 // leaseRecord is a stored lease with what its events need.
-type leaseRecord struct {
-	store.Lease
-	OrgID string
-	AppID string
-	EnvID string
-}
+type leaseRecord = store.StoredLease
 
 const leaseColumns = `id::text, org_id::text, app_id::text, env_id::text, license_id::text, device_id::text, fingerprint, expires_at, created_at`
 
@@ -70,12 +66,61 @@ func (t *txn) dropLeases(event string, meta map[string]any, where string, args .
 }
 
 // DeleteLiveLease implements store.Tx.
-func (t *txn) DeleteLiveLease(licenseID, leaseID string) (*store.Lease, error) {
+func (t *txn) DeleteLiveLease(licenseID, deviceID, leaseID string) (*store.Lease, error) {
 	if uuidOrNil(leaseID) == nil {
 		return nil, nil
 	}
-	gone, err := t.scanLeases(`DELETE FROM leases WHERE id = $1 AND license_id = $2 AND expires_at > $3 RETURNING `+leaseColumns,
-		leaseID, licenseID, t.now)
+	gone, err := t.scanLeases(`DELETE FROM leases WHERE id = $1 AND license_id = $2 AND ($4 = '' OR device_id::text = $4) AND expires_at > $3
+		RETURNING `+leaseColumns, leaseID, licenseID, t.now, deviceID)
+	if err != nil || len(gone) == 0 {
+		return nil, err
+	}
+	return &gone[0].Lease, nil
+}
+
+// HoldLicense implements store.RuntimeTx: the license's row lock, which a
+// checkout takes before it counts the seats.
+func (t *runtimeTxn) HoldLicense(l *store.License) (*store.License, error) {
+	return t.lockLicense("", l.ID)
+}
+
+// LicenseLeases implements store.RuntimeTx.
+func (t *runtimeTxn) LicenseLeases(licenseID string) ([]*store.Lease, error) {
+	rows, err := t.leasesWhere(`license_id = $1`, licenseID)
+	out := make([]*store.Lease, len(rows))
+	for i, r := range rows {
+		out[i] = &r.Lease
+	}
+	return out, err
+}
+
+// InsertLease implements store.RuntimeTx.
+func (t *runtimeTxn) InsertLease(ra *store.RuntimeApp, l *store.Lease) error {
+	_, err := t.exec(`INSERT INTO leases (id, org_id, app_id, env_id, license_id, device_id, fingerprint, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		l.ID, ra.App.OrgID, ra.App.ID, ra.Env.ID, l.LicenseID, l.DeviceID, l.Fingerprint, l.ExpiresAt, l.CreatedAt)
+	return err
+}
+
+// ExtendLease implements store.RuntimeTx: one conditional UPDATE extends
+// the lease only while it is live.
+func (t *runtimeTxn) ExtendLease(id, licenseID, deviceID string, exp time.Time) (*store.Lease, error) {
+	if uuidOrNil(id) == nil {
+		return nil, nil
+	}
+	got, err := t.scanLeases(`UPDATE leases SET expires_at = $5 WHERE id = $1 AND license_id = $2 AND device_id = $3 AND expires_at > $4
+		RETURNING `+leaseColumns, id, licenseID, deviceID, t.now, exp)
+	if err != nil || len(got) == 0 {
+		return nil, err
+	}
+	// The expiry as given, not as the column's microseconds round it.
+	got[0].ExpiresAt = exp
+	return &got[0].Lease, nil
+}
+
+// ExpireLease implements store.RuntimeTx.
+func (t *runtimeTxn) ExpireLease(id string) (*store.Lease, error) {
+	gone, err := t.scanLeases(`DELETE FROM leases WHERE id = $1 AND expires_at <= $2 RETURNING `+leaseColumns, id, t.now)
 	if err != nil || len(gone) == 0 {
 		return nil, err
 	}
@@ -102,195 +147,16 @@ func (t *txn) leasePlan(l *store.License) (*store.Plan, error) {
 	return &store.Plan{LeaseSeconds: store.DefaultLeaseSeconds}, nil
 }
 
-func leaseTTL(p *store.Plan) time.Duration {
-	s := p.LeaseSeconds
-	if s == 0 {
-		s = store.DefaultLeaseSeconds
-	}
-	return time.Duration(s) * time.Second
-}
-
-// CheckoutLease implements store.Leases. The license's row lock serializes
-// the checkouts of one license on every server, so N parallel ones on M
-// seats grant exactly M.
-func (r *Runtime) CheckoutLease(ctx context.Context, c store.RuntimeClient, accessToken string, rp store.Replay) (*store.LeaseGrant, error) {
-	if err := rp.Check(); err != nil {
-		return nil, err
-	}
-	var out *store.LeaseGrant
-	err := r.softUpdate(ctx, func(t *txn) error {
-		out = nil
-		ra, err := r.activeApp(t, c)
-		if err != nil {
-			return err
-		}
-		if err := r.consumeNonce(t, ra, rp, "license"); err != nil {
-			return err
-		}
-		v, err := t.licLeaseSession(ra, accessToken, true)
-		if err != nil {
-			return err
-		}
-		t.rtActor(store.ActorLicense, v.lic.ID)
-		p, err := t.leasePlan(v.lic)
-		if err != nil {
-			return err
-		}
-		ttl := leaseTTL(p)
-		all, err := t.leasesWhere(`license_id = $1`, v.lic.ID)
-		if err != nil {
-			return err
-		}
-		live, first := 0, time.Time{}
-		var own, ownExpired *leaseRecord
-		for _, l := range all {
-			if l.DeviceID == v.dev.ID {
-				if l.ExpiresAt.After(t.now) {
-					own = l
-				} else {
-					ownExpired = l
-				}
-			}
-			if !l.ExpiresAt.After(t.now) {
-				continue
-			}
-			live++
-			if first.IsZero() || l.ExpiresAt.Before(first) {
-				first = l.ExpiresAt
-			}
-		}
-		if own != nil {
-			// The device already holds a seat: the same lease, extended.
-			own.ExpiresAt = t.now.Add(ttl)
-			if _, err := t.exec(`UPDATE leases SET expires_at = $2 WHERE id = $1`, own.ID, own.ExpiresAt); err != nil {
-				return err
-			}
-			out = &store.LeaseGrant{Lease: own.Lease, SeatsInUse: live, MaxConcurrent: p.MaxConcurrent}
-			return nil
-		}
-		if p.MaxConcurrent > 0 && live >= p.MaxConcurrent {
-			return store.ErrSeatsExhausted(p.MaxConcurrent, first.Sub(t.now))
-		}
-		if ownExpired != nil {
-			// One lease per device and license (leases_license_device_key):
-			// the device's lapsed lease ends as the sweeper would end it.
-			if err := t.expireLease(ownExpired.ID); err != nil {
-				return err
-			}
-		}
-		l := &store.Lease{ID: store.NewID(), LicenseID: v.lic.ID, DeviceID: v.dev.ID, Fingerprint: v.dev.Fingerprint,
-			ExpiresAt: t.now.Add(ttl), CreatedAt: t.now}
-		if _, err := t.exec(`INSERT INTO leases (id, org_id, app_id, env_id, license_id, device_id, fingerprint, expires_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			l.ID, ra.App.OrgID, ra.App.ID, ra.Env.ID, l.LicenseID, l.DeviceID, l.Fingerprint, l.ExpiresAt, l.CreatedAt); err != nil {
-			return err
-		}
-		out = &store.LeaseGrant{Lease: *l, SeatsInUse: live + 1, MaxConcurrent: p.MaxConcurrent}
-		return t.audit(auditEvent{Event: store.EventLeaseStarted, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
-			Target: store.Target{Type: "license", ID: v.lic.ID}, Metadata: map[string]any{"lease_id": l.ID, "device_id": v.dev.ID,
-				"expires_at": l.ExpiresAt.Format(time.RFC3339Nano), "seats_in_use": live + 1}})
+// DeleteLapsedLeases implements store.RuntimeTx: FOR UPDATE SKIP LOCKED
+// leaves the leases another server's sweep took to it.
+func (t *runtimeTxn) DeleteLapsedLeases(limit int) ([]*store.StoredLease, error) {
+	gone, err := t.scanLeases(`DELETE FROM leases WHERE id IN (SELECT id FROM leases WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+		AND expires_at <= $1 RETURNING `+leaseColumns, t.now, limit)
+	// RETURNING follows no order: oldest expiry first, as bbolt's index.
+	slices.SortFunc(gone, func(a, b *leaseRecord) int {
+		return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), strings.Compare(a.ID, b.ID))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// expireLease ends one lapsed lease with its lease_expired event, by the
-// system as the sweeper does.
-func (t *txn) expireLease(id string) error {
-	ctx := t.ctx
-	t.rtActor(store.ActorSystem, "")
-	_, err := t.dropLeases(store.EventLeaseExpired, nil, `id = $1 AND expires_at <= $2`, id, t.now)
-	t.ctx = ctx
-	return err
-}
-
-// sessionLease checks the session and returns the live lease id of its
-// device on its license, else lease_not_found.
-func (r *Runtime) sessionLease(t *txn, c store.RuntimeClient, in store.LeaseInput) (*licSession, error) {
-	ra, err := r.activeApp(t, c)
-	if err != nil {
-		return nil, err
-	}
-	v, err := t.licLeaseSession(ra, in.AccessToken, false)
-	if err != nil {
-		return nil, err
-	}
-	if uuidOrNil(in.LeaseID) == nil {
-		return nil, store.ErrLeaseNotFound()
-	}
-	t.rtActor(store.ActorLicense, v.lic.ID)
-	return v, nil
-}
-
-// HeartbeatLease implements store.Leases: one conditional UPDATE extends
-// the lease only while it is live.
-func (r *Runtime) HeartbeatLease(ctx context.Context, c store.RuntimeClient, in store.LeaseInput) (*store.Lease, error) {
-	var out *store.Lease
-	err := r.softUpdate(ctx, func(t *txn) error {
-		out = nil
-		v, err := r.sessionLease(t, c, in)
-		if err != nil {
-			return err
-		}
-		p, err := t.leasePlan(v.lic)
-		if err != nil {
-			return err
-		}
-		exp := t.now.Add(leaseTTL(p))
-		got, err := t.scanLeases(`UPDATE leases SET expires_at = $5 WHERE id = $1 AND license_id = $2 AND device_id = $3 AND expires_at > $4
-			RETURNING `+leaseColumns, in.LeaseID, v.lic.ID, v.dev.ID, t.now, exp)
-		if err != nil {
-			return err
-		}
-		if len(got) == 0 {
-			return store.ErrLeaseNotFound()
-		}
-		out = &got[0].Lease
-		out.ExpiresAt = exp
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// ReleaseLease implements store.Leases.
-func (r *Runtime) ReleaseLease(ctx context.Context, c store.RuntimeClient, in store.LeaseInput) error {
-	return r.softUpdate(ctx, func(t *txn) error {
-		v, err := r.sessionLease(t, c, in)
-		if err != nil {
-			return err
-		}
-		gone, err := t.dropLeases(store.EventLeaseReleased, map[string]any{"by": "runtime"},
-			`id = $1 AND license_id = $2 AND device_id = $3 AND expires_at > $4`, in.LeaseID, v.lic.ID, v.dev.ID, t.now)
-		if err == nil && len(gone) == 0 {
-			err = store.ErrLeaseNotFound()
-		}
-		return err
-	})
-}
-
-// SweepLeases implements store.RuntimeBackend: up to limit lapsed leases,
-// oldest expiry first, each with its lease_expired event. Every server runs
-// it; one that finds the pass's lock held by another skips the round.
-func (r *Runtime) SweepLeases(ctx context.Context, limit int) (int, error) {
-	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		if ok, err := t.passLock("lease sweep"); err != nil || !ok {
-			return err
-		}
-		t.rtActor(store.ActorSystem, "")
-		gone, err := t.dropLeases(store.EventLeaseExpired, nil,
-			`id IN (SELECT id FROM leases WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) AND expires_at <= $1`,
-			t.now, limit)
-		n = len(gone)
-		return err
-	})
-	return n, err
+	return gone, err
 }
 
 // ListLeases implements store.LicenseLeases: the live leases, newest first.

@@ -321,6 +321,35 @@ func testFloatingSeats(t *testing.T, open Opener) {
 		f.wantReason(t, "a fresh lease", s.AccessToken, "")
 		f.clock.Advance(60 * time.Second)
 		f.wantReason(t, "the lease at its expiry", s.AccessToken, store.ReasonLeaseRequired)
+		// The device checks out again before any sweep: its lapsed lease
+		// ends there, with its lease.expired entry, and a new one starts.
+		events := func(event string) []*store.AuditEntry {
+			t.Helper()
+			all, err := f.db.ListAudit(f.ctx, sc, store.AuditFilter{TargetID: gen[1].ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []*store.AuditEntry
+			for _, e := range all.Data {
+				if e.Event == event {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+		started := events(store.EventLeaseStarted)
+		if len(started) != 1 {
+			t.Fatalf("lease_started events = %d, want 1", len(started))
+		}
+		g, err := f.runtime().CheckoutLease(f.ctx, f.client(""), s.AccessToken, f.replay())
+		if err != nil || g.SeatsInUse != 1 || g.ID == started[0].Metadata["lease_id"] {
+			t.Fatalf("checkout after the lapse = %+v, %v", g, err)
+		}
+		expired := events(store.EventLeaseExpired)
+		if len(expired) != 1 || expired[0].Metadata["lease_id"] != started[0].Metadata["lease_id"] || expired[0].Actor.Type != store.ActorSystem {
+			t.Fatalf("lease_expired events of the lapsed lease = %+v", expired)
+		}
+		f.wantReason(t, "the new lease", s.AccessToken, "")
 	})
 }
 
