@@ -30,6 +30,7 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("Rebind", func(t *testing.T) { testRebind(t, open) })
 	t.Run("RebindParallel", func(t *testing.T) { testRebindParallel(t, open) })
 	t.Run("FloatingSeats", func(t *testing.T) { testFloatingSeats(t, open) })
+	t.Run("SeatsEndedByStatus", func(t *testing.T) { testSeatsEndedByStatus(t, open) })
 	t.Run("MachineFile", func(t *testing.T) { testMachineFile(t, open) })
 	t.Run("Replay", func(t *testing.T) { testReplay(t, open) })
 	t.Run("RuntimeLogin", func(t *testing.T) { testRuntimeLogin(t, open) })

@@ -424,3 +424,88 @@ func testMachineFile(t *testing.T, open Opener) {
 		}
 	})
 }
+
+// testSeatsEndedByStatus: blocking a device frees its seats on every
+// license, suspending a license frees the seats of all its devices; each
+// live lease ends with its lease.released entry by the status change's
+// actor, naming the change, newest lease first and before the change's
+// own entry.
+func testSeatsEndedByStatus(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	sc := f.scope(store.EnvProduction)
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Floating"), MaxDevices: ptr(4), MaxConcurrent: ptr(2), LeaseSeconds: ptr(60)}, 2)
+	checkout := func(key, fingerprint string) *store.Lease {
+		a := f.activation(t, key, fingerprint)
+		g, err := f.runtime().CheckoutLease(f.ctx, f.client(""), a.AccessToken, f.replay())
+		if err != nil {
+			t.Fatalf("CheckoutLease(%s): %v", fingerprint, err)
+		}
+		f.clock.Advance(time.Second)
+		return &g.Lease
+	}
+	// listed is the lease as the store lists it (PostgreSQL rounds times).
+	listed := func(l *store.Lease) *store.Lease {
+		list, err := f.db.ListLeases(f.ctx, sc, l.LicenseID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range list {
+			if got.ID == l.ID {
+				return got
+			}
+		}
+		t.Fatalf("lease %s is not listed: %+v", l.ID, list)
+		return nil
+	}
+	aOnFirst := listed(checkout(gen[0].Key, "status-a"))
+	bOnFirst := listed(checkout(gen[0].Key, "status-b"))
+	aOnSecond := listed(checkout(gen[1].Key, "status-a"))
+	if aOnFirst.DeviceID != aOnSecond.DeviceID {
+		t.Fatalf("one fingerprint, two devices: %s, %s", aOnFirst.DeviceID, aOnSecond.DeviceID)
+	}
+	steps := []struct {
+		name   string
+		change func() error
+		event  string
+		ended  []*store.Lease
+	}{
+		{"DeviceBlocked", func() error {
+			_, err := f.db.SetDeviceStatus(f.ctx, sc, aOnFirst.DeviceID, store.DeviceBlocked)
+			return err
+		}, store.EventDeviceBlocked, []*store.Lease{aOnSecond, aOnFirst}},
+		{"LicenseSuspended", func() error {
+			_, err := f.db.SetLicenseStatus(f.ctx, sc, gen[0].ID, store.LicenseSuspended)
+			return err
+		}, store.EventLicenseSuspended, []*store.Lease{bOnFirst}},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			if err := step.change(); err != nil {
+				t.Fatal(err)
+			}
+			// The newest entries, newest first: the change's own, then the
+			// leases' in reverse order of writing.
+			page, err := f.db.ListAudit(f.ctx, sc, store.AuditFilter{PageRequest: store.PageRequest{PerPage: len(step.ended) + 1}})
+			if err != nil || len(page.Data) != len(step.ended)+1 {
+				t.Fatalf("ListAudit = %+v, %v", page, err)
+			}
+			change := page.Data[0]
+			if change.Event != step.event {
+				t.Fatalf("newest entry = %s, want %s", change.Event, step.event)
+			}
+			for i, l := range step.ended {
+				e := page.Data[len(step.ended)-i]
+				want := map[string]any{"lease_id": l.ID, "device_id": l.DeviceID, "expires_at": l.ExpiresAt.Format(time.RFC3339Nano), "by": step.event}
+				if e.Event != store.EventLeaseReleased || e.Target != (store.Target{Type: "license", ID: l.LicenseID}) || e.Actor != change.Actor ||
+					e.EnvID != change.EnvID || e.AppID != f.app.ID || e.OrgID != f.org.ID || fmt.Sprint(e.Metadata) != fmt.Sprint(want) {
+					t.Fatalf("entry %d = %+v; want %s of license %s by %+v with %v", i, e, store.EventLeaseReleased, l.LicenseID, change.Actor, want)
+				}
+			}
+		})
+	}
+	for _, lic := range gen {
+		if list, err := f.db.ListLeases(f.ctx, sc, lic.ID); err != nil || len(list) != 0 {
+			t.Fatalf("leases of %s after the block and the suspension = %+v, %v", lic.ID, list, err)
+		}
+	}
+}
