@@ -13,8 +13,6 @@ type LeaseTx interface {
 	// the other; a storage whose writes are serialized already (bbolt's
 	// one writer) returns l. Returns not_found when it is gone.
 	HoldLicense(l *License) (*License, error)
-	// LicenseLeases loads the leases of a license, live or lapsed.
-	LicenseLeases(licenseID string) ([]*Lease, error)
 	// InsertLease writes a new lease of ra's environment.
 	InsertLease(ra *RuntimeApp, l *Lease) error
 	// ExtendLease moves the expiry of lease id to exp while it is live and

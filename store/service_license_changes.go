@@ -266,7 +266,7 @@ func (c *licenseChange) update(id string, u LicenseUpdate) (*License, error) {
 	}
 	revoked := 0
 	if status.Revoke {
-		if revoked, err = endUse(c.t, OwnerLicense, next.ID, status.Event); err != nil {
+		if revoked, err = endUse(c.t, c.app, c.env, OwnerLicense, next.ID, status.Event); err != nil {
 			return nil, err
 		}
 	}

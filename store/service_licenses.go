@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -45,7 +46,7 @@ func (sv *Service) SetLicenseStatus(ctx context.Context, s Scope, id, status str
 		}
 		revoked := 0
 		if change.Revoke {
-			if revoked, err = endUse(t, OwnerLicense, next.ID, change.Event); err != nil {
+			if revoked, err = endUse(t, a, env, OwnerLicense, next.ID, change.Event); err != nil {
 				return err
 			}
 		}
@@ -56,18 +57,51 @@ func (sv *Service) SetLicenseStatus(ctx context.Context, s Scope, id, status str
 	return out, err
 }
 
-// endUse revokes the live sessions of a license or device and releases its
-// floating seats, for a status change named event; it returns how many
-// sessions it revoked.
-func endUse(t Tx, of SessionOwner, id, event string) (int, error) {
+// endUse revokes the live sessions of a license or device of application a
+// and environment env and releases its floating seats, for a status change
+// named event; it returns how many sessions it revoked.
+func endUse(t Tx, a *Application, env *Environment, of SessionOwner, id, event string) (int, error) {
 	revoked, err := t.RevokeSessions(of, id, RevokedStatus)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := t.EndLeases(of, id, event); err != nil {
-		return 0, err
+	return revoked, endLeases(t, a, env, of, id, event)
+}
+
+// endLeases frees the live seats of a license or device, newest lease
+// first, each with its lease.released entry naming the status change.
+// Lapsed leases hold no seat: the sweep ends them, as any other. The
+// deletion decides, so a lease released elsewhere meanwhile ends once.
+func endLeases(t Tx, a *Application, env *Environment, of SessionOwner, id, event string) error {
+	var held []*Lease
+	var err error
+	switch of {
+	case OwnerLicense:
+		held, err = t.LicenseLeases(id)
+	case OwnerDevice:
+		held, err = t.DeviceLeases(id)
+	default:
+		return fmt.Errorf("end leases: seats are held by licenses and devices, not owner %d", of)
 	}
-	return revoked, nil
+	if err != nil {
+		return err
+	}
+	for _, l := range held {
+		if !l.Live(t.Now()) {
+			continue
+		}
+		gone, err := t.DeleteLiveLease(l.LicenseID, l.DeviceID, l.ID)
+		if err != nil {
+			return err
+		}
+		if gone == nil {
+			continue
+		}
+		if err := t.Audit(LeaseEnded(EventLeaseReleased, a.OrgID, a.ID, env.ID, gone, map[string]any{"by": event})); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ResetLicenseDevice unbinds a device from a license of the scope and
@@ -207,7 +241,7 @@ func (sv *Service) SetDeviceStatus(ctx context.Context, s Scope, id, status stri
 		}
 		revoked := 0
 		if change.Revoke {
-			if revoked, err = endUse(t, OwnerDevice, next.ID, change.Event); err != nil {
+			if revoked, err = endUse(t, a, env, OwnerDevice, next.ID, change.Event); err != nil {
 				return err
 			}
 		}

@@ -377,9 +377,12 @@ type Tx interface {
 	// lapsed). The deletion decides: a lease another server removed first
 	// is not removed twice.
 	DeleteLiveLease(licenseID, deviceID, leaseID string) (*Lease, error)
-	// EndLeases releases every live floating seat of one owner (a license
-	// or a device), each with its lease.released event naming why.
-	EndLeases(of SessionOwner, id, why string) (int, error)
+	// LicenseLeases loads the leases of a license, live or lapsed, newest
+	// first.
+	LicenseLeases(licenseID string) ([]*Lease, error)
+	// DeviceLeases loads the leases a device holds on any license, live or
+	// lapsed, newest first.
+	DeviceLeases(deviceID string) ([]*Lease, error)
 
 	// PassLock takes the lock of a background pass for this transaction
 	// and reports whether it got it; a pass that does not skips its round

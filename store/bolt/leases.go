@@ -54,15 +54,6 @@ func (t *txn) putLease(id string, rec *leaseRecord, prevExpiry time.Time) error 
 	return t.put(bLeases, id, rec)
 }
 
-// dropLease removes a lease and its index entries, with its event: event is
-// lease_released or lease_expired, metadata says by whom or why.
-func (t *txn) dropLease(id string, rec *leaseRecord, event string, meta map[string]any) error {
-	if err := t.removeLease(id, rec); err != nil {
-		return err
-	}
-	return t.audit(store.LeaseEnded(event, rec.OrgID, rec.AppID, rec.EnvID, rec.lease(id), meta))
-}
-
 // removeLease removes a lease and its index entries.
 func (t *txn) removeLease(id string, rec *leaseRecord) error {
 	if err := t.tx.Bucket(bLeasesExpiry).Delete(key(timeKey(rec.ExpiresAt), idb(id))); err != nil {
@@ -104,9 +95,19 @@ func (t *txn) liveLeaseRecord(id, licenseID, deviceID string) (*leaseRecord, err
 // record already.
 func (t runtimeTxn) HoldLicense(l *store.License) (*store.License, error) { return l, nil }
 
-// LicenseLeases implements store.RuntimeTx, in the index's order.
-func (t runtimeTxn) LicenseLeases(licenseID string) ([]*store.Lease, error) {
-	idList, recs, err := t.leasesOf(bLeasesLicense, licenseID)
+// LicenseLeases implements store.Tx, in the index's order.
+func (t *txn) LicenseLeases(licenseID string) ([]*store.Lease, error) {
+	return t.leasesListed(bLeasesLicense, licenseID)
+}
+
+// DeviceLeases implements store.Tx, in the index's order.
+func (t *txn) DeviceLeases(deviceID string) ([]*store.Lease, error) {
+	return t.leasesListed(bLeasesDevice, deviceID)
+}
+
+// leasesListed is leasesOf as the orchestration reads leases.
+func (t *txn) leasesListed(index []byte, owner string) ([]*store.Lease, error) {
+	idList, recs, err := t.leasesOf(index, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -156,21 +157,6 @@ func (t *txn) leasesOf(index []byte, owner string) ([]string, []*leaseRecord, er
 		recs = append(recs, rec)
 	}
 	return idList, recs, nil
-}
-
-// endLeases releases every lease an index lists under owner: a license
-// suspended, revoked or banned, or a device blocked, frees its seats.
-func (t *txn) endLeases(index []byte, owner, why string) (int, error) {
-	idList, recs, err := t.leasesOf(index, owner)
-	if err != nil {
-		return 0, err
-	}
-	for i, id := range idList {
-		if err := t.dropLease(id, recs[i], store.EventLeaseReleased, map[string]any{"by": why}); err != nil {
-			return 0, err
-		}
-	}
-	return len(idList), nil
 }
 
 // liveLease is the live lease of the device on the license, or "".

@@ -138,17 +138,6 @@ func (t *txn) RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (i
 	return t.revokeListed(t.all(bSessionsDevice, idb(deviceID)), reason, licenseID)
 }
 
-// EndLeases implements store.Tx.
-func (t *txn) EndLeases(of store.SessionOwner, id, why string) (int, error) {
-	switch of {
-	case store.OwnerLicense:
-		return t.endLeases(bLeasesLicense, id, why)
-	case store.OwnerDevice:
-		return t.endLeases(bLeasesDevice, id, why)
-	}
-	return 0, fmt.Errorf("end leases: no such owner %d", of)
-}
-
 // PassLock implements store.Tx: one process runs the passes.
 func (t *txn) PassLock(string) (bool, error) { return true, nil }
 

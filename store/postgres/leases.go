@@ -47,24 +47,6 @@ func (t *txn) scanLeases(sql string, args ...any) ([]*leaseRecord, error) {
 	return out, rows.Err()
 }
 
-// dropLeases deletes the leases matching where, each with its event: event
-// is lease_released or lease_expired, meta says by whom or why. The DELETE
-// decides: a lease another server deleted first is not dropped twice.
-func (t *txn) dropLeases(event string, meta map[string]any, where string, args ...any) ([]*leaseRecord, error) {
-	gone, err := t.scanLeases(`DELETE FROM leases WHERE `+where+` RETURNING `+leaseColumns, args...)
-	if err != nil {
-		return nil, err
-	}
-	// Events in the order the bbolt store writes them: newest lease first.
-	slices.SortFunc(gone, func(a, b *leaseRecord) int { return strings.Compare(b.ID, a.ID) })
-	for _, r := range gone {
-		if err := t.audit(store.LeaseEnded(event, r.OrgID, r.AppID, r.EnvID, &r.Lease, meta)); err != nil {
-			return nil, err
-		}
-	}
-	return gone, nil
-}
-
 // DeleteLiveLease implements store.Tx.
 func (t *txn) DeleteLiveLease(licenseID, deviceID, leaseID string) (*store.Lease, error) {
 	if uuidOrNil(leaseID) == nil {
@@ -84,9 +66,19 @@ func (t *runtimeTxn) HoldLicense(l *store.License) (*store.License, error) {
 	return t.lockLicense("", l.ID)
 }
 
-// LicenseLeases implements store.RuntimeTx.
-func (t *runtimeTxn) LicenseLeases(licenseID string) ([]*store.Lease, error) {
-	rows, err := t.leasesWhere(`license_id = $1`, licenseID)
+// LicenseLeases implements store.Tx, newest first as bbolt's index.
+func (t *txn) LicenseLeases(licenseID string) ([]*store.Lease, error) {
+	return t.leasesListed(`license_id = $1`, uuidOrNil(licenseID))
+}
+
+// DeviceLeases implements store.Tx, newest first as bbolt's index.
+func (t *txn) DeviceLeases(deviceID string) ([]*store.Lease, error) {
+	return t.leasesListed(`device_id = $1`, uuidOrNil(deviceID))
+}
+
+// leasesListed is leasesWhere as the orchestration reads leases.
+func (t *txn) leasesListed(where string, args ...any) ([]*store.Lease, error) {
+	rows, err := t.leasesWhere(where, args...)
 	out := make([]*store.Lease, len(rows))
 	for i, r := range rows {
 		out[i] = &r.Lease
@@ -125,17 +117,6 @@ func (t *runtimeTxn) ExpireLease(id string) (*store.Lease, error) {
 		return nil, err
 	}
 	return &gone[0].Lease, nil
-}
-
-// endLeases releases every lease of an owner (column license_id or
-// device_id): a license suspended, revoked or banned, or a device blocked,
-// frees its seats.
-func (t *txn) endLeases(column, owner, why string) (int, error) {
-	if column != "license_id" && column != "device_id" {
-		panic("endLeases: no such owner column " + column)
-	}
-	gone, err := t.dropLeases(store.EventLeaseReleased, map[string]any{"by": why}, column+` = $1`, uuidOrNil(owner))
-	return len(gone), err
 }
 
 // leasePlan is the plan of a license, with the defaults when it is gone.

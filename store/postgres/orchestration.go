@@ -117,7 +117,7 @@ func (t *txn) RevokeSessions(of store.SessionOwner, id, reason string) (int, err
 	return t.revokeSessions(column, id, reason)
 }
 
-// ownerColumn is the column of the sessions (and leases) naming an owner.
+// ownerColumn is the column of the sessions naming an owner.
 func ownerColumn(of store.SessionOwner) (string, error) {
 	switch of {
 	case store.OwnerLicense:
@@ -135,18 +135,6 @@ func (t *txn) RevokeDeviceLicenseSessions(deviceID, licenseID, reason string) (i
 	n, err := t.exec(`UPDATE sessions SET revoked_at = $3, revoke_reason = $4
 		WHERE device_id = $1 AND license_id = $2 AND revoked_at IS NULL`, deviceID, licenseID, t.now, reason)
 	return int(n), err
-}
-
-// EndLeases implements store.Tx.
-func (t *txn) EndLeases(of store.SessionOwner, id, why string) (int, error) {
-	if of == store.OwnerUser {
-		return 0, fmt.Errorf("end leases: seats are held by licenses and devices, not users")
-	}
-	column, err := ownerColumn(of)
-	if err != nil {
-		return 0, err
-	}
-	return t.endLeases(column, id, why)
 }
 
 // PassLock implements store.Tx: a transaction-scoped advisory lock.

@@ -429,7 +429,7 @@ func testMachineFile(t *testing.T, open Opener) {
 // license, suspending a license frees the seats of all its devices; each
 // live lease ends with its lease.released entry by the status change's
 // actor, naming the change, newest lease first and before the change's
-// own entry.
+// own entry. A lapsed lease is not released: the sweep expires it.
 func testSeatsEndedByStatus(t *testing.T, open Opener) {
 	f := newFixture(t, open)
 	sc := f.scope(store.EnvProduction)
@@ -457,6 +457,9 @@ func testSeatsEndedByStatus(t *testing.T, open Opener) {
 		t.Fatalf("lease %s is not listed: %+v", l.ID, list)
 		return nil
 	}
+	// A lapsed lease holds no seat: the suspension leaves it to the sweep.
+	lapsed := checkout(gen[0].Key, "status-c")
+	f.clock.Advance(time.Minute)
 	aOnFirst := listed(checkout(gen[0].Key, "status-a"))
 	bOnFirst := listed(checkout(gen[0].Key, "status-b"))
 	aOnSecond := listed(checkout(gen[1].Key, "status-a"))
@@ -507,5 +510,12 @@ func testSeatsEndedByStatus(t *testing.T, open Opener) {
 		if list, err := f.db.ListLeases(f.ctx, sc, lic.ID); err != nil || len(list) != 0 {
 			t.Fatalf("leases of %s after the block and the suspension = %+v, %v", lic.ID, list, err)
 		}
+	}
+	if n, err := f.runtime().SweepLeases(f.ctx, 100); err != nil || n != 1 {
+		t.Fatalf("SweepLeases = %d, %v; want 1 (lease %s, lapsed before the suspension)", n, err, lapsed.ID)
+	}
+	page, err := f.db.ListAudit(f.ctx, sc, store.AuditFilter{Event: store.EventLeaseExpired})
+	if err != nil || page.Total != 1 || page.Data[0].Metadata["lease_id"] != lapsed.ID {
+		t.Fatalf("lease_expired entries = %+v, %v; want the lapsed lease's", page, err)
 	}
 }
