@@ -22,7 +22,7 @@ type Runtime struct {
 	store.RuntimeService
 	db   *DB
 	o    store.RuntimeOptions
-	seen rtSeenTracker
+	seen seenTracker
 }
 
 // OpenRuntime implements store.Backend.
@@ -30,7 +30,7 @@ func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	r := &Runtime{db: db, o: o, seen: rtSeenTracker{pending: map[string]rtSeenEntry{}}}
+	r := &Runtime{db: db, o: o, seen: seenTracker{pending: map[string]seenEntry{}}}
 	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher, o)
 	return r
 }

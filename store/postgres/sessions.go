@@ -75,9 +75,9 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// rtView is a session with everything its cascade and its entitlements
+// sessionView is a session with everything its cascade and its entitlements
 // read, loaded by one query (rtViewSQL).
-type rtView struct {
+type sessionView struct {
 	ra   *store.RuntimeApp
 	s    *store.Session // nil: no such session
 	lic  *store.License
@@ -163,7 +163,7 @@ func rtViewSQL(sessWhere, envWhere string) string {
 // view loads, in one query, the application environment c names and the
 // session sessWhere finds with key, with every record of its cascade.
 // Returns invalid_application and validation_failed (environment name).
-func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, sessWhere string, key any, now time.Time) (*rtView, error) {
+func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, sessWhere string, key any, now time.Time) (*sessionView, error) {
 	where, args, err := rtEnvWhere(c)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 		found                                              bool
 		s                                                  store.Session
 		devices                                            int
-		v                                                  rtView
+		v                                                  sessionView
 	)
 	err = q.QueryRow(ctx, rtViewSQL(sessWhere, where), append([]any{key, now}, args...)...).Scan(
 		&appDoc, &envID, &found,
@@ -226,20 +226,20 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 }
 
 // public is the view as the orchestration reads it.
-func (v *rtView) public() *store.SessionView {
+func (v *sessionView) public() *store.SessionView {
 	return &store.SessionView{Session: v.s, License: v.lic, Plan: v.plan, User: v.user, Device: v.dev}
 }
 
 // cascade checks the view's session (store.SessionView.Reason) and returns
 // the first reason it is not usable, or "". checkExpiry includes the
 // access token's expiry (refresh checks its own lifetimes instead).
-func (v *rtView) cascade(now time.Time, checkExpiry bool) string {
+func (v *sessionView) cascade(now time.Time, checkExpiry bool) string {
 	return v.public().Reason(v.ra, now, checkExpiry)
 }
 
 // leaseReason is lease_required when the session's license has floating
 // seats (docs/design.md §13) and its device holds no live lease.
-func (v *rtView) leaseReason() string {
+func (v *sessionView) leaseReason() string {
 	if v.lic == nil || v.plan == nil || v.plan.MaxConcurrent == 0 || v.leased {
 		return ""
 	}
@@ -249,7 +249,7 @@ func (v *rtView) leaseReason() string {
 // entitlements are the current entitlements of the view's session: its
 // license's, or for a login session the union of its user's usable
 // licenses'.
-func (v *rtView) entitlements(now time.Time) []string {
+func (v *sessionView) entitlements(now time.Time) []string {
 	if v.lic != nil {
 		return rtKeySet(v.licKeys)
 	}
