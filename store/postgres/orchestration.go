@@ -204,7 +204,7 @@ func (t *runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*stor
 }
 
 // ActAs implements store.RuntimeTx.
-func (t *runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
+func (t *runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // ConsumeNonce implements store.RuntimeTx.
 func (t *runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
@@ -246,7 +246,7 @@ func (t *runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	return rtKeySet(keys), nil
+	return sortedSet(keys), nil
 }
 
 // InsertDevice implements store.RuntimeTx.
@@ -472,7 +472,7 @@ func (t *txn) LockMember(id string) (*store.Member, error) { return t.lockMember
 func (t *txn) PutMember(m *store.Member) error { return t.saveMember(m) }
 
 // ActAs implements store.Tx.
-func (t *txn) ActAs(typ, id string) { t.rtActor(typ, id) }
+func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

@@ -251,7 +251,7 @@ func (v *sessionView) leaseReason() string {
 // licenses'.
 func (v *sessionView) entitlements(now time.Time) []string {
 	if v.lic != nil {
-		return rtKeySet(v.licKeys)
+		return sortedSet(v.licKeys)
 	}
 	return rtUsableKeys(v.userLics, now)
 }
@@ -270,7 +270,7 @@ func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 		}
 		keys = append(keys, lics[i].Keys...)
 	}
-	return rtKeySet(keys)
+	return sortedSet(keys)
 }
 
 // SweepSessions implements store.RuntimeBackend: it deletes sessions past
