@@ -76,7 +76,7 @@ func minTime(a, b time.Time) time.Time {
 }
 
 // sessionView is a session with everything its cascade and its entitlements
-// read, loaded by one query (rtViewSQL).
+// read, loaded by one query (sessionViewSQL).
 type sessionView struct {
 	ra   *store.RuntimeApp
 	s    *store.Session // nil: no such session
@@ -136,11 +136,11 @@ func rtUserLicsExpr(envExpr, userExpr, deviceExpr, nowExpr string) string {
 		FROM licenses ul LEFT JOIN plans up ON up.id = ul.plan_id WHERE ul.env_id = ` + envExpr + ` AND ul.user_id = ` + userExpr + `)`
 }
 
-// rtViewSQL is the one query of a view: the client's application
+// sessionViewSQL is the one query of a view: the client's application
 // environment (by the condition envWhere, its arguments from $3), the
 // session found by sessWhere ($1), its license, user, device and plan, the
 // entitlement keys, and whether the device holds a live lease at $2.
-func rtViewSQL(sessWhere, envWhere string) string {
+func sessionViewSQL(sessWhere, envWhere string) string {
 	return `SELECT a.doc, e.id::text, s.id IS NOT NULL,
 		coalesce(s.id::text, ''), coalesce(s.app_id::text, ''), coalesce(s.env_id::text, ''), coalesce(s.license_id::text, ''),
 		coalesce(s.user_id::text, ''), coalesce(s.device_id::text, ''), coalesce(s.access_hash, ''), coalesce(s.refresh_hash, ''),
@@ -178,7 +178,7 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 		devices                                            int
 		v                                                  sessionView
 	)
-	err = q.QueryRow(ctx, rtViewSQL(sessWhere, where), append([]any{key, now}, args...)...).Scan(
+	err = q.QueryRow(ctx, sessionViewSQL(sessWhere, where), append([]any{key, now}, args...)...).Scan(
 		&appDoc, &envID, &found,
 		&s.ID, &s.AppID, &s.EnvID, &s.LicenseID, &s.UserID, &s.DeviceID, &s.AccessHash, &s.RefreshHash,
 		&s.RetiredRefresh, &s.AccessExpiresAt, &s.RefreshExpiresAt, &s.AbsoluteExpiresAt, &s.RevokedAt, &s.RevokeReason, &s.CreatedAt,
