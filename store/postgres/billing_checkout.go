@@ -3,6 +3,8 @@ package postgres
 import (
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"licensectl/store"
 )
 
@@ -45,6 +47,59 @@ func billingTxRecordOf(bt *store.BillingTransaction) *billingTxRecord {
 	return &billingTxRecord{ID: bt.ID, OrgID: bt.OrgID, Plan: bt.PlanKey, Amount: bt.AmountCents, Status: bt.Status,
 		DocKind: bt.Payer.DocumentKind, Document: bt.Payer.Document, Phone: bt.Payer.Phone, CopyPaste: bt.CopyPaste,
 		CreatedAt: bt.CreatedAt, ExpiresAt: bt.ExpiresAt, PaidAt: bt.PaidAt}
+}
+
+// LockTierCount implements store.Tx: the organization's row is locked
+// before the count.
+func (t *txn) LockTierCount(orgID string, res store.Resource) (int64, error) {
+	if _, err := mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(orgID)); err != nil {
+		return 0, err
+	}
+	return t.orgCount(orgID, res)
+}
+
+// LockSubscription implements store.Tx: the organization's row, then the
+// stored subscription's, FOR UPDATE, so that a billing pass ageing it
+// meanwhile is read, not overwritten.
+func (t *txn) LockSubscription(orgID string) (store.SubscriptionState, error) {
+	org, err := mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1 FOR UPDATE`, uuidOrNil(orgID))
+	if err != nil {
+		return store.SubscriptionState{}, err
+	}
+	rec, err := doc[subscriptionRecord](t, `SELECT doc FROM subscriptions WHERE org_id = $1 FOR UPDATE`, orgID)
+	if err != nil || rec == nil {
+		return store.DefaultSubscription(org.CreatedAt), err
+	}
+	return rec.state(), nil
+}
+
+// LockSubscriptions implements store.Tx.
+func (t *txn) LockSubscriptions() ([]store.OrgSubscription, error) {
+	rows, err := t.tx.Query(t.ctx, `SELECT org_id::text, doc FROM subscriptions ORDER BY org_id FOR UPDATE`)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.OrgSubscription
+	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
+		var org string
+		var raw []byte
+		if err := r.Scan(&org, &raw); err != nil {
+			return err
+		}
+		rec, err := decode[subscriptionRecord](raw)
+		if err != nil {
+			return err
+		}
+		out = append(out, store.OrgSubscription{OrgID: org, State: rec.state()})
+		return nil
+	})
+	return out, err
+}
+
+// PutSubscription implements store.Tx.
+func (t *txn) PutSubscription(orgID string, s store.SubscriptionState) error {
+	rec := subscriptionRecord(s)
+	return t.saveSubscription(orgID, &rec)
 }
 
 // LockBillingTransaction implements store.Tx: SELECT … FOR UPDATE.

@@ -290,7 +290,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 	case *store.CopyOnboardingState:
 		return []any{v.MemberID, js(onboardingRecord(v.Progress))}, nil
 	case *store.CopyPartnerIdentity:
-		return []any{v.Issuer, v.Subject, v.MemberID, js(partnerIdentityDoc{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
+		return []any{v.Issuer, v.Subject, v.MemberID, js(partnerIdentity{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
 			AccountVerified: v.AccountVerified})}, nil
 	case *store.CopySubscription:
 		rec := subscriptionRecord(v.State)
@@ -364,7 +364,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		// A lease is a live sender's claim: no sender of the file's server
 		// is alive after it stopped, so every pending delivery is free.
 		return []any{d.ID, d.OrgID, d.AppID, d.WebhookID, d.Status, d.NextAttemptAt, v.DoneAt, nil, "", nullID(v.BodyOf),
-			body, js(deliveryDoc{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event,
+			body, js(deliveryRecord{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event,
 				Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
 				LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt})}, nil
 	}
@@ -384,5 +384,5 @@ func copySum(hash string) ([]byte, error) {
 
 // The docs of the records that only a store keeps are written with the
 // types the parts of this store read them with (mailTokenDoc,
-// onboardingRecord, partnerIdentityDoc, billingTxRecord, deliveryDoc): each
+// onboardingRecord, partnerIdentity, billingTxRecord, deliveryRecord): each
 // holds what its row's columns leave out.

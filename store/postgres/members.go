@@ -8,6 +8,8 @@ import (
 
 var _ store.Members = (*DB)(nil)
 
+var _ = conflictOn("members_email_key", func() error { return store.Errorf(store.ECodeEmailTaken, "email is taken") })
+
 // insertMember stores a new member; the e-mail is unique across all
 // organizations (members_email_key), so of two servers adding one address
 // at once the second gets email_taken, having written nothing: it waits

@@ -155,7 +155,7 @@ type runtimeTxn struct {
 	found *rtLicense
 	// view is the session SessionByRefresh or SessionByAccess read last,
 	// with the entitlement keys that came in the same statement.
-	view *rtView
+	view *sessionView
 }
 
 var (
@@ -192,7 +192,7 @@ func (t *runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*stor
 }
 
 // ActAs implements store.RuntimeTx.
-func (t *runtimeTxn) ActAs(typ, id string) { t.rtActor(typ, id) }
+func (t *runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // ConsumeNonce implements store.RuntimeTx.
 func (t *runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
@@ -234,7 +234,7 @@ func (t *runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	return rtKeySet(keys), nil
+	return sortedSet(keys), nil
 }
 
 // InsertDevice implements store.RuntimeTx.
@@ -460,7 +460,7 @@ func (t *txn) LockMember(id string) (*store.Member, error) { return t.lockMember
 func (t *txn) PutMember(m *store.Member) error { return t.saveMember(m) }
 
 // ActAs implements store.Tx.
-func (t *txn) ActAs(typ, id string) { t.rtActor(typ, id) }
+func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
@@ -775,7 +775,7 @@ func (t *txn) delivery(id, lock string) (*store.Delivery, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := decode[deliveryDoc](raw)
+	d, err := decode[deliveryRecord](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -823,7 +823,7 @@ func (t *txn) LockAttempted(id string) (*store.Delivery, *store.Webhook, error) 
 // attempt changes the doc; the commit wakes every server's dispatcher.
 func (t *txn) PutDelivery(_, next *store.Delivery, queued bool) error {
 	if _, err := t.exec(`UPDATE webhook_deliveries SET status = $2, next_attempt_at = $3, done_at = $4, queued = $5, doc = $6 WHERE id = $1`,
-		next.ID, next.Status, next.NextAttemptAt, next.DoneAt, queued, js(deliveryDocOf(next))); err != nil {
+		next.ID, next.Status, next.NextAttemptAt, next.DoneAt, queued, js(deliveryRecordOf(next))); err != nil {
 		return err
 	}
 	t.queued = t.queued || (queued && next.NextAttemptAt != nil && !next.NextAttemptAt.After(t.now))
@@ -854,6 +854,6 @@ func (t *txn) InsertPing(w *store.Webhook, d *store.Delivery, now time.Time, c s
 	// pending, as a lost ping is not sent again.
 	_, err = t.exec(`INSERT INTO webhook_deliveries (id, org_id, app_id, webhook_id, status, next_attempt_at, queued, leased_until, leased_by, body, doc)
 		VALUES ($1, $2, $3, $4, 'pending', $5, false, $6, $7, $8, $9)`,
-		d.ID, d.OrgID, d.AppID, d.WebhookID, d.NextAttemptAt, now.Add(c.Lease), c.Owner, d.Body, js(deliveryDocOf(d)))
+		d.ID, d.OrgID, d.AppID, d.WebhookID, d.NextAttemptAt, now.Add(c.Lease), c.Owner, d.Body, js(deliveryRecordOf(d)))
 	return err
 }

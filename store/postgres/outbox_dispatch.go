@@ -231,7 +231,7 @@ func (t *txn) leaseDeliveries(ids []string, until time.Time, owner string) (map[
 		if err := r.Scan(&raw, &c.Status, &c.NextAttemptAt, &bodyOf, &c.Body); err != nil {
 			return err
 		}
-		d, err := decode[deliveryDoc](raw)
+		d, err := decode[deliveryRecord](raw)
 		if err != nil {
 			return err
 		}

@@ -19,8 +19,8 @@ import (
 // events it could concern (settle), and holds its organization's endpoint
 // lock (lockHooks), which an expansion takes shared.
 
-// outboxRow is an outbox event waiting to be expanded.
-type outboxRow struct {
+// outboxEvent is an outbox event waiting to be expanded.
+type outboxEvent struct {
 	ID        string
 	OrgID     string
 	AppID     string // "" for an organization-level event
@@ -32,14 +32,14 @@ type outboxRow struct {
 // outboxCols are the columns scanOutbox reads.
 const outboxCols = `id::text, org_id::text, coalesce(app_id::text, ''), event, created_at, body`
 
-func (t *txn) outboxEvents(sql string, args ...any) ([]*outboxRow, error) {
+func (t *txn) outboxEvents(sql string, args ...any) ([]*outboxEvent, error) {
 	rows, err := t.tx.Query(t.ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
-	var out []*outboxRow
+	var out []*outboxEvent
 	_, err = hookRows(rows, func(r pgx.CollectableRow) error {
-		e := new(outboxRow)
+		e := new(outboxEvent)
 		out = append(out, e)
 		return r.Scan(&e.ID, &e.OrgID, &e.AppID, &e.Event, &e.CreatedAt, &e.Body)
 	})
@@ -58,7 +58,7 @@ type expansion struct {
 
 // expandEvent adds the deliveries of e to x, one per active endpoint of its
 // scope subscribed to it, due since the event, and reports how many.
-func (t *txn) expandEvent(x *expansion, e *outboxRow) (int, error) {
+func (t *txn) expandEvent(x *expansion, e *outboxEvent) (int, error) {
 	hooks, err := t.activeHooks(e.OrgID, e.AppID)
 	if err != nil {
 		return 0, err
@@ -68,7 +68,7 @@ func (t *txn) expandEvent(x *expansion, e *outboxRow) (int, error) {
 		if !store.MatchAny(w.Events, e.Event) {
 			continue
 		}
-		d := &deliveryDoc{ID: store.NewID(), OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: e.Event, CreatedAt: e.CreatedAt}
+		d := &deliveryRecord{ID: store.NewID(), OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: e.Event, CreatedAt: e.CreatedAt}
 		x.ids, x.orgs, x.apps, x.hooks = append(x.ids, d.ID), append(x.orgs, d.OrgID), append(x.apps, d.AppID), append(x.hooks, d.WebhookID)
 		x.bodyOf, x.docs, x.at = append(x.bodyOf, e.ID), append(x.docs, string(js(d))), append(x.at, e.CreatedAt)
 		n++

@@ -8,9 +8,9 @@ import (
 
 var _ store.Partners = (*DB)(nil)
 
-// partnerIdentityDoc is the doc of a partner_identities row (bolt's record,
+// partnerIdentity is the doc of a partner_identities row (bolt's record,
 // field for field).
-type partnerIdentityDoc struct {
+type partnerIdentity struct {
 	MemberID string    `json:"m"`
 	LinkedAt time.Time `json:"at"`
 	// AccountVerified says the account's address was verified before the
@@ -64,7 +64,7 @@ func (t *txn) LockPartnerLink(issuer, subject string) (string, error) {
 // InsertPartnerLink implements store.Tx.
 func (t *txn) InsertPartnerLink(issuer, subject, memberID string, accountVerified bool) error {
 	_, err := t.exec(`INSERT INTO partner_identities (issuer, subject, member_id, doc) VALUES ($1, $2, $3, $4)`,
-		issuer, subject, memberID, js(partnerIdentityDoc{MemberID: memberID, LinkedAt: t.now, AccountVerified: accountVerified}))
+		issuer, subject, memberID, js(partnerIdentity{MemberID: memberID, LinkedAt: t.now, AccountVerified: accountVerified}))
 	return err
 }
 

@@ -22,7 +22,7 @@ type Runtime struct {
 	store.RuntimeService
 	db   *DB
 	o    store.RuntimeOptions
-	seen rtSeenTracker
+	seen seenTracker
 }
 
 // OpenRuntime implements store.Backend.
@@ -30,7 +30,7 @@ func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	r := &Runtime{db: db, o: o, seen: rtSeenTracker{pending: map[string]rtSeenEntry{}}}
+	r := &Runtime{db: db, o: o, seen: seenTracker{pending: map[string]seenEntry{}}}
 	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher, o)
 	return r
 }
@@ -144,9 +144,9 @@ func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, e
 	return nil, errConflict
 }
 
-// rtKeySet sorts keys and drops duplicates; it never returns nil, since an
+// sortedSet sorts keys and drops duplicates; it never returns nil, since an
 // empty set is the JSON array [].
-func rtKeySet(keys []string) []string {
+func sortedSet(keys []string) []string {
 	if len(keys) == 0 {
 		return []string{}
 	}
@@ -154,9 +154,9 @@ func rtKeySet(keys []string) []string {
 	return slices.Compact(keys)
 }
 
-// rtActor makes the audit entries of the rest of the transaction name who
+// asActor makes the audit entries of the rest of the transaction name who
 // acted, keeping the request's address and user agent.
-func (t *txn) rtActor(typ, id string) {
+func (t *txn) asActor(typ, id string) {
 	a := store.ActorFrom(t.ctx)
 	a.Type, a.ID = typ, id
 	t.ctx = store.WithActor(t.ctx, a)

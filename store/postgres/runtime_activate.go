@@ -37,7 +37,7 @@ func (t *txn) lockLicenseByKey(envID, k string) (*rtLicense, error) {
 			return nil, err
 		}
 	}
-	out.keys = rtKeySet(out.keys)
+	out.keys = sortedSet(out.keys)
 	return out, nil
 }
 

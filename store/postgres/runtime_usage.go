@@ -9,30 +9,30 @@ import (
 	"licensectl/store"
 )
 
-// rtSeenEntry is a device (and the session it was seen through) waiting for
+// seenEntry is a device (and the session it was seen through) waiting for
 // its last_seen_at to be written.
-type rtSeenEntry struct {
+type seenEntry struct {
 	sessionID string
 	at        time.Time
 }
 
-// rtSeenTracker collects last-seen times in memory so that validation never
+// seenTracker collects last-seen times in memory so that validation never
 // writes: FlushSeen writes them in one transaction. It is this server's
 // own: what it holds is only ever later than what the database says, so
 // buffering it changes no answer (docs/design.md §12).
-type rtSeenTracker struct {
+type seenTracker struct {
 	mu      sync.Mutex
-	pending map[string]rtSeenEntry // device id →
+	pending map[string]seenEntry // device id →
 }
 
 // note queues the device of v when its stored last_seen_at is older than
 // every.
-func (st *rtSeenTracker) note(v *rtView, now time.Time, every time.Duration) {
+func (st *seenTracker) note(v *sessionView, now time.Time, every time.Duration) {
 	if v.dev.LastSeenAt != nil && now.Sub(*v.dev.LastSeenAt) < every {
 		return
 	}
 	st.mu.Lock()
-	st.pending[v.dev.ID] = rtSeenEntry{sessionID: v.s.ID, at: now}
+	st.pending[v.dev.ID] = seenEntry{sessionID: v.s.ID, at: now}
 	st.mu.Unlock()
 }
 
@@ -43,7 +43,7 @@ func (st *rtSeenTracker) note(v *rtView, now time.Time, every time.Duration) {
 func (r *Runtime) FlushSeen(ctx context.Context) (int, error) {
 	r.seen.mu.Lock()
 	batch := r.seen.pending
-	r.seen.pending = map[string]rtSeenEntry{}
+	r.seen.pending = map[string]seenEntry{}
 	r.seen.mu.Unlock()
 	if len(batch) == 0 {
 		return 0, nil

@@ -75,9 +75,9 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// rtView is a session with everything its cascade and its entitlements
-// read, loaded by one query (rtViewSQL).
-type rtView struct {
+// sessionView is a session with everything its cascade and its entitlements
+// read, loaded by one query (sessionViewSQL).
+type sessionView struct {
 	ra   *store.RuntimeApp
 	s    *store.Session // nil: no such session
 	lic  *store.License
@@ -136,11 +136,11 @@ func rtUserLicsExpr(envExpr, userExpr, deviceExpr, nowExpr string) string {
 		FROM licenses ul LEFT JOIN plans up ON up.id = ul.plan_id WHERE ul.env_id = ` + envExpr + ` AND ul.user_id = ` + userExpr + `)`
 }
 
-// rtViewSQL is the one query of a view: the client's application
+// sessionViewSQL is the one query of a view: the client's application
 // environment (by the condition envWhere, its arguments from $3), the
 // session found by sessWhere ($1), its license, user, device and plan, the
 // entitlement keys, and whether the device holds a live lease at $2.
-func rtViewSQL(sessWhere, envWhere string) string {
+func sessionViewSQL(sessWhere, envWhere string) string {
 	return `SELECT a.doc, e.id::text, s.id IS NOT NULL,
 		coalesce(s.id::text, ''), coalesce(s.app_id::text, ''), coalesce(s.env_id::text, ''), coalesce(s.license_id::text, ''),
 		coalesce(s.user_id::text, ''), coalesce(s.device_id::text, ''), coalesce(s.access_hash, ''), coalesce(s.refresh_hash, ''),
@@ -163,7 +163,7 @@ func rtViewSQL(sessWhere, envWhere string) string {
 // view loads, in one query, the application environment c names and the
 // session sessWhere finds with key, with every record of its cascade.
 // Returns invalid_application and validation_failed (environment name).
-func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, sessWhere string, key any, now time.Time) (*rtView, error) {
+func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, sessWhere string, key any, now time.Time) (*sessionView, error) {
 	where, args, err := rtEnvWhere(c)
 	if err != nil {
 		return nil, err
@@ -176,9 +176,9 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 		found                                              bool
 		s                                                  store.Session
 		devices                                            int
-		v                                                  rtView
+		v                                                  sessionView
 	)
-	err = q.QueryRow(ctx, rtViewSQL(sessWhere, where), append([]any{key, now}, args...)...).Scan(
+	err = q.QueryRow(ctx, sessionViewSQL(sessWhere, where), append([]any{key, now}, args...)...).Scan(
 		&appDoc, &envID, &found,
 		&s.ID, &s.AppID, &s.EnvID, &s.LicenseID, &s.UserID, &s.DeviceID, &s.AccessHash, &s.RefreshHash,
 		&s.RetiredRefresh, &s.AccessExpiresAt, &s.RefreshExpiresAt, &s.AbsoluteExpiresAt, &s.RevokedAt, &s.RevokeReason, &s.CreatedAt,
@@ -226,20 +226,20 @@ func (r *Runtime) view(ctx context.Context, q rtQuerier, c store.RuntimeClient, 
 }
 
 // public is the view as the orchestration reads it.
-func (v *rtView) public() *store.SessionView {
+func (v *sessionView) public() *store.SessionView {
 	return &store.SessionView{Session: v.s, License: v.lic, Plan: v.plan, User: v.user, Device: v.dev}
 }
 
 // cascade checks the view's session (store.SessionView.Reason) and returns
 // the first reason it is not usable, or "". checkExpiry includes the
 // access token's expiry (refresh checks its own lifetimes instead).
-func (v *rtView) cascade(now time.Time, checkExpiry bool) string {
+func (v *sessionView) cascade(now time.Time, checkExpiry bool) string {
 	return v.public().Reason(v.ra, now, checkExpiry)
 }
 
 // leaseReason is lease_required when the session's license has floating
 // seats (docs/design.md §13) and its device holds no live lease.
-func (v *rtView) leaseReason() string {
+func (v *sessionView) leaseReason() string {
 	if v.lic == nil || v.plan == nil || v.plan.MaxConcurrent == 0 || v.leased {
 		return ""
 	}
@@ -249,9 +249,9 @@ func (v *rtView) leaseReason() string {
 // entitlements are the current entitlements of the view's session: its
 // license's, or for a login session the union of its user's usable
 // licenses'.
-func (v *rtView) entitlements(now time.Time) []string {
+func (v *sessionView) entitlements(now time.Time) []string {
 	if v.lic != nil {
-		return rtKeySet(v.licKeys)
+		return sortedSet(v.licKeys)
 	}
 	return rtUsableKeys(v.userLics, now)
 }
@@ -270,7 +270,7 @@ func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 		}
 		keys = append(keys, lics[i].Keys...)
 	}
-	return rtKeySet(keys)
+	return sortedSet(keys)
 }
 
 // SweepSessions implements store.RuntimeBackend: it deletes sessions past

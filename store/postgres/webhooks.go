@@ -11,11 +11,11 @@ import (
 
 var _ store.Webhooks = (*DB)(nil)
 
-// deliveryDoc is the doc of a webhook_deliveries row: what only an attempt
+// deliveryRecord is the doc of a webhook_deliveries row: what only an attempt
 // changes. The state the queue works on (status, next attempt, done at,
 // queued, lease) and the payload are columns, so that disabling or
 // enabling an endpoint moves its backlog in one UPDATE.
-type deliveryDoc struct {
+type deliveryRecord struct {
 	ID             string        `json:"id"`
 	OrgID          string        `json:"org"`
 	AppID          string        `json:"app"`
@@ -38,15 +38,15 @@ type deliveryCols struct {
 }
 
 // domain is the delivery of doc d with its columns c.
-func (d *deliveryDoc) domain(c deliveryCols) *store.Delivery {
+func (d *deliveryRecord) domain(c deliveryCols) *store.Delivery {
 	return &store.Delivery{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Status: c.Status,
 		Attempts: d.Attempts, ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency,
 		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: c.NextAttemptAt, DoneAt: c.DoneAt, CreatedAt: d.CreatedAt, Body: c.Body}
 }
 
-// deliveryDocOf is the doc of delivery d.
-func deliveryDocOf(d *store.Delivery) *deliveryDoc {
-	return &deliveryDoc{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Attempts: d.Attempts,
+// deliveryRecordOf is the doc of delivery d.
+func deliveryRecordOf(d *store.Delivery) *deliveryRecord {
+	return &deliveryRecord{ID: d.ID, OrgID: d.OrgID, AppID: d.AppID, WebhookID: d.WebhookID, Event: d.Event, Attempts: d.Attempts,
 		ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency, LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt}
 }
 
@@ -155,7 +155,7 @@ func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID st
 		if f.Status != "" {
 			where, args = `webhook_id = $1 AND status = $2`, append(args, f.Status)
 		}
-		page, err := listPage[deliveryDoc](t, "webhook_deliveries", where, args, f.PageRequest)
+		page, err := listPage[deliveryRecord](t, "webhook_deliveries", where, args, f.PageRequest)
 		if err != nil {
 			return err
 		}
