@@ -392,6 +392,48 @@ type Tx interface {
 	// Audit writes the change's audit entry, naming the actor of the
 	// context, and the outbox events of the endpoints subscribed to it.
 	Audit(ev AuditEvent) error
+
+	// The reads below serve Service's read-only transactions (Storage.View)
+	// and hold nothing. Whose record it is (the organization of an
+	// application or a member, the environment of a device) is checked by
+	// the caller, not by them.
+
+	// Applications loads an organization's applications, newest first.
+	Applications(orgID string) ([]*Application, error)
+	// Entitlements loads the entitlements of application appID, newest
+	// first.
+	Entitlements(appID string) ([]*Entitlement, error)
+	// Plan loads a plan of application appID with its entitlements
+	// resolved.
+	Plan(appID, id string) (*Plan, error)
+	// Plans loads the plans of application appID with their entitlements
+	// resolved, newest first.
+	Plans(appID string) ([]*Plan, error)
+	// Org loads an organization by id.
+	Org(id string) (*Organization, error)
+	// OrgBySlug loads the organization of a valid slug (ValidSlug).
+	OrgBySlug(slug string) (*Organization, error)
+	// Orgs loads every organization, newest first.
+	Orgs() ([]*Organization, error)
+	// Member loads a member by id, of any organization or of none.
+	Member(id string) (*Member, error)
+	// Members loads the members of an organization, oldest first.
+	Members(orgID string) ([]*Member, error)
+	// EndUserPage pages the end-users of environment envID, newest first:
+	// all of them, or those of status when it is not "". Total counts
+	// every match.
+	EndUserPage(envID, status string, p PageRequest) (*Page[*EndUser], error)
+	// DevicePage is EndUserPage for devices.
+	DevicePage(envID, status string, p PageRequest) (*Page[*Device], error)
+	// DeviceByFingerprint loads the device of environment envID with this
+	// fingerprint; nil when none.
+	DeviceByFingerprint(envID, fingerprint string) (*Device, error)
+	// BoundDevicePage pages the devices bound to l, newest first; Total
+	// counts them all.
+	BoundDevicePage(l *License, p PageRequest) (*Page[*Device], error)
+	// LiveDeviceSessions counts the live sessions of a device: not revoked
+	// and, at Now, inside both their idle and their absolute lifetime.
+	LiveDeviceSessions(deviceID string) (int, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

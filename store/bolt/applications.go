@@ -16,8 +16,8 @@ func (t *txn) app(ref store.AppRef) (*store.Application, error) {
 	if err := t.mustGet(bApps, ref.AppID, "application", a); err != nil {
 		return nil, err
 	}
-	if a.OrgID != ref.OrgID {
-		return nil, store.NotFound("application")
+	if err := ref.Owns(a); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -35,24 +35,9 @@ func (t *txn) scope(s store.Scope) (*store.Application, *store.Environment, erro
 	return a, env, nil
 }
 
-// ListApplications implements store.Applications.
-func (db *DB) ListApplications(ctx context.Context, orgID string) ([]*store.Application, error) {
-	var out []*store.Application
-	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = listAll[store.Application](t, bAppsOrg, idb(orgID), bApps)
-		return err
-	})
-	return out, err
-}
-
-// FindApplication implements store.Applications.
-func (db *DB) FindApplication(ctx context.Context, ref store.AppRef) (*store.Application, error) {
-	var out *store.Application
-	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = t.app(ref)
-		return err
-	})
-	return out, err
+// Applications implements store.Tx.
+func (t *txn) Applications(orgID string) ([]*store.Application, error) {
+	return listAll[store.Application](t, bAppsOrg, idb(orgID), bApps)
 }
 
 // FindApplicationByPublicKey returns the application and environment that a

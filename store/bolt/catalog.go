@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 
 	"licensectl/store"
 )
@@ -12,20 +11,9 @@ var (
 	_ store.Plans        = (*DB)(nil)
 )
 
-// ListEntitlements implements store.Entitlements.
-func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
-	out := []*store.Entitlement{}
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		list, err := listAll[store.Entitlement](t, bEntsApp, idb(ref.AppID), bEnts)
-		if list != nil {
-			out = list
-		}
-		return err
-	})
-	return out, err
+// Entitlements implements store.Tx.
+func (t *txn) Entitlements(appID string) ([]*store.Entitlement, error) {
+	return listAll[store.Entitlement](t, bEntsApp, idb(appID), bEnts)
 }
 
 // entitlement loads an entitlement of application appID.
@@ -85,35 +73,18 @@ func (t *txn) plan(appID, id string) (*store.Plan, error) {
 	return p, err
 }
 
-// ListPlans implements store.Plans.
-func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
-	out := []*store.Plan{}
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		for _, id := range t.all(bPlansApp, idb(ref.AppID)) {
-			p, err := t.plan(ref.AppID, id)
-			if err != nil {
-				return err
-			}
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out, err
-}
+// Plan implements store.Tx.
+func (t *txn) Plan(appID, id string) (*store.Plan, error) { return t.plan(appID, id) }
 
-// FindPlan implements store.Plans.
-func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
-	var out *store.Plan
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
+// Plans implements store.Tx.
+func (t *txn) Plans(appID string) ([]*store.Plan, error) {
+	var out []*store.Plan
+	for _, id := range t.all(bPlansApp, idb(appID)) {
+		p, err := t.plan(appID, id)
+		if err != nil {
+			return nil, err
 		}
-		var err error
-		out, err = t.plan(ref.AppID, id)
-		return err
-	})
-	return out, err
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -1,38 +1,43 @@
 package bolt
 
 import (
-	"context"
-
 	"licensectl/store"
 )
 
 var _ store.Devices = (*DB)(nil)
 
-// ListDevices implements store.Devices. A page costs offset+per_page index
-// keys; total is a kept count. A fingerprint filter is one index get; a
-// license filter walks the license's bindings (license_devices).
-func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if err := f.CheckDevices(); err != nil {
+// DevicePage implements store.Tx. A page costs offset+per_page index keys;
+// total is a kept count.
+func (t *txn) DevicePage(envID, status string, p store.PageRequest) (*store.Page[*store.Device], error) {
+	return envPage[store.Device](t, bDevicesEnv, bDevicesEnvStatus, bDevices, envID, status, p)
+}
+
+// DeviceByFingerprint implements store.Tx: one index get.
+func (t *txn) DeviceByFingerprint(envID, fp string) (*store.Device, error) {
+	id := t.deviceByFingerprint(envID, fp)
+	if id == "" {
+		return nil, nil
+	}
+	d := new(store.Device)
+	ok, err := t.get(bDevices, id, d)
+	if err != nil || !ok {
 		return nil, err
 	}
-	if f.LicenseID != "" {
-		if err := f.Normalize(); err != nil {
-			return nil, err
-		}
-		var out *store.Page[*store.Device]
-		err := db.view(ctx, func(t *txn) error {
-			_, env, err := t.scope(s)
-			if err != nil {
-				return err
-			}
-			out, err = t.licenseDevicesPage(env.ID, f)
-			return err
-		})
-		return out, err
+	return d, nil
+}
+
+// BoundDevicePage implements store.Tx: a walk of the license's bindings
+// (license_devices), counted by the license.
+func (t *txn) BoundDevicePage(l *store.License, p store.PageRequest) (*store.Page[*store.Device], error) {
+	page, err := listPage[store.Device](t, bLicDevices, idb(l.ID), bDevices, p)
+	if err != nil {
+		return nil, err
 	}
-	var byFingerprint func(*txn, string) string
-	if f.Fingerprint != "" {
-		byFingerprint = func(t *txn, envID string) string { return t.deviceByFingerprint(envID, f.Fingerprint) }
-	}
-	return listEnvPage(ctx, db, s, f, bDevicesEnv, bDevicesEnvStatus, bDevices, byFingerprint, func(d *store.Device) string { return d.Status })
+	page.Total = l.DevicesCount
+	return page, nil
+}
+
+// LiveDeviceSessions implements store.Tx.
+func (t *txn) LiveDeviceSessions(deviceID string) (int, error) {
+	return t.liveSessions(t.all(bSessionsDevice, idb(deviceID)), "")
 }

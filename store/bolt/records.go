@@ -121,13 +121,13 @@ func (t *txn) saveEndUser(prev, u *store.EndUser) error {
 	return t.index(bEndUsersEnvStatus, key(env, str(u.Status)), u.ID)
 }
 
-// endUser loads an end-user of environment env.
+// endUser loads an end-user of environment envID ("" for any).
 func (t *txn) endUser(envID, id string) (*store.EndUser, error) {
 	u := new(store.EndUser)
 	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
 		return nil, err
 	}
-	if u.EnvID != envID {
+	if envID != "" && u.EnvID != envID {
 		return nil, store.NotFound("user")
 	}
 	return u, nil

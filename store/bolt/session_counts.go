@@ -16,16 +16,6 @@ func (db *DB) CountLicenseSessions(ctx context.Context, s store.Scope, licenseID
 	})
 }
 
-// CountDeviceSessions implements store.Devices.
-func (db *DB) CountDeviceSessions(ctx context.Context, s store.Scope, deviceID string) (int, error) {
-	return db.countSessions(ctx, s, "", func(t *txn, envID string) ([]string, error) {
-		if _, err := t.device(envID, deviceID); err != nil {
-			return nil, err
-		}
-		return t.all(bSessionsDevice, idb(deviceID)), nil
-	})
-}
-
 // countSessions counts the live sessions among those listed returns, only
 // those opened on licenseID unless it is "". The session indexes are not
 // counted (sessions.go keeps them out of bCounts to spare every activation
@@ -36,7 +26,6 @@ func (db *DB) CountDeviceSessions(ctx context.Context, s store.Scope, deviceID s
 func (db *DB) countSessions(ctx context.Context, s store.Scope, licenseID string, listed func(t *txn, envID string) ([]string, error)) (int, error) {
 	n := 0
 	err := db.view(ctx, func(t *txn) error {
-		n = 0
 		_, env, err := t.scope(s)
 		if err != nil {
 			return err
@@ -45,18 +34,26 @@ func (db *DB) countSessions(ctx context.Context, s store.Scope, licenseID string
 		if err != nil {
 			return err
 		}
-		for _, sid := range sids {
-			rec := new(sessionRecord)
-			if err := t.mustGet(bSessions, sid, "session", rec); err != nil {
-				return err
-			}
-			if rec.live(t) && (licenseID == "" || rec.LicenseID == licenseID) {
-				n++
-			}
-		}
-		return nil
+		n, err = t.liveSessions(sids, licenseID)
+		return err
 	})
 	return n, err
+}
+
+// liveSessions counts the live sessions among sids, only those opened on
+// licenseID unless it is "".
+func (t *txn) liveSessions(sids []string, licenseID string) (int, error) {
+	n := 0
+	for _, sid := range sids {
+		rec := new(sessionRecord)
+		if err := t.mustGet(bSessions, sid, "session", rec); err != nil {
+			return 0, err
+		}
+		if rec.live(t) && (licenseID == "" || rec.LicenseID == licenseID) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // live reports whether a session's refresh token can still be used: not

@@ -388,42 +388,12 @@ func (t *txn) pageIDs(index, prefix []byte, p store.PageRequest) ([]string, stri
 	return out, "", nil
 }
 
-// listEnvPage pages the records of the scope's environment, newest first:
-// every one through the index all, or with f.Status through byStatus. A
-// non-nil lookup finds the one record an exact filter names instead, kept
-// when status reads the status f asks for.
-func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.StatusFilter, all, byStatus, records []byte,
-	lookup func(t *txn, envID string) string, status func(*T) string) (*store.Page[*T], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
+// envPage pages the records of an environment, newest first: every one
+// through the index all, or those of status through byStatus.
+func envPage[T any](t *txn, all, byStatus, records []byte, envID, status string, p store.PageRequest) (*store.Page[*T], error) {
+	index, prefix := all, idb(envID)
+	if status != "" {
+		index, prefix = byStatus, key(idb(envID), str(status))
 	}
-	var out *store.Page[*T]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		if lookup != nil {
-			var found []*T
-			if id := lookup(t, env.ID); id != "" {
-				v := new(T)
-				ok, err := t.get(records, id, v)
-				if err != nil {
-					return err
-				}
-				if ok && (f.Status == "" || status(v) == f.Status) {
-					found = append(found, v)
-				}
-			}
-			out, err = pageOf(found, f.PageRequest)
-			return err
-		}
-		index, prefix := all, idb(env.ID)
-		if f.Status != "" {
-			index, prefix = byStatus, key(idb(env.ID), str(f.Status))
-		}
-		out, err = listPage[T](t, index, prefix, records, f.PageRequest)
-		return err
-	})
-	return out, err
+	return listPage[T](t, index, prefix, records, p)
 }

@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"context"
-
 	"licensectl/store"
 )
 
@@ -28,30 +26,15 @@ func (t *txn) lockApp(ref store.AppRef, lock string) (*store.Application, error)
 	if err != nil {
 		return nil, err
 	}
-	if a.OrgID != ref.OrgID {
-		return nil, store.NotFound("application")
+	if err := ref.Owns(a); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
 
-// ListApplications implements store.Applications.
-func (db *DB) ListApplications(ctx context.Context, orgID string) ([]*store.Application, error) {
-	var out []*store.Application
-	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = docs[store.Application](t, `SELECT doc FROM apps WHERE org_id = $1 ORDER BY id DESC`, uuidOrNil(orgID))
-		return err
-	})
-	return out, err
-}
-
-// FindApplication implements store.Applications.
-func (db *DB) FindApplication(ctx context.Context, ref store.AppRef) (*store.Application, error) {
-	var out *store.Application
-	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = t.app(ref)
-		return err
-	})
-	return out, err
+// Applications implements store.Tx.
+func (t *txn) Applications(orgID string) ([]*store.Application, error) {
+	return docs[store.Application](t, `SELECT doc FROM apps WHERE org_id = $1 ORDER BY id DESC`, uuidOrNil(orgID))
 }
 
 // purgeApp removes an application and every record under it, in every

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"bytes"
-	"context"
 	"slices"
 
 	"licensectl/store"
@@ -13,20 +12,9 @@ var (
 	_ store.Plans        = (*DB)(nil)
 )
 
-// ListEntitlements implements store.Entitlements.
-func (db *DB) ListEntitlements(ctx context.Context, ref store.AppRef) ([]*store.Entitlement, error) {
-	out := []*store.Entitlement{}
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		list, err := docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
-		if list != nil {
-			out = list
-		}
-		return err
-	})
-	return out, err
+// Entitlements implements store.Tx.
+func (t *txn) Entitlements(appID string) ([]*store.Entitlement, error) {
+	return docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1 ORDER BY id DESC`, appID)
 }
 
 // entitlementRefs resolves ids into short forms, skipping none:
@@ -129,49 +117,31 @@ func (t *txn) catalogPlan(appID, id string, lock bool) (*store.Plan, error) {
 	return p, err
 }
 
-// ListPlans implements store.Plans.
-func (db *DB) ListPlans(ctx context.Context, ref store.AppRef) ([]*store.Plan, error) {
-	out := []*store.Plan{}
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
+// Plans implements store.Tx: the plans, then every entitlement of the
+// application in one statement.
+func (t *txn) Plans(appID string) ([]*store.Plan, error) {
+	plans, err := t.catalogPlans(`SELECT doc FROM plans WHERE app_id = $1 ORDER BY id DESC`, appID)
+	if err != nil || len(plans) == 0 {
+		return nil, err
+	}
+	list, err := docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1`, appID)
+	if err != nil {
+		return nil, err
+	}
+	ents := make(map[string]*store.Entitlement, len(list))
+	for _, e := range list {
+		ents[e.ID] = e
+	}
+	for _, p := range plans {
+		if p.Entitlements, err = t.entitlementRefs(appID, ents, p.EntitlementIDs); err != nil {
+			return nil, err
 		}
-		plans, err := t.catalogPlans(`SELECT doc FROM plans WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
-		if err != nil || len(plans) == 0 {
-			return err
-		}
-		list, err := docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1`, ref.AppID)
-		if err != nil {
-			return err
-		}
-		ents := make(map[string]*store.Entitlement, len(list))
-		for _, e := range list {
-			ents[e.ID] = e
-		}
-		for _, p := range plans {
-			if p.Entitlements, err = t.entitlementRefs(ref.AppID, ents, p.EntitlementIDs); err != nil {
-				return err
-			}
-		}
-		out = plans
-		return nil
-	})
-	return out, err
+	}
+	return plans, nil
 }
 
-// FindPlan implements store.Plans.
-func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store.Plan, error) {
-	var out *store.Plan
-	err := db.view(ctx, func(t *txn) error {
-		a, err := t.app(ref)
-		if err != nil {
-			return err
-		}
-		out, err = t.catalogPlan(a.ID, id, false)
-		return err
-	})
-	return out, err
-}
+// Plan implements store.Tx.
+func (t *txn) Plan(appID, id string) (*store.Plan, error) { return t.catalogPlan(appID, id, false) }
 
 // planInUse counts the licenses that keep plan (of application a) from
 // being deleted, over the index of licenses by environment, plan and status.

@@ -1,63 +1,40 @@
 package postgres
 
 import (
-	"context"
-	"strings"
-
 	"licensectl/store"
 )
 
 var _ store.Devices = (*DB)(nil)
 
-// ListDevices implements store.Devices: keyset pages newest first, the one
-// device a fingerprint names, or the devices bound to a license.
-func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if err := f.CheckDevices(); err != nil {
-		return nil, err
-	}
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.Device]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		switch {
-		case f.LicenseID != "":
-			out, err = t.licenseDevicesPage(env.ID, f)
-		case f.Fingerprint != "":
-			var d *store.Device
-			if d, err = t.deviceByFingerprint(env.ID, strings.TrimSpace(f.Fingerprint)); err != nil {
-				return err
-			}
-			out, err = licLookupPage(licFound(d, f.Status, func(d *store.Device) string { return d.Status }), f.PageRequest)
-		default:
-			where, args := licStatusWhere(env.ID, f.Status)
-			out, err = listPage[store.Device](t, "devices", where, args, f.PageRequest)
-		}
-		return err
-	})
-	return out, err
+// DevicePage implements store.Tx: keyset pages newest first.
+func (t *txn) DevicePage(envID, status string, p store.PageRequest) (*store.Page[*store.Device], error) {
+	where, args := envStatusWhere(envID, status)
+	return listPage[store.Device](t, "devices", where, args, p)
 }
 
-// licStatusWhere is the condition of an environment's list of end-users or
+// DeviceByFingerprint implements store.Tx.
+func (t *txn) DeviceByFingerprint(envID, fp string) (*store.Device, error) {
+	return t.deviceByFingerprint(envID, fp)
+}
+
+// BoundDevicePage implements store.Tx: keyset pages on the devices' ids.
+func (t *txn) BoundDevicePage(l *store.License, p store.PageRequest) (*store.Page[*store.Device], error) {
+	return listPage[store.Device](t, "devices", `id IN (SELECT device_id FROM license_devices WHERE license_id = $1)`,
+		[]any{l.ID}, p)
+}
+
+// LiveDeviceSessions implements store.Tx.
+func (t *txn) LiveDeviceSessions(deviceID string) (int, error) {
+	return t.liveSessions("device_id", deviceID)
+}
+
+// envStatusWhere is the condition of an environment's list of end-users or
 // devices, on the columns their env and env_status indexes cover.
-func licStatusWhere(envID, status string) (string, []any) {
+func envStatusWhere(envID, status string) (string, []any) {
 	if status == "" {
 		return `env_id = $1`, []any{envID}
 	}
 	return `env_id = $1 AND status = $2`, []any{envID, status}
-}
-
-// licFound is the list a lookup found: v, when there is one and its status
-// is the filter's.
-func licFound[T any](v *T, status string, statusOf func(*T) string) []*T {
-	if v == nil || (status != "" && statusOf(v) != status) {
-		return nil
-	}
-	return []*T{v}
 }
 
 // lockDevice loads a device of environment envID with its row locked until

@@ -1,43 +1,15 @@
 package postgres
 
 import (
-	"context"
-	"strings"
-
 	"licensectl/store"
 )
 
 var _ store.EndUsers = (*DB)(nil)
 
-// ListEndUsers implements store.EndUsers: keyset pages newest first, or the
-// one user an e-mail names.
-func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFilter) (*store.Page[*store.EndUser], error) {
-	if err := f.CheckEndUsers(); err != nil {
-		return nil, err
-	}
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.EndUser]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		if f.Email != "" {
-			u, err := doc[store.EndUser](t, `SELECT doc FROM end_users WHERE env_id = $1 AND email = $2`,
-				env.ID, strings.ToLower(strings.TrimSpace(f.Email)))
-			if err != nil {
-				return err
-			}
-			out, err = licLookupPage(licFound(u, f.Status, func(u *store.EndUser) string { return u.Status }), f.PageRequest)
-			return err
-		}
-		where, args := licStatusWhere(env.ID, f.Status)
-		out, err = listPage[store.EndUser](t, "end_users", where, args, f.PageRequest)
-		return err
-	})
-	return out, err
+// EndUserPage implements store.Tx: keyset pages newest first.
+func (t *txn) EndUserPage(envID, status string, p store.PageRequest) (*store.Page[*store.EndUser], error) {
+	where, args := envStatusWhere(envID, status)
+	return listPage[store.EndUser](t, "end_users", where, args, p)
 }
 
 // lockEndUser loads an end-user with its row locked until the transaction

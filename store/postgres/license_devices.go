@@ -43,14 +43,3 @@ func (t *txn) boundDevices(envID, licenseID string, limit int) ([]store.LicenseD
 	}
 	return out, rows.Err()
 }
-
-// licenseDevicesPage pages the devices bound to a license of the scope's
-// environment (ListDevices with a license_id), newest first, by keyset on
-// the devices' ids. Returns not_found.
-func (t *txn) licenseDevicesPage(envID string, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	if _, err := t.license(envID, f.LicenseID); err != nil {
-		return nil, err
-	}
-	return listPage[store.Device](t, "devices", `id IN (SELECT device_id FROM license_devices WHERE license_id = $1)`,
-		[]any{f.LicenseID}, f.PageRequest)
-}

@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"context"
-
 	"licensectl/store"
 )
 
@@ -43,17 +41,9 @@ func (t *txn) lockMember(id string) (*store.Member, error) {
 	return doc[store.Member](t, `SELECT doc FROM members WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
 }
 
-// orgMember loads a member of organization orgID; another organization's
-// member is not found, never forbidden.
-func (t *txn) orgMember(orgID, id string) (*store.Member, error) {
-	m, err := mustDoc[store.Member](t, "member", `SELECT doc FROM members WHERE id = $1`, uuidOrNil(id))
-	if err != nil {
-		return nil, err
-	}
-	if m.OrgID != orgID || orgID == "" {
-		return nil, store.NotFound("member")
-	}
-	return m, nil
+// Member implements store.Tx.
+func (t *txn) Member(id string) (*store.Member, error) {
+	return mustDoc[store.Member](t, "member", `SELECT doc FROM members WHERE id = $1`, uuidOrNil(id))
 }
 
 // orgExists refuses an unknown organization with not_found.
@@ -65,32 +55,7 @@ func (t *txn) orgExists(orgID string) error {
 	return err
 }
 
-// ListMembers implements store.Members: oldest first.
-func (db *DB) ListMembers(ctx context.Context, orgID string) ([]*store.Member, error) {
-	out := []*store.Member{}
-	err := db.view(ctx, func(t *txn) error {
-		if err := t.orgExists(orgID); err != nil {
-			return err
-		}
-		ms, err := docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id`, orgID)
-		out = append(out, ms...)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// FindMember implements store.Members.
-func (db *DB) FindMember(ctx context.Context, orgID, id string) (*store.Member, error) {
-	var out *store.Member
-	err := db.view(ctx, func(t *txn) (err error) {
-		out, err = t.orgMember(orgID, id)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+// Members implements store.Tx.
+func (t *txn) Members(orgID string) ([]*store.Member, error) {
+	return docs[store.Member](t, `SELECT doc FROM members WHERE org_id = $1 ORDER BY id`, uuidOrNil(orgID))
 }

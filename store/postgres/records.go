@@ -34,8 +34,8 @@ func (t *txn) app(ref store.AppRef) (*store.Application, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.OrgID != ref.OrgID {
-		return nil, store.NotFound("application")
+	if err := ref.Owns(a); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

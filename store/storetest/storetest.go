@@ -175,4 +175,5 @@ func Run(t *testing.T, open Opener) {
 	t.Run("AuditByTarget", func(t *testing.T) { testAuditByTarget(t, open) })
 	t.Run("SessionCounts", func(t *testing.T) { testSessionCounts(t, open) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open) })
+	t.Run("ReadScopes", func(t *testing.T) { testReadScopes(t, open) })
 }

@@ -1,0 +1,72 @@
+package store
+
+import "context"
+
+// Owns refuses with not_found an application of another organization than
+// ref's: another organization's records are never forbidden, they are not
+// there (docs/design.md §4).
+func (ref AppRef) Owns(a *Application) error {
+	if a.OrgID != ref.OrgID {
+		return NotFound("application")
+	}
+	return nil
+}
+
+// ListApplications implements Applications.
+func (sv *Service) ListApplications(ctx context.Context, orgID string) ([]*Application, error) {
+	var out []*Application
+	err := sv.view(ctx, func(t Tx) (err error) {
+		out, err = t.Applications(orgID)
+		return err
+	})
+	return out, err
+}
+
+// FindApplication implements Applications.
+func (sv *Service) FindApplication(ctx context.Context, ref AppRef) (*Application, error) {
+	var out *Application
+	err := sv.view(ctx, func(t Tx) (err error) {
+		out, err = t.App(ref)
+		return err
+	})
+	return out, err
+}
+
+// ListEntitlements implements Entitlements.
+func (sv *Service) ListEntitlements(ctx context.Context, ref AppRef) ([]*Entitlement, error) {
+	return appRecords(sv, ctx, ref, Tx.Entitlements)
+}
+
+// ListPlans implements Plans.
+func (sv *Service) ListPlans(ctx context.Context, ref AppRef) ([]*Plan, error) {
+	return appRecords(sv, ctx, ref, Tx.Plans)
+}
+
+// appRecords reads what list loads of ref's application, in one read-only
+// transaction: an empty list, not nil, when it has none.
+func appRecords[T any](sv *Service, ctx context.Context, ref AppRef, list func(t Tx, appID string) ([]*T, error)) ([]*T, error) {
+	var out []*T
+	err := sv.view(ctx, func(t Tx) error {
+		a, err := t.App(ref)
+		if err != nil {
+			return err
+		}
+		out, err = list(t, a.ID)
+		return err
+	})
+	return orEmptyList(out), err
+}
+
+// FindPlan implements Plans.
+func (sv *Service) FindPlan(ctx context.Context, ref AppRef, id string) (*Plan, error) {
+	var out *Plan
+	err := sv.view(ctx, func(t Tx) error {
+		a, err := t.App(ref)
+		if err != nil {
+			return err
+		}
+		out, err = t.Plan(a.ID, id)
+		return err
+	})
+	return out, err
+}

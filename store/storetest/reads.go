@@ -1,0 +1,104 @@
+package storetest
+
+import (
+	"testing"
+
+	"licensectl/store"
+)
+
+// testReadScopes: every read of the catalog and the accounts answers only
+// for its own organization, application and environment. Another's record
+// is not_found, never forbidden and never someone else's; an exact filter
+// that finds nothing in the scope is an empty page.
+func testReadScopes(t *testing.T, open Opener) {
+	f := newFixture(t, open)
+	theirOrg, theirApp := seedOrg(t, f.db, f.ctx)
+	theirRef := store.AppRef{OrgID: theirOrg.ID, AppID: theirApp.ID}
+	theirs := store.AppRef{OrgID: f.org.ID, AppID: theirApp.ID} // my organization, their application
+	theirScope := store.Scope{OrgID: f.org.ID, AppID: theirApp.ID, Env: store.EnvProduction}
+	if _, err := f.db.CreateEntitlement(f.ctx, theirRef, store.CreateEntitlementInput{Key: "theirs", Name: "Theirs"}); err != nil {
+		t.Fatal(err)
+	}
+	theirPlan, err := f.db.CreatePlan(f.ctx, theirRef, store.PlanInput{Name: ptr("Theirs")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirMember, err := f.db.AddMember(f.ctx, store.AddMemberInput{OrgID: theirOrg.ID, Email: "their-member@reads.test", Password: Password, Role: store.RoleViewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirUser, err := f.be.RegisterEndUser(f.ctx, store.Scope{OrgID: theirOrg.ID, AppID: theirApp.ID, Env: store.EnvProduction}, "their-user@reads.test", Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Mine")}, 1)
+	dev := f.activate(t, gen[0].Key, "reads-device")
+	mine := f.scope(store.EnvProduction)
+	dev2 := f.scope(store.EnvDevelopment)
+	if _, err := f.be.RegisterEndUser(f.ctx, mine, "my-user@reads.test", Password); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("ErrNotFound", func(t *testing.T) {
+		for _, c := range []struct {
+			what string
+			call func() error
+		}{
+			{"ListEntitlements(their application)", func() error { _, err := f.db.ListEntitlements(f.ctx, theirs); return err }},
+			{"FindPlan(their application)", func() error { _, err := f.db.FindPlan(f.ctx, theirs, theirPlan.ID); return err }},
+			{"FindPlan(their plan in my application)", func() error { _, err := f.db.FindPlan(f.ctx, f.ref(), theirPlan.ID); return err }},
+			{"ListMembers(unknown organization)", func() error { _, err := f.db.ListMembers(f.ctx, store.NewID()); return err }},
+			{"FindMember(their member)", func() error { _, err := f.db.FindMember(f.ctx, f.org.ID, theirMember.ID); return err }},
+			{"FindEndUser(their user)", func() error { _, err := f.be.FindEndUser(f.ctx, f.org.ID, theirUser.ID); return err }},
+			{"ListEndUsers(their application)", func() error { _, err := f.db.ListEndUsers(f.ctx, theirScope, store.StatusFilter{}); return err }},
+			{"ListDevices(their application)", func() error { _, err := f.db.ListDevices(f.ctx, theirScope, store.StatusFilter{}); return err }},
+			{"CountDeviceSessions(their application)", func() error { _, err := f.db.CountDeviceSessions(f.ctx, theirScope, dev.ID); return err }},
+			{"CountDeviceSessions(device of the other environment)", func() error { _, err := f.db.CountDeviceSessions(f.ctx, dev2, dev.ID); return err }},
+		} {
+			wantCode(t, c.what, c.call(), store.ECodeNotFound)
+		}
+	})
+
+	t.Run("OKEmptyLookups", func(t *testing.T) {
+		for _, c := range []struct {
+			what string
+			list func() (*store.Page[*store.EndUser], *store.Page[*store.Device], error)
+		}{
+			{"ListEndUsers(their user's address)", func() (*store.Page[*store.EndUser], *store.Page[*store.Device], error) {
+				p, err := f.db.ListEndUsers(f.ctx, mine, store.StatusFilter{Email: "their-user@reads.test"})
+				return p, nil, err
+			}},
+			{"ListEndUsers(address, another status)", func() (*store.Page[*store.EndUser], *store.Page[*store.Device], error) {
+				p, err := f.db.ListEndUsers(f.ctx, mine, store.StatusFilter{Email: "my-user@reads.test", Status: store.UserBanned})
+				return p, nil, err
+			}},
+			{"ListDevices(fingerprint of the other environment)", func() (*store.Page[*store.EndUser], *store.Page[*store.Device], error) {
+				p, err := f.db.ListDevices(f.ctx, dev2, store.StatusFilter{Fingerprint: "reads-device"})
+				return nil, p, err
+			}},
+			{"ListDevices(fingerprint, another status)", func() (*store.Page[*store.EndUser], *store.Page[*store.Device], error) {
+				p, err := f.db.ListDevices(f.ctx, mine, store.StatusFilter{Fingerprint: "reads-device", Status: store.DeviceBlocked})
+				return nil, p, err
+			}},
+		} {
+			users, devices, err := c.list()
+			if err != nil {
+				t.Fatalf("%s: %v", c.what, err)
+			}
+			if users != nil && (users.Total != 0 || len(users.Data) != 0) || devices != nil && (devices.Total != 0 || len(devices.Data) != 0) {
+				t.Fatalf("%s = %+v %+v, want an empty page", c.what, users, devices)
+			}
+		}
+	})
+
+	t.Run("OKLookupPastItsPage", func(t *testing.T) {
+		p, err := f.db.ListEndUsers(f.ctx, mine, store.StatusFilter{Email: " MY-USER@reads.test ", PageRequest: store.PageRequest{Page: 2}})
+		if err != nil || p.Total != 1 || len(p.Data) != 0 || p.NextCursor != "" {
+			t.Fatalf("ListEndUsers(address, page 2) = %+v, %v; want total 1 and no data", p, err)
+		}
+		d, err := f.db.ListDevices(f.ctx, mine, store.StatusFilter{Fingerprint: " reads-device "})
+		if err != nil || d.Total != 1 || len(d.Data) != 1 || d.Data[0].ID != dev.ID {
+			t.Fatalf("ListDevices(fingerprint with spaces) = %+v, %v; want the device", d, err)
+		}
+	})
+}
