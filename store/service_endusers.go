@@ -76,10 +76,7 @@ func (sv *Service) changeRoles(ctx context.Context, orgID, userID, role string, 
 		if err != nil {
 			return err
 		}
-		a, err := t.Application(prev.AppID)
-		if ErrorCode(err) == ECodeNotFound || err == nil && a.OrgID != orgID {
-			return NotFound("user")
-		}
+		a, err := endUserApp(t, orgID, prev)
 		if err != nil {
 			return err
 		}

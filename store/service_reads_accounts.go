@@ -193,3 +193,30 @@ func (sv *Service) CountDeviceSessions(ctx context.Context, s Scope, deviceID st
 	})
 	return n, err
 }
+
+// MailTokenState implements MailTokens: a token of another purpose, or of
+// an account removed since, is unknown, like one never issued.
+func (sv *Service) MailTokenState(ctx context.Context, token, purpose string) (string, error) {
+	state := TokenStateUnknown
+	if err := CheckStorable("purpose", purpose); err != nil {
+		return state, err
+	}
+	if token == "" {
+		return state, nil
+	}
+	err := sv.view(ctx, func(t Tx) error {
+		k, err := t.MailToken(token)
+		if err != nil || k == nil || k.Purpose != purpose {
+			return err
+		}
+		if _, err := t.Member(k.SubjectID); err != nil {
+			if ErrorCode(err) == ECodeNotFound {
+				return nil
+			}
+			return err
+		}
+		state = k.State(t.Now())
+		return nil
+	})
+	return state, err
+}

@@ -1,37 +1,9 @@
 package bolt
 
 import (
-	"context"
-
 	"licensectl/store"
 )
 
+// The state of a mail token is read by store.Service (MailTokenState) over
+// the transaction's MailToken and Member.
 var _ store.MailTokens = (*DB)(nil)
-
-// MailTokenState implements store.MailTokens.
-func (db *DB) MailTokenState(ctx context.Context, token, purpose string) (string, error) {
-	state := store.TokenStateUnknown
-	if err := store.CheckStorable("purpose", purpose); err != nil {
-		return state, err
-	}
-	err := db.view(ctx, func(t *txn) error {
-		var rec mailToken
-		ok, err := t.getAt(bMailTokens, []byte(store.HashSecret(token)), &rec)
-		if err != nil || !ok || token == "" || rec.Purpose != purpose {
-			return err
-		}
-		if found, err := t.get(bMembers, rec.MemberID, new(store.Member)); err != nil || !found {
-			return err
-		}
-		switch {
-		case !rec.UsedAt.IsZero():
-			state = store.TokenStateUsed
-		case !t.now.Before(rec.ExpiresAt):
-			state = store.TokenStateExpired
-		default:
-			state = store.TokenStateValid
-		}
-		return nil
-	})
-	return state, err
-}
