@@ -70,3 +70,37 @@ func (sv *Service) FindPlan(ctx context.Context, ref AppRef, id string) (*Plan, 
 	})
 	return out, err
 }
+
+// ResolveEntitlements turns the ids of idLists into their short forms, in
+// order and each once, reading them with get (which answers, by id, those
+// that are entitlements of the application). None is skipped: every id a
+// plan or license holds is kept in step by DeleteEntitlement, so one that
+// get does not answer is not_found.
+func ResolveEntitlements(get func(ids []string) (map[string]*Entitlement, error), idLists ...[]string) ([]EntitlementRef, error) {
+	var ids []string
+	seen := map[string]bool{}
+	for _, list := range idLists {
+		for _, id := range list {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	out := make([]EntitlementRef, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	found, err := get(ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		e := found[id]
+		if e == nil {
+			return nil, NotFound("entitlement")
+		}
+		out = append(out, EntitlementRef{ID: e.ID, Key: e.Key, Name: e.Name})
+	}
+	return out, nil
+}

@@ -28,25 +28,20 @@ func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
 	return e, nil
 }
 
-// entitlementRefs resolves ids into short forms, skipping none: every id a
-// plan or license holds is kept in step by DeleteEntitlement.
+// entitlementRefs resolves ids into short forms (store.ResolveEntitlements),
+// an entitlement at a time.
 func (t *txn) entitlementRefs(appID string, idLists ...[]string) ([]store.EntitlementRef, error) {
-	out := []store.EntitlementRef{}
-	seen := map[string]bool{}
-	for _, list := range idLists {
-		for _, id := range list {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
+	return store.ResolveEntitlements(func(ids []string) (map[string]*store.Entitlement, error) {
+		found := make(map[string]*store.Entitlement, len(ids))
+		for _, id := range ids {
 			e, err := t.entitlement(appID, id)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, store.EntitlementRef{ID: e.ID, Key: e.Key, Name: e.Name})
+			found[id] = e
 		}
-	}
-	return out, nil
+		return found, nil
+	}, idLists...)
 }
 
 // savePlan writes a plan record without its resolved entitlements.

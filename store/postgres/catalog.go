@@ -17,20 +17,15 @@ func (t *txn) Entitlements(appID string) ([]*store.Entitlement, error) {
 	return docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1 ORDER BY id DESC`, appID)
 }
 
-// entitlementRefs resolves ids into short forms, skipping none:
-// every id a plan or license holds is kept in step by DeleteEntitlement.
+// entitlementRefs resolves ids into short forms (store.ResolveEntitlements).
 // ents holds the application's entitlements already read, by id; those
 // missing from it are read in one query.
 func (t *txn) entitlementRefs(appID string, ents map[string]*store.Entitlement, idLists ...[]string) ([]store.EntitlementRef, error) {
-	var missing []string
-	for _, list := range idLists {
-		for _, id := range list {
-			if ents[id] == nil && !slices.Contains(missing, id) {
-				missing = append(missing, id)
-			}
+	return store.ResolveEntitlements(func(ids []string) (map[string]*store.Entitlement, error) {
+		missing := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return ents[id] != nil })
+		if len(missing) == 0 {
+			return ents, nil
 		}
-	}
-	if len(missing) > 0 {
 		found, err := docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1 AND id = ANY($2)`, appID, missing)
 		if err != nil {
 			return nil, err
@@ -41,23 +36,8 @@ func (t *txn) entitlementRefs(appID string, ents map[string]*store.Entitlement, 
 		for _, e := range found {
 			ents[e.ID] = e
 		}
-	}
-	out := []store.EntitlementRef{}
-	seen := map[string]bool{}
-	for _, list := range idLists {
-		for _, id := range list {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			e := ents[id]
-			if e == nil {
-				return nil, store.NotFound("entitlement")
-			}
-			out = append(out, store.EntitlementRef{ID: e.ID, Key: e.Key, Name: e.Name})
-		}
-	}
-	return out, nil
+		return ents, nil
+	}, idLists...)
 }
 
 // planJSON is a plan's doc: the plan without its resolved entitlements,
