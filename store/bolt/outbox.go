@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"licensectl/store"
@@ -64,8 +63,7 @@ func (d *deliveryRecord) domain() *store.Delivery {
 // endpoint subscribes to it. With no endpoint it costs one index seek per
 // transaction; with endpoints, a match in memory and one record.
 func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
-	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
-	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRecord) bool { return store.MatchAny(w.Events, ev.Event) }) {
+	if heard, err := store.Heard(t, ev.OrgID, ev.AppID, ev.Event); err != nil || !heard {
 		return err
 	}
 	body, err := t.payload(ev, e)
@@ -76,7 +74,7 @@ func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
 	if err := t.put(bOutbox, rec.ID, rec); err != nil {
 		return err
 	}
-	if err := t.appendBucket(bOutboxScope).Put(rec.scopeKey(), []byte{}); err != nil {
+	if err := t.appendBucket(bOutboxScope).Put(scopeKey(rec.OrgID, rec.AppID, rec.ID), []byte{}); err != nil {
 		return err
 	}
 	if err := t.addCount(bOutbox, nil, 1); err != nil {

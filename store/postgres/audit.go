@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"encoding/json"
-	"slices"
 
 	"licensectl/store"
 )
@@ -54,14 +53,14 @@ func (t *txn) auditEach(ev auditEvent, targets []store.Target, src store.Snapsho
 		ids, targetIDs, docs, nullID(ev.OrgID), nullID(ev.AppID), envs, ev.Event, t.now, a.IP, a.UserAgent); err != nil {
 		return err
 	}
-	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
-	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRecord) bool { return store.MatchAny(w.Events, ev.Event) }) {
+	if heard, err := store.Heard(t, ev.OrgID, ev.AppID, ev.Event); err != nil || !heard {
 		return err
 	}
 	eventIDs, bodies := make([]string, len(targets)), make([][]byte, len(targets))
 	for i := range entries {
 		one := ev
 		one.Target = entries[i].Target
+		var err error
 		if bodies[i], err = t.payload(one, &entries[i], src); err != nil {
 			return err
 		}
@@ -85,32 +84,6 @@ func decodeAudit(raw []byte, ip, userAgent string) (*store.AuditEntry, error) {
 	}
 	e.IP, e.UserAgent = ip, userAgent
 	return e, nil
-}
-
-// activeHooks lists the active endpoints that hear the events of a scope:
-// an application's endpoints, or for an organization-level event every
-// endpoint of the organization. It is read once per transaction.
-func (t *txn) activeHooks(orgID, appID string) ([]*webhookRecord, error) {
-	k, sql, arg := "a"+appID, `SELECT doc FROM webhooks WHERE app_id = $1 AND status = 'active' ORDER BY id`, appID
-	switch {
-	case appID != "":
-	case orgID != "":
-		k, sql, arg = "o"+orgID, `SELECT doc FROM webhooks WHERE org_id = $1 AND status = 'active' ORDER BY id`, orgID
-	default:
-		return nil, nil
-	}
-	if hooks, ok := t.hooks[k]; ok {
-		return hooks, nil
-	}
-	hooks, err := docs[webhookRecord](t, sql, arg)
-	if err != nil {
-		return nil, err
-	}
-	if t.hooks == nil {
-		t.hooks = map[string][]*webhookRecord{}
-	}
-	t.hooks[k] = hooks
-	return hooks, nil
 }
 
 // outboxChannel is the channel committing servers notify and every server

@@ -184,6 +184,79 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("OKScopes", func(t *testing.T) {
+		// An application's event goes to its own endpoints only; an
+		// organization's event to the endpoints of every application.
+		f := fixture(t)
+		own := hook(t, f, store.EventAll)
+		b, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Other Scope"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refB := store.AppRef{OrgID: f.org.ID, AppID: b.ID}
+		other, err := f.db.CreateWebhook(f.ctx, refB, url, []string{store.EventAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		count := func(ref store.AppRef, h *store.Webhook, event string) int {
+			t.Helper()
+			p, err := f.db.ListDeliveries(f.ctx, ref, h.ID, store.DeliveryFilter{PageRequest: store.PageRequest{PerPage: 100}})
+			if err != nil {
+				t.Fatalf("ListDeliveries: %v", err)
+			}
+			n := 0
+			for _, d := range p.Data {
+				if d.Event == event {
+					n++
+				}
+			}
+			return n
+		}
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Scoped")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.db.CreateAPIKey(f.ctx, f.org.ID, "scoped"); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		for _, c := range []struct {
+			name  string
+			ref   store.AppRef
+			h     *store.Webhook
+			event string
+			want  int
+		}{
+			{"own plan.created", f.ref(), own, store.EventPlanCreated, 1},
+			{"other plan.created", refB, other, store.EventPlanCreated, 0},
+			{"own api_key.created", f.ref(), own, store.EventAPIKeyCreated, 1},
+			{"other api_key.created", refB, other, store.EventAPIKeyCreated, 1},
+		} {
+			if got := count(c.ref, c.h, c.event); got != c.want {
+				t.Errorf("%s: %d deliveries, want %d", c.name, got, c.want)
+			}
+		}
+	})
+
+	t.Run("OKExpansionBound", func(t *testing.T) {
+		// One expansion writes at most 1,000 deliveries: of 700 events for
+		// two endpoints, the first call expands 500.
+		f := fixture(t)
+		hook(t, f, "license.created")
+		hook(t, f, "license.created")
+		expandAll(t, f)
+		f.licenses(t, store.PlanInput{Name: ptr("Bounded Expansion")}, 700)
+		for _, want := range []int{500, 200, 0} {
+			n, err := f.be.ExpandEvents(f.ctx, 1000)
+			if err != nil || n != want {
+				t.Fatalf("ExpandEvents = %d, %v; want %d", n, err, want)
+			}
+		}
+		if got := pending(t, f); got != 1400 {
+			t.Fatalf("after expansion: %d pending, want 1400 deliveries", got)
+		}
+	})
+
 	t.Run("OKPayloads", func(t *testing.T) { testPayloads(t, fixture(t)) })
 
 	t.Run("OKLease", func(t *testing.T) {
