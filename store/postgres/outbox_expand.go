@@ -15,7 +15,7 @@ import (
 // expands: each takes the events it expands with FOR UPDATE SKIP LOCKED
 // and deletes them in the same transaction, so an event is expanded once
 // whoever runs at the same time. An endpoint change holds its
-// organization's endpoint lock (lockHooks), which an expansion takes
+// organization's endpoint lock (LockWebhookSet), which an expansion takes
 // shared, and expands the pending events it could concern first.
 
 // outboxCols are the columns outboxEvents reads.
@@ -66,10 +66,6 @@ func (t *txn) scopeHooks(k, sql, arg string) ([]*store.Webhook, error) {
 	return hooks, nil
 }
 
-// LockWebhookSet implements store.Tx: the organization's advisory
-// endpoint lock.
-func (t *txn) LockWebhookSet(orgID string) error { return t.lockHooks(orgID) }
-
 // ShareWebhookSet implements store.Tx: the endpoint lock shared, tried.
 func (t *txn) ShareWebhookSet(orgID string) (bool, error) {
 	var ok bool
@@ -93,7 +89,7 @@ func (t *txn) PendingEvents(limit int) ([]*store.OutboxEvent, error) {
 
 // ScopeEvents implements store.Tx. The events are locked without SKIP
 // LOCKED: one another server is expanding is waited for (it waits for
-// nothing, the caller holding lockHooks), and is gone after.
+// nothing, the caller holding LockWebhookSet), and is gone after.
 func (t *txn) ScopeEvents(orgID, appID string) ([]*store.OutboxEvent, error) {
 	return t.outboxEvents(`SELECT `+outboxCols+` FROM outbox_events
 		WHERE org_id = $1 AND (app_id = $2 OR app_id IS NULL) ORDER BY id FOR UPDATE`, orgID, uuidOrNil(appID))

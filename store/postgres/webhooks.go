@@ -63,13 +63,14 @@ func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRecord, error)
 	return w, nil
 }
 
-// lockHooks takes the lock of an organization's set of endpoints until the
-// transaction ends. Every change to an endpoint that decides who hears an
-// event (created, edited, enabled, disabled, deleted) holds it, and so does
-// the expansion of the organization's events (shared, outbox_expand.go):
-// an event is expanded against the endpoints of its time on every server,
-// and two creations cannot both pass webhooks.max_endpoints.
-func (t *txn) lockHooks(orgID string) error {
+// LockWebhookSet implements store.Tx: the advisory lock of an
+// organization's set of endpoints until the transaction ends. Every change
+// to an endpoint that decides who hears an event (created, edited,
+// enabled, disabled, deleted) holds it, and the expansion of the
+// organization's events takes it shared (ShareWebhookSet): an event is
+// expanded against the endpoints of its time on every server, and two
+// creations cannot both pass webhooks.max_endpoints.
+func (t *txn) LockWebhookSet(orgID string) error {
 	_, err := t.exec(`SELECT pg_advisory_xact_lock(`+hooksLockKey+`)`, orgID)
 	return err
 }
