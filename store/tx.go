@@ -417,6 +417,12 @@ type Tx interface {
 	// and queued at their NextAttemptAt, sharing their event's payload
 	// (kept once, only when some delivery has it), and removes the events.
 	WriteExpansion(x []Expansion) error
+	// Webhook loads an endpoint of application appID, not held; another
+	// application's is not_found.
+	Webhook(appID, id string) (*Webhook, error)
+	// DeliveryPage loads a page of an endpoint's deliveries of f's status
+	// (any when ""), newest first, with their total; f is checked.
+	DeliveryPage(webhookID string, f DeliveryFilter) (*Page[*Delivery], error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

@@ -124,36 +124,33 @@ func (db *DB) OutboxStats(ctx context.Context) (int, time.Time, error) {
 	return n, oldest, err
 }
 
-// ListDeliveries implements store.Webhooks.
-func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
-	if err := f.Check(); err != nil {
+// Webhook implements store.Tx.
+func (t *txn) Webhook(appID, id string) (*store.Webhook, error) {
+	w, err := t.hook(appID, id)
+	if err != nil {
 		return nil, err
 	}
-	var out *store.Page[*store.Delivery]
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
+	return w.domain(), nil
+}
+
+// DeliveryPage implements store.Tx: the index of the endpoint's
+// deliveries, or of those of one status, newest first, and its count.
+func (t *txn) DeliveryPage(webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
+	index, prefix := bDelivHook, idb(webhookID)
+	if f.Status != "" {
+		index, prefix = bDelivHookStatus, key(idb(webhookID), str(f.Status))
+	}
+	page, next, err := t.pageIDs(index, prefix, f.PageRequest)
+	if err != nil {
+		return nil, err
+	}
+	out := &store.Page[*store.Delivery]{Data: []*store.Delivery{}, Total: t.count(index, prefix), Page: f.Page, PerPage: f.PerPage, NextCursor: next}
+	for _, id := range page {
+		d := new(deliveryRecord)
+		if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
+			return nil, err
 		}
-		if _, err := t.webhook(ref, webhookID); err != nil {
-			return err
-		}
-		index, prefix := bDelivHook, idb(webhookID)
-		if f.Status != "" {
-			index, prefix = bDelivHookStatus, key(idb(webhookID), str(f.Status))
-		}
-		page, next, err := t.pageIDs(index, prefix, f.PageRequest)
-		if err != nil {
-			return err
-		}
-		out = &store.Page[*store.Delivery]{Data: []*store.Delivery{}, Total: t.count(index, prefix), Page: f.Page, PerPage: f.PerPage, NextCursor: next}
-		for _, id := range page {
-			d := new(deliveryRecord)
-			if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
-				return err
-			}
-			out.Data = append(out.Data, d.domain())
-		}
-		return nil
-	})
-	return out, err
+		out.Data = append(out.Data, d.domain())
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"licensectl/store"
@@ -61,8 +62,10 @@ func (t *txn) scopeHooks(k string, index, prefix []byte) ([]*store.Webhook, erro
 	if hooks, ok := t.hooks[k]; ok {
 		return hooks, nil
 	}
+	all := t.all(index, prefix)
+	slices.Reverse(all) // newest first in the index
 	hooks := []*store.Webhook{}
-	for _, id := range t.all(index, prefix) {
+	for _, id := range all {
 		w := new(webhookRecord)
 		if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
 			return nil, err

@@ -238,6 +238,35 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("ErrNotFoundDeliveries", func(t *testing.T) {
+		// An endpoint's deliveries are read through its own application
+		// only; an unknown one, or another application's, is not found.
+		f := fixture(t)
+		b, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Other Deliveries"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refB := store.AppRef{OrgID: f.org.ID, AppID: b.ID}
+		other, err := f.db.CreateWebhook(f.ctx, refB, url, []string{store.EventAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, c := range map[string]struct {
+			ref store.AppRef
+			id  string
+		}{
+			"another application's endpoint": {f.ref(), other.ID},
+			"an unknown endpoint":            {f.ref(), store.NewID()},
+			"an unknown application":         {store.AppRef{OrgID: f.org.ID, AppID: store.NewID()}, other.ID},
+		} {
+			_, err := f.db.ListDeliveries(f.ctx, c.ref, c.id, store.DeliveryFilter{})
+			wantCode(t, "ListDeliveries("+name+")", err, store.ECodeNotFound)
+		}
+		if p, err := f.db.ListDeliveries(f.ctx, refB, other.ID, store.DeliveryFilter{}); err != nil || p.Total != 0 {
+			t.Fatalf("ListDeliveries(its own application) = %+v, %v", p, err)
+		}
+	})
+
 	t.Run("OKExpansionBound", func(t *testing.T) {
 		// One expansion writes at most 1,000 deliveries: of 700 events for
 		// two endpoints, the first call expands 500.
