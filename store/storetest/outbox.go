@@ -29,6 +29,21 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 		return h
 	}
+	// appHook creates another application of f's organization with an
+	// endpoint hearing every event.
+	appHook := func(t *testing.T, f *fixture, name string) (store.AppRef, *store.Webhook) {
+		t.Helper()
+		a, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := store.AppRef{OrgID: f.org.ID, AppID: a.ID}
+		h, err := f.db.CreateWebhook(f.ctx, ref, url, []string{store.EventAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref, h
+	}
 	total := func(t *testing.T, f *fixture, h *store.Webhook) int {
 		t.Helper()
 		p, err := f.db.ListDeliveries(f.ctx, f.ref(), h.ID, store.DeliveryFilter{})
@@ -124,14 +139,7 @@ func testOutbox(t *testing.T, open Opener) {
 		// deliveries with it: they hear neither its deletion nor the
 		// organization's events after it.
 		f := fixture(t)
-		a, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Purged Hooks"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := store.AppRef{OrgID: f.org.ID, AppID: a.ID}
-		if _, err := f.db.CreateWebhook(f.ctx, ref, url, []string{store.EventAll}); err != nil {
-			t.Fatal(err)
-		}
+		ref, _ := appHook(t, f, "Purged Hooks")
 		if _, err := f.db.CreatePlan(f.ctx, ref, store.PlanInput{Name: ptr("Heard")}); err != nil {
 			t.Fatal(err)
 		}
@@ -189,15 +197,7 @@ func testOutbox(t *testing.T, open Opener) {
 		// organization's event to the endpoints of every application.
 		f := fixture(t)
 		own := hook(t, f, store.EventAll)
-		b, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Other Scope"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		refB := store.AppRef{OrgID: f.org.ID, AppID: b.ID}
-		other, err := f.db.CreateWebhook(f.ctx, refB, url, []string{store.EventAll})
-		if err != nil {
-			t.Fatal(err)
-		}
+		refB, other := appHook(t, f, "Other Scope")
 		expandAll(t, f)
 		count := func(ref store.AppRef, h *store.Webhook, event string) int {
 			t.Helper()
@@ -242,15 +242,7 @@ func testOutbox(t *testing.T, open Opener) {
 		// An endpoint's deliveries are read through its own application
 		// only; an unknown one, or another application's, is not found.
 		f := fixture(t)
-		b, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Other Deliveries"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		refB := store.AppRef{OrgID: f.org.ID, AppID: b.ID}
-		other, err := f.db.CreateWebhook(f.ctx, refB, url, []string{store.EventAll})
-		if err != nil {
-			t.Fatal(err)
-		}
+		refB, other := appHook(t, f, "Other Deliveries")
 		for name, c := range map[string]struct {
 			ref store.AppRef
 			id  string
