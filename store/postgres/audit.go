@@ -1,10 +1,6 @@
 package postgres
 
-import (
-	"encoding/json"
-
-	"licensectl/store"
-)
+import "licensectl/store"
 
 // auditEvent is what a change records about itself.
 type auditEvent = store.AuditEvent
@@ -61,7 +57,7 @@ func (t *txn) auditEach(ev auditEvent, targets []store.Target, src store.Snapsho
 		one := ev
 		one.Target = entries[i].Target
 		var err error
-		if bodies[i], err = t.payload(one, &entries[i], src); err != nil {
+		if bodies[i], err = store.EventBody(one, entries[i].ID, src, t.now); err != nil {
 			return err
 		}
 		eventIDs[i] = store.NewID()
@@ -89,35 +85,6 @@ func decodeAudit(raw []byte, ip, userAgent string) (*store.AuditEntry, error) {
 // outboxChannel is the channel committing servers notify and every server
 // listens on (listen.go).
 const outboxChannel = "licensectl_outbox"
-
-// payload renders the body of ev's deliveries once, with the snapshot of
-// the object it concerns as it stands in this transaction, read from src.
-func (t *txn) payload(ev auditEvent, e *store.AuditEntry, src store.SnapshotSource) ([]byte, error) {
-	data := store.EventData{AuditID: e.ID}
-	if ev.AppID != "" {
-		appID := ev.AppID
-		data.ApplicationID = &appID
-		a, err := src.Application(ev.AppID)
-		if err != nil {
-			return nil, err
-		}
-		if a != nil && len(ev.EnvIDs) == 1 {
-			if env := a.EnvByID(ev.EnvIDs[0]); env != nil {
-				name := env.Name
-				data.Environment = &name
-			}
-		}
-	}
-	kind, obj, err := store.Snapshot(ev.Target, src, t.now)
-	if err != nil {
-		return nil, err
-	}
-	data.Kind, data.Object = kind, obj
-	if data.Extra, err = store.EventExtra(ev.Event, ev.Metadata, src); err != nil {
-		return nil, err
-	}
-	return json.Marshal(store.EventPayload{Type: ev.Event, Timestamp: t.now.UTC(), Data: data})
-}
 
 // snapshots loads the records of event snapshots for store.Snapshot, in
 // the change's transaction.
