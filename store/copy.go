@@ -262,15 +262,9 @@ type CopyWebhook struct {
 	TimedOut bool
 }
 
-// CopyOutboxEvent is a change's event not yet expanded into deliveries.
-type CopyOutboxEvent struct {
-	ID        string
-	OrgID     string
-	AppID     string // "" for an organization-level event
-	Event     string
-	CreatedAt time.Time
-	Body      []byte
-}
+// CopyOutboxEvent is a change's event not yet expanded into deliveries:
+// the outbox's own, so the copy format is its fields.
+type CopyOutboxEvent = OutboxEvent
 
 // CopyOutboxBody is the payload the deliveries of one event share.
 type CopyOutboxBody struct {

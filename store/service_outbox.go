@@ -59,7 +59,7 @@ func recordAttempt(t Tx, deliveryID string, a Attempt, p RetryPolicy, hold bool)
 		if d == nil {
 			return t.EndLease(deliveryID)
 		}
-		if err := t.HoldWebhooks(d.OrgID, d.AppID); err != nil {
+		if err := holdWebhooks(t, d.OrgID, d.AppID); err != nil {
 			return err
 		}
 	}

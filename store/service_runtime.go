@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync"
+	"time"
 )
 
 // RuntimeStorage is what a storage gives the runtime's orchestration: the
@@ -73,6 +75,14 @@ type RuntimeTx interface {
 	// OpenSession writes a new session of ra about s, with seed's ids and
 	// secret, and returns its tokens.
 	OpenSession(ra *RuntimeApp, s SessionSubject, seed SessionSeed) (*RuntimeSession, error)
+
+	// MarkSessionSeen writes at as the last-seen time of a session unless
+	// the stored one is as late or later; nothing when the session is gone.
+	MarkSessionSeen(sessionID string, at time.Time) error
+	// AddUsage adds requests[i] to the stored count of the runtime
+	// requests of organization orgs[i] (valid ids, in id order) in month
+	// (MonthKey).
+	AddUsage(month string, orgs []string, requests []int64) error
 }
 
 // ActivationPreparer is a RuntimeStorage that readies part of an
@@ -126,13 +136,14 @@ type RuntimeService struct {
 	hasher  PasswordHasher
 	dummy   *dummyPassword
 	opts    RuntimeOptions
+	seen    *seenTracker
 }
 
 // NewRuntimeService returns the runtime orchestration over storage, with
 // the hasher end-user passwords are checked by (nil refuses logins) and the
 // runtime's options o (the refresh token's lifetimes and grace).
 func NewRuntimeService(storage RuntimeStorage, hasher PasswordHasher, o RuntimeOptions) RuntimeService {
-	return RuntimeService{storage: storage, hasher: hasher, dummy: new(dummyPassword), opts: o}
+	return RuntimeService{storage: storage, hasher: hasher, dummy: new(dummyPassword), opts: o, seen: &seenTracker{pending: map[string]seenEntry{}}}
 }
 
 // lockResetDevice loads, held, the device a reset names by fingerprint or by
@@ -247,4 +258,104 @@ func (rs *RuntimeService) LicenseDevices(ctx context.Context, c RuntimeClient, i
 		return nil, err
 	}
 	return out, nil
+}
+
+// seenEntry is a device (and the session it was seen through) waiting for
+// its last_seen_at to be written.
+type seenEntry struct {
+	envID     string
+	sessionID string
+	at        time.Time
+}
+
+// seenTracker collects last-seen times in memory so that validation never
+// writes: FlushSeen writes them in one transaction. It is this process's
+// own: what it holds is only ever later than what the store says, so
+// buffering it changes no answer (docs/design.md §12).
+type seenTracker struct {
+	mu      sync.Mutex
+	pending map[string]seenEntry // device id →
+}
+
+// NoteSeen queues the last-seen time of a device a valid session was used
+// on (its session sessionID) when its stored last_seen_at is older than
+// RuntimeOptions.SeenInterval. The common case (recently seen) takes no
+// lock.
+func (rs *RuntimeService) NoteSeen(d *Device, sessionID string, now time.Time) {
+	if d.LastSeenAt != nil && now.Sub(*d.LastSeenAt) < rs.opts.SeenInterval {
+		return
+	}
+	rs.seen.mu.Lock()
+	rs.seen.pending[d.ID] = seenEntry{envID: d.EnvID, sessionID: sessionID, at: now}
+	rs.seen.mu.Unlock()
+}
+
+// FlushSeen implements RuntimeBackend: it writes the last-seen times
+// queued by NoteSeen, of devices and their sessions, in one transaction,
+// and reports how many devices it updated. A time never goes back: one
+// written meanwhile by another server, later, stays. Every server flushes
+// its own queue, so no pass lock is taken.
+func (rs *RuntimeService) FlushSeen(ctx context.Context) (int, error) {
+	rs.seen.mu.Lock()
+	batch := rs.seen.pending
+	rs.seen.pending = map[string]seenEntry{}
+	rs.seen.mu.Unlock()
+	if len(batch) == 0 {
+		return 0, nil
+	}
+	// Rows are locked in id order, so that two servers flushing the same
+	// devices wait for each other instead of deadlocking.
+	ids := make([]string, 0, len(batch))
+	for id := range batch {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+		for _, id := range ids {
+			e := batch[id]
+			prev, err := t.LockDevice(e.envID, id)
+			if ErrorCode(err) == ECodeNotFound {
+				continue // deleted since
+			}
+			if err != nil {
+				return err
+			}
+			if prev.LastSeenAt == nil || prev.LastSeenAt.Before(e.at) {
+				d, at := *prev, e.at
+				d.LastSeenAt = &at
+				if err := t.PutDevice(prev, &d); err != nil {
+					return err
+				}
+			}
+			if err := t.MarkSessionSeen(e.sessionID, e.at); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return len(batch), err
+}
+
+// AddRuntimeRequests implements Runtime: one transaction adds this
+// process's counts to the month's, so that on a shared store the month's
+// usage is the sum over servers. Counts of no organization (an invalid
+// id) or of nothing are dropped.
+func (rs *RuntimeService) AddRuntimeRequests(ctx context.Context, at time.Time, counts map[string]int64) error {
+	orgs := make([]string, 0, len(counts))
+	for org, n := range counts {
+		if ValidID(org) && n > 0 {
+			orgs = append(orgs, org)
+		}
+	}
+	if len(orgs) == 0 {
+		return nil
+	}
+	// In id order: two servers adding to the same organizations lock their
+	// rows in one order.
+	slices.Sort(orgs)
+	ns := make([]int64, len(orgs))
+	for i, org := range orgs {
+		ns[i] = counts[org]
+	}
+	return rs.storage.Update(ctx, func(t RuntimeTx) error { return t.AddUsage(MonthKey(at), orgs, ns) })
 }

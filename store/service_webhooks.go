@@ -32,7 +32,7 @@ func changeWebhook(t Tx, ref AppRef, id string) (*Application, *Webhook, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := t.HoldWebhooks(a.OrgID, a.ID); err != nil {
+	if err := holdWebhooks(t, a.OrgID, a.ID); err != nil {
 		return nil, nil, err
 	}
 	w, err := t.LockWebhook(a.ID, id)
@@ -53,7 +53,7 @@ func (sv *Service) CreateWebhook(ctx context.Context, ref AppRef, url string, ev
 		if err != nil {
 			return err
 		}
-		if err := t.HoldWebhooks(a.OrgID, a.ID); err != nil {
+		if err := holdWebhooks(t, a.OrgID, a.ID); err != nil {
 			return err
 		}
 		n, err := t.CountWebhooks(a.ID)

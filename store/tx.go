@@ -316,12 +316,6 @@ type Tx interface {
 	// PutOnboarding writes a member's onboarding progress.
 	PutOnboarding(memberID string, p *OnboardingProgress) error
 
-	// HoldWebhooks holds the set of endpoints of organization orgID until
-	// the transaction ends, so that two creations cannot both pass the
-	// endpoint bound, and first expands the events of application appID
-	// (and of the organization) already written, against the endpoints as
-	// they stand: an event is heard by the endpoints of its time.
-	HoldWebhooks(orgID, appID string) error
 	// CountWebhooks counts the endpoints of an application.
 	CountWebhooks(appID string) (int, error)
 	// LockWebhook loads, held, an endpoint of application appID; another
@@ -434,6 +428,42 @@ type Tx interface {
 	// LiveDeviceSessions counts the live sessions of a device: not revoked
 	// and, at Now, inside both their idle and their absolute lifetime.
 	LiveDeviceSessions(deviceID string) (int, error)
+	// The outbox's expansion (store/service_outbox_expand.go).
+
+	// AppWebhooks loads the endpoints of an application, active or not, in
+	// id order. A storage may answer from what this transaction read
+	// before, until an endpoint changes in it; the caller only reads them.
+	AppWebhooks(appID string) ([]*Webhook, error)
+	// OrgWebhooks is AppWebhooks for every application of an organization.
+	OrgWebhooks(orgID string) ([]*Webhook, error)
+	// LockWebhookSet holds the set of endpoints of an organization until
+	// the transaction ends, against another change of it and against an
+	// expansion of its events (ShareWebhookSet; on PostgreSQL an advisory
+	// lock, free under bbolt's one writer).
+	LockWebhookSet(orgID string) error
+	// ShareWebhookSet takes LockWebhookSet's hold shared, without waiting,
+	// and reports whether it got it: false while a change of the
+	// organization's endpoints holds it.
+	ShareWebhookSet(orgID string) (bool, error)
+	// PendingEvents loads up to limit outbox events, oldest first, held
+	// against another expansion. Events another server's expansion holds
+	// are skipped, unless it holds every waiting one: then they are waited
+	// for, so that none means none waits.
+	PendingEvents(limit int) ([]*OutboxEvent, error)
+	// ScopeEvents loads, held, the pending outbox events of application
+	// appID and those of its organization (AppID ""), waiting for one
+	// another expansion holds.
+	ScopeEvents(orgID, appID string) ([]*OutboxEvent, error)
+	// WriteExpansion writes the deliveries of each expanded event, pending
+	// and queued at their NextAttemptAt, sharing their event's payload
+	// (kept once, only when some delivery has it), and removes the events.
+	WriteExpansion(x []Expansion) error
+	// Webhook loads an endpoint of application appID, not held; another
+	// application's is not_found.
+	Webhook(appID, id string) (*Webhook, error)
+	// DeliveryPage loads a page of an endpoint's deliveries of f's status
+	// (any when ""), newest first, with their total; f is checked.
+	DeliveryPage(webhookID string, f DeliveryFilter) (*Page[*Delivery], error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

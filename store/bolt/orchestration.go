@@ -517,10 +517,6 @@ func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endD
 // App implements store.Tx.
 func (t *txn) App(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
 
-// HoldWebhooks implements store.Tx: bbolt has one writer, so holding is
-// settling.
-func (t *txn) HoldWebhooks(orgID, appID string) error { return t.settle(orgID, appID) }
-
 // CountWebhooks implements store.Tx.
 func (t *txn) CountWebhooks(appID string) (int, error) { return t.count(bHooksApp, idb(appID)), nil }
 
@@ -547,6 +543,7 @@ func (t *txn) hook(appID, id string) (*webhookRecord, error) {
 
 // InsertWebhook implements store.Tx.
 func (t *txn) InsertWebhook(w *store.Webhook) error {
+	t.hooks = nil
 	if err := t.put(bHooks, w.ID, webhookRecordOf(w)); err != nil {
 		return err
 	}
@@ -561,6 +558,7 @@ func (t *txn) PutWebhook(w *store.Webhook) error {
 	if _, err := t.hook(w.AppID, w.ID); err != nil {
 		return err
 	}
+	t.hooks = nil
 	return t.put(bHooks, w.ID, webhookRecordOf(w))
 }
 

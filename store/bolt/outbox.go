@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"licensectl/store"
@@ -64,11 +63,10 @@ func (d *deliveryRecord) domain() *store.Delivery {
 // endpoint subscribes to it. With no endpoint it costs one index seek per
 // transaction; with endpoints, a match in memory and one record.
 func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
-	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
-	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRecord) bool { return store.MatchAny(w.Events, ev.Event) }) {
+	if heard, err := store.Heard(t, ev.OrgID, ev.AppID, ev.Event); err != nil || !heard {
 		return err
 	}
-	body, err := t.payload(ev, e)
+	body, err := store.EventBody(ev, e.ID, snapshots{t}, t.now)
 	if err != nil {
 		return err
 	}
@@ -76,7 +74,7 @@ func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
 	if err := t.put(bOutbox, rec.ID, rec); err != nil {
 		return err
 	}
-	if err := t.appendBucket(bOutboxScope).Put(rec.scopeKey(), []byte{}); err != nil {
+	if err := t.appendBucket(bOutboxScope).Put(scopeKey(rec.OrgID, rec.AppID, rec.ID), []byte{}); err != nil {
 		return err
 	}
 	if err := t.addCount(bOutbox, nil, 1); err != nil {
@@ -116,38 +114,6 @@ func (db *DB) wake() {
 
 // Enqueued implements store.Outbox.
 func (db *DB) Enqueued() <-chan struct{} { return db.enqueued }
-
-// payload renders the body of ev's deliveries once, with the snapshot of
-// the object it concerns as it stands in this transaction.
-func (t *txn) payload(ev auditEvent, e *store.AuditEntry) ([]byte, error) {
-	data := store.EventData{AuditID: e.ID}
-	if ev.AppID != "" {
-		appID := ev.AppID
-		data.ApplicationID = &appID
-		a := new(store.Application)
-		found, err := t.get(bApps, ev.AppID, a)
-		if err != nil {
-			return nil, err
-		}
-		if found && len(ev.EnvIDs) == 1 {
-			for _, env := range a.Environments {
-				if env.ID == ev.EnvIDs[0] {
-					name := env.Name
-					data.Environment = &name
-				}
-			}
-		}
-	}
-	kind, obj, err := store.Snapshot(ev.Target, snapshots{t}, t.now)
-	if err != nil {
-		return nil, err
-	}
-	data.Kind, data.Object = kind, obj
-	if data.Extra, err = store.EventExtra(ev.Event, ev.Metadata, snapshots{t}); err != nil {
-		return nil, err
-	}
-	return json.Marshal(store.EventPayload{Type: ev.Event, Timestamp: t.now.UTC(), Data: data})
-}
 
 // snapshots loads the records of event snapshots for store.Snapshot, in
 // the change's transaction.

@@ -11,92 +11,78 @@ import (
 
 var _ store.Outbox = (*DB)(nil)
 
-// ClaimDue implements store.Outbox.
+// ClaimDue implements store.Outbox: store.Claim.Rounds decides over the
+// due index by endpoint, one seek per endpoint and round, and the leases
+// go into the in-memory table under its lock, held since they were counted.
 func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*store.DeliveryJob, error) {
 	if err := store.CheckStorable("owner", c.Owner); err != nil {
 		return nil, err
 	}
 	var out []*store.DeliveryJob
+	var picks []store.ClaimPick
 	lt := &db.leases
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	err := db.view(ctx, func(t *txn) error {
-		out = nil
+		out, picks = nil, nil
 		perHook, perApp := lt.loads(now, c.Owner)
-		end := timeKey(now)
-		type cand struct {
-			w    *webhookRecord
-			seek []byte // where its next due delivery is looked for
-		}
-		var round []*cand
+		var hooks []*store.Webhook
 		for _, id := range t.hooksWithDue(now, lt.next) {
 			w := new(webhookRecord)
 			if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
 				return err
 			}
-			round = append(round, &cand{w: w, seek: idb(id)})
+			hooks = append(hooks, w.domain())
 		}
-		// Rounds of one delivery per endpoint until the limit, or until no
-		// endpoint can take more.
+		end := timeKey(now)
 		dc := t.tx.Bucket(bDelivDueHook).Cursor()
-		var last []byte // the last endpoint served: the next claim starts after it
-		defer func() {
-			if last != nil {
-				lt.next = after(last)
+		seek := map[string][]byte{} // where an endpoint's next due delivery is looked for
+		var err error
+		picks, err = c.Rounds(hooks, perHook, perApp, func(w *store.Webhook) (string, error) {
+			prefix := idb(w.ID)
+			from, ok := seek[w.ID]
+			if !ok {
+				from = prefix
 			}
-		}()
-		for len(out) < c.Limit && len(round) > 0 {
-			var again []*cand
-			for _, h := range round {
-				if len(out) == c.Limit {
-					break
-				}
-				if c.Full(h.w.TimedOut, perHook[h.w.ID], perApp[h.w.AppID]) {
-					continue
-				}
-				prefix := idb(h.w.ID)
-				k, _ := dc.Seek(h.seek)
-				if k != nil && bytes.Equal(k, h.seek) {
-					k, _ = dc.Next()
-				}
-				var id string
-				for ; k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k[16:24], end) <= 0; k, _ = dc.Next() {
-					if l, ok := lt.byID[ids(k[24:])]; !ok || !now.Before(l.until) {
-						id = ids(k[24:])
-						break
-					}
-				}
-				if id == "" {
-					continue
-				}
-				h.seek = bytes.Clone(k)
-				d := new(deliveryRecord)
-				if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
-					return err
-				}
-				body, err := t.body(d)
-				if err != nil {
-					return err
-				}
-				job := d.domain()
-				job.Body = body
-				lt.byID[id] = lease{owner: c.Owner, hook: h.w.ID, app: h.w.AppID, until: now.Add(c.Lease)}
-				perHook[h.w.ID]++
-				perApp[h.w.AppID]++
-				out = append(out, &store.DeliveryJob{Delivery: job, URL: h.w.URL, Secret: h.w.Secret})
-				again = append(again, h)
-				last = prefix
+			k, _ := dc.Seek(from)
+			if k != nil && bytes.Equal(k, from) {
+				k, _ = dc.Next()
 			}
-			round = again
+			for ; k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k[16:24], end) <= 0; k, _ = dc.Next() {
+				if l, ok := lt.byID[ids(k[24:])]; !ok || !now.Before(l.until) {
+					seek[w.ID] = bytes.Clone(k)
+					return ids(k[24:]), nil
+				}
+			}
+			return "", nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, p := range picks {
+			d := new(deliveryRecord)
+			if err := t.mustGet(bDeliveries, p.DeliveryID, "delivery", d); err != nil {
+				return err
+			}
+			body, err := t.body(d)
+			if err != nil {
+				return err
+			}
+			job := d.domain()
+			job.Body = body
+			out = append(out, &store.DeliveryJob{Delivery: job, URL: p.Webhook.URL, Secret: p.Webhook.Secret})
+		}
+		if len(picks) > 0 {
+			// The next claim starts after the last endpoint served.
+			lt.next = after(idb(picks[len(picks)-1].Webhook.ID))
 		}
 		return nil
 	})
 	if err != nil {
-		// Nothing is handed out: the leases taken before the failure go too.
-		for _, j := range out {
-			delete(lt.byID, j.Delivery.ID)
-		}
 		return nil, err
+	}
+	for _, p := range picks {
+		lt.byID[p.DeliveryID] = lease{owner: c.Owner, hook: p.Webhook.ID, app: p.Webhook.AppID, until: now.Add(c.Lease)}
 	}
 	return out, nil
 }
@@ -138,36 +124,33 @@ func (db *DB) OutboxStats(ctx context.Context) (int, time.Time, error) {
 	return n, oldest, err
 }
 
-// ListDeliveries implements store.Webhooks.
-func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
-	if err := f.Check(); err != nil {
+// Webhook implements store.Tx.
+func (t *txn) Webhook(appID, id string) (*store.Webhook, error) {
+	w, err := t.hook(appID, id)
+	if err != nil {
 		return nil, err
 	}
-	var out *store.Page[*store.Delivery]
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
+	return w.domain(), nil
+}
+
+// DeliveryPage implements store.Tx: the index of the endpoint's
+// deliveries, or of those of one status, newest first, and its count.
+func (t *txn) DeliveryPage(webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
+	index, prefix := bDelivHook, idb(webhookID)
+	if f.Status != "" {
+		index, prefix = bDelivHookStatus, key(idb(webhookID), str(f.Status))
+	}
+	page, next, err := t.pageIDs(index, prefix, f.PageRequest)
+	if err != nil {
+		return nil, err
+	}
+	out := &store.Page[*store.Delivery]{Data: []*store.Delivery{}, Total: t.count(index, prefix), Page: f.Page, PerPage: f.PerPage, NextCursor: next}
+	for _, id := range page {
+		d := new(deliveryRecord)
+		if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
+			return nil, err
 		}
-		if _, err := t.webhook(ref, webhookID); err != nil {
-			return err
-		}
-		index, prefix := bDelivHook, idb(webhookID)
-		if f.Status != "" {
-			index, prefix = bDelivHookStatus, key(idb(webhookID), str(f.Status))
-		}
-		page, next, err := t.pageIDs(index, prefix, f.PageRequest)
-		if err != nil {
-			return err
-		}
-		out = &store.Page[*store.Delivery]{Data: []*store.Delivery{}, Total: t.count(index, prefix), Page: f.Page, PerPage: f.PerPage, NextCursor: next}
-		for _, id := range page {
-			d := new(deliveryRecord)
-			if err := t.mustGet(bDeliveries, id, "delivery", d); err != nil {
-				return err
-			}
-			out.Data = append(out.Data, d.domain())
-		}
-		return nil
-	})
-	return out, err
+		out.Data = append(out.Data, d.domain())
+	}
+	return out, nil
 }

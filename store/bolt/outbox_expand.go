@@ -4,10 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"licensectl/store"
 )
+
+// The outbox's expansion is store.Service's (store/service_outbox_expand.go);
+// the file keeps each event twice: by id in bOutbox (the oldest first) and
+// by scope in bOutboxScope (org|app|id, app all zeros for an
+// organization-level event), so that an endpoint change finds the events
+// it could concern with one seek.
+
+var _ store.OutboxWaiting = storage{}
 
 // outboxEvent is an event waiting to be expanded into deliveries: what every
 // delivery of it shares, written once by the change.
@@ -18,6 +27,10 @@ type outboxEvent struct {
 	Event     string          `json:"ev"`
 	CreatedAt time.Time       `json:"ca"`
 	Body      json.RawMessage `json:"body"`
+}
+
+func (e *outboxEvent) domain() *store.OutboxEvent {
+	return &store.OutboxEvent{ID: e.ID, OrgID: e.OrgID, AppID: e.AppID, Event: e.Event, CreatedAt: e.CreatedAt, Body: e.Body}
 }
 
 // noApp stands for the application of an organization-level event in keys.
@@ -31,146 +44,122 @@ func scopePrefix(orgID, appID string) []byte {
 	return key(idb(orgID), idb(appID))
 }
 
-func (e *outboxEvent) scopeKey() []byte { return key(scopePrefix(e.OrgID, e.AppID), idb(e.ID)) }
+func scopeKey(orgID, appID, id string) []byte { return key(scopePrefix(orgID, appID), idb(id)) }
 
-// activeHooks lists the active endpoints that hear the events of a scope:
-// an application's endpoints, or for an organization-level event every
-// endpoint of the organization. It is read once per transaction.
-func (t *txn) activeHooks(orgID, appID string) ([]*webhookRecord, error) {
-	k, index, prefix := "a"+appID, bHooksApp, idb(appID)
-	switch {
-	case appID != "":
-	case orgID != "":
-		k, index, prefix = "o"+orgID, bHooksOrg, idb(orgID)
-	default:
-		return nil, nil
-	}
+// AppWebhooks implements store.Tx, read once per transaction.
+func (t *txn) AppWebhooks(appID string) ([]*store.Webhook, error) {
+	return t.scopeHooks("a"+appID, bHooksApp, idb(appID))
+}
+
+// OrgWebhooks implements store.Tx, read once per transaction.
+func (t *txn) OrgWebhooks(orgID string) ([]*store.Webhook, error) {
+	return t.scopeHooks("o"+orgID, bHooksOrg, idb(orgID))
+}
+
+// scopeHooks loads the endpoints listed under prefix in index, cached
+// under k until an endpoint changes in this transaction.
+func (t *txn) scopeHooks(k string, index, prefix []byte) ([]*store.Webhook, error) {
 	if hooks, ok := t.hooks[k]; ok {
 		return hooks, nil
 	}
-	hooks := []*webhookRecord{}
-	for _, id := range t.all(index, prefix) {
+	all := t.all(index, prefix)
+	slices.Reverse(all) // newest first in the index
+	hooks := []*store.Webhook{}
+	for _, id := range all {
 		w := new(webhookRecord)
 		if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
 			return nil, err
 		}
-		if w.Status == store.WebhookActive {
-			hooks = append(hooks, w)
-		}
+		hooks = append(hooks, w.domain())
 	}
 	if t.hooks == nil {
-		t.hooks = map[string][]*webhookRecord{}
+		t.hooks = map[string][]*store.Webhook{}
 	}
 	t.hooks[k] = hooks
 	return hooks, nil
 }
 
-// expandEvent writes the deliveries of e, one per active endpoint of its
-// scope subscribed to it, due since the event, and removes e. The endpoints
-// are those of the event's time: every change to an endpoint first expands
-// the pending events it could concern (settle), so none changed since.
-func (t *txn) expandEvent(e *outboxEvent) (int, error) {
-	hooks, err := t.activeHooks(e.OrgID, e.AppID)
-	if err != nil {
-		return 0, err
+// LockWebhookSet implements store.Tx: the one writer holds every endpoint.
+func (t *txn) LockWebhookSet(string) error { return nil }
+
+// ShareWebhookSet implements store.Tx: no other change runs meanwhile.
+func (t *txn) ShareWebhookSet(string) (bool, error) { return true, nil }
+
+// PendingEvents implements store.Tx.
+func (t *txn) PendingEvents(limit int) ([]*store.OutboxEvent, error) {
+	var pending []string
+	c := t.tx.Bucket(bOutbox).Cursor()
+	for k, _ := c.First(); k != nil && len(pending) < limit; k, _ = c.Next() {
+		pending = append(pending, ids(k))
 	}
-	n := 0
-	for _, w := range hooks {
-		if !store.MatchAny(w.Events, e.Event) {
-			continue
-		}
-		at := e.CreatedAt
-		d := &deliveryRecord{ID: store.NewID(), OrgID: w.OrgID, AppID: w.AppID, WebhookID: w.ID, Event: e.Event,
-			Status: store.DeliveryPending, NextAttemptAt: &at, CreatedAt: at, BodyOf: e.ID}
-		if err := t.saveDelivery(nil, d); err != nil {
-			return 0, err
-		}
-		if err := t.due(d); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	if n > 0 {
-		// One copy of the payload for all the event's deliveries.
-		if err := t.appendBucket(bOutboxBodies).Put(idb(e.ID), e.Body); err != nil {
-			return 0, err
-		}
-		if err := t.addCount(bOutboxBodies, idb(e.ID), n); err != nil {
-			return 0, err
-		}
-	}
-	if err := t.tx.Bucket(bOutboxScope).Delete(e.scopeKey()); err != nil {
-		return 0, err
-	}
-	if err := t.addCount(bOutbox, nil, -1); err != nil {
-		return 0, err
-	}
-	return n, t.del(bOutbox, e.ID)
+	return t.outboxEvents(pending)
 }
 
-// settle expands the pending events an endpoint of (org, app) hears, before
-// the endpoint changes (created, edited, enabled, disabled or deleted), so
-// that expansion always sees the endpoints as they were when each event
-// happened; it then forgets the endpoints read so far in this transaction.
-// Events rarely wait: the dispatcher expands them as they commit.
-func (t *txn) settle(orgID, appID string) error {
+// ScopeEvents implements store.Tx.
+func (t *txn) ScopeEvents(orgID, appID string) ([]*store.OutboxEvent, error) {
+	var pending []string
 	for _, prefix := range [][]byte{scopePrefix(orgID, appID), scopePrefix(orgID, "")} {
-		var pending []string
 		c := t.tx.Bucket(bOutboxScope).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			pending = append(pending, ids(k[len(prefix):]))
 		}
-		for _, id := range pending {
-			e := new(outboxEvent)
-			if err := t.mustGet(bOutbox, id, "outbox event", e); err != nil {
+	}
+	return t.outboxEvents(pending)
+}
+
+// outboxEvents loads the outbox events of ids.
+func (t *txn) outboxEvents(pending []string) ([]*store.OutboxEvent, error) {
+	out := make([]*store.OutboxEvent, 0, len(pending))
+	for _, id := range pending {
+		e := new(outboxEvent)
+		if err := t.mustGet(bOutbox, id, "outbox event", e); err != nil {
+			return nil, err
+		}
+		out = append(out, e.domain())
+	}
+	return out, nil
+}
+
+// WriteExpansion implements store.Tx: the deliveries name their event's
+// payload, kept once in bOutboxBodies with the count of its deliveries.
+func (t *txn) WriteExpansion(x []store.Expansion) error {
+	for _, ex := range x {
+		e := ex.Event
+		for _, dd := range ex.Deliveries {
+			d := &deliveryRecord{ID: dd.ID, OrgID: dd.OrgID, AppID: dd.AppID, WebhookID: dd.WebhookID, Event: dd.Event,
+				Status: dd.Status, NextAttemptAt: dd.NextAttemptAt, CreatedAt: dd.CreatedAt, BodyOf: e.ID}
+			if err := t.saveDelivery(nil, d); err != nil {
 				return err
 			}
-			if _, err := t.expandEvent(e); err != nil {
+			if err := t.due(d); err != nil {
 				return err
 			}
 		}
+		if n := len(ex.Deliveries); n > 0 {
+			if err := t.appendBucket(bOutboxBodies).Put(idb(e.ID), e.Body); err != nil {
+				return err
+			}
+			if err := t.addCount(bOutboxBodies, idb(e.ID), n); err != nil {
+				return err
+			}
+		}
+		if err := t.tx.Bucket(bOutboxScope).Delete(scopeKey(e.OrgID, e.AppID, e.ID)); err != nil {
+			return err
+		}
+		if err := t.addCount(bOutbox, nil, -1); err != nil {
+			return err
+		}
+		if err := t.del(bOutbox, e.ID); err != nil {
+			return err
+		}
 	}
-	t.hooks = nil
 	return nil
 }
 
-// expandBatch bounds the deliveries one expansion transaction writes, so the
-// writer is never held long by a large fan-out.
-const expandBatch = 1000
-
-// ExpandEvents implements store.Outbox.
-func (db *DB) ExpandEvents(ctx context.Context, limit int) (int, error) {
-	// The dispatcher asks on every poll: an empty outbox costs a read, not
-	// a commit.
-	waiting := 0
-	if err := db.view(ctx, func(t *txn) error { waiting = t.count(bOutbox, nil); return nil }); err != nil || waiting == 0 {
-		return 0, err
-	}
-	n := 0
-	err := db.update(ctx, func(t *txn) error {
-		n = 0
-		var pending []string
-		c := t.tx.Bucket(bOutbox).Cursor()
-		for k, _ := c.First(); k != nil && len(pending) < limit; k, _ = c.Next() {
-			pending = append(pending, ids(k))
-		}
-		written := 0
-		for _, id := range pending {
-			if written >= expandBatch {
-				break
-			}
-			e := new(outboxEvent)
-			if err := t.mustGet(bOutbox, id, "outbox event", e); err != nil {
-				return err
-			}
-			d, err := t.expandEvent(e)
-			if err != nil {
-				return err
-			}
-			written += d
-			n++
-		}
-		return nil
-	})
-	return n, err
+// EventsWaiting implements store.OutboxWaiting: a read of the events'
+// count.
+func (s storage) EventsWaiting(ctx context.Context) (bool, error) {
+	waiting := false
+	err := s.db.view(ctx, func(t *txn) error { waiting = t.count(bOutbox, nil) > 0; return nil })
+	return waiting, err
 }

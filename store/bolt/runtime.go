@@ -26,7 +26,6 @@ type Runtime struct {
 	db    *DB
 	o     RuntimeOptions
 	cache *decodeCache
-	seen  seenTracker
 
 	commits *groupCommit
 	valid   *validCache
@@ -37,7 +36,7 @@ func (db *DB) Runtime(o RuntimeOptions) *Runtime {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	r := &Runtime{db: db, o: o, cache: newDecodeCache(), seen: seenTracker{pending: map[string]seenEntry{}}, commits: &groupCommit{db: db}, valid: newValidCache()}
+	r := &Runtime{db: db, o: o, cache: newDecodeCache(), commits: &groupCommit{db: db}, valid: newValidCache()}
 	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher, o)
 	return r
 }

@@ -53,7 +53,7 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 				return err
 			}
 			out = &store.Validation{Valid: true, Entitlements: ents, ExpiresAt: s.AccessExpiresAt}
-			r.seen.note(v, t.now, r.o.SeenInterval)
+			r.NoteSeen(v.dev, v.s.ID, t.now)
 			until = minTime(validUntil(v, t.now, r.o.SeenInterval), turns)
 			if lease != nil {
 				// The answer turns to lease_required when the lease runs

@@ -20,9 +20,9 @@ type txn struct {
 	ctx context.Context
 	now time.Time
 	db  *DB
-	// hooks caches the active endpoints per scope for the outbox (activeHooks);
+	// hooks caches the endpoints per scope for the outbox (scopeHooks);
 	// every change to an endpoint resets it.
-	hooks map[string][]*webhookRecord
+	hooks map[string][]*store.Webhook
 	// queued: an outbox event was written, and the commit wakes the dispatcher.
 	queued bool
 	// undo takes back, when the transaction does not commit, what it did

@@ -70,9 +70,7 @@ func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webh
 
 // purgeWebhook removes an endpoint, its indexes and all its deliveries.
 func (t *txn) purgeWebhook(w *webhookRecord) error {
-	if err := t.settle(w.OrgID, w.AppID); err != nil {
-		return err
-	}
+	t.hooks = nil
 	for _, did := range t.all(bDelivHook, idb(w.ID)) {
 		d := new(deliveryRecord)
 		if err := t.mustGet(bDeliveries, did, "delivery", d); err != nil {

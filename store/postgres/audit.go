@@ -1,11 +1,6 @@
 package postgres
 
-import (
-	"encoding/json"
-	"slices"
-
-	"licensectl/store"
-)
+import "licensectl/store"
 
 // auditEvent is what a change records about itself.
 type auditEvent = store.AuditEvent
@@ -54,15 +49,15 @@ func (t *txn) auditEach(ev auditEvent, targets []store.Target, src store.Snapsho
 		ids, targetIDs, docs, nullID(ev.OrgID), nullID(ev.AppID), envs, ev.Event, t.now, a.IP, a.UserAgent); err != nil {
 		return err
 	}
-	hooks, err := t.activeHooks(ev.OrgID, ev.AppID)
-	if err != nil || !slices.ContainsFunc(hooks, func(w *webhookRecord) bool { return store.MatchAny(w.Events, ev.Event) }) {
+	if heard, err := store.Heard(t, ev.OrgID, ev.AppID, ev.Event); err != nil || !heard {
 		return err
 	}
 	eventIDs, bodies := make([]string, len(targets)), make([][]byte, len(targets))
 	for i := range entries {
 		one := ev
 		one.Target = entries[i].Target
-		if bodies[i], err = t.payload(one, &entries[i], src); err != nil {
+		var err error
+		if bodies[i], err = store.EventBody(one, entries[i].ID, src, t.now); err != nil {
 			return err
 		}
 		eventIDs[i] = store.NewID()
@@ -87,64 +82,9 @@ func decodeAudit(raw []byte, ip, userAgent string) (*store.AuditEntry, error) {
 	return e, nil
 }
 
-// activeHooks lists the active endpoints that hear the events of a scope:
-// an application's endpoints, or for an organization-level event every
-// endpoint of the organization. It is read once per transaction.
-func (t *txn) activeHooks(orgID, appID string) ([]*webhookRecord, error) {
-	k, sql, arg := "a"+appID, `SELECT doc FROM webhooks WHERE app_id = $1 AND status = 'active' ORDER BY id`, appID
-	switch {
-	case appID != "":
-	case orgID != "":
-		k, sql, arg = "o"+orgID, `SELECT doc FROM webhooks WHERE org_id = $1 AND status = 'active' ORDER BY id`, orgID
-	default:
-		return nil, nil
-	}
-	if hooks, ok := t.hooks[k]; ok {
-		return hooks, nil
-	}
-	hooks, err := docs[webhookRecord](t, sql, arg)
-	if err != nil {
-		return nil, err
-	}
-	if t.hooks == nil {
-		t.hooks = map[string][]*webhookRecord{}
-	}
-	t.hooks[k] = hooks
-	return hooks, nil
-}
-
 // outboxChannel is the channel committing servers notify and every server
 // listens on (listen.go).
 const outboxChannel = "licensectl_outbox"
-
-// payload renders the body of ev's deliveries once, with the snapshot of
-// the object it concerns as it stands in this transaction, read from src.
-func (t *txn) payload(ev auditEvent, e *store.AuditEntry, src store.SnapshotSource) ([]byte, error) {
-	data := store.EventData{AuditID: e.ID}
-	if ev.AppID != "" {
-		appID := ev.AppID
-		data.ApplicationID = &appID
-		a, err := src.Application(ev.AppID)
-		if err != nil {
-			return nil, err
-		}
-		if a != nil && len(ev.EnvIDs) == 1 {
-			if env := a.EnvByID(ev.EnvIDs[0]); env != nil {
-				name := env.Name
-				data.Environment = &name
-			}
-		}
-	}
-	kind, obj, err := store.Snapshot(ev.Target, src, t.now)
-	if err != nil {
-		return nil, err
-	}
-	data.Kind, data.Object = kind, obj
-	if data.Extra, err = store.EventExtra(ev.Event, ev.Metadata, src); err != nil {
-		return nil, err
-	}
-	return json.Marshal(store.EventPayload{Type: ev.Event, Timestamp: t.now.UTC(), Data: data})
-}
 
 // snapshots loads the records of event snapshots for store.Snapshot, in
 // the change's transaction.

@@ -468,15 +468,6 @@ func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endD
 // App implements store.Tx.
 func (t *txn) App(ref store.AppRef) (*store.Application, error) { return t.app(ref) }
 
-// HoldWebhooks implements store.Tx: the organization's advisory endpoint
-// lock, then the settling.
-func (t *txn) HoldWebhooks(orgID, appID string) error {
-	if err := t.lockHooks(orgID); err != nil {
-		return err
-	}
-	return t.settle(orgID, appID)
-}
-
 // CountWebhooks implements store.Tx.
 func (t *txn) CountWebhooks(appID string) (int, error) {
 	return t.count(`SELECT count(*) FROM webhooks WHERE app_id = $1`, appID)

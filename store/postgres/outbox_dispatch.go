@@ -129,50 +129,41 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		var ids []string
 		var rooms []int32
 		for _, w := range hooks {
-			if room := min(c.EndpointCap(w.TimedOut)-l.perHook[w.ID], c.Limit); room > 0 && l.perApp[w.AppID] < c.PerApp {
-				ids, rooms = append(ids, w.ID), append(rooms, int32(room))
+			if !c.Full(w.TimedOut, l.perHook[w.ID], l.perApp[w.AppID]) {
+				ids, rooms = append(ids, w.ID), append(rooms, int32(min(c.EndpointCap(w.TimedOut)-l.perHook[w.ID], c.Limit)))
 			}
 		}
 		queue, err := t.dueDeliveries(now, ids, rooms)
 		if err != nil {
 			return err
 		}
-		// Rounds of one delivery per endpoint until the limit, or until no
-		// endpoint can take more.
-		var chosen []string
-		hookOf := map[string]*webhookRecord{}
-		lastServed := map[string]int{}
-		round := hooks
-		for len(chosen) < c.Limit && len(round) > 0 {
-			var again []*webhookRecord
-			for _, w := range round {
-				if len(chosen) == c.Limit {
-					break
-				}
-				if c.Full(w.TimedOut, l.perHook[w.ID], l.perApp[w.AppID]) || len(queue[w.ID]) == 0 {
-					continue
-				}
-				id := queue[w.ID][0]
-				queue[w.ID] = queue[w.ID][1:]
-				l.perHook[w.ID]++
-				l.perApp[w.AppID]++
-				chosen = append(chosen, id)
-				hookOf[id] = w
-				lastServed[w.ID] = len(chosen)
-				again = append(again, w)
-			}
-			round = again
+		domains := make([]*store.Webhook, len(hooks))
+		for i, w := range hooks {
+			domains[i] = w.domain()
 		}
-		if len(chosen) == 0 {
-			return nil
+		picks, err := c.Rounds(domains, l.perHook, l.perApp, func(w *store.Webhook) (string, error) {
+			if len(queue[w.ID]) == 0 {
+				return "", nil
+			}
+			id := queue[w.ID][0]
+			queue[w.ID] = queue[w.ID][1:]
+			return id, nil
+		})
+		if err != nil || len(picks) == 0 {
+			return err
+		}
+		chosen := make([]string, len(picks))
+		lastServed := map[string]int{}
+		for i, p := range picks {
+			chosen[i] = p.DeliveryID
+			lastServed[p.Webhook.ID] = i + 1
 		}
 		jobs, err := t.leaseDeliveries(chosen, now.Add(c.Lease), c.Owner)
 		if err != nil {
 			return err
 		}
-		for _, id := range chosen {
-			w := hookOf[id]
-			out = append(out, &store.DeliveryJob{Delivery: jobs[id], URL: w.URL, Secret: w.Secret})
+		for _, p := range picks {
+			out = append(out, &store.DeliveryJob{Delivery: jobs[p.DeliveryID], URL: p.Webhook.URL, Secret: p.Webhook.Secret})
 		}
 		// The endpoints served go behind the others, the last served last.
 		served := make([]string, 0, len(lastServed))

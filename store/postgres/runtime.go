@@ -20,9 +20,8 @@ type Runtime struct {
 	// RuntimeService is the orchestration of the runtime's changes, over
 	// this runtime's transactions (orchestration.go).
 	store.RuntimeService
-	db   *DB
-	o    store.RuntimeOptions
-	seen seenTracker
+	db *DB
+	o  store.RuntimeOptions
 }
 
 // OpenRuntime implements store.Backend.
@@ -30,7 +29,7 @@ func (db *DB) OpenRuntime(o store.RuntimeOptions) store.RuntimeBackend {
 	if o.SeenInterval == 0 {
 		o.SeenInterval = 5 * time.Minute
 	}
-	r := &Runtime{db: db, o: o, seen: seenTracker{pending: map[string]seenEntry{}}}
+	r := &Runtime{db: db, o: o}
 	r.RuntimeService = store.NewRuntimeService(runtimeStorage{r}, db.Hasher, o)
 	return r
 }

@@ -99,6 +99,6 @@ func (r *Runtime) Validate(ctx context.Context, c store.RuntimeClient, accessTok
 	if reason != "" {
 		return &store.Validation{Reason: reason}, nil
 	}
-	r.seen.note(v, now, r.o.SeenInterval)
+	r.NoteSeen(v.dev, v.s.ID, now)
 	return &store.Validation{Valid: true, Entitlements: v.entitlements(now), ExpiresAt: v.s.AccessExpiresAt}, nil
 }

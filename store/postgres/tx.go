@@ -25,9 +25,9 @@ type txn struct {
 	ctx context.Context
 	now time.Time
 	db  *DB
-	// hooks caches the active endpoints per scope for the outbox
-	// (activeHooks); every change to an endpoint resets it.
-	hooks map[string][]*webhookRecord
+	// hooks caches the endpoints per scope for the outbox (scopeHooks);
+	// every change to an endpoint resets it.
+	hooks map[string][]*store.Webhook
 	// queued: an outbox event was written, and the commit notifies every
 	// server's dispatcher.
 	queued bool

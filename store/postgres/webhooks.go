@@ -50,26 +50,14 @@ func deliveryRecordOf(d *store.Delivery) *deliveryRecord {
 		ResponseStatus: d.ResponseStatus, LastError: d.LastError, LastLatency: d.LastLatency, LastAttemptAt: d.LastAttemptAt, CreatedAt: d.CreatedAt}
 }
 
-// webhook loads an endpoint of ref's application, the row locked as lock
-// says ("", "FOR SHARE", "FOR UPDATE"); another application's is not_found.
-func (t *txn) webhook(ref store.AppRef, id, lock string) (*webhookRecord, error) {
-	w, err := mustDoc[webhookRecord](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1 `+lock, uuidOrNil(id))
-	if err != nil {
-		return nil, err
-	}
-	if w.AppID != ref.AppID || w.OrgID != ref.OrgID {
-		return nil, store.NotFound("webhook")
-	}
-	return w, nil
-}
-
-// lockHooks takes the lock of an organization's set of endpoints until the
-// transaction ends. Every change to an endpoint that decides who hears an
-// event (created, edited, enabled, disabled, deleted) holds it, and so does
-// the expansion of the organization's events (shared, outbox_expand.go):
-// an event is expanded against the endpoints of its time on every server,
-// and two creations cannot both pass webhooks.max_endpoints.
-func (t *txn) lockHooks(orgID string) error {
+// LockWebhookSet implements store.Tx: the advisory lock of an
+// organization's set of endpoints until the transaction ends. Every change
+// to an endpoint that decides who hears an event (created, edited,
+// enabled, disabled, deleted) holds it, and the expansion of the
+// organization's events takes it shared (ShareWebhookSet): an event is
+// expanded against the endpoints of its time on every server, and two
+// creations cannot both pass webhooks.max_endpoints.
+func (t *txn) LockWebhookSet(orgID string) error {
 	_, err := t.exec(`SELECT pg_advisory_xact_lock(`+hooksLockKey+`)`, orgID)
 	return err
 }
@@ -138,52 +126,51 @@ func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
 	return n, rows.Err()
 }
 
-// ListDeliveries implements store.Webhooks.
-func (db *DB) ListDeliveries(ctx context.Context, ref store.AppRef, webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
-	if err := f.Check(); err != nil {
+// Webhook implements store.Tx.
+func (t *txn) Webhook(appID, id string) (*store.Webhook, error) {
+	w, err := mustDoc[webhookRecord](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
+	if err != nil {
 		return nil, err
 	}
-	var out *store.Page[*store.Delivery]
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		if _, err := t.webhook(ref, webhookID, ""); err != nil {
-			return err
-		}
-		where, args := `webhook_id = $1`, []any{webhookID}
-		if f.Status != "" {
-			where, args = `webhook_id = $1 AND status = $2`, append(args, f.Status)
-		}
-		page, err := listPage[deliveryRecord](t, "webhook_deliveries", where, args, f.PageRequest)
-		if err != nil {
-			return err
-		}
-		// The page's columns, read in the same snapshot.
-		ids := make([]string, len(page.Data))
-		for i, d := range page.Data {
-			ids[i] = d.ID
-		}
-		cols := map[string]deliveryCols{}
-		rows, err := t.tx.Query(t.ctx, `SELECT id::text, status, next_attempt_at, done_at, body FROM webhook_deliveries WHERE id = ANY($1::uuid[])`, ids)
-		if err != nil {
-			return err
-		}
-		if _, err := hookRows(rows, func(r pgx.CollectableRow) error {
-			var id string
-			var c deliveryCols
-			err := r.Scan(&id, &c.Status, &c.NextAttemptAt, &c.DoneAt, &c.Body)
-			cols[id] = c
-			return err
-		}); err != nil {
-			return err
-		}
-		out = &store.Page[*store.Delivery]{Data: make([]*store.Delivery, 0, len(page.Data)), Total: page.Total, Page: page.Page,
-			PerPage: page.PerPage, NextCursor: page.NextCursor}
-		for _, d := range page.Data {
-			out.Data = append(out.Data, d.domain(cols[d.ID]))
-		}
-		return nil
-	})
-	return out, err
+	if w.AppID != appID {
+		return nil, store.NotFound("webhook")
+	}
+	return w.domain(), nil
+}
+
+// DeliveryPage implements store.Tx: the page's docs, then their columns
+// in the same snapshot.
+func (t *txn) DeliveryPage(webhookID string, f store.DeliveryFilter) (*store.Page[*store.Delivery], error) {
+	where, args := `webhook_id = $1`, []any{uuidOrNil(webhookID)}
+	if f.Status != "" {
+		where, args = `webhook_id = $1 AND status = $2`, append(args, f.Status)
+	}
+	page, err := listPage[deliveryRecord](t, "webhook_deliveries", where, args, f.PageRequest)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(page.Data))
+	for i, d := range page.Data {
+		ids[i] = d.ID
+	}
+	cols := map[string]deliveryCols{}
+	rows, err := t.tx.Query(t.ctx, `SELECT id::text, status, next_attempt_at, done_at, body FROM webhook_deliveries WHERE id = ANY($1::uuid[])`, ids)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := hookRows(rows, func(r pgx.CollectableRow) error {
+		var id string
+		var c deliveryCols
+		err := r.Scan(&id, &c.Status, &c.NextAttemptAt, &c.DoneAt, &c.Body)
+		cols[id] = c
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	out := &store.Page[*store.Delivery]{Data: make([]*store.Delivery, 0, len(page.Data)), Total: page.Total, Page: page.Page,
+		PerPage: page.PerPage, NextCursor: page.NextCursor}
+	for _, d := range page.Data {
+		out.Data = append(out.Data, d.domain(cols[d.ID]))
+	}
+	return out, nil
 }

@@ -186,6 +186,33 @@ func testRuntimeHousekeeping(t *testing.T, open Opener) {
 			t.Fatalf("CountLicenseSessions after the sweep = %d, %v", n, err)
 		}
 	})
+	t.Run("FlushSeenNeverGoesBack", func(t *testing.T) {
+		// Two servers saw the device: the one that saw it last flushes
+		// first, and the other's older time does not replace it.
+		_, lics := f.licenses(t, store.PlanInput{Name: ptr("Seen Twice")}, 1)
+		s := f.activation(t, lics[0].Key, "seen-twice")
+		early, late := f.be.OpenRuntime(runtimeOptions()), f.be.OpenRuntime(runtimeOptions())
+		validate := func(rt store.RuntimeBackend) {
+			t.Helper()
+			if v, err := rt.Validate(f.ctx, f.client(""), s.AccessToken); err != nil || !v.Valid {
+				t.Fatalf("Validate = %+v, %v", v, err)
+			}
+		}
+		f.clock.Advance(6 * time.Minute)
+		validate(early)
+		f.clock.Advance(6 * time.Minute)
+		validate(late)
+		want := f.clock.Now()
+		for _, rt := range []store.RuntimeBackend{late, early} {
+			if n, err := rt.FlushSeen(f.ctx); err != nil || n != 1 {
+				t.Fatalf("FlushSeen = %d, %v; want 1", n, err)
+			}
+		}
+		p, err := f.db.ListDevices(f.ctx, sc, store.StatusFilter{Fingerprint: "seen-twice"})
+		if err != nil || p.Total != 1 || p.Data[0].LastSeenAt == nil || !p.Data[0].LastSeenAt.Equal(want) {
+			t.Fatalf("the device after both flushes = %+v, %v; want last seen %v", p, err, want)
+		}
+	})
 }
 
 // testRuntimeRequests: the per-organization runtime request counter, per

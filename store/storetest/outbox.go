@@ -29,6 +29,21 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 		return h
 	}
+	// appHook creates another application of f's organization with an
+	// endpoint hearing every event.
+	appHook := func(t *testing.T, f *fixture, name string) (store.AppRef, *store.Webhook) {
+		t.Helper()
+		a, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := store.AppRef{OrgID: f.org.ID, AppID: a.ID}
+		h, err := f.db.CreateWebhook(f.ctx, ref, url, []string{store.EventAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref, h
+	}
 	total := func(t *testing.T, f *fixture, h *store.Webhook) int {
 		t.Helper()
 		p, err := f.db.ListDeliveries(f.ctx, f.ref(), h.ID, store.DeliveryFilter{})
@@ -124,14 +139,7 @@ func testOutbox(t *testing.T, open Opener) {
 		// deliveries with it: they hear neither its deletion nor the
 		// organization's events after it.
 		f := fixture(t)
-		a, err := f.db.CreateApplication(f.ctx, store.CreateApplicationInput{OrgID: f.org.ID, Name: "Purged Hooks"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := store.AppRef{OrgID: f.org.ID, AppID: a.ID}
-		if _, err := f.db.CreateWebhook(f.ctx, ref, url, []string{store.EventAll}); err != nil {
-			t.Fatal(err)
-		}
+		ref, _ := appHook(t, f, "Purged Hooks")
 		if _, err := f.db.CreatePlan(f.ctx, ref, store.PlanInput{Name: ptr("Heard")}); err != nil {
 			t.Fatal(err)
 		}
@@ -181,6 +189,92 @@ func testOutbox(t *testing.T, open Opener) {
 		p, err := f.db.ListDeliveries(f.ctx, f.ref(), a.ID, store.DeliveryFilter{Status: store.DeliveryPending})
 		if err != nil || p.Total != 1 {
 			t.Fatalf("A's waiting delivery = %+v, %v", p, err)
+		}
+	})
+
+	t.Run("OKScopes", func(t *testing.T) {
+		// An application's event goes to its own endpoints only; an
+		// organization's event to the endpoints of every application.
+		f := fixture(t)
+		own := hook(t, f, store.EventAll)
+		refB, other := appHook(t, f, "Other Scope")
+		expandAll(t, f)
+		count := func(ref store.AppRef, h *store.Webhook, event string) int {
+			t.Helper()
+			p, err := f.db.ListDeliveries(f.ctx, ref, h.ID, store.DeliveryFilter{PageRequest: store.PageRequest{PerPage: 100}})
+			if err != nil {
+				t.Fatalf("ListDeliveries: %v", err)
+			}
+			n := 0
+			for _, d := range p.Data {
+				if d.Event == event {
+					n++
+				}
+			}
+			return n
+		}
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Scoped")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.db.CreateAPIKey(f.ctx, f.org.ID, "scoped"); err != nil {
+			t.Fatal(err)
+		}
+		expandAll(t, f)
+		for _, c := range []struct {
+			name  string
+			ref   store.AppRef
+			h     *store.Webhook
+			event string
+			want  int
+		}{
+			{"own plan.created", f.ref(), own, store.EventPlanCreated, 1},
+			{"other plan.created", refB, other, store.EventPlanCreated, 0},
+			{"own api_key.created", f.ref(), own, store.EventAPIKeyCreated, 1},
+			{"other api_key.created", refB, other, store.EventAPIKeyCreated, 1},
+		} {
+			if got := count(c.ref, c.h, c.event); got != c.want {
+				t.Errorf("%s: %d deliveries, want %d", c.name, got, c.want)
+			}
+		}
+	})
+
+	t.Run("ErrNotFoundDeliveries", func(t *testing.T) {
+		// An endpoint's deliveries are read through its own application
+		// only; an unknown one, or another application's, is not found.
+		f := fixture(t)
+		refB, other := appHook(t, f, "Other Deliveries")
+		for name, c := range map[string]struct {
+			ref store.AppRef
+			id  string
+		}{
+			"another application's endpoint": {f.ref(), other.ID},
+			"an unknown endpoint":            {f.ref(), store.NewID()},
+			"an unknown application":         {store.AppRef{OrgID: f.org.ID, AppID: store.NewID()}, other.ID},
+		} {
+			_, err := f.db.ListDeliveries(f.ctx, c.ref, c.id, store.DeliveryFilter{})
+			wantCode(t, "ListDeliveries("+name+")", err, store.ECodeNotFound)
+		}
+		if p, err := f.db.ListDeliveries(f.ctx, refB, other.ID, store.DeliveryFilter{}); err != nil || p.Total != 0 {
+			t.Fatalf("ListDeliveries(its own application) = %+v, %v", p, err)
+		}
+	})
+
+	t.Run("OKExpansionBound", func(t *testing.T) {
+		// One expansion writes at most 1,000 deliveries: of 700 events for
+		// two endpoints, the first call expands 500.
+		f := fixture(t)
+		hook(t, f, "license.created")
+		hook(t, f, "license.created")
+		expandAll(t, f)
+		f.licenses(t, store.PlanInput{Name: ptr("Bounded Expansion")}, 700)
+		for _, want := range []int{500, 200, 0} {
+			n, err := f.be.ExpandEvents(f.ctx, 1000)
+			if err != nil || n != want {
+				t.Fatalf("ExpandEvents = %d, %v; want %d", n, err, want)
+			}
+		}
+		if got := pending(t, f); got != 1400 {
+			t.Fatalf("after expansion: %d pending, want 1400 deliveries", got)
 		}
 	})
 
