@@ -392,6 +392,18 @@ type Tx interface {
 	// Audit writes the change's audit entry, naming the actor of the
 	// context, and the outbox events of the endpoints subscribed to it.
 	Audit(ev AuditEvent) error
+
+	// The maintenance passes' bulk primitives (service_maintenance.go).
+
+	// DeleteExpiredAudit removes up to limit audit entries that c finds
+	// expired for the plan of their organization's stored subscription
+	// (RetentionCutoffs.Expired), oldest first, with their indexes, and
+	// returns how many. A storage may look at a bounded number of entries
+	// and leave the rest to the next round.
+	DeleteExpiredAudit(c *RetentionCutoffs, limit int) (int, error)
+	// DeleteExpiredDeliveries is DeleteExpiredAudit for finished webhook
+	// deliveries, by the time they finished.
+	DeleteExpiredDeliveries(c *RetentionCutoffs, limit int) (int, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

@@ -1,0 +1,95 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// minRetention is the youngest an audit entry or a finished delivery can be
+// and still be removed: no tier keeps its log for less than a day, so a
+// storage need look at nothing younger.
+const minRetention = 24 * time.Hour
+
+// RetentionCutoffs are the audit retention of every tier as of one moment
+// (docs/design.md §12). An organization's retention is its tier's: the
+// tier of its subscription's plan, the first tier of a key being the one in
+// force, and the default tier when the plan is unset or no longer
+// configured (SubscriptionState.TierIn). A storage hands the plan of each
+// organization's stored subscription to Expired, or, when its query joins
+// them itself, the Keys, Cutoffs and Default below.
+type RetentionCutoffs struct {
+	// Youngest is the latest time an entry can be from and still be
+	// expired.
+	Youngest time.Time
+	// Keys are the keys of the tiers in force, each once; Cutoffs[i] is
+	// the cutoff of Keys[i]: what is older has expired. A nil cutoff keeps
+	// the log for ever.
+	Keys    []string
+	Cutoffs []*time.Time
+	// Default is the default tier's cutoff, that of an organization whose
+	// subscription names no configured tier.
+	Default *time.Time
+}
+
+// NewRetentionCutoffs returns the cutoffs of p's tiers at now.
+func NewRetentionCutoffs(p *BillingPolicy, now time.Time) *RetentionCutoffs {
+	cutoff := func(t *Tier) *time.Time {
+		if d := t.AuditLogRetentionDays; d >= 0 {
+			c := now.AddDate(0, 0, -int(d))
+			return &c
+		}
+		return nil
+	}
+	c := &RetentionCutoffs{Youngest: now.Add(-minRetention), Default: cutoff(p.DefaultTier())}
+	for i := range p.Tiers {
+		if t := &p.Tiers[i]; t.Key != "" && p.Tier(t.Key) == t {
+			c.Keys = append(c.Keys, t.Key)
+			c.Cutoffs = append(c.Cutoffs, cutoff(t))
+		}
+	}
+	return c
+}
+
+// Cutoff is the cutoff of an organization whose stored subscription's plan
+// is plan ("" for none); nil when its tier keeps the log for ever.
+func (c *RetentionCutoffs) Cutoff(plan string) *time.Time {
+	for i, k := range c.Keys {
+		if k == plan {
+			return c.Cutoffs[i]
+		}
+	}
+	return c.Default
+}
+
+// Expired reports whether what an organization on plan logged at at is
+// past its retention.
+func (c *RetentionCutoffs) Expired(plan string, at time.Time) bool {
+	cut := c.Cutoff(plan)
+	return cut != nil && !at.After(c.Youngest) && at.Before(*cut)
+}
+
+// PruneAudit implements AuditRetention: the oldest audit entries, and the
+// oldest finished deliveries, past their organization's retention, at most
+// batch of each, in one short transaction. Every server runs the pass; one
+// that finds it held by another does nothing (0).
+func (sv *Service) PruneAudit(ctx context.Context, batch int) (int, error) {
+	if batch <= 0 {
+		return 0, nil
+	}
+	removed := 0
+	err := sv.update(ctx, func(t Tx) error {
+		removed = 0
+		if ok, err := t.PassLock("audit retention"); err != nil || !ok {
+			return err
+		}
+		c := NewRetentionCutoffs(sv.BillingPolicy(), t.Now())
+		entries, err := t.DeleteExpiredAudit(c, batch)
+		if err != nil {
+			return err
+		}
+		done, err := t.DeleteExpiredDeliveries(c, batch)
+		removed = entries + done
+		return err
+	})
+	return removed, err
+}
