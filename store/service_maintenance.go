@@ -93,3 +93,76 @@ func (sv *Service) PruneAudit(ctx context.Context, batch int) (int, error) {
 	})
 	return removed, err
 }
+
+// Sweep names a background sweep of records that expire; it is also the
+// name of the sweep's pass lock.
+type Sweep string
+
+// The sweeps a SweepChecker may be asked about.
+const (
+	SweepOfNonces   Sweep = "runtime nonces"
+	SweepOfSessions Sweep = "runtime sessions"
+	SweepOfCounters Sweep = "shared counters"
+)
+
+// SweepChecker is a storage that tells, from a read outside any write,
+// whether a sweep has anything to remove (bbolt reads the first key of a
+// time-ordered bucket): the sweep asks it first, so that an idle round opens
+// no write transaction. On bbolt a write that changes nothing still
+// commits, and every commit sends the cached validation answers back to the
+// full cascade. A storage that cannot tell for a sweep answers true.
+type SweepChecker interface {
+	SweepDue(ctx context.Context, s Sweep) (bool, error)
+}
+
+// sweepDue asks storage, when it can tell, whether sweep s has anything to
+// do; true when it cannot tell.
+func sweepDue(ctx context.Context, storage any, s Sweep) (bool, error) {
+	if c, ok := storage.(SweepChecker); ok {
+		return c.SweepDue(ctx, s)
+	}
+	return true, nil
+}
+
+// sweep runs one round of sweep s: under its pass lock (a server that finds
+// it held skips the round), del removes up to limit expired records in one
+// transaction opened by update, and the count is returned.
+func sweep[T interface{ PassLock(string) (bool, error) }](ctx context.Context, storage any, s Sweep, limit int,
+	update func(context.Context, func(T) error) error, del func(t T, limit int) (int, error)) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	if due, err := sweepDue(ctx, storage, s); err != nil || !due {
+		return 0, err
+	}
+	n := 0
+	err := update(ctx, func(t T) error {
+		n = 0
+		if ok, err := t.PassLock(string(s)); err != nil || !ok {
+			return err
+		}
+		m, err := del(t, limit)
+		n = m
+		return err
+	})
+	return n, err
+}
+
+// SweepCounters implements Counters: it deletes up to limit shared
+// counters whose window has closed.
+func (sv *Service) SweepCounters(ctx context.Context, limit int) (int, error) {
+	return sweep(ctx, sv.storage, SweepOfCounters, limit, sv.storage.Update, Tx.DeleteClosedCounters)
+}
+
+// SweepNonces implements RuntimeBackend: it deletes up to limit used
+// nonces whose replay window has passed.
+func (rs *RuntimeService) SweepNonces(ctx context.Context, limit int) (int, error) {
+	return sweep(ctx, rs.storage, SweepOfNonces, limit, rs.storage.Update, RuntimeTx.DeleteExpiredNonces)
+}
+
+// SweepSessions implements RuntimeBackend: it deletes up to limit sessions
+// past their absolute lifetime (no token of theirs can be used any more),
+// oldest first.
+func (rs *RuntimeService) SweepSessions(ctx context.Context, limit int) (int, error) {
+	return sweep(ctx, rs.storage, SweepOfSessions, limit, rs.storage.Update, RuntimeTx.DeleteExpiredSessions)
+}

@@ -404,6 +404,17 @@ type Tx interface {
 	// DeleteExpiredDeliveries is DeleteExpiredAudit for finished webhook
 	// deliveries, by the time they finished.
 	DeleteExpiredDeliveries(c *RetentionCutoffs, limit int) (int, error)
+	// DeleteClosedCounters removes up to limit shared counters whose
+	// window closed by Now and returns how many; one a hit holds is left
+	// to the next sweep.
+	DeleteClosedCounters(limit int) (int, error)
+	// DeleteExpiredNonces removes up to limit used nonces whose replay
+	// window ended by Now and returns how many.
+	DeleteExpiredNonces(limit int) (int, error)
+	// DeleteExpiredSessions removes up to limit sessions past their
+	// absolute lifetime by Now, oldest first, with their indexes, and
+	// returns how many.
+	DeleteExpiredSessions(limit int) (int, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.
