@@ -166,3 +166,29 @@ func (rs *RuntimeService) SweepNonces(ctx context.Context, limit int) (int, erro
 func (rs *RuntimeService) SweepSessions(ctx context.Context, limit int) (int, error) {
 	return sweep(ctx, rs.storage, SweepOfSessions, limit, rs.storage.Update, RuntimeTx.DeleteExpiredSessions)
 }
+
+// SwapOperatorTokenHash implements OperatorTokens: it stores hash ("" to
+// remove it) when the stored hash is still old, in one transaction that
+// holds the stored hash while it compares.
+func (sv *Service) SwapOperatorTokenHash(ctx context.Context, old, hash string) (bool, error) {
+	for _, f := range [][2]string{{"old", old}, {"hash", hash}} {
+		if err := CheckStorable(f[0], f[1]); err != nil {
+			return false, err
+		}
+	}
+	swapped := false
+	err := sv.update(ctx, func(t Tx) error {
+		cur, err := t.LockOperatorTokenHash()
+		if err != nil || cur != old {
+			swapped = false
+			return err
+		}
+		if old == hash {
+			swapped = true
+			return nil
+		}
+		swapped, err = t.PutOperatorTokenHash(old, hash)
+		return err
+	})
+	return swapped, err
+}

@@ -415,6 +415,14 @@ type Tx interface {
 	// absolute lifetime by Now, oldest first, with their indexes, and
 	// returns how many.
 	DeleteExpiredSessions(limit int) (int, error)
+	// LockOperatorTokenHash loads, held, the stored hash of the operator
+	// token; "" when there is none.
+	LockOperatorTokenHash() (string, error)
+	// PutOperatorTokenHash writes hash ("" removes it) over prev, the hash
+	// as this transaction read it, and reports whether it did. With prev
+	// "" it writes only if no other transaction stored a hash first: no
+	// lock holds a row that does not exist yet.
+	PutOperatorTokenHash(prev, hash string) (bool, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.
