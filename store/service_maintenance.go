@@ -70,28 +70,41 @@ func (c *RetentionCutoffs) Expired(plan string, at time.Time) bool {
 
 // PruneAudit implements AuditRetention: the oldest audit entries, and the
 // oldest finished deliveries, past their organization's retention, at most
-// batch of each, in one short transaction. Every server runs the pass; one
-// that finds it held by another does nothing (0).
+// batch of each, in short transactions. Every server runs the pass; one
+// that finds it held by another does nothing (0). A storage that looks at
+// a bounded number of audit entries a transaction and finds none expired
+// among them is asked again from where it stopped, so that a long run of
+// entries kept for ever does not hide the expired ones behind it.
 func (sv *Service) PruneAudit(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		return 0, nil
 	}
-	removed := 0
-	err := sv.update(ctx, func(t Tx) error {
-		removed = 0
-		if ok, err := t.PassLock("audit retention"); err != nil || !ok {
+	removed, from := 0, ""
+	for first := true; ; first = false {
+		next := ""
+		err := sv.update(ctx, func(t Tx) error {
+			removed, next = 0, ""
+			if ok, err := t.PassLock("audit retention"); err != nil || !ok {
+				return err
+			}
+			c := NewRetentionCutoffs(sv.BillingPolicy(), t.Now())
+			entries, after, err := t.DeleteExpiredAudit(c, from, batch)
+			if err != nil {
+				return err
+			}
+			removed, next = entries, after
+			if !first {
+				return nil
+			}
+			done, err := t.DeleteExpiredDeliveries(c, batch)
+			removed += done
 			return err
+		})
+		if err != nil || removed > 0 || next == "" {
+			return removed, err
 		}
-		c := NewRetentionCutoffs(sv.BillingPolicy(), t.Now())
-		entries, err := t.DeleteExpiredAudit(c, batch)
-		if err != nil {
-			return err
-		}
-		done, err := t.DeleteExpiredDeliveries(c, batch)
-		removed = entries + done
-		return err
-	})
-	return removed, err
+		from = next
+	}
 }
 
 // Sweep names a background sweep of records that expire; it is also the

@@ -397,10 +397,12 @@ type Tx interface {
 
 	// DeleteExpiredAudit removes up to limit audit entries that c finds
 	// expired for the plan of their organization's stored subscription
-	// (RetentionCutoffs.Expired), oldest first, with their indexes, and
-	// returns how many. A storage may look at a bounded number of entries
-	// and leave the rest to the next round.
-	DeleteExpiredAudit(c *RetentionCutoffs, limit int) (int, error)
+	// (RetentionCutoffs.Expired), oldest first from the position from (""
+	// for the oldest entry), with their indexes, and returns how many. A
+	// storage may stop after looking at a bounded number of entries: it
+	// then returns in next the position another transaction goes on from;
+	// next is "" once it looked at every entry old enough to expire.
+	DeleteExpiredAudit(c *RetentionCutoffs, from string, limit int) (removed int, next string, err error)
 	// DeleteExpiredDeliveries is DeleteExpiredAudit for finished webhook
 	// deliveries, by the time they finished.
 	DeleteExpiredDeliveries(c *RetentionCutoffs, limit int) (int, error)

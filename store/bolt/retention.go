@@ -20,26 +20,35 @@ func (t *txn) subscriptionPlans() func(orgID string) (string, error) {
 }
 
 // DeleteExpiredAudit implements store.Tx. Audit ids are UUIDv7, so the
-// audit bucket is in time order and the walk starts at the oldest; it looks
-// at no more than 4*limit entries, so that a long run of entries kept for
-// ever costs a round a bounded read.
-func (t *txn) DeleteExpiredAudit(c *store.RetentionCutoffs, limit int) (int, error) {
+// audit bucket is in time order and the walk starts at the oldest entry
+// (or at from, an entry's id); it looks at no more than 4*limit entries, so
+// that a long run of entries kept for ever costs one transaction a bounded
+// read, and returns the id of the next entry when it stops there.
+func (t *txn) DeleteExpiredAudit(c *store.RetentionCutoffs, from string, limit int) (int, string, error) {
 	plan := t.subscriptionPlans()
 	var entries []*store.AuditEntry
 	cur := t.tx.Bucket(bAudit).Cursor()
-	seen := 0
-	for k, v := cur.First(); k != nil && seen < 4*limit && len(entries) < limit; k, v = cur.Next() {
+	k, v := cur.First()
+	if from != "" {
+		k, v = cur.Seek(idb(from))
+	}
+	next := ""
+	for seen := 0; k != nil && len(entries) < limit; k, v = cur.Next() {
+		if seen == 4*limit {
+			next = ids(k)
+			break
+		}
 		seen++
 		e := new(store.AuditEntry)
 		if err := decode(bAudit, k, v, e); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		if e.CreatedAt.After(c.Youngest) {
 			break
 		}
 		p, err := plan(e.OrgID)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		if c.Expired(p, e.CreatedAt) {
 			entries = append(entries, e)
@@ -47,10 +56,10 @@ func (t *txn) DeleteExpiredAudit(c *store.RetentionCutoffs, limit int) (int, err
 	}
 	for _, e := range entries {
 		if err := t.dropAudit(e); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 	}
-	return len(entries), nil
+	return len(entries), next, nil
 }
 
 // DeleteExpiredDeliveries implements store.Tx, walking the finished

@@ -25,10 +25,11 @@ func retentionArgs(c *store.RetentionCutoffs, limit int) []any {
 	return []any{c.Youngest, c.Keys, c.Cutoffs, c.Default, limit}
 }
 
-// DeleteExpiredAudit implements store.Tx in one statement.
-func (t *txn) DeleteExpiredAudit(c *store.RetentionCutoffs, limit int) (int, error) {
+// DeleteExpiredAudit implements store.Tx in one statement, which skips
+// what is kept however much of it there is: it never stops early.
+func (t *txn) DeleteExpiredAudit(c *store.RetentionCutoffs, _ string, limit int) (int, string, error) {
 	n, err := t.exec(`DELETE FROM audit WHERE id IN (SELECT x.id`+expiredSQL("audit", "x.created_at")+`)`, retentionArgs(c, limit)...)
-	return int(n), err
+	return int(n), "", err
 }
 
 // DeleteExpiredDeliveries implements store.Tx. The deliveries go through

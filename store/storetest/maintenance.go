@@ -55,6 +55,7 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("ExpireLicenses", func(t *testing.T) { testExpireLicenses(t, open) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
 	t.Run("RetentionTiers", func(t *testing.T) { testRetentionTiers(t, open) })
+	t.Run("RetentionPastKept", func(t *testing.T) { testRetentionPastKept(t, open) })
 	t.Run("Fixtures", func(t *testing.T) { testFixtures(t, open) })
 	t.Run("Counters", func(t *testing.T) { testCounters(t, open) })
 	t.Run("Maintenance", func(t *testing.T) { testMaintenance(t, open) })

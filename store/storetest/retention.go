@@ -124,3 +124,43 @@ func testRetentionTiers(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// testRetentionPastKept: entries kept for ever at the head of the log do
+// not stop the pass from reaching the expired entries behind them, however
+// many there are against the batch.
+func testRetentionPastKept(t *testing.T, open Opener) {
+	f := newFixture(t, open) // free tier: 7 days
+	keeper, keeperApp := seedOrg(t, f.db, f.ctx)
+	f.subscribe(t, keeper.ID, "pro")
+	keeperScope := store.Scope{OrgID: keeper.ID, AppID: keeperApp.ID, Env: store.EnvProduction}
+	p, err := f.db.CreatePlan(f.ctx, keeperScope.App(), store.PlanInput{Name: ptr("Kept")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.GenerateLicenses(f.ctx, keeperScope, store.GenerateLicensesInput{PlanID: p.ID, Quantity: 30}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Second)
+	f.licenses(t, store.PlanInput{Name: ptr("Expiring")}, 2)
+	sc := f.scope(store.EnvProduction)
+	kept := f.auditTotal(t, keeperScope)
+	if f.auditTotal(t, sc) == 0 || kept < 30 {
+		t.Fatalf("audit entries before = %d and %d", f.auditTotal(t, sc), kept)
+	}
+	f.clock.Advance(8 * 24 * time.Hour)
+	for {
+		n, err := f.be.PruneAudit(f.ctx, 2)
+		if err != nil || n > 4 {
+			t.Fatalf("PruneAudit(batch 2) = %d, %v", n, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if got := f.auditTotal(t, sc); got != 0 {
+		t.Errorf("the default tier's entries behind %d kept ones = %d after pruning, want 0", kept, got)
+	}
+	if got := f.auditTotal(t, keeperScope); got != kept {
+		t.Errorf("the unlimited tier's entries = %d after pruning, want %d", got, kept)
+	}
+}
