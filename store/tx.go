@@ -464,6 +464,38 @@ type Tx interface {
 	// DeliveryPage loads a page of an endpoint's deliveries of f's status
 	// (any when ""), newest first, with their total; f is checked.
 	DeliveryPage(webhookID string, f DeliveryFilter) (*Page[*Delivery], error)
+	// The maintenance passes' bulk primitives (service_maintenance.go).
+
+	// DeleteExpiredAudit removes up to limit audit entries that c finds
+	// expired for the plan of their organization's stored subscription
+	// (RetentionCutoffs.Expired), oldest first from the position from (""
+	// for the oldest entry), with their indexes, and returns how many. A
+	// storage may stop after looking at a bounded number of entries: it
+	// then returns in next the position another transaction goes on from;
+	// next is "" once it looked at every entry old enough to expire.
+	DeleteExpiredAudit(c *RetentionCutoffs, from string, limit int) (removed int, next string, err error)
+	// DeleteExpiredDeliveries is DeleteExpiredAudit for finished webhook
+	// deliveries, by the time they finished.
+	DeleteExpiredDeliveries(c *RetentionCutoffs, limit int) (int, error)
+	// DeleteClosedCounters removes up to limit shared counters whose
+	// window closed by Now and returns how many; one a hit holds is left
+	// to the next sweep.
+	DeleteClosedCounters(limit int) (int, error)
+	// DeleteExpiredNonces removes up to limit used nonces whose replay
+	// window ended by Now and returns how many.
+	DeleteExpiredNonces(limit int) (int, error)
+	// DeleteExpiredSessions removes up to limit sessions past their
+	// absolute lifetime by Now, oldest first, with their indexes, and
+	// returns how many.
+	DeleteExpiredSessions(limit int) (int, error)
+	// LockOperatorTokenHash loads, held, the stored hash of the operator
+	// token; "" when there is none.
+	LockOperatorTokenHash() (string, error)
+	// PutOperatorTokenHash writes hash ("" removes it) over prev, the hash
+	// as this transaction read it, and reports whether it did. With prev
+	// "" it writes only if no other transaction stored a hash first: no
+	// lock holds a row that does not exist yet.
+	PutOperatorTokenHash(prev, hash string) (bool, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

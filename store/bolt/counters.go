@@ -86,26 +86,21 @@ func (db *DB) CountReset(ctx context.Context, key string) error {
 	})
 }
 
-// SweepCounters implements store.Counters. The bucket holds the keys seen
+// DeleteClosedCounters implements store.Tx. The bucket holds the keys seen
 // within the longest window (an hour) and those not swept since, so it is
 // walked whole rather than indexed by expiry.
-func (db *DB) SweepCounters(ctx context.Context, limit int) (int, error) {
-	var n int
-	err := db.update(ctx, func(t *txn) error {
-		var closed [][]byte
-		c := t.tx.Bucket(bCounters).Cursor()
-		for k, v := c.First(); k != nil && len(closed) < limit; k, v = c.Next() {
-			if len(v) != 16 || !t.now.Before(time.Unix(0, int64(binary.BigEndian.Uint64(v[8:])))) {
-				closed = append(closed, clone(k))
-			}
+func (t *txn) DeleteClosedCounters(limit int) (int, error) {
+	var closed [][]byte
+	c := t.tx.Bucket(bCounters).Cursor()
+	for k, v := c.First(); k != nil && len(closed) < limit; k, v = c.Next() {
+		if len(v) != 16 || !t.now.Before(time.Unix(0, int64(binary.BigEndian.Uint64(v[8:])))) {
+			closed = append(closed, clone(k))
 		}
-		for _, k := range closed {
-			if err := t.tx.Bucket(bCounters).Delete(k); err != nil {
-				return err
-			}
+	}
+	for _, k := range closed {
+		if err := t.tx.Bucket(bCounters).Delete(k); err != nil {
+			return 0, err
 		}
-		n = len(closed)
-		return nil
-	})
-	return n, err
+	}
+	return len(closed), nil
 }

@@ -88,27 +88,33 @@ func (t *txn) dropNonces(envID string) error {
 	return nil
 }
 
-// SweepNonces deletes nonces whose window has passed, at most limit of them,
-// and reports how many it deleted: the front of the bucket, up to the first
-// minute that has not ended.
-func (r *Runtime) SweepNonces(ctx context.Context, limit int) (int, error) {
-	if due, err := r.db.due(ctx, bNonces); err != nil || !due {
-		return 0, err
-	}
+// DeleteExpiredNonces implements store.Tx: the front of the bucket, up to
+// the first minute that has not ended.
+func (t *txn) DeleteExpiredNonces(limit int) (int, error) {
 	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		now := timeKey(t.now)
-		c := t.tx.Bucket(bNonces).Cursor()
-		for k, _ := c.First(); k != nil && n < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
-			if err := c.Delete(); err != nil {
-				return err
-			}
-			n++
+	now := timeKey(t.now)
+	c := t.tx.Bucket(bNonces).Cursor()
+	for k, _ := c.First(); k != nil && n < limit && bytes.Compare(k[:8], now) <= 0; k, _ = c.First() {
+		if err := c.Delete(); err != nil {
+			return n, err
 		}
-		return nil
-	})
-	return n, err
+		n++
+	}
+	return n, nil
+}
+
+var _ store.SweepChecker = runtimeStorage{}
+
+// SweepDue implements store.SweepChecker for the sweeps of time-ordered
+// buckets; the others cannot tell.
+func (s runtimeStorage) SweepDue(ctx context.Context, sw store.Sweep) (bool, error) {
+	switch sw {
+	case store.SweepOfNonces:
+		return s.r.db.due(ctx, bNonces)
+	case store.SweepOfSessions:
+		return s.r.db.sessionsDue(ctx)
+	}
+	return true, nil
 }
 
 // due reports whether the first entry of an expiry index (keys "expiry

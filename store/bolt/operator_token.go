@@ -1,10 +1,6 @@
 package bolt
 
-import (
-	"context"
-
-	"licensectl/store"
-)
+import "context"
 
 // metaOperatorToken keeps the hash of the operator token (docs/design.md §12).
 var metaOperatorToken = []byte("operator_token_hash")
@@ -19,25 +15,17 @@ func (db *DB) OperatorTokenHash(ctx context.Context) (string, error) {
 	return h, err
 }
 
-// SwapOperatorTokenHash implements store.OperatorTokens.
-func (db *DB) SwapOperatorTokenHash(ctx context.Context, old, hash string) (bool, error) {
-	if err := store.CheckStorable("old", old); err != nil {
-		return false, err
+// LockOperatorTokenHash implements store.Tx: one writer holds the file.
+func (t *txn) LockOperatorTokenHash() (string, error) {
+	return string(t.tx.Bucket(bMeta).Get(metaOperatorToken)), nil
+}
+
+// PutOperatorTokenHash implements store.Tx: under the one writer the hash
+// this transaction read is still the stored one.
+func (t *txn) PutOperatorTokenHash(_, hash string) (bool, error) {
+	meta := t.tx.Bucket(bMeta)
+	if hash == "" {
+		return true, meta.Delete(metaOperatorToken)
 	}
-	if err := store.CheckStorable("hash", hash); err != nil {
-		return false, err
-	}
-	swapped := false
-	err := db.update(ctx, func(t *txn) error {
-		meta := t.tx.Bucket(bMeta)
-		if string(meta.Get(metaOperatorToken)) != old {
-			return nil
-		}
-		swapped = true
-		if hash == "" {
-			return meta.Delete(metaOperatorToken)
-		}
-		return meta.Put(metaOperatorToken, []byte(hash))
-	})
-	return swapped, err
+	return true, meta.Put(metaOperatorToken, []byte(hash))
 }

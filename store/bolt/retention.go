@@ -1,92 +1,95 @@
 package bolt
 
-import (
-	"context"
-	"time"
+import "licensectl/store"
 
-	"licensectl/store"
-)
+// subscriptionPlans returns the plan key of an organization's stored
+// subscription, "" when none is stored, reading each once.
+func (t *txn) subscriptionPlans() func(orgID string) (string, error) {
+	plans := map[string]string{}
+	return func(orgID string) (string, error) {
+		if p, ok := plans[orgID]; ok {
+			return p, nil
+		}
+		rec := new(subscriptionRecord)
+		if _, err := t.get(bSubscriptions, orgID, rec); err != nil {
+			return "", err
+		}
+		plans[orgID] = rec.Plan
+		return rec.Plan, nil
+	}
+}
 
-var _ store.AuditRetention = (*DB)(nil)
+// DeleteExpiredAudit implements store.Tx. Audit ids are UUIDv7, so the
+// audit bucket is in time order and the walk starts at the oldest entry
+// (or at from, an entry's id); it looks at no more than 4*limit entries, so
+// that a long run of entries kept for ever costs one transaction a bounded
+// read, and returns the id of the next entry when it stops there.
+func (t *txn) DeleteExpiredAudit(c *store.RetentionCutoffs, from string, limit int) (int, string, error) {
+	plan := t.subscriptionPlans()
+	var entries []*store.AuditEntry
+	cur := t.tx.Bucket(bAudit).Cursor()
+	k, v := cur.First()
+	if from != "" {
+		k, v = cur.Seek(idb(from))
+	}
+	next := ""
+	for seen := 0; k != nil && len(entries) < limit; k, v = cur.Next() {
+		if seen == 4*limit {
+			next = ids(k)
+			break
+		}
+		seen++
+		e := new(store.AuditEntry)
+		if err := decode(bAudit, k, v, e); err != nil {
+			return 0, "", err
+		}
+		if e.CreatedAt.After(c.Youngest) {
+			break
+		}
+		p, err := plan(e.OrgID)
+		if err != nil {
+			return 0, "", err
+		}
+		if c.Expired(p, e.CreatedAt) {
+			entries = append(entries, e)
+		}
+	}
+	for _, e := range entries {
+		if err := t.dropAudit(e); err != nil {
+			return 0, "", err
+		}
+	}
+	return len(entries), next, nil
+}
 
-// minRetention is the youngest an entry can be and still be removed: no tier
-// keeps its log for less than a day, so the walk stops there.
-const minRetention = 24 * time.Hour
-
-// PruneAudit implements store.AuditRetention. Audit ids are UUIDv7, so the
-// audit bucket is in time order and the walk starts at the oldest; finished
-// deliveries are walked in the order they finished. One call is one short
-// write transaction that looks at a bounded number of keys.
-func (db *DB) PruneAudit(ctx context.Context, batch int) (int, error) {
-	removed := 0
-	err := db.update(ctx, func(t *txn) error {
-		removed = 0
-		youngest := t.now.Add(-minRetention)
-		days := map[string]int64{}
-		var derr error
-		expired := func(orgID string, at time.Time) bool {
-			d, ok := days[orgID]
-			if !ok {
-				rec, err := t.subscription(orgID)
-				if err != nil {
-					derr = err
-					return false
-				}
-				d = rec.state().Subscription(orgID, db.BillingPolicy()).Plan.AuditLogRetentionDays
-				days[orgID] = d
-			}
-			return d >= 0 && at.Before(t.now.AddDate(0, 0, -int(d)))
+// DeleteExpiredDeliveries implements store.Tx, walking the finished
+// deliveries in the order they finished.
+func (t *txn) DeleteExpiredDeliveries(c *store.RetentionCutoffs, limit int) (int, error) {
+	plan := t.subscriptionPlans()
+	var done []*deliveryRecord
+	cur := t.tx.Bucket(bDelivDone).Cursor()
+	for k, _ := cur.First(); k != nil && len(done) < limit; k, _ = cur.Next() {
+		d := new(deliveryRecord)
+		if err := t.mustGet(bDeliveries, ids(k[8:]), "delivery", d); err != nil {
+			return 0, err
 		}
-		var entries []*store.AuditEntry
-		c := t.tx.Bucket(bAudit).Cursor()
-		seen := 0
-		for k, v := c.First(); k != nil && seen < 4*batch && len(entries) < batch; k, v = c.Next() {
-			seen++
-			e := new(store.AuditEntry)
-			if err := decode(bAudit, k, v, e); err != nil {
-				return err
-			}
-			if e.CreatedAt.After(youngest) {
-				break
-			}
-			if expired(e.OrgID, e.CreatedAt) {
-				entries = append(entries, e)
-			}
+		if d.DoneAt.After(c.Youngest) {
+			break
 		}
-		if derr != nil {
-			return derr
+		p, err := plan(d.OrgID)
+		if err != nil {
+			return 0, err
 		}
-		for _, e := range entries {
-			if err := t.dropAudit(e); err != nil {
-				return err
-			}
+		if c.Expired(p, *d.DoneAt) {
+			done = append(done, d)
 		}
-		var done []*deliveryRecord
-		dc := t.tx.Bucket(bDelivDone).Cursor()
-		for k, _ := dc.First(); k != nil && len(done) < batch; k, _ = dc.Next() {
-			d := new(deliveryRecord)
-			if err := t.mustGet(bDeliveries, ids(k[8:]), "delivery", d); err != nil {
-				return err
-			}
-			if d.DoneAt.After(youngest) {
-				break
-			}
-			if expired(d.OrgID, *d.DoneAt) {
-				done = append(done, d)
-			}
+	}
+	for _, d := range done {
+		if err := t.dropDelivery(d); err != nil {
+			return 0, err
 		}
-		if derr != nil {
-			return derr
-		}
-		for _, d := range done {
-			if err := t.dropDelivery(d); err != nil {
-				return err
-			}
-		}
-		removed = len(entries) + len(done)
-		return nil
-	})
-	return removed, err
+	}
+	return len(done), nil
 }
 
 // dropAudit removes an entry and its index keys, uncounting them.

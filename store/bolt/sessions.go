@@ -297,14 +297,11 @@ func (t runtimeTxn) RevokeSession(id, reason string) (bool, error) {
 	return true, t.put(bSessions, id, s)
 }
 
-// SweepSessions deletes sessions past their absolute lifetime (no token of
-// theirs can be used any more), oldest first, at most limit of them, with
-// their index entries, and reports how many it deleted. Session ids are
-// time-ordered and every session lives the same absolute lifetime, so the
-// walk stops at the first session still alive.
-func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
+// sessionsDue reports whether the oldest session is past its absolute
+// lifetime (store.SweepChecker).
+func (db *DB) sessionsDue(ctx context.Context) (bool, error) {
 	due := false
-	if err := r.db.view(ctx, func(t *txn) error {
+	err := db.view(ctx, func(t *txn) error {
 		k, v := t.tx.Bucket(bSessions).Cursor().First()
 		if v == nil {
 			return nil
@@ -315,37 +312,38 @@ func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
 		}
 		due = !t.now.Before(s.AbsoluteExpiresAt)
 		return nil
-	}); err != nil || !due {
-		return 0, err
-	}
+	})
+	return due, err
+}
+
+// DeleteExpiredSessions implements store.Tx. Session ids are time-ordered
+// and every session lives the same absolute lifetime, so the walk stops at
+// the first session still alive.
+func (t *txn) DeleteExpiredSessions(limit int) (int, error) {
 	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		c := t.tx.Bucket(bSessions).Cursor()
-		for k, v := c.First(); k != nil && n < limit; k, v = c.First() {
-			s := new(sessionRecord)
-			if err := decode(bSessions, k, v, s); err != nil {
-				return err
-			}
-			if t.now.Before(s.AbsoluteExpiresAt) {
-				return nil
-			}
-			for _, ix := range []struct {
-				bucket []byte
-				owner  string
-			}{{bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
-				if ix.owner != "" {
-					if err := t.tx.Bucket(ix.bucket).Delete(key(idb(ix.owner), idb(s.ID))); err != nil {
-						return err
-					}
+	c := t.tx.Bucket(bSessions).Cursor()
+	for k, v := c.First(); k != nil && n < limit; k, v = c.First() {
+		s := new(sessionRecord)
+		if err := decode(bSessions, k, v, s); err != nil {
+			return n, err
+		}
+		if t.now.Before(s.AbsoluteExpiresAt) {
+			return n, nil
+		}
+		for _, ix := range []struct {
+			bucket []byte
+			owner  string
+		}{{bSessionsUser, s.UserID}, {bSessionsDevice, s.DeviceID}} {
+			if ix.owner != "" {
+				if err := t.tx.Bucket(ix.bucket).Delete(key(idb(ix.owner), idb(s.ID))); err != nil {
+					return n, err
 				}
 			}
-			if err := t.deleteSessionRecord(s.ID); err != nil {
-				return err
-			}
-			n++
 		}
-		return nil
-	})
-	return n, err
+		if err := t.deleteSessionRecord(s.ID); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

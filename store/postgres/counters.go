@@ -64,18 +64,12 @@ func (db *DB) CountReset(ctx context.Context, key string) error {
 	})
 }
 
-// SweepCounters implements store.Counters. Rows locked by a hit are left to
-// the next sweep rather than waited for.
-func (db *DB) SweepCounters(ctx context.Context, limit int) (int, error) {
-	now := db.Clock()
-	var n int
-	err := db.counterExec(ctx, func(q *pgxpool.Conn) error {
-		tag, err := q.Exec(ctx, `DELETE FROM shared_counters WHERE key IN (
-			SELECT key FROM shared_counters WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, now, limit)
-		n = int(tag.RowsAffected())
-		return err
-	})
-	return n, err
+// DeleteClosedCounters implements store.Tx. Rows locked by a hit are left
+// to the next sweep rather than waited for.
+func (t *txn) DeleteClosedCounters(limit int) (int, error) {
+	n, err := t.exec(`DELETE FROM shared_counters WHERE key IN (
+		SELECT key FROM shared_counters WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, t.now, limit)
+	return int(n), err
 }
 
 // counterExec runs fn's one statement on a pooled connection, waiting for

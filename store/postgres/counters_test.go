@@ -66,3 +66,36 @@ func TestCountersLockOnBothServers(t *testing.T) {
 		t.Fatalf("after a reset on the other server = %+v, %v", st, err)
 	}
 }
+
+// TestCounterSweepSkipsWhileAnotherServerSweeps: the counter sweep takes
+// its pass lock like every other sweep: while another server holds it the
+// round deletes nothing, and the next round deletes the closed window.
+func TestCounterSweepSkipsWhileAnotherServerSweeps(t *testing.T) {
+	clock := storetest.NewClock(time.Now())
+	dbs := twoServers(t, Options{Policies: store.Policies{Clock: clock.Now}})
+	ctx := context.Background()
+	if _, err := dbs[0].CountHit(ctx, "login:runtime:account:swept", 3, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	tx, err := dbs[1].pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A failure below must not leave the connection taken: closing the
+	// pool would wait for it.
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	var held bool
+	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(`+passLockKey+`)`, string(store.SweepOfCounters)).Scan(&held); err != nil || !held {
+		t.Fatalf("taking the counter sweep's lock on the other server: %v, %v", held, err)
+	}
+	if n, err := dbs[0].SweepCounters(ctx, 10); err != nil || n != 0 {
+		t.Fatalf("SweepCounters while the other server sweeps = %d, %v; want 0", n, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := dbs[0].SweepCounters(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("SweepCounters after = %d, %v; want 1", n, err)
+	}
+}

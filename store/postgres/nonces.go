@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"time"
 
 	"licensectl/store"
@@ -44,20 +43,9 @@ func (t *txn) useNonce(envID, nonce string, until time.Time) error {
 	return err
 }
 
-// SweepNonces implements store.RuntimeBackend: it deletes nonces whose
-// window has passed, at most limit of them. One server sweeps at a time;
-// the others skip the round.
-func (r *Runtime) SweepNonces(ctx context.Context, limit int) (int, error) {
-	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		if ok, err := t.passLock("runtime nonces"); err != nil || !ok {
-			return err
-		}
-		m, err := t.exec(`DELETE FROM nonces WHERE (env_id, nonce) IN (
-			SELECT env_id, nonce FROM nonces WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`, t.now, limit)
-		n = int(m)
-		return err
-	})
-	return n, err
+// DeleteExpiredNonces implements store.Tx.
+func (t *txn) DeleteExpiredNonces(limit int) (int, error) {
+	n, err := t.exec(`DELETE FROM nonces WHERE (env_id, nonce) IN (
+		SELECT env_id, nonce FROM nonces WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`, t.now, limit)
+	return int(n), err
 }

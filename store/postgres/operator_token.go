@@ -5,8 +5,6 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-
-	"licensectl/store"
 )
 
 // operatorTokenMeta names the meta row of the operator token's hash
@@ -23,35 +21,32 @@ func (db *DB) OperatorTokenHash(ctx context.Context) (string, error) {
 	return string(h), mapError(err)
 }
 
-// SwapOperatorTokenHash implements store.OperatorTokens. Each case is one
-// conditional statement, so that of servers racing on an empty database
-// exactly one stores its token.
-func (db *DB) SwapOperatorTokenHash(ctx context.Context, old, hash string) (bool, error) {
-	if err := store.CheckStorable("old", old); err != nil {
-		return false, err
+// LockOperatorTokenHash implements store.Tx.
+func (t *txn) LockOperatorTokenHash() (string, error) {
+	var h []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT value FROM meta WHERE name = $1 FOR UPDATE`, operatorTokenMeta).Scan(&h)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
 	}
-	if err := store.CheckStorable("hash", hash); err != nil {
-		return false, err
-	}
+	return string(h), err
+}
+
+// PutOperatorTokenHash implements store.Tx. The first hash is inserted
+// unless one is there already: of servers initialising one empty database
+// together, the insert of one waits for another's commit and then stores
+// nothing.
+func (t *txn) PutOperatorTokenHash(prev, hash string) (bool, error) {
 	var (
-		sql  string
-		args []any
+		n   int64
+		err error
 	)
 	switch {
-	case old == "" && hash == "":
-		var n int
-		err := db.pool.QueryRow(ctx, `SELECT count(*) FROM meta WHERE name = $1`, operatorTokenMeta).Scan(&n)
-		return n == 0, err
-	case old == "":
-		sql, args = `INSERT INTO meta (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, []any{operatorTokenMeta, []byte(hash)}
+	case prev == "":
+		n, err = t.exec(`INSERT INTO meta (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, operatorTokenMeta, []byte(hash))
 	case hash == "":
-		sql, args = `DELETE FROM meta WHERE name = $1 AND value = $2`, []any{operatorTokenMeta, []byte(old)}
+		n, err = t.exec(`DELETE FROM meta WHERE name = $1`, operatorTokenMeta)
 	default:
-		sql, args = `UPDATE meta SET value = $3 WHERE name = $1 AND value = $2`, []any{operatorTokenMeta, []byte(old), []byte(hash)}
+		n, err = t.exec(`UPDATE meta SET value = $2 WHERE name = $1`, operatorTokenMeta, []byte(hash))
 	}
-	tag, err := db.pool.Exec(ctx, sql, args...)
-	if err != nil {
-		return false, err
-	}
-	return tag.RowsAffected() == 1, nil
+	return n == 1, err
 }

@@ -273,21 +273,9 @@ func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 	return sortedSet(keys)
 }
 
-// SweepSessions implements store.RuntimeBackend: it deletes sessions past
-// their absolute lifetime (no token of theirs can be used any more),
-// oldest first, at most limit of them. One server sweeps at a time; the
-// others skip the round.
-func (r *Runtime) SweepSessions(ctx context.Context, limit int) (int, error) {
-	n := 0
-	err := r.db.update(ctx, func(t *txn) error {
-		n = 0
-		if ok, err := t.passLock("runtime sessions"); err != nil || !ok {
-			return err
-		}
-		m, err := t.exec(`DELETE FROM sessions WHERE id IN (
-			SELECT id FROM sessions WHERE absolute_expires_at <= $1 ORDER BY absolute_expires_at LIMIT $2)`, t.now, limit)
-		n = int(m)
-		return err
-	})
-	return n, err
+// DeleteExpiredSessions implements store.Tx.
+func (t *txn) DeleteExpiredSessions(limit int) (int, error) {
+	n, err := t.exec(`DELETE FROM sessions WHERE id IN (
+		SELECT id FROM sessions WHERE absolute_expires_at <= $1 ORDER BY absolute_expires_at LIMIT $2)`, t.now, limit)
+	return int(n), err
 }

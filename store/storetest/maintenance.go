@@ -54,6 +54,8 @@ func RunBackend(t *testing.T, open Opener) {
 	t.Run("PaymentCallbacks", func(t *testing.T) { testPaymentCallbacks(t, open) })
 	t.Run("ExpireLicenses", func(t *testing.T) { testExpireLicenses(t, open) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
+	t.Run("RetentionTiers", func(t *testing.T) { testRetentionTiers(t, open) })
+	t.Run("RetentionPastKept", func(t *testing.T) { testRetentionPastKept(t, open) })
 	t.Run("Fixtures", func(t *testing.T) { testFixtures(t, open) })
 	t.Run("Counters", func(t *testing.T) { testCounters(t, open) })
 	t.Run("Maintenance", func(t *testing.T) { testMaintenance(t, open) })
@@ -376,23 +378,10 @@ func testExpireLicenses(t *testing.T, open Opener) {
 func testRetention(t *testing.T, open Opener) {
 	f := newFixture(t, open) // free tier: 7 days
 	keeper, keeperApp := seedOrg(t, f.db, f.ctx)
-	c, err := f.db.BillingCheckout(f.ctx, store.CheckoutInput{OrgID: keeper.ID, PlanKey: "pro", CustomerPhone: "+5511987654321", CustomerDocument: "529.982.247-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.db.ConfirmBillingTransaction(f.ctx, c.TransactionID); err != nil {
-		t.Fatal(err)
-	}
+	f.subscribe(t, keeper.ID, "pro")
 	sc := f.scope(store.EnvProduction)
 	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Audited")}, 3)
-	count := func(s store.Scope) int {
-		t.Helper()
-		p, err := f.db.ListAudit(f.ctx, s, store.AuditFilter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.Total
-	}
+	count := func(s store.Scope) int { return f.auditTotal(t, s) }
 	keeperScope := store.Scope{OrgID: keeper.ID, AppID: keeperApp.ID, Env: store.EnvProduction}
 	old, kept := count(sc), count(keeperScope)
 	if old < 3 || kept == 0 {
