@@ -32,7 +32,7 @@ func (db *DB) PruneAudit(ctx context.Context, batch int) (int, error) {
 					derr = err
 					return false
 				}
-				d = rec.state().Subscription(orgID, db.BillingPolicy()).Plan.AuditLogRetentionDays
+				d = rec.State().Subscription(orgID, db.BillingPolicy()).Plan.AuditLogRetentionDays
 				days[orgID] = d
 			}
 			return d >= 0 && at.Before(t.now.AddDate(0, 0, -int(d)))
