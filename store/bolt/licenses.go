@@ -42,7 +42,7 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 			if err != nil {
 				return err
 			}
-			if page, err = pageOf(found, f.PageRequest); err != nil {
+			if page, err = store.PageOf(found, f.PageRequest); err != nil {
 				return err
 			}
 		} else {

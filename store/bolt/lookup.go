@@ -72,20 +72,3 @@ func (t *txn) endUserByEmail(envID, email string) string {
 func (t *txn) deviceByFingerprint(envID, fp string) string {
 	return t.lookup(bDevicesFP, key(idb(envID), []byte(strings.TrimSpace(fp))))
 }
-
-// pageOf cuts the requested page out of items found by a lookup.
-func pageOf[T any](items []*T, p store.PageRequest) (*store.Page[*T], error) {
-	from, err := p.Start()
-	if err != nil {
-		return nil, err
-	}
-	out := &store.Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
-	if from < len(items) {
-		end := min(len(items), from+p.PerPage)
-		out.Data = items[from:end]
-		if end < len(items) {
-			out.NextCursor = store.OffsetCursor(end)
-		}
-	}
-	return out, nil
-}

@@ -415,7 +415,7 @@ func listEnvPage[T any](ctx context.Context, db *DB, s store.Scope, f store.Stat
 					found = append(found, v)
 				}
 			}
-			out, err = pageOf(found, f.PageRequest)
+			out, err = store.PageOf(found, f.PageRequest)
 			return err
 		}
 		index, prefix := all, idb(env.ID)

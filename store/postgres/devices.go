@@ -32,7 +32,7 @@ func (db *DB) ListDevices(ctx context.Context, s store.Scope, f store.StatusFilt
 			if d, err = t.deviceByFingerprint(env.ID, strings.TrimSpace(f.Fingerprint)); err != nil {
 				return err
 			}
-			out, err = licLookupPage(licFound(d, f.Status, func(d *store.Device) string { return d.Status }), f.PageRequest)
+			out, err = store.PageOf(licFound(d, f.Status, func(d *store.Device) string { return d.Status }), f.PageRequest)
 		default:
 			where, args := licStatusWhere(env.ID, f.Status)
 			out, err = listPage[store.Device](t, "devices", where, args, f.PageRequest)

@@ -30,7 +30,7 @@ func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFil
 			if err != nil {
 				return err
 			}
-			out, err = licLookupPage(licFound(u, f.Status, func(u *store.EndUser) string { return u.Status }), f.PageRequest)
+			out, err = store.PageOf(licFound(u, f.Status, func(u *store.EndUser) string { return u.Status }), f.PageRequest)
 			return err
 		}
 		where, args := licStatusWhere(env.ID, f.Status)

@@ -92,7 +92,7 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 			if err != nil {
 				return err
 			}
-			if page, err = licLookupPage(found, f.PageRequest); err != nil {
+			if page, err = store.PageOf(found, f.PageRequest); err != nil {
 				return err
 			}
 		} else {
@@ -253,24 +253,6 @@ func (t *txn) endUserIDByEmail(envID, email string) (string, error) {
 		return "", nil
 	}
 	return id, err
-}
-
-// licLookupPage cuts the requested page out of the items a lookup found;
-// its cursor is an offset into them.
-func licLookupPage[T any](items []*T, p store.PageRequest) (*store.Page[*T], error) {
-	from, err := p.Start()
-	if err != nil {
-		return nil, err
-	}
-	out := &store.Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
-	if from < len(items) {
-		end := min(len(items), from+p.PerPage)
-		out.Data = items[from:end]
-		if end < len(items) {
-			out.NextCursor = store.OffsetCursor(end)
-		}
-	}
-	return out, nil
 }
 
 // FindLicense implements store.Licenses. Entitlements are the plan's and the
