@@ -138,16 +138,6 @@ func timeKey(ts time.Time) []byte {
 	return u64(uint64(ts.UnixNano()))
 }
 
-// appEnvIDs lists an application's environments; application-level events
-// (plans, entitlements, secrets) appear in the log of both.
-func appEnvIDs(a *store.Application) []string {
-	out := make([]string, 0, len(a.Environments))
-	for _, e := range a.Environments {
-		out = append(out, e.ID)
-	}
-	return out
-}
-
 // ListAudit implements store.AuditLog. Without a time range the page costs
 // offset+per_page key reads and total is a kept count; with a range, both
 // walk only the keys inside the range.

@@ -304,9 +304,6 @@ func (t runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, se
 	return t.r.openSession(t.txn, specOf(ra, s), tokenSeedOf(seed))
 }
 
-// ActAs implements store.RuntimeTx.
-func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
-
 // ListBoundDevices implements store.RuntimeTx.
 func (t runtimeTxn) ListBoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
 	return t.boundDevices(envID, licenseID, 0, limit)
@@ -508,8 +505,8 @@ func (t *txn) LockOrg(id string) (*store.Organization, error) {
 // PutOrg implements store.Tx.
 func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }
 
-// ActAs implements store.Tx.
-func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
+// ActAs implements store.Tx and, promoted, store.RuntimeTx.
+func (t *txn) ActAs(typ, id string) { t.ctx = store.ActingAs(t.ctx, typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

@@ -137,5 +137,5 @@ func (t *txn) appEnvs(appID string) []string {
 	if found, err := t.get(bApps, appID, a); err != nil || !found {
 		return nil
 	}
-	return appEnvIDs(a)
+	return a.EnvIDs()
 }

@@ -266,14 +266,6 @@ func sortedSet(keys []string) []string {
 	return out
 }
 
-// asActor makes the audit entries of the rest of the transaction name who
-// acted, keeping the request's address and user agent.
-func (t *txn) asActor(typ, id string) {
-	a := store.ActorFrom(t.ctx)
-	a.Type, a.ID = typ, id
-	t.ctx = store.WithActor(t.ctx, a)
-}
-
 // softBatch runs fn through group commit. A *store.Error returned by fn is
 // the request's answer but does not roll back what fn wrote before it (the
 // consumed nonce, the audit entry of a refused login): the closure returns

@@ -62,7 +62,7 @@ func (db *DB) FindApplication(ctx context.Context, ref store.AppRef) (*store.App
 // expanded), then the application and its environments (docs/design.md §6:
 // "removes the application and everything under it").
 func (t *txn) purgeApp(a *store.Application) error {
-	envs := appEnvIDs(a)
+	envs := a.EnvIDs()
 	// The events not yet expanded go first: deleting one waits for a server
 	// expanding it, whose deliveries are then committed and dropped below
 	// with the others instead of outliving the application.

@@ -177,5 +177,5 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 // being deleted, over the index of licenses by environment, plan and status.
 func (t *txn) planInUse(a *store.Application, planID string) (int, error) {
 	return t.count(`SELECT count(*) FROM licenses WHERE env_id = ANY($1) AND plan_id = $2 AND status = ANY($3)`,
-		appEnvIDs(a), planID, store.LicenseStatusesInUse)
+		a.EnvIDs(), planID, store.LicenseStatusesInUse)
 }

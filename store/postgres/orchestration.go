@@ -191,9 +191,6 @@ func (t *runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*stor
 	return t.lockedDeviceByFingerprint(envID, fp, licenseID)
 }
 
-// ActAs implements store.RuntimeTx.
-func (t *runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
-
 // ConsumeNonce implements store.RuntimeTx.
 func (t *runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
 	return t.r.consumeNonce(t.txn, ra, rp, kind)
@@ -459,8 +456,8 @@ func (t *txn) LockMember(id string) (*store.Member, error) { return t.lockMember
 // PutMember implements store.Tx.
 func (t *txn) PutMember(m *store.Member) error { return t.saveMember(m) }
 
-// ActAs implements store.Tx.
-func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
+// ActAs implements store.Tx and, promoted, store.RuntimeTx.
+func (t *txn) ActAs(typ, id string) { t.ctx = store.ActingAs(t.ctx, typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
@@ -602,7 +599,7 @@ func (t *txn) PutPlan(p *store.Plan) error { return t.savePlan(p, false) }
 // search (the licenses whose doc holds the id), then each row is locked.
 func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]*store.License, error) {
 	rows, err := t.tx.Query(t.ctx, `SELECT id::text, env_id::text FROM licenses WHERE env_id = ANY($1) AND strpos(doc::text, $2) > 0 ORDER BY id`,
-		appEnvIDs(a), entitlementID)
+		a.EnvIDs(), entitlementID)
 	if err != nil {
 		return nil, err
 	}

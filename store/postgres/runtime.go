@@ -154,14 +154,6 @@ func sortedSet(keys []string) []string {
 	return slices.Compact(keys)
 }
 
-// asActor makes the audit entries of the rest of the transaction name who
-// acted, keeping the request's address and user agent.
-func (t *txn) asActor(typ, id string) {
-	a := store.ActorFrom(t.ctx)
-	a.Type, a.ID = typ, id
-	t.ctx = store.WithActor(t.ctx, a)
-}
-
 // softUpdate runs fn in one transaction. A *store.Error returned by fn is
 // the request's answer but does not roll back what fn wrote before it (the
 // consumed nonce, the audit entry of a refused login, the revocation of a
