@@ -76,3 +76,25 @@ func TestPageOf(t *testing.T) {
 		})
 	}
 }
+
+// TestLicenseFilterIsLookup: a key or an end-user makes a list an exact
+// lookup, paged in memory; status and plan alone walk an index.
+func TestLicenseFilterIsLookup(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		f    LicenseFilter
+		want bool
+	}{
+		{"OKKey", LicenseFilter{Key: "K"}, true},
+		{"OKUserID", LicenseFilter{UserID: "u"}, true},
+		{"OKUserEmail", LicenseFilter{UserEmail: "a@example.com", Status: "active"}, true},
+		{"OKStatusAndPlan", LicenseFilter{Status: "active", PlanID: "p"}, false},
+		{"OKNone", LicenseFilter{}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.f.IsLookup(); got != tt.want {
+				t.Errorf("IsLookup() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

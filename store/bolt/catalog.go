@@ -117,3 +117,15 @@ func (db *DB) FindPlan(ctx context.Context, ref store.AppRef, id string) (*store
 	})
 	return out, err
 }
+
+// planInUse counts the licenses that keep plan (of application a) from
+// being deleted, from the kept counts of licenses_by_plan_status.
+func (t *txn) planInUse(a *store.Application, planID string) int {
+	n := 0
+	for _, env := range a.Environments {
+		for _, st := range store.LicenseStatusesInUse {
+			n += t.count(bLicEnvPlanStatus, key(idb(env.ID), idb(planID), str(st)))
+		}
+	}
+	return n
+}

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"strings"
 
 	"licensectl/store"
 )
@@ -16,7 +17,7 @@ func (db *DB) ListEndUsers(ctx context.Context, s store.Scope, f store.StatusFil
 	}
 	var byEmail func(*txn, string) string
 	if f.Email != "" {
-		byEmail = func(t *txn, envID string) string { return t.endUserByEmail(envID, f.Email) }
+		byEmail = func(t *txn, envID string) string { return t.endUserIDByEmail(envID, f.Email) }
 	}
 	return listEnvPage(ctx, db, s, f, bEndUsersEnv, bEndUsersEnvStatus, bEndUsers, byEmail, func(u *store.EndUser) string { return u.Status })
 }
@@ -48,4 +49,43 @@ func (db *DB) FindEndUser(ctx context.Context, orgID, id string) (*store.EndUser
 		return err
 	})
 	return out, err
+}
+
+// saveEndUser writes u and its indexes.
+func (t *txn) saveEndUser(prev, u *store.EndUser) error {
+	if err := t.put(bEndUsers, u.ID, u); err != nil {
+		return err
+	}
+	env := idb(u.EnvID)
+	if prev == nil {
+		if err := t.index(bEndUsersEnv, env, u.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bEndUsersEmail, key(env, []byte(u.Email)), u.ID); err != nil {
+			return err
+		}
+	} else if prev.Status != u.Status {
+		if err := t.unindex(bEndUsersEnvStatus, key(env, str(prev.Status)), u.ID); err != nil {
+			return err
+		}
+	}
+	return t.index(bEndUsersEnvStatus, key(env, str(u.Status)), u.ID)
+}
+
+// endUser loads an end-user of environment env.
+func (t *txn) endUser(envID, id string) (*store.EndUser, error) {
+	u := new(store.EndUser)
+	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
+		return nil, err
+	}
+	if u.EnvID != envID {
+		return nil, store.NotFound("user")
+	}
+	return u, nil
+}
+
+// endUserIDByEmail returns the id of the end-user of env with this address, in
+// any letter case, or "".
+func (t *txn) endUserIDByEmail(envID, email string) string {
+	return t.lookup(bEndUsersEmail, key(idb(envID), []byte(strings.ToLower(strings.TrimSpace(email)))))
 }

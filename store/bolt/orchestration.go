@@ -435,7 +435,7 @@ func (t *txn) MachineFile(ra *store.RuntimeApp, l *store.License, plan *store.Pl
 
 // EndUserIDByEmail implements store.Tx.
 func (t *txn) EndUserIDByEmail(envID, email string) (string, error) {
-	return t.endUserByEmail(envID, email), nil
+	return t.endUserIDByEmail(envID, email), nil
 }
 
 // runtime is a runtime view for one primitive of the management API: its

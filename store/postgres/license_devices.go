@@ -54,3 +54,26 @@ func (t *txn) licenseDevicesPage(envID string, f store.StatusFilter) (*store.Pag
 	return listPage[store.Device](t, "devices", `id IN (SELECT device_id FROM license_devices WHERE license_id = $1)`,
 		[]any{f.LicenseID}, f.PageRequest)
 }
+
+// bindDevice adds device to license's index and count; false when it was
+// bound already.
+func (t *txn) bindDevice(licenseID, deviceID string) (bool, error) {
+	n, err := t.exec(`INSERT INTO license_devices (license_id, device_id, bound_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		licenseID, deviceID, t.now)
+	if err != nil || n == 0 {
+		return false, err
+	}
+	_, err = t.exec(`UPDATE licenses SET devices_count = devices_count + 1 WHERE id = $1`, licenseID)
+	return true, err
+}
+
+// unbindDevice removes device from license's index and count; false when
+// it was not bound.
+func (t *txn) unbindDevice(licenseID, deviceID string) (bool, error) {
+	n, err := t.exec(`DELETE FROM license_devices WHERE license_id = $1 AND device_id = $2`, licenseID, deviceID)
+	if err != nil || n == 0 {
+		return false, err
+	}
+	_, err = t.exec(`UPDATE licenses SET devices_count = devices_count - 1 WHERE id = $1`, licenseID)
+	return true, err
+}
