@@ -251,8 +251,8 @@ func (w *copyWriter) flushAll() error {
 
 // row turns a record into the values of its table's columns, each written
 // as the loaders of this package read it back; nil when it wrote the record
-// itself through the saver of records.go, as for plans (whose doc keeps the
-// policies byte for byte).
+// itself through its saver (savePlan, saveLicense…), as for plans (whose doc
+// keeps the policies byte for byte).
 func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 	if _, ok := copyTables[rec.Kind]; !ok {
 		return nil, fmt.Errorf("no table for this kind")

@@ -70,3 +70,24 @@ func (t *txn) saveEndUser(u *store.EndUser, isNew bool) error {
 	_, err := t.exec(`UPDATE end_users SET email = $2, status = $3, doc = $4 WHERE id = $1`, u.ID, u.Email, u.Status, js(u))
 	return err
 }
+
+// FindEndUser implements store.EndUserAccounts: an end-user of any
+// application of the organization, in one query; another organization's
+// user is not_found.
+func (db *DB) FindEndUser(ctx context.Context, orgID, id string) (*store.EndUser, error) {
+	var out *store.EndUser
+	err := db.view(ctx, func(t *txn) error {
+		var raw []byte
+		err := t.tx.QueryRow(t.ctx, `SELECT u.doc FROM end_users u JOIN apps a ON a.id = u.app_id WHERE u.id = $1 AND a.org_id = $2`,
+			uuidOrNil(id), uuidOrNil(orgID)).Scan(&raw)
+		if noRows(err) {
+			return store.NotFound("user")
+		}
+		if err != nil {
+			return err
+		}
+		out, err = decode[store.EndUser](raw)
+		return err
+	})
+	return out, err
+}

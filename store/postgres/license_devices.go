@@ -11,8 +11,8 @@ import (
 // binding and counting cost the same whatever the license's device count,
 // and a page of them is a keyset page of devices.
 
-// licBound reports whether the device is bound to the license.
-func (t *txn) licBound(licenseID, deviceID string) (bool, error) {
+// isBound reports whether the device is bound to the license.
+func (t *txn) isBound(licenseID, deviceID string) (bool, error) {
 	n, err := t.count(`SELECT count(*) FROM license_devices WHERE license_id = $1 AND device_id = $2`,
 		uuidOrNil(licenseID), uuidOrNil(deviceID))
 	return n > 0, err

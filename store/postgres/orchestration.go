@@ -86,7 +86,7 @@ func (t *txn) DueLicenses(limit int) ([]store.DueLicense, bool, error) {
 
 // IsBound implements store.Tx.
 func (t *txn) IsBound(licenseID, deviceID string) (bool, error) {
-	return t.licBound(licenseID, deviceID)
+	return t.isBound(licenseID, deviceID)
 }
 
 // UnbindDevice implements store.Tx: the binding's row and the license's
