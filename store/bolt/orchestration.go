@@ -301,7 +301,7 @@ func (t runtimeTxn) BoundDevices(licenseID string) ([]*store.Device, error) {
 // OpenSession implements store.RuntimeTx, with the access token presigned
 // by PrepareActivation when it says what the transaction decided.
 func (t runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, seed store.SessionSeed) (*store.RuntimeSession, error) {
-	return t.r.openSession(t.txn, specOf(ra, s), tokenSeedOf(seed))
+	return t.r.openSession(t.txn, ra, s, tokenSeedOf(seed))
 }
 
 // ListBoundDevices implements store.RuntimeTx.
@@ -348,7 +348,7 @@ func (t runtimeTxn) SessionEntitlements(v *store.SessionView) ([]string, error) 
 func (t runtimeTxn) SignAccess(ra *store.RuntimeApp, sid string, s store.SessionSubject, seed store.SessionSeed) (string, time.Time, error) {
 	ts := tokenSeedOf(seed)
 	ts.SessionID = sid
-	return t.r.token(t.txn, specOf(ra, s), ts)
+	return t.r.token(t.txn, ra, s, ts)
 }
 
 // RotateSession implements store.RuntimeTx: with one writer, no other

@@ -270,8 +270,7 @@ func (t *runtimeTxn) BoundDevices(licenseID string) ([]*store.Device, error) {
 
 // OpenSession implements store.RuntimeTx.
 func (t *runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, seed store.SessionSeed) (*store.RuntimeSession, error) {
-	return t.r.openSession(t.txn, sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: s.Entitlements,
-		roles: s.Roles, mnt: s.MaintenanceExpiresAt}, tokenSeed{SessionID: seed.SessionID, DeviceID: seed.DeviceID, Secret: seed.Secret, JTI: seed.JTI})
+	return t.r.openSession(t.txn, ra, s, tokenSeed{SessionID: seed.SessionID, DeviceID: seed.DeviceID, Secret: seed.Secret, JTI: seed.JTI})
 }
 
 // ListBoundDevices implements store.RuntimeTx.

@@ -32,40 +32,23 @@ func (s tokenSeed) refreshToken(env *store.Environment) string {
 	return store.RefreshToken(env, s.SessionID, s.Secret)
 }
 
-// sessionSpec is what a new session is about.
-type sessionSpec struct {
-	ra        *store.RuntimeApp
-	licenseID string
-	userID    string
-	deviceID  string
-	ents      []string
-	roles     []string
-	mnt       *time.Time // the license's maintenance end; nil when unlimited
-}
-
-// sign issues the access token of a session for sp.
-func (r *Runtime) sign(now time.Time, sp sessionSpec, sid, jti string) (string, time.Time, error) {
-	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
-		Entitlements: sp.ents, Roles: sp.roles, MaintenanceExpiresAt: sp.mnt}, sid, jti)
-}
-
-// openSession writes a new session and returns its tokens.
-func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.RuntimeSession, error) {
-	access, exp, err := r.sign(t.now, sp, seed.SessionID, seed.JTI)
+// openSession writes a new session of sub in ra and returns its tokens.
+func (r *Runtime) openSession(t *txn, ra *store.RuntimeApp, sub store.SessionSubject, seed tokenSeed) (*store.RuntimeSession, error) {
+	access, exp, err := r.o.SignAccess(t.now, ra, sub, seed.SessionID, seed.JTI)
 	if err != nil {
 		return nil, err
 	}
 	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
-	refresh := seed.refreshToken(sp.ra.Env)
+	refresh := seed.refreshToken(ra.Env)
 	rexp := minTime(t.now.Add(r.o.RefreshIdleTTL), abs)
 	if _, err := t.exec(`INSERT INTO sessions (id, app_id, env_id, license_id, user_id, device_id, access_hash, refresh_hash,
 		access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		seed.SessionID, sp.ra.App.ID, sp.ra.Env.ID, nullID(sp.licenseID), nullID(sp.userID), sp.deviceID,
+		seed.SessionID, ra.App.ID, ra.Env.ID, nullID(sub.LicenseID), nullID(sub.UserID), sub.DeviceID,
 		store.HashSecret(access), store.HashSecret(refresh), exp, rexp, abs, t.now); err != nil {
 		return nil, err
 	}
 	return &store.RuntimeSession{SessionID: seed.SessionID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
-		RefreshExpiresAt: rexp, Entitlements: sp.ents}, nil
+		RefreshExpiresAt: rexp, Entitlements: sub.Entitlements}, nil
 }
 
 func minTime(a, b time.Time) time.Time {
