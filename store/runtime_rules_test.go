@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -101,5 +102,29 @@ func TestSignAccess(t *testing.T) {
 	}
 	if _, _, err := o.SignAccess(now, ra, SessionSubject{LicenseID: "lic", UserID: "user"}, "sid", "jti"); err != nil || got.Subject != "user" {
 		t.Fatalf("a user's session: subject %q, %v", got.Subject, err)
+	}
+}
+
+// TestKeySet: sorted, each key once, and [] rather than null when empty.
+func TestKeySet(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   []string
+		want string
+	}{
+		{"OKNil", nil, `[]`},
+		{"OKEmpty", []string{}, `[]`},
+		{"OKOne", []string{"pro"}, `["pro"]`},
+		{"OKSortedOnce", []string{"pro", "export", "pro", "api", "export"}, `["api","export","pro"]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(KeySet(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("KeySet(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
 	}
 }

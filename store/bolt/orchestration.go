@@ -263,7 +263,7 @@ func (t runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sortedSet(ents), nil
+	return store.KeySet(ents), nil
 }
 
 // InsertDevice implements store.RuntimeTx: with one writer, no other

@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"sort"
 	"sync"
 	"time"
 
@@ -247,23 +246,7 @@ func (r *Runtime) userEntitlements(t *txn, envID, userID, deviceID string) (keys
 			return nil, leaseEnds, err
 		}
 	}
-	return sortedSet(keys), leaseEnds, nil
-}
-
-// sortedSet sorts keys and drops duplicates; it never returns nil, since an
-// empty set is the JSON array [].
-func sortedSet(keys []string) []string {
-	if len(keys) == 0 {
-		return []string{}
-	}
-	sort.Strings(keys)
-	out := keys[:1]
-	for _, k := range keys[1:] {
-		if k != out[len(out)-1] {
-			out = append(out, k)
-		}
-	}
-	return out
+	return store.KeySet(keys), leaseEnds, nil
 }
 
 // softBatch runs fn through group commit. A *store.Error returned by fn is

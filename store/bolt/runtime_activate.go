@@ -46,7 +46,7 @@ func (s runtimeStorage) PrepareActivation(ctx context.Context, c store.RuntimeCl
 			return nil
 		}
 		preApp = ra
-		preSub = store.SessionSubject{LicenseID: l.ID, UserID: userID, DeviceID: devID, Entitlements: sortedSet(ents), Roles: roles,
+		preSub = store.SessionSubject{LicenseID: l.ID, UserID: userID, DeviceID: devID, Entitlements: store.KeySet(ents), Roles: roles,
 			MaintenanceExpiresAt: l.MaintenanceExpiresAt}
 		return nil
 	})

@@ -258,7 +258,7 @@ func (r *Runtime) entitlements(t *txn, v *sessionView) ([]string, time.Time, err
 		if err != nil {
 			return nil, farFuture, err
 		}
-		return sortedSet(keys), farFuture, nil
+		return store.KeySet(keys), farFuture, nil
 	}
 	return r.userEntitlements(t, v.s.EnvID, v.s.UserID, v.s.DeviceID)
 }

@@ -231,7 +231,7 @@ func (t *runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	return sortedSet(keys), nil
+	return store.KeySet(keys), nil
 }
 
 // InsertDevice implements store.RuntimeTx.

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -142,16 +141,6 @@ func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, e
 	}
 	// Active again since the locking read: run the transaction again.
 	return nil, errConflict
-}
-
-// sortedSet sorts keys and drops duplicates; it never returns nil, since an
-// empty set is the JSON array [].
-func sortedSet(keys []string) []string {
-	if len(keys) == 0 {
-		return []string{}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
 }
 
 // softUpdate runs fn in one transaction. A *store.Error returned by fn is

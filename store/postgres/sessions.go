@@ -234,7 +234,7 @@ func (v *sessionView) leaseReason() string {
 // licenses'.
 func (v *sessionView) entitlements(now time.Time) []string {
 	if v.lic != nil {
-		return sortedSet(v.licKeys)
+		return store.KeySet(v.licKeys)
 	}
 	return rtUsableKeys(v.userLics, now)
 }
@@ -253,7 +253,7 @@ func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 		}
 		keys = append(keys, lics[i].Keys...)
 	}
-	return sortedSet(keys)
+	return store.KeySet(keys)
 }
 
 // SweepSessions implements store.RuntimeBackend: it deletes sessions past
