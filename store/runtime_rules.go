@@ -154,6 +154,18 @@ type SessionSubject struct {
 	MaintenanceExpiresAt *time.Time
 }
 
+// RefreshExpiries are the expiries of a session's refresh token opened at
+// now: idle for at most RefreshIdleTTL, and never past the session's
+// absolute lifetime, RefreshAbsoluteTTL from now.
+func (o RuntimeOptions) RefreshExpiries(now time.Time) (refresh, absolute time.Time) {
+	absolute = now.Add(o.RefreshAbsoluteTTL)
+	refresh = now.Add(o.RefreshIdleTTL)
+	if absolute.Before(refresh) {
+		refresh = absolute
+	}
+	return refresh, absolute
+}
+
 // KeySet sorts keys in place and drops duplicates: the entitlement keys a
 // session or machine file carries. It never returns nil, since an empty set
 // is the JSON array [].

@@ -128,3 +128,25 @@ func TestKeySet(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshExpiries: the refresh token idles out before the session's
+// absolute end, and never outlives it.
+func TestRefreshExpiries(t *testing.T) {
+	now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	for _, tt := range []struct {
+		name           string
+		idle, absolute time.Duration
+		wantRefresh    time.Duration
+	}{
+		{"OKIdleFirst", time.Hour, 24 * time.Hour, time.Hour},
+		{"OKCappedByAbsolute", 48 * time.Hour, 24 * time.Hour, 24 * time.Hour},
+		{"OKEqual", time.Hour, time.Hour, time.Hour},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			refresh, absolute := RuntimeOptions{RefreshIdleTTL: tt.idle, RefreshAbsoluteTTL: tt.absolute}.RefreshExpiries(now)
+			if !refresh.Equal(now.Add(tt.wantRefresh)) || !absolute.Equal(now.Add(tt.absolute)) {
+				t.Errorf("got %s, %s; want %s, %s", refresh, absolute, now.Add(tt.wantRefresh), now.Add(tt.absolute))
+			}
+		})
+	}
+}

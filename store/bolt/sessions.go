@@ -143,12 +143,12 @@ func (r *Runtime) openSession(t *txn, ra *store.RuntimeApp, sub store.SessionSub
 	if err != nil {
 		return nil, err
 	}
-	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
+	rexp, abs := r.o.RefreshExpiries(t.now)
 	refresh := seed.refreshToken(ra.Env)
 	s := &sessionRecord{
 		ID: seed.SessionID, AppID: ra.App.ID, EnvID: ra.Env.ID, LicenseID: sub.LicenseID, UserID: sub.UserID, DeviceID: sub.DeviceID,
 		AccessHash: store.HashSecret(access), RefreshHash: store.HashSecret(refresh),
-		AccessExpiresAt: exp, RefreshExpiresAt: minTime(t.now.Add(r.o.RefreshIdleTTL), abs), AbsoluteExpiresAt: abs, CreatedAt: t.now,
+		AccessExpiresAt: exp, RefreshExpiresAt: rexp, AbsoluteExpiresAt: abs, CreatedAt: t.now,
 	}
 	if err := t.put(bSessions, s.ID, s); err != nil {
 		return nil, err

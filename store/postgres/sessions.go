@@ -38,9 +38,8 @@ func (r *Runtime) openSession(t *txn, ra *store.RuntimeApp, sub store.SessionSub
 	if err != nil {
 		return nil, err
 	}
-	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
+	rexp, abs := r.o.RefreshExpiries(t.now)
 	refresh := seed.refreshToken(ra.Env)
-	rexp := minTime(t.now.Add(r.o.RefreshIdleTTL), abs)
 	if _, err := t.exec(`INSERT INTO sessions (id, app_id, env_id, license_id, user_id, device_id, access_hash, refresh_hash,
 		access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		seed.SessionID, ra.App.ID, ra.Env.ID, nullID(sub.LicenseID), nullID(sub.UserID), sub.DeviceID,
@@ -49,13 +48,6 @@ func (r *Runtime) openSession(t *txn, ra *store.RuntimeApp, sub store.SessionSub
 	}
 	return &store.RuntimeSession{SessionID: seed.SessionID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
 		RefreshExpiresAt: rexp, Entitlements: sub.Entitlements}, nil
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // sessionView is a session with everything its cascade and its entitlements
