@@ -24,15 +24,7 @@ func (t *txn) app(ref store.AppRef) (*store.Application, error) {
 
 // scope loads the application of s and the environment it names.
 func (t *txn) scope(s store.Scope) (*store.Application, *store.Environment, error) {
-	a, err := t.app(s.App())
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := s.Environment(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return a, env, nil
+	return s.Resolve(t.app)
 }
 
 // ListApplications implements store.Applications.
