@@ -164,7 +164,10 @@ var (
 
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
-	return s.r.softBatch(ctx, func(t *txn) error { return fn(runtimeTxn{txn: t, r: s.r}) })
+	return s.r.commits.do(ctx, func(t *txn) error {
+		denseAppends(t)
+		return fn(runtimeTxn{txn: t, r: s.r})
+	})
 }
 
 // ActiveApp implements store.RuntimeTx.

@@ -249,29 +249,6 @@ func (r *Runtime) userEntitlements(t *txn, envID, userID, deviceID string) (keys
 	return store.KeySet(keys), leaseEnds, nil
 }
 
-// softBatch runs fn through group commit. A *store.Error returned by fn is
-// the request's answer but does not roll back what fn wrote before it (the
-// consumed nonce, the audit entry of a refused login): the closure returns
-// nil so the batch commits, and the error is handed back afterwards. Other
-// errors roll back. fn must be idempotent: it may run more than once.
-func (r *Runtime) softBatch(ctx context.Context, fn func(t *txn) error) error {
-	var soft error
-	err := r.commits.do(ctx, func(t *txn) error {
-		soft = nil
-		denseAppends(t)
-		err := fn(t)
-		if err != nil && store.AsError(err) != nil {
-			soft = err
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return soft
-}
-
 // appendBuckets are keyed by UUIDv7 or time first, so hot writes append to
 // their last page. bbolt splits pages half full by default, which suits
 // random inserts but leaves append-only buckets half empty: twice the pages

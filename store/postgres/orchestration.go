@@ -165,7 +165,7 @@ var (
 
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
-	return s.r.softUpdate(ctx, func(t *txn) error { return fn(&runtimeTxn{txn: t, r: s.r}) })
+	return s.r.db.update(ctx, func(t *txn) error { return fn(&runtimeTxn{txn: t, r: s.r}) })
 }
 
 // ActiveApp implements store.RuntimeTx.

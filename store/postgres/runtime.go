@@ -142,26 +142,3 @@ func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, e
 	// Active again since the locking read: run the transaction again.
 	return nil, errConflict
 }
-
-// softUpdate runs fn in one transaction. A *store.Error returned by fn is
-// the request's answer but does not roll back what fn wrote before it (the
-// consumed nonce, the audit entry of a refused login, the revocation of a
-// reused refresh token): the transaction commits and the error is handed
-// back afterwards. Other errors roll back. fn may run more than once (a
-// deadlock is retried), so its randomness is drawn before it.
-func (r *Runtime) softUpdate(ctx context.Context, fn func(t *txn) error) error {
-	var soft error
-	err := r.db.update(ctx, func(t *txn) error {
-		soft = nil
-		err := fn(t)
-		if err != nil && store.AsError(err) != nil {
-			soft = err
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return soft
-}
