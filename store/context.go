@@ -35,6 +35,15 @@ func WithActor(ctx context.Context, a Actor) context.Context {
 	return context.WithValue(ctx, actorKey{}, a)
 }
 
+// ActingAs is ctx with its actor's type and id replaced, keeping the
+// request's address and user agent: what Tx.ActAs does to the rest of a
+// transaction.
+func ActingAs(ctx context.Context, typ, id string) context.Context {
+	a := ActorFrom(ctx)
+	a.Type, a.ID = typ, id
+	return WithActor(ctx, a)
+}
+
 // ActorFrom returns the actor carried by ctx, or the system actor.
 func ActorFrom(ctx context.Context) Actor {
 	if a, ok := ctx.Value(actorKey{}).(Actor); ok {

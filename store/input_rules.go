@@ -246,6 +246,21 @@ func (s Scope) Environment(a *Application) (*Environment, error) {
 	return env, nil
 }
 
+// Resolve loads the scope's application with app (a storage's lookup,
+// which checks the organization) and picks the environment the scope
+// names. Returns what app returns, and validation_failed.
+func (s Scope) Resolve(app func(AppRef) (*Application, error)) (*Application, *Environment, error) {
+	a, err := app(s.App())
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := s.Environment(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, env, nil
+}
+
 // Check validates a new application secret's label and environment id and
 // returns it with the label trimmed. Returns validation_failed.
 func (in CreateSecretInput) Check() (CreateSecretInput, error) {

@@ -409,3 +409,41 @@ func TestMachineFileInputCheck(t *testing.T) {
 		{"ErrValidation/ControlInKey", MachineFileInput{Encrypt: true, LicenseKey: "ABCD-\x07", Replay: rp}.Check, "license_key", AsError(func() error { _, err := CheckLicenseKey("license_key", "ABCD-\x07"); return err }()).Message},
 	})
 }
+
+// TestScopeResolve: the application comes from the lookup asked for the
+// scope's organization and application; its environment by name,
+// production by default.
+func TestScopeResolve(t *testing.T) {
+	app := &Application{ID: "a1", OrgID: "o1", Environments: []Environment{{ID: "e1", Name: EnvDevelopment}, {ID: "e2", Name: EnvProduction}}}
+	dev, prod := &app.Environments[0], &app.Environments[1]
+	lookup := func(ref AppRef) (*Application, error) {
+		if ref != (AppRef{OrgID: "o1", AppID: "a1"}) {
+			return nil, NotFound("application")
+		}
+		return app, nil
+	}
+	for _, tt := range []struct {
+		name    string
+		s       Scope
+		wantEnv *Environment
+		code    string
+	}{
+		{"OKDefaultProduction", Scope{OrgID: "o1", AppID: "a1"}, prod, ""},
+		{"OKDevelopment", Scope{OrgID: "o1", AppID: "a1", Env: EnvDevelopment}, dev, ""},
+		{"ErrNotFoundOtherOrg", Scope{OrgID: "o2", AppID: "a1"}, nil, ECodeNotFound},
+		{"ErrValidationFailedEnv", Scope{OrgID: "o1", AppID: "a1", Env: "staging"}, nil, ECodeValidation},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, env, err := tt.s.Resolve(lookup)
+			if tt.code != "" {
+				if ErrorCode(err) != tt.code || a != nil || env != nil {
+					t.Fatalf("got %v, %v, %v; want %s", a, env, err, tt.code)
+				}
+				return
+			}
+			if err != nil || a != app || env != tt.wantEnv {
+				t.Fatalf("got %v, %v, %v; want %v, %v", a, env, err, app, tt.wantEnv)
+			}
+		})
+	}
+}

@@ -130,6 +130,11 @@ type LicenseFilter struct {
 	PageRequest
 }
 
+// IsLookup reports whether f asks for licenses by key or by end-user: an
+// exact lookup through a unique index, whose few licenses are paged in
+// memory (PageOf) rather than walked.
+func (f LicenseFilter) IsLookup() bool { return f.Key != "" || f.UserID != "" || f.UserEmail != "" }
+
 // Licenses stores licenses.
 type Licenses interface {
 	// GenerateLicenses returns validation_failed (quantity, unknown plan or

@@ -81,6 +81,25 @@ func (p PageRequest) Start() (int, error) {
 	return n, nil
 }
 
+// PageOf cuts the requested page out of items gathered in memory (what a
+// lookup by key or by end-user found); its next cursor is an offset into
+// them. A cursor Start refuses is validation_failed.
+func PageOf[T any](items []*T, p PageRequest) (*Page[*T], error) {
+	from, err := p.Start()
+	if err != nil {
+		return nil, err
+	}
+	out := &Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
+	if from < len(items) {
+		end := min(len(items), from+p.PerPage)
+		out.Data = items[from:end]
+		if end < len(items) {
+			out.NextCursor = OffsetCursor(end)
+		}
+	}
+	return out, nil
+}
+
 // Offset is the number of items before a numbered page.
 func (p PageRequest) Offset() int { return (p.Page - 1) * p.PerPage }
 

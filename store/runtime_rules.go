@@ -154,6 +154,29 @@ type SessionSubject struct {
 	MaintenanceExpiresAt *time.Time
 }
 
+// RefreshExpiries are the expiries of a session's refresh token opened at
+// now: idle for at most RefreshIdleTTL, and never past the session's
+// absolute lifetime, RefreshAbsoluteTTL from now.
+func (o RuntimeOptions) RefreshExpiries(now time.Time) (refresh, absolute time.Time) {
+	absolute = now.Add(o.RefreshAbsoluteTTL)
+	refresh = now.Add(o.RefreshIdleTTL)
+	if absolute.Before(refresh) {
+		refresh = absolute
+	}
+	return refresh, absolute
+}
+
+// KeySet sorts keys in place and drops duplicates: the entitlement keys a
+// session or machine file carries. It never returns nil, since an empty set
+// is the JSON array [].
+func KeySet(keys []string) []string {
+	if len(keys) == 0 {
+		return []string{}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
 // SignAccess issues an access token of session sid for s in ra at now, with
 // token id jti, by o's signer, and returns it with its expiry (now +
 // AccessTTL). Its subject is the user, or the license when there is none.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -101,5 +102,51 @@ func TestSignAccess(t *testing.T) {
 	}
 	if _, _, err := o.SignAccess(now, ra, SessionSubject{LicenseID: "lic", UserID: "user"}, "sid", "jti"); err != nil || got.Subject != "user" {
 		t.Fatalf("a user's session: subject %q, %v", got.Subject, err)
+	}
+}
+
+// TestKeySet: sorted, each key once, and [] rather than null when empty.
+func TestKeySet(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   []string
+		want string
+	}{
+		{"OKNil", nil, `[]`},
+		{"OKEmpty", []string{}, `[]`},
+		{"OKOne", []string{"pro"}, `["pro"]`},
+		{"OKSortedOnce", []string{"pro", "export", "pro", "api", "export"}, `["api","export","pro"]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(KeySet(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("KeySet(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRefreshExpiries: the refresh token idles out before the session's
+// absolute end, and never outlives it.
+func TestRefreshExpiries(t *testing.T) {
+	now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	for _, tt := range []struct {
+		name           string
+		idle, absolute time.Duration
+		wantRefresh    time.Duration
+	}{
+		{"OKIdleFirst", time.Hour, 24 * time.Hour, time.Hour},
+		{"OKCappedByAbsolute", 48 * time.Hour, 24 * time.Hour, 24 * time.Hour},
+		{"OKEqual", time.Hour, time.Hour, time.Hour},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			refresh, absolute := RuntimeOptions{RefreshIdleTTL: tt.idle, RefreshAbsoluteTTL: tt.absolute}.RefreshExpiries(now)
+			if !refresh.Equal(now.Add(tt.wantRefresh)) || !absolute.Equal(now.Add(tt.absolute)) {
+				t.Errorf("got %s, %s; want %s, %s", refresh, absolute, now.Add(tt.wantRefresh), now.Add(tt.absolute))
+			}
+		})
 	}
 }

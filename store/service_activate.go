@@ -24,7 +24,7 @@ func (rs *RuntimeService) Activate(ctx context.Context, c RuntimeClient, in Acti
 		p.PrepareActivation(ctx, c, in, &seed)
 	}
 	var out *Activation
-	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err = rs.update(ctx, func(t RuntimeTx) error {
 		out = nil
 		ra, err := replayedApp(t, c, in.Replay, ActorLicense, "", "license")
 		if err != nil {

@@ -54,7 +54,7 @@ func (rs *RuntimeService) SweepLeases(ctx context.Context, limit int) (int, erro
 		}
 	}
 	n := 0
-	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err := rs.update(ctx, func(t RuntimeTx) error {
 		n = 0
 		if ok, err := t.PassLock("lease sweep"); err != nil || !ok {
 			return err
@@ -96,7 +96,7 @@ func (rs *RuntimeService) CheckoutLease(ctx context.Context, c RuntimeClient, ac
 	}
 	newID := NewID()
 	var out *LeaseGrant
-	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err := rs.update(ctx, func(t RuntimeTx) error {
 		out = nil
 		ra, err := t.ActiveApp(c)
 		if err != nil {
@@ -233,7 +233,7 @@ func sessionLease(t RuntimeTx, c RuntimeClient, in LeaseInput) (*RuntimeApp, *Se
 // lease_not_found.
 func (rs *RuntimeService) HeartbeatLease(ctx context.Context, c RuntimeClient, in LeaseInput) (*Lease, error) {
 	var out *Lease
-	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err := rs.update(ctx, func(t RuntimeTx) error {
 		out = nil
 		_, v, err := sessionLease(t, c, in)
 		if err != nil {
@@ -255,7 +255,7 @@ func (rs *RuntimeService) HeartbeatLease(ctx context.Context, c RuntimeClient, i
 // with its lease.released entry. Returns session_invalid,
 // not_activation_session, lease_not_found.
 func (rs *RuntimeService) ReleaseLease(ctx context.Context, c RuntimeClient, in LeaseInput) error {
-	return rs.storage.Update(ctx, func(t RuntimeTx) error {
+	return rs.update(ctx, func(t RuntimeTx) error {
 		ra, v, err := sessionLease(t, c, in)
 		if err != nil {
 			return err

@@ -77,7 +77,7 @@ func (rs *RuntimeService) Login(ctx context.Context, c RuntimeClient, in Runtime
 	}
 	seed := NewSessionSeed()
 	var out *RuntimeSession
-	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err = rs.update(ctx, func(t RuntimeTx) error {
 		out = nil
 		ra, err := replayedApp(t, c, in.Replay, ActorEndUser, cand.UserID, "user")
 		if err != nil {

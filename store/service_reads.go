@@ -1,24 +1,5 @@
 package store
 
-// PageOf cuts the requested page out of items a lookup gathered in memory
-// (a license key, an e-mail, a fingerprint); its cursor is an offset into
-// them.
-func PageOf[T any](items []*T, p PageRequest) (*Page[*T], error) {
-	from, err := p.Start()
-	if err != nil {
-		return nil, err
-	}
-	out := &Page[*T]{Data: []*T{}, Total: len(items), Page: p.Page, PerPage: p.PerPage}
-	if from < len(items) {
-		end := min(len(items), from+p.PerPage)
-		out.Data = items[from:end]
-		if end < len(items) {
-			out.NextCursor = OffsetCursor(end)
-		}
-	}
-	return out, nil
-}
-
 // lookupPage is the page of what an exact filter found, read with err: the
 // one record, when there is one and its status is the filter's (any when
 // status is ""). A record not found is an empty page.

@@ -12,20 +12,6 @@ func (ref AppRef) Owns(a *Application) error {
 	return nil
 }
 
-// Resolve loads the application of s with app (which refuses another
-// organization's) and the environment s names.
-func (s Scope) Resolve(app func(AppRef) (*Application, error)) (*Application, *Environment, error) {
-	a, err := app(s.App())
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := s.Environment(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return a, env, nil
-}
-
 // ListApplications implements Applications.
 func (sv *Service) ListApplications(ctx context.Context, orgID string) ([]*Application, error) {
 	var out []*Application

@@ -9,11 +9,10 @@ import (
 )
 
 // RuntimeStorage is what a storage gives the runtime's orchestration: the
-// transactions of the runtime API's writes. A *Error returned by fn is the
-// request's answer but does not undo what fn wrote before it (a consumed
-// nonce, the audit entry of a refusal): the transaction commits and the
-// error is handed back. Any other error rolls back. fn may run more than
-// once (group commit, a retried deadlock) and keeps no state across runs.
+// transactions of the runtime API's writes. Update runs fn in one write
+// transaction, rolled back when fn returns an error (RuntimeService.update
+// keeps what a refusal wrote). fn may run more than once (group commit, a
+// retried deadlock) and keeps no state across runs.
 type RuntimeStorage interface {
 	Update(ctx context.Context, fn func(RuntimeTx) error) error
 	// ReadLogin reads, outside any write, what a login checks before the
@@ -146,6 +145,28 @@ func NewRuntimeService(storage RuntimeStorage, hasher PasswordHasher, o RuntimeO
 	return RuntimeService{storage: storage, hasher: hasher, dummy: new(dummyPassword), opts: o, seen: &seenTracker{pending: map[string]seenEntry{}}}
 }
 
+// update runs fn in one write transaction of the storage. A *Error
+// returned by fn is the request's answer but does not undo what fn wrote
+// before it (a consumed nonce, the audit entry of a refused login, the
+// revocation of a reused refresh token): the transaction commits and the
+// error is handed back afterwards. Any other error rolls back.
+func (rs RuntimeService) update(ctx context.Context, fn func(t RuntimeTx) error) error {
+	var soft error
+	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+		soft = nil // fn may run again: only its last run answers
+		err := fn(t)
+		if err != nil && AsError(err) != nil {
+			soft = err
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return soft
+}
+
 // lockResetDevice loads, held, the device a reset names by fingerprint or by
 // id, and reports whether it is bound to the license. A device of another
 // license is reported unbound, so the caller answers not_found as for a
@@ -177,7 +198,7 @@ func (rs *RuntimeService) ResetDevice(ctx context.Context, c RuntimeClient, in D
 		return 0, err
 	}
 	remaining := 0
-	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err = rs.update(ctx, func(t RuntimeTx) error {
 		ra, err := t.ActiveApp(c)
 		if err != nil {
 			return err
@@ -233,7 +254,7 @@ func (rs *RuntimeService) LicenseDevices(ctx context.Context, c RuntimeClient, i
 		return nil, err
 	}
 	var out []SelfServiceDevice
-	err = rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err = rs.update(ctx, func(t RuntimeTx) error {
 		out = nil
 		ra, err := replayedApp(t, c, in.Replay, ActorLicense, "", "license")
 		if err != nil {

@@ -183,7 +183,7 @@ func (rs *RuntimeService) Refresh(ctx context.Context, c RuntimeClient, refreshT
 		p.PrepareRefresh(ctx, c, refreshToken, &seed)
 	}
 	var out *RuntimeSession
-	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err := rs.update(ctx, func(t RuntimeTx) error {
 		out = nil
 		for range refreshAttempts {
 			ra, v, err := t.SessionByRefresh(c, refreshToken)
@@ -270,7 +270,7 @@ func (rs *RuntimeService) Logout(ctx context.Context, c RuntimeClient, accessTok
 	if accessToken == "" {
 		return ErrUnknownAccessToken()
 	}
-	return rs.storage.Update(ctx, func(t RuntimeTx) error {
+	return rs.update(ctx, func(t RuntimeTx) error {
 		ra, v, err := t.SessionByAccess(c, accessToken)
 		if err != nil {
 			return err
@@ -294,7 +294,7 @@ func (rs *RuntimeService) CheckoutMachineFile(ctx context.Context, c RuntimeClie
 		return nil, err
 	}
 	var out *MachineFile
-	err := rs.storage.Update(ctx, func(t RuntimeTx) error {
+	err := rs.update(ctx, func(t RuntimeTx) error {
 		out = nil
 		ra, err := t.ActiveApp(c)
 		if err != nil {

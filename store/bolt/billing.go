@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var (
@@ -14,23 +15,10 @@ var (
 	_ store.Quotas             = (*DB)(nil)
 )
 
-// subscriptionRecord is an organization's stored subscription. Absent, the
-// organization is on the default tier since its creation. Its fields are
-// those of store.SubscriptionState, whose transitions move it: the two
-// types convert into each other.
-type subscriptionRecord struct {
-	Status      string     `json:"st"`
-	Provider    string     `json:"pv"`
-	Plan        string     `json:"pl"`
-	TrialEndsAt *time.Time `json:"te,omitempty"`
-	PeriodStart time.Time  `json:"ps"`
-	PeriodEnd   *time.Time `json:"pe,omitempty"`
-}
-
 // subscription loads the organization's subscription, the default one when
 // none was written. Returns not_found for an unknown organization.
-func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
-	rec := new(subscriptionRecord)
+func (t *txn) subscription(orgID string) (*storedoc.Subscription, error) {
+	rec := new(storedoc.Subscription)
 	ok, err := t.get(bSubscriptions, orgID, rec)
 	if err != nil || ok {
 		return rec, err
@@ -39,12 +27,9 @@ func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
 	if err := t.mustGet(bOrgs, orgID, "organization", org); err != nil {
 		return nil, err
 	}
-	def := subscriptionRecord(store.DefaultSubscription(org.CreatedAt))
+	def := storedoc.Subscription(store.DefaultSubscription(org.CreatedAt))
 	return &def, nil
 }
-
-// state is rec as the domain's subscription state.
-func (rec *subscriptionRecord) state() store.SubscriptionState { return store.SubscriptionState(*rec) }
 
 // resource is what a tier limits (store.Resource).
 type resource = store.Resource
@@ -88,5 +73,5 @@ func (t *txn) Subscription(orgID string) (store.SubscriptionState, error) {
 	if err != nil {
 		return store.SubscriptionState{}, err
 	}
-	return rec.state(), nil
+	return rec.State(), nil
 }

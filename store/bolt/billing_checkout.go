@@ -3,40 +3,10 @@ package bolt
 import (
 	"bytes"
 	"fmt"
-	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
-
-// billingTxRecord is a Pix checkout and its payment state.
-type billingTxRecord struct {
-	ID        string     `json:"id"`
-	OrgID     string     `json:"o"`
-	Plan      string     `json:"pl"`
-	Amount    int64      `json:"a"`
-	Status    string     `json:"st"`
-	DocKind   string     `json:"dk"`
-	Document  string     `json:"d"`
-	Phone     string     `json:"ph"`
-	CopyPaste string     `json:"cp"`
-	CreatedAt time.Time  `json:"c"`
-	ExpiresAt time.Time  `json:"e"`
-	PaidAt    *time.Time `json:"p,omitempty"`
-}
-
-// domain is the checkout of record r.
-func (r *billingTxRecord) domain() *store.BillingTransaction {
-	return &store.BillingTransaction{ID: r.ID, OrgID: r.OrgID, PlanKey: r.Plan, AmountCents: r.Amount, Status: r.Status,
-		Payer: store.Payer{DocumentKind: r.DocKind, Document: r.Document, Phone: r.Phone}, CopyPaste: r.CopyPaste,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, PaidAt: r.PaidAt}
-}
-
-// billingTxRecordOf is the record of checkout bt.
-func billingTxRecordOf(bt *store.BillingTransaction) *billingTxRecord {
-	return &billingTxRecord{ID: bt.ID, OrgID: bt.OrgID, Plan: bt.PlanKey, Amount: bt.AmountCents, Status: bt.Status,
-		DocKind: bt.Payer.DocumentKind, Document: bt.Payer.Document, Phone: bt.Payer.Phone, CopyPaste: bt.CopyPaste,
-		CreatedAt: bt.CreatedAt, ExpiresAt: bt.ExpiresAt, PaidAt: bt.PaidAt}
-}
 
 // pendingKey is a pending checkout's key in the index of expiries.
 func pendingKey(bt *store.BillingTransaction) []byte { return key(timeKey(bt.ExpiresAt), idb(bt.ID)) }
@@ -55,11 +25,11 @@ func (t *txn) LockSubscription(orgID string) (store.SubscriptionState, error) {
 func (t *txn) LockSubscriptions() ([]store.OrgSubscription, error) {
 	var out []store.OrgSubscription
 	err := t.tx.Bucket(bSubscriptions).ForEach(func(k, _ []byte) error {
-		rec := new(subscriptionRecord)
+		rec := new(storedoc.Subscription)
 		if _, err := t.get(bSubscriptions, ids(k), rec); err != nil {
 			return err
 		}
-		out = append(out, store.OrgSubscription{OrgID: ids(k), State: rec.state()})
+		out = append(out, store.OrgSubscription{OrgID: ids(k), State: rec.State()})
 		return nil
 	})
 	return out, err
@@ -67,17 +37,17 @@ func (t *txn) LockSubscriptions() ([]store.OrgSubscription, error) {
 
 // PutSubscription implements store.Tx.
 func (t *txn) PutSubscription(orgID string, s store.SubscriptionState) error {
-	rec := subscriptionRecord(s)
+	rec := storedoc.Subscription(s)
 	return t.put(bSubscriptions, orgID, &rec)
 }
 
 // LockBillingTransaction implements store.Tx.
 func (t *txn) LockBillingTransaction(id string) (*store.BillingTransaction, error) {
-	rec := new(billingTxRecord)
+	rec := new(storedoc.BillingTransaction)
 	if err := t.mustGet(bBillingTx, id, "transaction", rec); err != nil {
 		return nil, err
 	}
-	return rec.domain(), nil
+	return rec.Domain(), nil
 }
 
 // LockExpiredCheckouts implements store.Tx: the index of pending
@@ -87,18 +57,18 @@ func (t *txn) LockExpiredCheckouts() ([]*store.BillingTransaction, error) {
 	var out []*store.BillingTransaction
 	c := t.tx.Bucket(bBillingPending).Cursor()
 	for k, _ := c.First(); k != nil && bytes.Compare(k[:len(limit)], limit) <= 0; k, _ = c.Next() {
-		rec := new(billingTxRecord)
+		rec := new(storedoc.BillingTransaction)
 		if err := t.mustGet(bBillingTx, ids(k[len(limit):]), "transaction", rec); err != nil {
 			return nil, fmt.Errorf("pending index: %w", err)
 		}
-		out = append(out, rec.domain())
+		out = append(out, rec.Domain())
 	}
 	return out, nil
 }
 
 // PutBillingTransaction implements store.Tx.
 func (t *txn) PutBillingTransaction(prev, next *store.BillingTransaction) error {
-	if err := t.put(bBillingTx, next.ID, billingTxRecordOf(next)); err != nil {
+	if err := t.put(bBillingTx, next.ID, storedoc.BillingTransactionOf(next)); err != nil {
 		return err
 	}
 	was := prev != nil && prev.Status == store.TransactionPending

@@ -7,6 +7,7 @@ import (
 
 	"licensectl/pix"
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 func (e *env) orgLicenses(tb testing.TB) int64 {
@@ -87,7 +88,7 @@ func TestBillingAuditAndExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	txStatus := func(id string) string {
-		rec := new(billingTxRecord)
+		rec := new(storedoc.BillingTransaction)
 		if err := e.db.view(e.ctx, func(t *txn) error { return t.mustGet(bBillingTx, id, "transaction", rec) }); err != nil {
 			t.Fatal(err)
 		}

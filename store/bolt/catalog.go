@@ -83,3 +83,15 @@ func (t *txn) Plans(appID string) ([]*store.Plan, error) {
 	}
 	return out, nil
 }
+
+// planInUse counts the licenses that keep plan (of application a) from
+// being deleted, from the kept counts of licenses_by_plan_status.
+func (t *txn) planInUse(a *store.Application, planID string) int {
+	n := 0
+	for _, env := range a.Environments {
+		for _, st := range store.LicenseStatusesInUse {
+			n += t.count(bLicEnvPlanStatus, key(idb(env.ID), idb(planID), str(st)))
+		}
+	}
+	return n
+}

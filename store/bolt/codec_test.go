@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // fill sets every field of the value v points at to a non-zero value, so
@@ -172,6 +173,7 @@ func TestRecordCodecRefusesUntaggedRecords(t *testing.T) {
 		ok   bool
 	}{
 		{"OK", &tagged{Name: "x"}, true},
+		{"OKSharedDocument", &storedoc.PartnerIdentity{MemberID: "m"}, true},
 		{"ErrUntagged", &untagged{Name: "x"}, false},
 		{"ErrDomainType", &store.Environment{}, false},
 	} {

@@ -1,6 +1,8 @@
 package bolt
 
 import (
+	"strings"
+
 	"licensectl/store"
 )
 
@@ -40,4 +42,55 @@ func (t *txn) BoundDevicePage(l *store.License, p store.PageRequest) (*store.Pag
 // LiveDeviceSessions implements store.Tx.
 func (t *txn) LiveDeviceSessions(deviceID string) (int, error) {
 	return t.liveSessions(t.all(bSessionsDevice, idb(deviceID)), "")
+}
+
+// saveDevice writes d and its indexes.
+func (t *txn) saveDevice(prev, d *store.Device) error {
+	if err := t.put(bDevices, d.ID, d); err != nil {
+		return err
+	}
+	env := idb(d.EnvID)
+	if prev == nil {
+		if err := t.index(bDevicesEnv, env, d.ID); err != nil {
+			return err
+		}
+		if err := t.setUnique(bDevicesFP, key(env, []byte(d.Fingerprint)), d.ID); err != nil {
+			return err
+		}
+	} else {
+		if prev.Fingerprint != d.Fingerprint {
+			// A re-bind: the device answers to its new fingerprint only.
+			if err := t.delUnique(bDevicesFP, key(env, []byte(prev.Fingerprint))); err != nil {
+				return err
+			}
+			if err := t.setUnique(bDevicesFP, key(env, []byte(d.Fingerprint)), d.ID); err != nil {
+				return err
+			}
+		}
+		if prev.Status == d.Status {
+			return nil
+		}
+		if err := t.unindex(bDevicesEnvStatus, key(env, str(prev.Status)), d.ID); err != nil {
+			return err
+		}
+	}
+	return t.index(bDevicesEnvStatus, key(env, str(d.Status)), d.ID)
+}
+
+// device loads a device of environment env.
+func (t *txn) device(envID, id string) (*store.Device, error) {
+	d := new(store.Device)
+	if err := t.mustGet(bDevices, id, "device", d); err != nil {
+		return nil, err
+	}
+	if d.EnvID != envID {
+		return nil, store.NotFound("device")
+	}
+	return d, nil
+}
+
+// deviceByFingerprint returns the id of the device of env with this
+// fingerprint, or "".
+func (t *txn) deviceByFingerprint(envID, fp string) string {
+	return t.lookup(bDevicesFP, key(idb(envID), []byte(strings.TrimSpace(fp))))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var _ store.CopySource = (*DB)(nil)
@@ -178,7 +179,7 @@ func (x *exporter) usedChallenges() error {
 }
 
 func (x *exporter) onboarding() error {
-	return exportBucket[onboardingRecord](x, bOnboarding, store.CopyOnboarding, func(k []byte, r *onboardingRecord) (any, error) {
+	return exportBucket[storedoc.Onboarding](x, bOnboarding, store.CopyOnboarding, func(k []byte, r *storedoc.Onboarding) (any, error) {
 		id, err := idKey(bOnboarding, k)
 		return &store.CopyOnboardingState{MemberID: id, Progress: store.OnboardingProgress(*r)}, err
 	})
@@ -192,7 +193,7 @@ func (x *exporter) partnerAttempts() error {
 }
 
 func (x *exporter) partnerIdentities() error {
-	return exportBucket[partnerIdentity](x, bPartnerIdentities, store.CopyPartnerIdentities, func(k []byte, r *partnerIdentity) (any, error) {
+	return exportBucket[storedoc.PartnerIdentity](x, bPartnerIdentities, store.CopyPartnerIdentities, func(k []byte, r *storedoc.PartnerIdentity) (any, error) {
 		issuer, subject, ok := bytes.Cut(k, []byte{0})
 		if !ok {
 			return nil, fmt.Errorf("an identity key without its issuer")
@@ -203,14 +204,14 @@ func (x *exporter) partnerIdentities() error {
 }
 
 func (x *exporter) subscriptions() error {
-	return exportBucket[subscriptionRecord](x, bSubscriptions, store.CopySubscriptions, func(k []byte, r *subscriptionRecord) (any, error) {
+	return exportBucket[storedoc.Subscription](x, bSubscriptions, store.CopySubscriptions, func(k []byte, r *storedoc.Subscription) (any, error) {
 		id, err := idKey(bSubscriptions, k)
 		return &store.CopySubscription{OrgID: id, State: store.SubscriptionState(*r)}, err
 	})
 }
 
 func (x *exporter) billingTransactions() error {
-	return exportBucket[billingTxRecord](x, bBillingTx, store.CopyBillingTransactions, func(k []byte, r *billingTxRecord) (any, error) {
+	return exportBucket[storedoc.BillingTransaction](x, bBillingTx, store.CopyBillingTransactions, func(k []byte, r *storedoc.BillingTransaction) (any, error) {
 		return &store.CopyBillingTransaction{ID: r.ID, OrgID: r.OrgID, Plan: r.Plan, Amount: r.Amount, Status: r.Status,
 			DocKind: r.DocKind, Document: r.Document, Phone: r.Phone, CopyPaste: r.CopyPaste, CreatedAt: r.CreatedAt,
 			ExpiresAt: r.ExpiresAt, PaidAt: r.PaidAt}, nil

@@ -83,18 +83,3 @@ func (t *txn) boundDevices(envID, licenseID string, offset, limit int) ([]store.
 	}
 	return out, nil
 }
-
-// licenseDevicesPage pages the devices bound to a license of the scope's
-// environment (ListDevices with a license_id). Returns not_found.
-func (t *txn) licenseDevicesPage(envID string, f store.StatusFilter) (*store.Page[*store.Device], error) {
-	l, err := t.license(envID, f.LicenseID)
-	if err != nil {
-		return nil, err
-	}
-	page, err := listPage[store.Device](t, bLicDevices, idb(f.LicenseID), bDevices, f.PageRequest)
-	if err != nil {
-		return nil, err
-	}
-	page.Total = l.DevicesCount
-	return page, nil
-}

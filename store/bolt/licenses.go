@@ -1,7 +1,9 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
+	"slices"
 
 	"licensectl/store"
 )
@@ -37,7 +39,7 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 			return err
 		}
 		var page *store.Page[*store.License]
-		if hasLookup(f) {
+		if f.IsLookup() {
 			found, err := t.lookupLicenses(env.ID, f)
 			if err != nil {
 				return err
@@ -132,4 +134,131 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 		return nil
 	})
 	return out, err
+}
+
+// licenseIndexes lists the (index, prefix) entries a license occupies.
+func licenseIndexes(l *store.License) [][2][]byte {
+	env, plan := idb(l.EnvID), idb(l.PlanID)
+	out := [][2][]byte{
+		{bLicEnv, env},
+		{bLicEnvStatus, key(env, str(l.Status))},
+		{bLicEnvPlan, key(env, plan)},
+		{bLicEnvPlanStatus, key(env, plan, str(l.Status))},
+	}
+	if l.UserID != "" {
+		// A runtime login session carries the entitlements of its user's licenses.
+		out = append(out, [2][]byte{bLicEnvUser, key(env, idb(l.UserID))})
+	}
+	return out
+}
+
+// containsIndex reports whether ixs holds the (index, prefix) entry ix.
+func containsIndex(ixs [][2][]byte, ix [2][]byte) bool {
+	return slices.ContainsFunc(ixs, func(o [2][]byte) bool { return bytes.Equal(o[0], ix[0]) && bytes.Equal(o[1], ix[1]) })
+}
+
+// saveLicense writes l and its indexes. saveLicense, saveEndUser and
+// saveDevice are the only code that writes licenses, end-users and devices:
+// each keeps every secondary index and count of its record in step with the
+// record, in the caller's transaction. prev is the record as it was (nil
+// for an insert).
+func (t *txn) saveLicense(prev, l *store.License) error {
+	if err := t.countOrgLicense(prev, l); err != nil {
+		return err
+	}
+	if err := t.put(bLicenses, l.ID, l); err != nil {
+		return err
+	}
+	// Only entries that change are touched: an activation that adds a device
+	// leaves every index as it was, and rewriting them would dirty a page
+	// of each index in the hot path.
+	next := licenseIndexes(l)
+	if prev != nil {
+		old := licenseIndexes(prev)
+		for _, ix := range old {
+			if containsIndex(next, ix) {
+				continue
+			}
+			if err := t.unindex(ix[0], ix[1], prev.ID); err != nil {
+				return err
+			}
+		}
+		if prev.ExpiresAt != nil {
+			if err := t.tx.Bucket(bLicExpiry).Delete(key(timeKey(*prev.ExpiresAt), idb(prev.ID))); err != nil {
+				return err
+			}
+		}
+		next = slices.DeleteFunc(next, func(ix [2][]byte) bool { return containsIndex(old, ix) })
+	} else if err := t.setUnique(bLicKey, licKeyIndex(l.Key), l.ID); err != nil {
+		return err
+	}
+	for _, ix := range next {
+		if err := t.index(ix[0], ix[1], l.ID); err != nil {
+			return err
+		}
+	}
+	// Only licenses that can still lapse are in the expiry index the sweeper walks.
+	if l.ExpiresAt != nil && (l.Status == store.LicenseActive || l.Status == store.LicenseInactive) {
+		return t.tx.Bucket(bLicExpiry).Put(key(timeKey(*l.ExpiresAt), idb(l.ID)), []byte{})
+	}
+	return nil
+}
+
+// license loads a license of scope environment env.
+func (t *txn) license(envID, id string) (*store.License, error) {
+	l := new(store.License)
+	if err := t.mustGet(bLicenses, id, "license", l); err != nil {
+		return nil, err
+	}
+	if l.EnvID != envID {
+		return nil, store.NotFound("license")
+	}
+	return l, nil
+}
+
+// lookupLicenses returns, newest first, the licenses of env matching a key or
+// end-user filter and then its status and plan: the exact lookups behind the
+// list filters a support person types (a license key read out on the phone,
+// a customer's e-mail). Each resolves through a unique index, so it costs a
+// few gets however large the environment.
+func (t *txn) lookupLicenses(envID string, f store.LicenseFilter) ([]*store.License, error) {
+	var ids []string
+	switch {
+	case f.Key != "":
+		k := store.NormalizeLicenseKey(f.Key)
+		if k == "" {
+			return nil, nil
+		}
+		if id := t.licenseByKey(k); id != "" {
+			ids = []string{id}
+		}
+	default:
+		userID := f.UserID
+		if f.UserEmail != "" {
+			id := t.endUserIDByEmail(envID, f.UserEmail)
+			if id == "" || (userID != "" && id != userID) {
+				return nil, nil
+			}
+			userID = id
+		}
+		ids = t.all(bLicEnvUser, key(idb(envID), idb(userID)))
+	}
+	var out []*store.License
+	for _, id := range ids {
+		l := new(store.License)
+		found, err := t.get(bLicenses, id, l)
+		if err != nil {
+			return nil, err
+		}
+		if !found || l.EnvID != envID ||
+			(f.Status != "" && l.Status != f.Status) || (f.PlanID != "" && l.PlanID != f.PlanID) ||
+			(f.UserID != "" && l.UserID != f.UserID) {
+			continue
+		}
+		if f.UserEmail != "" && f.Key != "" && l.UserID != t.endUserIDByEmail(envID, f.UserEmail) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

@@ -14,5 +14,5 @@ func (r *Runtime) machineFile(t *txn, ra *store.RuntimeApp, l *store.License, p 
 			return nil, err
 		}
 	}
-	return store.NewMachineFile(ra, l, p, dev, user, sortedSet(ents), ttl, t.now), nil
+	return store.NewMachineFile(ra, l, p, dev, user, store.KeySet(ents), ttl, t.now), nil
 }

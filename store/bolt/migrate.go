@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // A migration takes a file from version Version-1 to Version. Migrations
@@ -191,7 +192,7 @@ func migrateLicenseDevices(tx *bolt.Tx) error {
 func migratePartnerByMember(tx *bolt.Tx) error {
 	idx := tx.Bucket(bPartnerIdentitiesMember)
 	return tx.Bucket(bPartnerIdentities).ForEach(func(k, v []byte) error {
-		var rec partnerIdentity
+		var rec storedoc.PartnerIdentity
 		if err := decode(bPartnerIdentities, k, v, &rec); err != nil {
 			return err
 		}

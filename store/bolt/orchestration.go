@@ -164,7 +164,10 @@ var (
 
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
-	return s.r.softBatch(ctx, func(t *txn) error { return fn(runtimeTxn{txn: t, r: s.r}) })
+	return s.r.commits.do(ctx, func(t *txn) error {
+		denseAppends(t)
+		return fn(runtimeTxn{txn: t, r: s.r})
+	})
 }
 
 // ActiveApp implements store.RuntimeTx.
@@ -263,7 +266,7 @@ func (t runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sortedSet(ents), nil
+	return store.KeySet(ents), nil
 }
 
 // InsertDevice implements store.RuntimeTx: with one writer, no other
@@ -301,11 +304,8 @@ func (t runtimeTxn) BoundDevices(licenseID string) ([]*store.Device, error) {
 // OpenSession implements store.RuntimeTx, with the access token presigned
 // by PrepareActivation when it says what the transaction decided.
 func (t runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, seed store.SessionSeed) (*store.RuntimeSession, error) {
-	return t.r.openSession(t.txn, specOf(ra, s), tokenSeedOf(seed))
+	return t.r.openSession(t.txn, ra, s, tokenSeedOf(seed))
 }
-
-// ActAs implements store.RuntimeTx.
-func (t runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // ListBoundDevices implements store.RuntimeTx.
 func (t runtimeTxn) ListBoundDevices(envID, licenseID string, limit int) ([]store.LicenseDevice, error) {
@@ -351,7 +351,7 @@ func (t runtimeTxn) SessionEntitlements(v *store.SessionView) ([]string, error) 
 func (t runtimeTxn) SignAccess(ra *store.RuntimeApp, sid string, s store.SessionSubject, seed store.SessionSeed) (string, time.Time, error) {
 	ts := tokenSeedOf(seed)
 	ts.SessionID = sid
-	return t.r.token(t.txn, specOf(ra, s), ts)
+	return t.r.token(t.txn, ra, s, ts)
 }
 
 // RotateSession implements store.RuntimeTx: with one writer, no other
@@ -438,7 +438,7 @@ func (t *txn) MachineFile(ra *store.RuntimeApp, l *store.License, plan *store.Pl
 
 // EndUserIDByEmail implements store.Tx.
 func (t *txn) EndUserIDByEmail(envID, email string) (string, error) {
-	return t.endUserByEmail(envID, email), nil
+	return t.endUserIDByEmail(envID, email), nil
 }
 
 // runtime is a runtime view for one primitive of the management API: its
@@ -508,8 +508,8 @@ func (t *txn) LockOrg(id string) (*store.Organization, error) {
 // PutOrg implements store.Tx.
 func (t *txn) PutOrg(o *store.Organization) error { return t.put(bOrgs, o.ID, o) }
 
-// ActAs implements store.Tx.
-func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
+// ActAs implements store.Tx and, promoted, store.RuntimeTx.
+func (t *txn) ActAs(typ, id string) { t.ctx = store.ActingAs(t.ctx, typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }

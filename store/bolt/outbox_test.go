@@ -49,7 +49,7 @@ func queued(tb testing.TB, db *DB) (counted, records int) {
 }
 
 func planEvent(a *store.Application) auditEvent {
-	return auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a), Target: store.Target{Type: "plan", ID: store.NewID()}}
+	return auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: a.EnvIDs(), Target: store.Target{Type: "plan", ID: store.NewID()}}
 }
 
 func TestOutboxRollbackEnqueuesNothing(t *testing.T) {

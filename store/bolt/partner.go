@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var _ store.Partners = (*DB)(nil)
@@ -14,17 +15,6 @@ var _ store.Partners = (*DB)(nil)
 // state until it is spent or expires.
 type partnerAttempt struct {
 	ExpiresAt time.Time `json:"exp"`
-}
-
-// partnerIdentity links a provider identity (issuer, subject) to an account.
-type partnerIdentity struct {
-	MemberID string    `json:"m"`
-	LinkedAt time.Time `json:"at"`
-	// AccountVerified says the account's address was verified before the
-	// link was made. A password reset drops the links without it; a record
-	// written before the field existed reads as false, so it is dropped too
-	// (docs/decisions.md).
-	AccountVerified bool `json:"v,omitempty"`
 }
 
 // identityKey is the key of an identity: the subject is unique only within
@@ -39,7 +29,7 @@ func memberIdentityKey(memberID string, ik []byte) []byte {
 }
 
 // putIdentity writes a link and its entry in the by-member index.
-func (t *txn) putIdentity(ik []byte, rec *partnerIdentity) error {
+func (t *txn) putIdentity(ik []byte, rec *storedoc.PartnerIdentity) error {
 	if err := t.putAt(bPartnerIdentities, ik, rec); err != nil {
 		return err
 	}
@@ -62,7 +52,7 @@ func (t *txn) DropUnverifiedLinks(memberID string) (int, error) {
 	c := t.tx.Bucket(bPartnerIdentitiesMember).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		ik := k[len(prefix):]
-		var rec partnerIdentity
+		var rec storedoc.PartnerIdentity
 		ok, err := t.getAt(bPartnerIdentities, ik, &rec)
 		if err != nil {
 			return 0, err
@@ -110,7 +100,7 @@ func (t *txn) SpendPartnerAttempt(state string) (bool, error) {
 
 // LockPartnerLink implements store.Tx: one writer holds the whole file.
 func (t *txn) LockPartnerLink(issuer, subject string) (string, error) {
-	var rec partnerIdentity
+	var rec storedoc.PartnerIdentity
 	ok, err := t.getAt(bPartnerIdentities, identityKey(issuer, subject), &rec)
 	if err != nil || !ok {
 		return "", err
@@ -120,13 +110,13 @@ func (t *txn) LockPartnerLink(issuer, subject string) (string, error) {
 
 // InsertPartnerLink implements store.Tx.
 func (t *txn) InsertPartnerLink(issuer, subject, memberID string, accountVerified bool) error {
-	return t.putIdentity(identityKey(issuer, subject), &partnerIdentity{MemberID: memberID, LinkedAt: t.now, AccountVerified: accountVerified})
+	return t.putIdentity(identityKey(issuer, subject), &storedoc.PartnerIdentity{MemberID: memberID, LinkedAt: t.now, AccountVerified: accountVerified})
 }
 
 // DeletePartnerLink implements store.Tx.
 func (t *txn) DeletePartnerLink(issuer, subject string) error {
 	ik := identityKey(issuer, subject)
-	var rec partnerIdentity
+	var rec storedoc.PartnerIdentity
 	ok, err := t.getAt(bPartnerIdentities, ik, &rec)
 	if err != nil || !ok {
 		return err

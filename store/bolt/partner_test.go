@@ -14,6 +14,7 @@ import (
 
 	"licensectl/store"
 	"licensectl/store/password"
+	"licensectl/store/storedoc"
 )
 
 // memberAudit lists "event method" of the audit entries about a member,
@@ -59,11 +60,11 @@ func memberByEmail(tb testing.TB, db *DB, email string) *store.Member {
 }
 
 // identityLink returns the stored link of an identity, or nil.
-func identityLink(tb testing.TB, db *DB, issuer, subject string) *partnerIdentity {
+func identityLink(tb testing.TB, db *DB, issuer, subject string) *storedoc.PartnerIdentity {
 	tb.Helper()
-	var rec *partnerIdentity
+	var rec *storedoc.PartnerIdentity
 	err := db.view(context.Background(), func(t *txn) error {
-		r := new(partnerIdentity)
+		r := new(storedoc.PartnerIdentity)
 		ok, err := t.getAt(bPartnerIdentities, identityKey(issuer, subject), r)
 		if ok {
 			rec = r

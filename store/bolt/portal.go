@@ -9,7 +9,7 @@ func (t *txn) EndUser(envID, id string) (*store.EndUser, error) { return t.endUs
 
 // EndUserByEmail implements store.PortalTx.
 func (t *txn) EndUserByEmail(envID, email string) (*store.EndUser, error) {
-	id := t.endUserByEmail(envID, email)
+	id := t.endUserIDByEmail(envID, email)
 	if id == "" {
 		return nil, store.NotFound("user")
 	}

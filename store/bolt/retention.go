@@ -1,6 +1,9 @@
 package bolt
 
-import "licensectl/store"
+import (
+	"licensectl/store"
+	"licensectl/store/storedoc"
+)
 
 // subscriptionPlans returns the plan key of an organization's stored
 // subscription, "" when none is stored, reading each once.
@@ -10,7 +13,7 @@ func (t *txn) subscriptionPlans() func(orgID string) (string, error) {
 		if p, ok := plans[orgID]; ok {
 			return p, nil
 		}
-		rec := new(subscriptionRecord)
+		rec := new(storedoc.Subscription)
 		if _, err := t.get(bSubscriptions, orgID, rec); err != nil {
 			return "", err
 		}
@@ -140,5 +143,5 @@ func (t *txn) appEnvs(appID string) []string {
 	if found, err := t.get(bApps, appID, a); err != nil || !found {
 		return nil
 	}
-	return appEnvIDs(a)
+	return a.EnvIDs()
 }

@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"sort"
 	"sync"
 	"time"
 
@@ -246,54 +245,7 @@ func (r *Runtime) userEntitlements(t *txn, envID, userID, deviceID string) (keys
 			return nil, leaseEnds, err
 		}
 	}
-	return sortedSet(keys), leaseEnds, nil
-}
-
-// sortedSet sorts keys and drops duplicates; it never returns nil, since an
-// empty set is the JSON array [].
-func sortedSet(keys []string) []string {
-	if len(keys) == 0 {
-		return []string{}
-	}
-	sort.Strings(keys)
-	out := keys[:1]
-	for _, k := range keys[1:] {
-		if k != out[len(out)-1] {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// asActor makes the audit entries of the rest of the transaction name who
-// acted, keeping the request's address and user agent.
-func (t *txn) asActor(typ, id string) {
-	a := store.ActorFrom(t.ctx)
-	a.Type, a.ID = typ, id
-	t.ctx = store.WithActor(t.ctx, a)
-}
-
-// softBatch runs fn through group commit. A *store.Error returned by fn is
-// the request's answer but does not roll back what fn wrote before it (the
-// consumed nonce, the audit entry of a refused login): the closure returns
-// nil so the batch commits, and the error is handed back afterwards. Other
-// errors roll back. fn must be idempotent: it may run more than once.
-func (r *Runtime) softBatch(ctx context.Context, fn func(t *txn) error) error {
-	var soft error
-	err := r.commits.do(ctx, func(t *txn) error {
-		soft = nil
-		denseAppends(t)
-		err := fn(t)
-		if err != nil && store.AsError(err) != nil {
-			soft = err
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return soft
+	return store.KeySet(keys), leaseEnds, nil
 }
 
 // appendBuckets are keyed by UUIDv7 or time first, so hot writes append to

@@ -13,7 +13,8 @@ import (
 // the transaction decides everything.
 func (s runtimeStorage) PrepareActivation(ctx context.Context, c store.RuntimeClient, in store.ActivateInput, seed *store.SessionSeed) {
 	r := s.r
-	var sp *sessionSpec
+	var preApp *store.RuntimeApp // set, with preSub, when the token can be presigned
+	var preSub store.SessionSubject
 	_ = r.db.view(ctx, func(t *txn) error {
 		ra, err := r.activeApp(t, c)
 		if err != nil || in.LicenseKey == "" {
@@ -44,12 +45,14 @@ func (s runtimeStorage) PrepareActivation(ctx context.Context, c store.RuntimeCl
 		if err != nil {
 			return nil
 		}
-		sp = &sessionSpec{ra: ra, licenseID: l.ID, userID: userID, deviceID: devID, ents: sortedSet(ents), roles: roles, mnt: l.MaintenanceExpiresAt}
+		preApp = ra
+		preSub = store.SessionSubject{LicenseID: l.ID, UserID: userID, DeviceID: devID, Entitlements: store.KeySet(ents), Roles: roles,
+			MaintenanceExpiresAt: l.MaintenanceExpiresAt}
 		return nil
 	})
-	if sp != nil {
+	if preApp != nil {
 		ts := tokenSeedOf(*seed)
-		r.presign(*sp, &ts)
+		r.presign(preApp, preSub, &ts)
 		seed.Prepared = ts.pre
 	}
 }

@@ -77,7 +77,8 @@ var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // of the session.
 func (s runtimeStorage) PrepareRefresh(ctx context.Context, c store.RuntimeClient, token string, seed *store.SessionSeed) {
 	r := s.r
-	var sp *sessionSpec
+	var preApp *store.RuntimeApp // set, with preSub, when the token can be presigned
+	var preSub store.SessionSubject
 	var sid string
 	_ = r.db.view(ctx, func(t *txn) error {
 		ra, err := r.resolve(t, c)
@@ -99,13 +100,12 @@ func (s runtimeStorage) PrepareRefresh(ctx context.Context, c store.RuntimeClien
 		if err != nil {
 			return nil
 		}
-		spec := specOf(ra, v.Subject(ents))
-		sp, sid = &spec, rec.ID
+		preApp, preSub, sid = ra, v.Subject(ents), rec.ID
 		return nil
 	})
-	if sp != nil {
+	if preApp != nil {
 		ts := tokenSeed{SessionID: sid, JTI: seed.JTI}
-		r.presign(*sp, &ts)
+		r.presign(preApp, preSub, &ts)
 		seed.Prepared = ts.pre
 	}
 }

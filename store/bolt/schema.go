@@ -82,10 +82,10 @@ var (
 
 // Billing buckets.
 var (
-	bSubscriptions  = []byte("subscriptions")               // org id → subscriptionRecord
-	bBillingTx      = []byte("billing_transactions")        // id → billingTxRecord
+	bSubscriptions  = []byte("subscriptions")               // org id → storedoc.Subscription
+	bBillingTx      = []byte("billing_transactions")        // id → storedoc.BillingTransaction
 	bBillingPending = []byte("billing_transactions_by_exp") // expiry unix nanos|id of pending transactions
-	bOnboarding     = []byte("onboarding")                  // member id → onboardingRecord
+	bOnboarding     = []byte("onboarding")                  // member id → storedoc.Onboarding
 
 	// bLicOrgActive names a count, not a bucket: the licenses of an
 	// organization that are neither revoked nor banned, kept in bCounts.
@@ -95,7 +95,7 @@ var (
 // Partner sign-in buckets.
 var (
 	bPartnerAttempts   = []byte("partner_attempts")   // sha256(state) → partnerAttempt
-	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → partnerIdentity
+	bPartnerIdentities = []byte("partner_identities") // issuer 0x00 subject → storedoc.PartnerIdentity
 )
 
 // Partner identities by account (schema version 5): member|issuer 0x00

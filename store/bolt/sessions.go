@@ -89,11 +89,6 @@ func tokenSeedOf(s store.SessionSeed) tokenSeed {
 	return tokenSeed{SessionID: s.SessionID, DeviceID: s.DeviceID, Secret: s.Secret, JTI: s.JTI, pre: pre}
 }
 
-// specOf is the session spec of what the orchestration opens.
-func specOf(ra *store.RuntimeApp, s store.SessionSubject) sessionSpec {
-	return sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: s.Entitlements, roles: s.Roles, mnt: s.MaintenanceExpiresAt}
-}
-
 // presigned is an access token signed outside the write transaction.
 // Signing (Ed25519 and the JWT encoding) is the costliest step of issuing
 // a session, and the write transaction runs on one goroutine for every
@@ -101,51 +96,36 @@ func specOf(ra *store.RuntimeApp, s store.SessionSubject) sessionSpec {
 // what the transaction is expected to find, and the transaction uses it
 // only when what it found matches exactly; otherwise it signs afresh.
 type presigned struct {
-	sp    sessionSpec
+	ra    *store.RuntimeApp
+	sub   store.SessionSubject
 	sid   string
 	token string
 	exp   time.Time
 }
 
-// presign signs the token for sp ahead of the transaction.
-func (r *Runtime) presign(sp sessionSpec, seed *tokenSeed) {
-	tok, exp, err := r.sign(r.db.Clock(), sp, seed.SessionID, seed.JTI)
+// presign signs the token for sub in ra ahead of the transaction.
+func (r *Runtime) presign(ra *store.RuntimeApp, sub store.SessionSubject, seed *tokenSeed) {
+	tok, exp, err := r.o.SignAccess(r.db.Clock(), ra, sub, seed.SessionID, seed.JTI)
 	if err == nil {
-		seed.pre = &presigned{sp: sp, sid: seed.SessionID, token: tok, exp: exp}
+		seed.pre = &presigned{ra: ra, sub: sub, sid: seed.SessionID, token: tok, exp: exp}
 	}
 }
 
-// matches reports whether a presigned token says what sp and sid say.
-func (p *presigned) matches(sp sessionSpec, sid string) bool {
-	return p != nil && p.sid == sid && p.sp.ra.App.ID == sp.ra.App.ID && p.sp.ra.Env.ID == sp.ra.Env.ID &&
-		p.sp.licenseID == sp.licenseID && p.sp.userID == sp.userID && p.sp.deviceID == sp.deviceID &&
-		slices.Equal(p.sp.ents, sp.ents) && slices.Equal(p.sp.roles, sp.roles) && sameTime(p.sp.mnt, sp.mnt)
+// matches reports whether a presigned token says what ra, sub and sid say.
+func (p *presigned) matches(ra *store.RuntimeApp, sub store.SessionSubject, sid string) bool {
+	return p != nil && p.sid == sid && p.ra.App.ID == ra.App.ID && p.ra.Env.ID == ra.Env.ID &&
+		p.sub.LicenseID == sub.LicenseID && p.sub.UserID == sub.UserID && p.sub.DeviceID == sub.DeviceID &&
+		slices.Equal(p.sub.Entitlements, sub.Entitlements) && slices.Equal(p.sub.Roles, sub.Roles) &&
+		sameTime(p.sub.MaintenanceExpiresAt, sub.MaintenanceExpiresAt)
 }
 
-// token returns the access token for sp: the presigned one when it
+// token returns the access token for sub in ra: the presigned one when it
 // matches, else one signed now.
-func (r *Runtime) token(t *txn, sp sessionSpec, seed tokenSeed) (string, time.Time, error) {
-	if seed.pre.matches(sp, seed.SessionID) {
+func (r *Runtime) token(t *txn, ra *store.RuntimeApp, sub store.SessionSubject, seed tokenSeed) (string, time.Time, error) {
+	if seed.pre.matches(ra, sub, seed.SessionID) {
 		return seed.pre.token, seed.pre.exp, nil
 	}
-	return r.sign(t.now, sp, seed.SessionID, seed.JTI)
-}
-
-// sessionSpec is what a new session is about.
-type sessionSpec struct {
-	ra        *store.RuntimeApp
-	licenseID string
-	userID    string
-	deviceID  string
-	ents      []string
-	roles     []string
-	mnt       *time.Time // the license's maintenance end; nil when unlimited
-}
-
-// sign issues the access token of a session for spec.
-func (r *Runtime) sign(now time.Time, sp sessionSpec, sid, jti string) (string, time.Time, error) {
-	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
-		Entitlements: sp.ents, Roles: sp.roles, MaintenanceExpiresAt: sp.mnt}, sid, jti)
+	return r.o.SignAccess(t.now, ra, sub, seed.SessionID, seed.JTI)
 }
 
 // sameTime reports whether a and b are both nil or the same instant.
@@ -156,18 +136,19 @@ func sameTime(a, b *time.Time) bool {
 	return a.Equal(*b)
 }
 
-// openSession writes a new session and its indexes and returns its tokens.
-func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.RuntimeSession, error) {
-	access, exp, err := r.token(t, sp, seed)
+// openSession writes a new session of sub in ra and its indexes and returns
+// its tokens.
+func (r *Runtime) openSession(t *txn, ra *store.RuntimeApp, sub store.SessionSubject, seed tokenSeed) (*store.RuntimeSession, error) {
+	access, exp, err := r.token(t, ra, sub, seed)
 	if err != nil {
 		return nil, err
 	}
-	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
-	refresh := seed.refreshToken(sp.ra.Env)
+	rexp, abs := r.o.RefreshExpiries(t.now)
+	refresh := seed.refreshToken(ra.Env)
 	s := &sessionRecord{
-		ID: seed.SessionID, AppID: sp.ra.App.ID, EnvID: sp.ra.Env.ID, LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
+		ID: seed.SessionID, AppID: ra.App.ID, EnvID: ra.Env.ID, LicenseID: sub.LicenseID, UserID: sub.UserID, DeviceID: sub.DeviceID,
 		AccessHash: store.HashSecret(access), RefreshHash: store.HashSecret(refresh),
-		AccessExpiresAt: exp, RefreshExpiresAt: minTime(t.now.Add(r.o.RefreshIdleTTL), abs), AbsoluteExpiresAt: abs, CreatedAt: t.now,
+		AccessExpiresAt: exp, RefreshExpiresAt: rexp, AbsoluteExpiresAt: abs, CreatedAt: t.now,
 	}
 	if err := t.put(bSessions, s.ID, s); err != nil {
 		return nil, err
@@ -189,7 +170,7 @@ func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.Ru
 		}
 	}
 	return &store.RuntimeSession{SessionID: s.ID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
-		RefreshExpiresAt: s.RefreshExpiresAt, Entitlements: sp.ents}, nil
+		RefreshExpiresAt: s.RefreshExpiresAt, Entitlements: sub.Entitlements}, nil
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -277,7 +258,7 @@ func (r *Runtime) entitlements(t *txn, v *sessionView) ([]string, time.Time, err
 		if err != nil {
 			return nil, farFuture, err
 		}
-		return sortedSet(keys), farFuture, nil
+		return store.KeySet(keys), farFuture, nil
 	}
 	return r.userEntitlements(t, v.s.EnvID, v.s.UserID, v.s.DeviceID)
 }

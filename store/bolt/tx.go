@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -236,25 +237,6 @@ func (t *txn) unindex(bucket, prefix []byte, id string) error {
 	return t.addCount(bucket, prefix, -1)
 }
 
-// page returns up to limit ids under prefix, newest first, after skipping
-// offset. It walks keys only: the cost is offset+limit, not the collection.
-func (t *txn) page(bucket, prefix []byte, offset, limit int) []string {
-	var out []string
-	c := t.tx.Bucket(bucket).Cursor()
-	k, _ := seekLast(c, prefix)
-	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
-		if offset > 0 {
-			offset--
-			continue
-		}
-		if len(out) == limit {
-			break
-		}
-		out = append(out, ids(k[len(k)-16:]))
-	}
-	return out
-}
-
 // all returns every id under prefix, newest first.
 func (t *txn) all(bucket, prefix []byte) []string {
 	return t.page(bucket, prefix, 0, -1)
@@ -323,77 +305,16 @@ func listAll[T any](t *txn, index, prefix, records []byte) ([]*T, error) {
 	return out, nil
 }
 
-// listPage loads one page of records under prefix of an index.
-func listPage[T any](t *txn, index, prefix, records []byte, p store.PageRequest) (*store.Page[*T], error) {
-	ids, next, err := t.pageIDs(index, prefix, p)
-	if err != nil {
-		return nil, err
+// timeKey is a sortable 8-byte form of a time.
+// Times outside what nanoseconds since 1970 hold in an int64 (before 1970,
+// after 2262) sort at the ends: UnixNano is undefined there, and a range
+// bound such as to=2999-01-01 must still mean "after everything".
+func timeKey(ts time.Time) []byte {
+	switch {
+	case ts.Before(time.Unix(0, 0)):
+		return u64(0)
+	case ts.After(time.Unix(0, math.MaxInt64)):
+		return u64(math.MaxInt64)
 	}
-	out := &store.Page[*T]{Data: []*T{}, Total: t.count(index, prefix), Page: p.Page, PerPage: p.PerPage, NextCursor: next}
-	for _, id := range ids {
-		v := new(T)
-		ok, err := t.get(records, id, v)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("index %s points at missing %s/%s", index, records, id)
-		}
-		out.Data = append(out.Data, v)
-	}
-	return out, nil
-}
-
-// pageIDs returns the ids of one page under prefix of an index, newest
-// first, and the cursor of the page after it ("" when none follows). A
-// cursor seeks straight to its key, so page 10,000 costs what page 1 does;
-// a page number still walks past the keys before it. The key a cursor names
-// may be gone since: the walk resumes at the key just older than it.
-func (t *txn) pageIDs(index, prefix []byte, p store.PageRequest) ([]string, string, error) {
-	after, err := p.CursorKey()
-	if err != nil {
-		return nil, "", err
-	}
-	c := t.tx.Bucket(index).Cursor()
-	var k []byte
-	offset := 0
-	if after == nil {
-		k, _ = seekLast(c, prefix)
-		offset = p.Offset()
-	} else {
-		// A cursor of another list (another filter or scope) is refused
-		// rather than read as a position in this one.
-		if len(after) <= len(prefix) || !bytes.HasPrefix(after, prefix) {
-			return nil, "", store.Invalid("cursor", "cursor is not one this list answered with")
-		}
-		if k, _ = c.Seek(after); k == nil {
-			k, _ = c.Last()
-		} else {
-			k, _ = c.Prev()
-		}
-	}
-	var out []string
-	var last []byte
-	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
-		if offset > 0 {
-			offset--
-			continue
-		}
-		if len(out) == p.PerPage {
-			return out, store.KeyCursor(last), nil
-		}
-		out = append(out, ids(k[len(k)-16:]))
-		last = k
-	}
-	return out, "", nil
-}
-
-// envPage pages the records of an environment, newest first: every one
-// through the index all, or those of status through byStatus.
-func envPage[T any](t *txn, all, byStatus, records []byte, envID, status string, p store.PageRequest) (*store.Page[*T], error) {
-	index, prefix := all, idb(envID)
-	if status != "" {
-		index, prefix = byStatus, key(idb(envID), str(status))
-	}
-	return listPage[T](t, index, prefix, records, p)
+	return u64(uint64(ts.UnixNano()))
 }

@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // records lists every primary bucket of the current schema and a new value
@@ -25,11 +26,11 @@ var records = func() []recordKind {
 		out = append(out, r)
 	}
 	return append(out, []recordKind{
-		{bSubscriptions, func() any { return new(subscriptionRecord) }},
-		{bBillingTx, func() any { return new(billingTxRecord) }},
-		{bOnboarding, func() any { return new(onboardingRecord) }},
+		{bSubscriptions, func() any { return new(storedoc.Subscription) }},
+		{bBillingTx, func() any { return new(storedoc.BillingTransaction) }},
+		{bOnboarding, func() any { return new(storedoc.Onboarding) }},
 		{bPartnerAttempts, func() any { return new(partnerAttempt) }},
-		{bPartnerIdentities, func() any { return new(partnerIdentity) }},
+		{bPartnerIdentities, func() any { return new(storedoc.PartnerIdentity) }},
 		{bHooks, func() any { return new(webhookRecord) }},
 		{bDeliveries, func() any { return new(deliveryRecord) }},
 		{bOutbox, func() any { return new(outboxEvent) }},

@@ -4,6 +4,8 @@ import (
 	"licensectl/store"
 )
 
+var _ = conflictOn("apps_org_slug_key", func() error { return store.Errorf(store.ECodeSlugTaken, "slug is taken") })
+
 var _ store.Applications = (*DB)(nil)
 
 // The row locks an application's row is read with in a write. A record
@@ -45,7 +47,7 @@ func (t *txn) Applications(orgID string) ([]*store.Application, error) {
 // expanded), then the application and its environments (docs/design.md §6:
 // "removes the application and everything under it").
 func (t *txn) purgeApp(a *store.Application) error {
-	envs := appEnvIDs(a)
+	envs := a.EnvIDs()
 	// The events not yet expanded go first: deleting one waits for a server
 	// expanding it, whose deliveries are then committed and dropped below
 	// with the others instead of outliving the application.
@@ -84,4 +86,49 @@ func (t *txn) purgeApp(a *store.Application) error {
 	}
 	t.hooks = nil // the endpoints read for the outbox are gone
 	return nil
+}
+
+// app loads an application and checks that it belongs to ref's
+// organization; another organization's application is not_found, never
+// forbidden.
+func (t *txn) app(ref store.AppRef) (*store.Application, error) {
+	// In a write, the row is locked as every write under the application
+	// locks it (appLockWrite), so that a permanent deletion on another
+	// server purges what the write adds or the write finds it gone.
+	lock := ""
+	if t.write {
+		lock = " " + appLockWrite
+	}
+	a, err := mustDoc[store.Application](t, "application", `SELECT doc FROM apps WHERE id = $1`+lock, uuidOrNil(ref.AppID))
+	if err != nil {
+		return nil, err
+	}
+	if err := ref.Owns(a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// scope loads the application of s and the environment it names.
+func (t *txn) scope(s store.Scope) (*store.Application, *store.Environment, error) {
+	return s.Resolve(t.app)
+}
+
+// saveApp writes a (insert when new) and its environments.
+func (t *txn) saveApp(a *store.Application, isNew bool) error {
+	if isNew {
+		if _, err := t.exec(`INSERT INTO apps (id, org_id, slug, status, doc) VALUES ($1, $2, $3, $4, $5)`,
+			a.ID, a.OrgID, a.Slug, a.Status, js(a)); err != nil {
+			return err
+		}
+		for _, e := range a.Environments {
+			if _, err := t.exec(`INSERT INTO app_envs (id, app_id, name, public_key) VALUES ($1, $2, $3, $4)`,
+				e.ID, a.ID, e.Name, e.PublicKey); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_, err := t.exec(`UPDATE apps SET slug = $2, status = $3, doc = $4 WHERE id = $1`, a.ID, a.Slug, a.Status, js(a))
+	return err
 }

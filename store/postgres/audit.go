@@ -5,16 +5,6 @@ import "licensectl/store"
 // auditEvent is what a change records about itself.
 type auditEvent = store.AuditEvent
 
-// appEnvIDs lists an application's environments; application-level events
-// (plans, entitlements, secrets) appear in the log of both.
-func appEnvIDs(a *store.Application) []string {
-	out := make([]string, 0, len(a.Environments))
-	for _, e := range a.Environments {
-		out = append(out, e.ID)
-	}
-	return out
-}
-
 // audit writes one audit entry for the transaction's change, naming the
 // actor of the request context, and the outbox event of it when an active
 // endpoint hears it: the change, its entry and its outbox row commit

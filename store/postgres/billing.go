@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var (
@@ -13,22 +14,10 @@ var (
 	_ store.Quotas             = (*DB)(nil)
 )
 
-// subscriptionRecord is an organization's stored subscription. Its fields are
-// those of store.SubscriptionState, whose transitions move it: the two
-// types convert into each other.
-type subscriptionRecord struct {
-	Status      string     `json:"st"`
-	Provider    string     `json:"pv"`
-	Plan        string     `json:"pl"`
-	TrialEndsAt *time.Time `json:"te,omitempty"`
-	PeriodStart time.Time  `json:"ps"`
-	PeriodEnd   *time.Time `json:"pe,omitempty"`
-}
-
 // subscription loads the organization's subscription, the default one when
 // none was written. Returns not_found for an unknown organization.
-func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
-	rec, err := doc[subscriptionRecord](t, `SELECT doc FROM subscriptions WHERE org_id = $1`, uuidOrNil(orgID))
+func (t *txn) subscription(orgID string) (*storedoc.Subscription, error) {
+	rec, err := doc[storedoc.Subscription](t, `SELECT doc FROM subscriptions WHERE org_id = $1`, uuidOrNil(orgID))
 	if err != nil || rec != nil {
 		return rec, err
 	}
@@ -36,19 +25,16 @@ func (t *txn) subscription(orgID string) (*subscriptionRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := subscriptionRecord(store.DefaultSubscription(org.CreatedAt))
+	def := storedoc.Subscription(store.DefaultSubscription(org.CreatedAt))
 	return &def, nil
 }
 
 // saveSubscription writes the organization's subscription.
-func (t *txn) saveSubscription(orgID string, rec *subscriptionRecord) error {
+func (t *txn) saveSubscription(orgID string, rec *storedoc.Subscription) error {
 	_, err := t.exec(`INSERT INTO subscriptions (org_id, doc) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET doc = EXCLUDED.doc`,
 		orgID, js(rec))
 	return err
 }
-
-// state is rec as the domain's subscription state.
-func (rec *subscriptionRecord) state() store.SubscriptionState { return store.SubscriptionState(*rec) }
 
 // orgCount is the number of the organization's res counted against its
 // tier: applications disabled or not, licenses neither revoked nor banned,
@@ -88,5 +74,5 @@ func (t *txn) Subscription(orgID string) (store.SubscriptionState, error) {
 	if err != nil {
 		return store.SubscriptionState{}, err
 	}
-	return rec.state(), nil
+	return rec.State(), nil
 }

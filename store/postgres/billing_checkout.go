@@ -1,52 +1,19 @@
 package postgres
 
 import (
-	"time"
-
 	"github.com/jackc/pgx/v5"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
-
-// billingTxRecord is a Pix checkout and its payment state: the doc of a
-// billing_transactions row, with the fields of store/bolt's record so that
-// a copied store reads the same.
-type billingTxRecord struct {
-	ID        string     `json:"id"`
-	OrgID     string     `json:"o"`
-	Plan      string     `json:"pl"`
-	Amount    int64      `json:"a"`
-	Status    string     `json:"st"`
-	DocKind   string     `json:"dk"`
-	Document  string     `json:"d"`
-	Phone     string     `json:"ph"`
-	CopyPaste string     `json:"cp"`
-	CreatedAt time.Time  `json:"c"`
-	ExpiresAt time.Time  `json:"e"`
-	PaidAt    *time.Time `json:"p,omitempty"`
-}
 
 // saveBillingTx writes a transaction, its status and expiry as columns (the
 // pending index of the sweep).
-func (t *txn) saveBillingTx(rec *billingTxRecord) error {
+func (t *txn) saveBillingTx(rec *storedoc.BillingTransaction) error {
 	_, err := t.exec(`INSERT INTO billing_transactions (id, org_id, status, expires_at, doc) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, expires_at = EXCLUDED.expires_at, doc = EXCLUDED.doc`,
 		rec.ID, rec.OrgID, rec.Status, rec.ExpiresAt, js(rec))
 	return err
-}
-
-// domain is the checkout of record r.
-func (r *billingTxRecord) domain() *store.BillingTransaction {
-	return &store.BillingTransaction{ID: r.ID, OrgID: r.OrgID, PlanKey: r.Plan, AmountCents: r.Amount, Status: r.Status,
-		Payer: store.Payer{DocumentKind: r.DocKind, Document: r.Document, Phone: r.Phone}, CopyPaste: r.CopyPaste,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, PaidAt: r.PaidAt}
-}
-
-// billingTxRecordOf is the record of checkout bt.
-func billingTxRecordOf(bt *store.BillingTransaction) *billingTxRecord {
-	return &billingTxRecord{ID: bt.ID, OrgID: bt.OrgID, Plan: bt.PlanKey, Amount: bt.AmountCents, Status: bt.Status,
-		DocKind: bt.Payer.DocumentKind, Document: bt.Payer.Document, Phone: bt.Payer.Phone, CopyPaste: bt.CopyPaste,
-		CreatedAt: bt.CreatedAt, ExpiresAt: bt.ExpiresAt, PaidAt: bt.PaidAt}
 }
 
 // LockTierCount implements store.Tx: the organization's row is locked
@@ -66,11 +33,11 @@ func (t *txn) LockSubscription(orgID string) (store.SubscriptionState, error) {
 	if err != nil {
 		return store.SubscriptionState{}, err
 	}
-	rec, err := doc[subscriptionRecord](t, `SELECT doc FROM subscriptions WHERE org_id = $1 FOR UPDATE`, orgID)
+	rec, err := doc[storedoc.Subscription](t, `SELECT doc FROM subscriptions WHERE org_id = $1 FOR UPDATE`, orgID)
 	if err != nil || rec == nil {
 		return store.DefaultSubscription(org.CreatedAt), err
 	}
-	return rec.state(), nil
+	return rec.State(), nil
 }
 
 // LockSubscriptions implements store.Tx.
@@ -86,11 +53,11 @@ func (t *txn) LockSubscriptions() ([]store.OrgSubscription, error) {
 		if err := r.Scan(&org, &raw); err != nil {
 			return err
 		}
-		rec, err := decode[subscriptionRecord](raw)
+		rec, err := decode[storedoc.Subscription](raw)
 		if err != nil {
 			return err
 		}
-		out = append(out, store.OrgSubscription{OrgID: org, State: rec.state()})
+		out = append(out, store.OrgSubscription{OrgID: org, State: rec.State()})
 		return nil
 	})
 	return out, err
@@ -98,27 +65,27 @@ func (t *txn) LockSubscriptions() ([]store.OrgSubscription, error) {
 
 // PutSubscription implements store.Tx.
 func (t *txn) PutSubscription(orgID string, s store.SubscriptionState) error {
-	rec := subscriptionRecord(s)
+	rec := storedoc.Subscription(s)
 	return t.saveSubscription(orgID, &rec)
 }
 
 // LockBillingTransaction implements store.Tx: SELECT … FOR UPDATE.
 func (t *txn) LockBillingTransaction(id string) (*store.BillingTransaction, error) {
-	rec, err := mustDoc[billingTxRecord](t, "transaction", `SELECT doc FROM billing_transactions WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+	rec, err := mustDoc[storedoc.BillingTransaction](t, "transaction", `SELECT doc FROM billing_transactions WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
 	if err != nil {
 		return nil, err
 	}
-	return rec.domain(), nil
+	return rec.Domain(), nil
 }
 
 // LockExpiredCheckouts implements store.Tx: the partial index of pending
 // expiries.
 func (t *txn) LockExpiredCheckouts() ([]*store.BillingTransaction, error) {
-	due, err := docs[billingTxRecord](t, `SELECT doc FROM billing_transactions WHERE status = $1 AND expires_at <= $2 ORDER BY expires_at FOR UPDATE`,
+	due, err := docs[storedoc.BillingTransaction](t, `SELECT doc FROM billing_transactions WHERE status = $1 AND expires_at <= $2 ORDER BY expires_at FOR UPDATE`,
 		store.TransactionPending, t.now)
 	out := make([]*store.BillingTransaction, 0, len(due))
 	for _, rec := range due {
-		out = append(out, rec.domain())
+		out = append(out, rec.Domain())
 	}
 	return out, err
 }
@@ -126,5 +93,5 @@ func (t *txn) LockExpiredCheckouts() ([]*store.BillingTransaction, error) {
 // PutBillingTransaction implements store.Tx: status and expiry are
 // columns, the pending index of the sweep.
 func (t *txn) PutBillingTransaction(_, next *store.BillingTransaction) error {
-	return t.saveBillingTx(billingTxRecordOf(next))
+	return t.saveBillingTx(storedoc.BillingTransactionOf(next))
 }

@@ -7,6 +7,10 @@ import (
 	"licensectl/store"
 )
 
+var _ = conflictOn("entitlements_app_key_key", func() error {
+	return store.Errorf(store.ECodeConflict, "an entitlement with this key exists")
+})
+
 var (
 	_ store.Entitlements = (*DB)(nil)
 	_ store.Plans        = (*DB)(nil)
@@ -127,5 +131,50 @@ func (t *txn) Plan(appID, id string) (*store.Plan, error) { return t.catalogPlan
 // being deleted, over the index of licenses by environment, plan and status.
 func (t *txn) planInUse(a *store.Application, planID string) (int, error) {
 	return t.count(`SELECT count(*) FROM licenses WHERE env_id = ANY($1) AND plan_id = $2 AND status = ANY($3)`,
-		appEnvIDs(a), planID, store.LicenseStatusesInUse)
+		a.EnvIDs(), planID, store.LicenseStatusesInUse)
+}
+
+// plan loads a plan of application appID.
+func (t *txn) plan(appID, id string) (*store.Plan, error) {
+	return t.planWhere(appID, id, `SELECT doc FROM plans WHERE id = $1`)
+}
+
+// planShared is plan with the row share-locked until the transaction ends:
+// what a write that records the plan's id takes, so that the plan cannot be
+// deleted on another server meanwhile.
+func (t *txn) planShared(appID, id string) (*store.Plan, error) {
+	return t.planWhere(appID, id, `SELECT doc FROM plans WHERE id = $1 FOR SHARE`)
+}
+
+func (t *txn) planWhere(appID, id, sql string) (*store.Plan, error) {
+	p, err := mustDoc[store.Plan](t, "plan", sql, uuidOrNil(id))
+	if err != nil {
+		return nil, err
+	}
+	if p.AppID != appID {
+		return nil, store.NotFound("plan")
+	}
+	return p, nil
+}
+
+// savePlan writes p (insert when new), its policies verbatim (planJSON).
+func (t *txn) savePlan(p *store.Plan, isNew bool) error {
+	if isNew {
+		_, err := t.exec(`INSERT INTO plans (id, app_id, doc) VALUES ($1, $2, $3)`, p.ID, p.AppID, planJSON(p))
+		return err
+	}
+	_, err := t.exec(`UPDATE plans SET doc = $2 WHERE id = $1`, p.ID, planJSON(p))
+	return err
+}
+
+// entitlement loads an entitlement of application appID.
+func (t *txn) entitlement(appID, id string) (*store.Entitlement, error) {
+	e, err := mustDoc[store.Entitlement](t, "entitlement", `SELECT doc FROM entitlements WHERE id = $1`, uuidOrNil(id))
+	if err != nil {
+		return nil, err
+	}
+	if e.AppID != appID {
+		return nil, store.NotFound("entitlement")
+	}
+	return e, nil
 }

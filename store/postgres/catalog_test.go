@@ -159,7 +159,7 @@ func TestCatalogPurge(t *testing.T) {
 	if err := db.DeleteApplication(ctx, store.AppRef{OrgID: org, AppID: gone.ID}, true); err != nil {
 		t.Fatal(err)
 	}
-	envs := func(a *store.Application) []string { return appEnvIDs(a) }
+	envs := func(a *store.Application) []string { return a.EnvIDs() }
 	for _, c := range []struct{ table, where string }{
 		{"apps", "id = $1"}, {"app_envs", "app_id = $1"}, {"entitlements", "app_id = $1"}, {"plans", "app_id = $1"},
 		{"app_secrets", "app_id = $1"}, {"licenses", "app_id = $1"}, {"end_users", "app_id = $1"}, {"devices", "app_id = $1"},

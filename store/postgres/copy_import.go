@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var _ store.CopyTarget = (*DB)(nil)
@@ -250,8 +251,8 @@ func (w *copyWriter) flushAll() error {
 
 // row turns a record into the values of its table's columns, each written
 // as the loaders of this package read it back; nil when it wrote the record
-// itself through the saver of records.go, as for plans (whose doc keeps the
-// policies byte for byte).
+// itself through its saver (savePlan, saveLicense…), as for plans (whose doc
+// keeps the policies byte for byte).
 func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 	if _, ok := copyTables[rec.Kind]; !ok {
 		return nil, fmt.Errorf("no table for this kind")
@@ -288,15 +289,15 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		}
 		return []any{h, v.ExpiresAt}, nil
 	case *store.CopyOnboardingState:
-		return []any{v.MemberID, js(onboardingRecord(v.Progress))}, nil
+		return []any{v.MemberID, js(storedoc.Onboarding(v.Progress))}, nil
 	case *store.CopyPartnerIdentity:
-		return []any{v.Issuer, v.Subject, v.MemberID, js(partnerIdentity{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
+		return []any{v.Issuer, v.Subject, v.MemberID, js(storedoc.PartnerIdentity{MemberID: v.MemberID, LinkedAt: v.LinkedAt,
 			AccountVerified: v.AccountVerified})}, nil
 	case *store.CopySubscription:
-		rec := subscriptionRecord(v.State)
+		rec := storedoc.Subscription(v.State)
 		return []any{v.OrgID, js(&rec)}, nil
 	case *store.CopyBillingTransaction:
-		return []any{v.ID, v.OrgID, v.Status, v.ExpiresAt, js(billingTxRecord(*v))}, nil
+		return []any{v.ID, v.OrgID, v.Status, v.ExpiresAt, js(storedoc.BillingTransaction(*v))}, nil
 	case *store.Application:
 		for _, e := range v.Environments {
 			w.envs = append(w.envs, []any{e.ID, v.ID, e.Name, e.PublicKey})
@@ -384,5 +385,5 @@ func copySum(hash string) ([]byte, error) {
 
 // The docs of the records that only a store keeps are written with the
 // types the parts of this store read them with (mailTokenDoc,
-// onboardingRecord, partnerIdentity, billingTxRecord, deliveryRecord): each
+// storedoc.Onboarding, storedoc.PartnerIdentity, storedoc.BillingTransaction, deliveryRecord): each
 // holds what its row's columns leave out.

@@ -50,3 +50,32 @@ func (t *txn) lockDevice(envID, id string) (*store.Device, error) {
 	}
 	return d, nil
 }
+
+// device loads a device of environment envID.
+func (t *txn) device(envID, id string) (*store.Device, error) {
+	d, err := mustDoc[store.Device](t, "device", `SELECT doc FROM devices WHERE id = $1`, uuidOrNil(id))
+	if err != nil {
+		return nil, err
+	}
+	if envID != "" && d.EnvID != envID {
+		return nil, store.NotFound("device")
+	}
+	return d, nil
+}
+
+// deviceByFingerprint loads the device of envID with this fingerprint; nil
+// when there is none.
+func (t *txn) deviceByFingerprint(envID, fp string) (*store.Device, error) {
+	return doc[store.Device](t, `SELECT doc FROM devices WHERE env_id = $1 AND fingerprint = $2`, envID, fp)
+}
+
+// saveDevice writes d (insert when new).
+func (t *txn) saveDevice(d *store.Device, isNew bool) error {
+	if isNew {
+		_, err := t.exec(`INSERT INTO devices (id, app_id, env_id, fingerprint, status, doc) VALUES ($1, $2, $3, $4, $5, $6)`,
+			d.ID, d.AppID, d.EnvID, d.Fingerprint, d.Status, js(d))
+		return err
+	}
+	_, err := t.exec(`UPDATE devices SET status = $2, doc = $3, fingerprint = $4 WHERE id = $1`, d.ID, d.Status, js(d), d.Fingerprint)
+	return err
+}

@@ -11,8 +11,8 @@ import (
 // binding and counting cost the same whatever the license's device count,
 // and a page of them is a keyset page of devices.
 
-// licBound reports whether the device is bound to the license.
-func (t *txn) licBound(licenseID, deviceID string) (bool, error) {
+// isBound reports whether the device is bound to the license.
+func (t *txn) isBound(licenseID, deviceID string) (bool, error) {
 	n, err := t.count(`SELECT count(*) FROM license_devices WHERE license_id = $1 AND device_id = $2`,
 		uuidOrNil(licenseID), uuidOrNil(deviceID))
 	return n > 0, err
@@ -42,4 +42,27 @@ func (t *txn) boundDevices(envID, licenseID string, limit int) ([]store.LicenseD
 			BoundAt: at.UTC(), LastSeenAt: dev.LastSeenAt})
 	}
 	return out, rows.Err()
+}
+
+// bindDevice adds device to license's index and count; false when it was
+// bound already.
+func (t *txn) bindDevice(licenseID, deviceID string) (bool, error) {
+	n, err := t.exec(`INSERT INTO license_devices (license_id, device_id, bound_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		licenseID, deviceID, t.now)
+	if err != nil || n == 0 {
+		return false, err
+	}
+	_, err = t.exec(`UPDATE licenses SET devices_count = devices_count + 1 WHERE id = $1`, licenseID)
+	return true, err
+}
+
+// unbindDevice removes device from license's index and count; false when
+// it was not bound.
+func (t *txn) unbindDevice(licenseID, deviceID string) (bool, error) {
+	n, err := t.exec(`DELETE FROM license_devices WHERE license_id = $1 AND device_id = $2`, licenseID, deviceID)
+	if err != nil || n == 0 {
+		return false, err
+	}
+	_, err = t.exec(`UPDATE licenses SET devices_count = devices_count - 1 WHERE id = $1`, licenseID)
+	return true, err
 }

@@ -87,7 +87,7 @@ func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFi
 			return err
 		}
 		var page *store.Page[*store.License]
-		if f.Key != "" || f.UserID != "" || f.UserEmail != "" {
+		if f.IsLookup() {
 			found, err := t.lookupLicenses(env.ID, f)
 			if err != nil {
 				return err
@@ -293,4 +293,82 @@ func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store
 		return nil
 	})
 	return out, err
+}
+
+// license loads a license of environment envID.
+func (t *txn) license(envID, id string) (*store.License, error) {
+	return t.licenseWhere(envID, id, `SELECT doc, devices_count FROM licenses WHERE id = $1`)
+}
+
+// lockLicense is license with the row locked until the transaction ends:
+// what activation, reset and every status change take first, so that the
+// device limit and the reset quota hold across servers.
+func (t *txn) lockLicense(envID, id string) (*store.License, error) {
+	return t.licenseWhere(envID, id, `SELECT doc, devices_count FROM licenses WHERE id = $1 FOR UPDATE`)
+}
+
+func (t *txn) licenseWhere(envID, id, sql string) (*store.License, error) {
+	var raw []byte
+	var n int
+	if err := t.tx.QueryRow(t.ctx, sql, uuidOrNil(id)).Scan(&raw, &n); err != nil {
+		if noRows(err) {
+			return nil, store.NotFound("license")
+		}
+		return nil, err
+	}
+	l, err := decodeLicense(raw, n)
+	if err != nil {
+		return nil, err
+	}
+	if envID != "" && l.EnvID != envID {
+		return nil, store.NotFound("license")
+	}
+	return l, nil
+}
+
+// decodeLicense reads a license's doc with the device count its column keeps.
+func decodeLicense(raw []byte, devices int) (*store.License, error) {
+	l, err := decode[store.License](raw)
+	if err != nil {
+		return nil, err
+	}
+	l.DevicesCount = devices
+	return l, nil
+}
+
+// saveLicense writes l (insert when new) with orgID, the organization of
+// its application. DevicesCount is not written here: bindDevice and
+// unbindDevice keep it with the index.
+func (t *txn) saveLicense(orgID string, l *store.License, isNew bool) error {
+	if isNew {
+		_, err := t.exec(`INSERT INTO licenses (id, org_id, app_id, env_id, key, plan_id, status, user_id, expires_at, doc)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			l.ID, orgID, l.AppID, l.EnvID, l.Key, l.PlanID, l.Status, nullID(l.UserID), l.ExpiresAt, js(l))
+		return err
+	}
+	_, err := t.exec(`UPDATE licenses SET plan_id = $2, status = $3, user_id = $4, expires_at = $5, doc = $6 WHERE id = $1`,
+		l.ID, l.PlanID, l.Status, nullID(l.UserID), l.ExpiresAt, js(l))
+	return err
+}
+
+// licenseItem resolves l's plan name and user e-mail.
+func (t *txn) licenseItem(l *store.License) (*store.LicenseItem, error) {
+	item := &store.LicenseItem{License: *l}
+	p, err := doc[store.Plan](t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(l.PlanID))
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		item.PlanName = p.Name
+	}
+	if l.UserID != "" {
+		u, err := doc[store.EndUser](t, `SELECT doc FROM end_users WHERE id = $1`, uuidOrNil(l.UserID))
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			item.UserEmail = u.Email
+		}
+	}
+	return item, nil
 }

@@ -86,7 +86,7 @@ func (t *txn) DueLicenses(limit int) ([]store.DueLicense, bool, error) {
 
 // IsBound implements store.Tx.
 func (t *txn) IsBound(licenseID, deviceID string) (bool, error) {
-	return t.licBound(licenseID, deviceID)
+	return t.isBound(licenseID, deviceID)
 }
 
 // UnbindDevice implements store.Tx: the binding's row and the license's
@@ -165,7 +165,7 @@ var (
 
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
-	return s.r.softUpdate(ctx, func(t *txn) error { return fn(&runtimeTxn{txn: t, r: s.r}) })
+	return s.r.db.update(ctx, func(t *txn) error { return fn(&runtimeTxn{txn: t, r: s.r}) })
 }
 
 // ActiveApp implements store.RuntimeTx.
@@ -190,9 +190,6 @@ func (t *runtimeTxn) LockLicenseByKey(envID, k string) (*store.License, *store.P
 func (t *runtimeTxn) LockDeviceByFingerprint(envID, fp, licenseID string) (*store.Device, bool, error) {
 	return t.lockedDeviceByFingerprint(envID, fp, licenseID)
 }
-
-// ActAs implements store.RuntimeTx.
-func (t *runtimeTxn) ActAs(typ, id string) { t.asActor(typ, id) }
 
 // ConsumeNonce implements store.RuntimeTx.
 func (t *runtimeTxn) ConsumeNonce(ra *store.RuntimeApp, rp store.Replay, kind string) error {
@@ -234,7 +231,7 @@ func (t *runtimeTxn) LicenseEntitlements(l *store.License) ([]string, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	return sortedSet(keys), nil
+	return store.KeySet(keys), nil
 }
 
 // InsertDevice implements store.RuntimeTx.
@@ -273,8 +270,7 @@ func (t *runtimeTxn) BoundDevices(licenseID string) ([]*store.Device, error) {
 
 // OpenSession implements store.RuntimeTx.
 func (t *runtimeTxn) OpenSession(ra *store.RuntimeApp, s store.SessionSubject, seed store.SessionSeed) (*store.RuntimeSession, error) {
-	return t.r.openSession(t.txn, sessionSpec{ra: ra, licenseID: s.LicenseID, userID: s.UserID, deviceID: s.DeviceID, ents: s.Entitlements,
-		roles: s.Roles, mnt: s.MaintenanceExpiresAt}, tokenSeed{SessionID: seed.SessionID, DeviceID: seed.DeviceID, Secret: seed.Secret, JTI: seed.JTI})
+	return t.r.openSession(t.txn, ra, s, tokenSeed{SessionID: seed.SessionID, DeviceID: seed.DeviceID, Secret: seed.Secret, JTI: seed.JTI})
 }
 
 // ListBoundDevices implements store.RuntimeTx.
@@ -459,8 +455,8 @@ func (t *txn) LockMember(id string) (*store.Member, error) { return t.lockMember
 // PutMember implements store.Tx.
 func (t *txn) PutMember(m *store.Member) error { return t.saveMember(m) }
 
-// ActAs implements store.Tx.
-func (t *txn) ActAs(typ, id string) { t.asActor(typ, id) }
+// ActAs implements store.Tx and, promoted, store.RuntimeTx.
+func (t *txn) ActAs(typ, id string) { t.ctx = store.ActingAs(t.ctx, typ, id) }
 
 // EndDashboardSessions implements store.Tx.
 func (t *txn) EndDashboardSessions(memberID string) (int, error) { return t.endDashSessions(memberID) }
@@ -593,7 +589,7 @@ func (t *txn) PutPlan(p *store.Plan) error { return t.savePlan(p, false) }
 // search (the licenses whose doc holds the id), then each row is locked.
 func (t *txn) LockLicensesNaming(a *store.Application, entitlementID string) ([]*store.License, error) {
 	rows, err := t.tx.Query(t.ctx, `SELECT id::text, env_id::text FROM licenses WHERE env_id = ANY($1) AND strpos(doc::text, $2) > 0 ORDER BY id`,
-		appEnvIDs(a), entitlementID)
+		a.EnvIDs(), entitlementID)
 	if err != nil {
 		return nil, err
 	}

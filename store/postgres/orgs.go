@@ -4,6 +4,8 @@ import (
 	"licensectl/store"
 )
 
+var _ = conflictOn("orgs_slug_key", func() error { return store.Errorf(store.ECodeSlugTaken, "slug is taken") })
+
 var _ store.Organizations = (*DB)(nil)
 
 // Org implements store.Tx.

@@ -51,7 +51,7 @@ func hookPlanEvents(t *testing.T, db *DB, ref store.AppRef, n int) {
 			if err != nil {
 				return err
 			}
-			return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: appEnvIDs(a),
+			return t.audit(auditEvent{Event: store.EventPlanCreated, OrgID: a.OrgID, AppID: a.ID, EnvIDs: a.EnvIDs(),
 				Target: store.Target{Type: "plan", ID: store.NewID()}})
 		})
 		if err != nil {

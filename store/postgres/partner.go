@@ -4,19 +4,10 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var _ store.Partners = (*DB)(nil)
-
-// partnerIdentity is the doc of a partner_identities row (bolt's record,
-// field for field).
-type partnerIdentity struct {
-	MemberID string    `json:"m"`
-	LinkedAt time.Time `json:"at"`
-	// AccountVerified says the account's address was verified before the
-	// link was made. A password reset drops the links without it.
-	AccountVerified bool `json:"v,omitempty"`
-}
 
 // DropUnverifiedLinks removes the identities linked to the member while its
 // address was unverified and returns how many there were.
@@ -64,7 +55,7 @@ func (t *txn) LockPartnerLink(issuer, subject string) (string, error) {
 // InsertPartnerLink implements store.Tx.
 func (t *txn) InsertPartnerLink(issuer, subject, memberID string, accountVerified bool) error {
 	_, err := t.exec(`INSERT INTO partner_identities (issuer, subject, member_id, doc) VALUES ($1, $2, $3, $4)`,
-		issuer, subject, memberID, js(partnerIdentity{MemberID: memberID, LinkedAt: t.now, AccountVerified: accountVerified}))
+		issuer, subject, memberID, js(storedoc.PartnerIdentity{MemberID: memberID, LinkedAt: t.now, AccountVerified: accountVerified}))
 	return err
 }
 

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -141,45 +140,4 @@ func (r *Runtime) activeApp(t *txn, c store.RuntimeClient) (*store.RuntimeApp, e
 	}
 	// Active again since the locking read: run the transaction again.
 	return nil, errConflict
-}
-
-// sortedSet sorts keys and drops duplicates; it never returns nil, since an
-// empty set is the JSON array [].
-func sortedSet(keys []string) []string {
-	if len(keys) == 0 {
-		return []string{}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
-}
-
-// asActor makes the audit entries of the rest of the transaction name who
-// acted, keeping the request's address and user agent.
-func (t *txn) asActor(typ, id string) {
-	a := store.ActorFrom(t.ctx)
-	a.Type, a.ID = typ, id
-	t.ctx = store.WithActor(t.ctx, a)
-}
-
-// softUpdate runs fn in one transaction. A *store.Error returned by fn is
-// the request's answer but does not roll back what fn wrote before it (the
-// consumed nonce, the audit entry of a refused login, the revocation of a
-// reused refresh token): the transaction commits and the error is handed
-// back afterwards. Other errors roll back. fn may run more than once (a
-// deadlock is retried), so its randomness is drawn before it.
-func (r *Runtime) softUpdate(ctx context.Context, fn func(t *txn) error) error {
-	var soft error
-	err := r.db.update(ctx, func(t *txn) error {
-		soft = nil
-		err := fn(t)
-		if err != nil && store.AsError(err) != nil {
-			soft = err
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return soft
 }

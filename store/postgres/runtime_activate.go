@@ -37,7 +37,7 @@ func (t *txn) lockLicenseByKey(envID, k string) (*rtLicense, error) {
 			return nil, err
 		}
 	}
-	out.keys = sortedSet(out.keys)
+	out.keys = store.KeySet(out.keys)
 	return out, nil
 }
 

@@ -77,8 +77,8 @@ func TestRuntimeWritesRacePurge(t *testing.T) {
 			{`SELECT count(*) FROM devices WHERE app_id = $1`, []any{a.ID}},
 			{`SELECT count(*) FROM sessions WHERE app_id = $1`, []any{a.ID}},
 			{`SELECT count(*) FROM licenses WHERE app_id = $1`, []any{a.ID}},
-			{`SELECT count(*) FROM nonces WHERE env_id = ANY($1)`, []any{appEnvIDs(a)}},
-			{`SELECT count(*) FROM audit WHERE env_ids && $1::uuid[]`, []any{appEnvIDs(a)}},
+			{`SELECT count(*) FROM nonces WHERE env_id = ANY($1)`, []any{a.EnvIDs()}},
+			{`SELECT count(*) FROM audit WHERE env_ids && $1::uuid[]`, []any{a.EnvIDs()}},
 			{`SELECT count(*) FROM license_devices d WHERE NOT EXISTS (SELECT 1 FROM licenses l WHERE l.id = d.license_id)`, nil},
 		} {
 			if n := catalogCount(t, dbs[0], q.sql, q.args...); n != 0 {

@@ -32,47 +32,22 @@ func (s tokenSeed) refreshToken(env *store.Environment) string {
 	return store.RefreshToken(env, s.SessionID, s.Secret)
 }
 
-// sessionSpec is what a new session is about.
-type sessionSpec struct {
-	ra        *store.RuntimeApp
-	licenseID string
-	userID    string
-	deviceID  string
-	ents      []string
-	roles     []string
-	mnt       *time.Time // the license's maintenance end; nil when unlimited
-}
-
-// sign issues the access token of a session for sp.
-func (r *Runtime) sign(now time.Time, sp sessionSpec, sid, jti string) (string, time.Time, error) {
-	return r.o.SignAccess(now, sp.ra, store.SessionSubject{LicenseID: sp.licenseID, UserID: sp.userID, DeviceID: sp.deviceID,
-		Entitlements: sp.ents, Roles: sp.roles, MaintenanceExpiresAt: sp.mnt}, sid, jti)
-}
-
-// openSession writes a new session and returns its tokens.
-func (r *Runtime) openSession(t *txn, sp sessionSpec, seed tokenSeed) (*store.RuntimeSession, error) {
-	access, exp, err := r.sign(t.now, sp, seed.SessionID, seed.JTI)
+// openSession writes a new session of sub in ra and returns its tokens.
+func (r *Runtime) openSession(t *txn, ra *store.RuntimeApp, sub store.SessionSubject, seed tokenSeed) (*store.RuntimeSession, error) {
+	access, exp, err := r.o.SignAccess(t.now, ra, sub, seed.SessionID, seed.JTI)
 	if err != nil {
 		return nil, err
 	}
-	abs := t.now.Add(r.o.RefreshAbsoluteTTL)
-	refresh := seed.refreshToken(sp.ra.Env)
-	rexp := minTime(t.now.Add(r.o.RefreshIdleTTL), abs)
+	rexp, abs := r.o.RefreshExpiries(t.now)
+	refresh := seed.refreshToken(ra.Env)
 	if _, err := t.exec(`INSERT INTO sessions (id, app_id, env_id, license_id, user_id, device_id, access_hash, refresh_hash,
 		access_expires_at, refresh_expires_at, absolute_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		seed.SessionID, sp.ra.App.ID, sp.ra.Env.ID, nullID(sp.licenseID), nullID(sp.userID), sp.deviceID,
+		seed.SessionID, ra.App.ID, ra.Env.ID, nullID(sub.LicenseID), nullID(sub.UserID), sub.DeviceID,
 		store.HashSecret(access), store.HashSecret(refresh), exp, rexp, abs, t.now); err != nil {
 		return nil, err
 	}
 	return &store.RuntimeSession{SessionID: seed.SessionID, AccessToken: access, RefreshToken: refresh, AccessExpiresAt: exp,
-		RefreshExpiresAt: rexp, Entitlements: sp.ents}, nil
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
+		RefreshExpiresAt: rexp, Entitlements: sub.Entitlements}, nil
 }
 
 // sessionView is a session with everything its cascade and its entitlements
@@ -251,7 +226,7 @@ func (v *sessionView) leaseReason() string {
 // licenses'.
 func (v *sessionView) entitlements(now time.Time) []string {
 	if v.lic != nil {
-		return sortedSet(v.licKeys)
+		return store.KeySet(v.licKeys)
 	}
 	return rtUsableKeys(v.userLics, now)
 }
@@ -270,7 +245,7 @@ func rtUsableKeys(lics []rtUserLicense, now time.Time) []string {
 		}
 		keys = append(keys, lics[i].Keys...)
 	}
-	return sortedSet(keys)
+	return store.KeySet(keys)
 }
 
 // DeleteExpiredSessions implements store.Tx.

@@ -307,3 +307,11 @@ func (t *txn) passLock(pass string) (bool, error) {
 	err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock(`+passLockKey+`)`, pass).Scan(&ok)
 	return ok, err
 }
+
+// nullID is id, or SQL NULL for "".
+func nullID(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
+}
