@@ -326,7 +326,7 @@ func (x *exporter) audit() error {
 }
 
 func (x *exporter) webhooks() error {
-	return exportBucket[webhookRecord](x, bHooks, store.CopyWebhooks, func(k []byte, r *webhookRecord) (any, error) {
+	return exportBucket[storedoc.Webhook](x, bHooks, store.CopyWebhooks, func(k []byte, r *storedoc.Webhook) (any, error) {
 		return &store.CopyWebhook{Webhook: store.Webhook{ID: r.ID, OrgID: r.OrgID, AppID: r.AppID, URL: r.URL, Events: r.Events,
 			Status: r.Status, Secret: r.Secret, FailingSince: r.FailingSince, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
 			TimedOut: r.TimedOut}, nil

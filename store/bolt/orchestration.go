@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // storage gives store.Service the file's transactions: the orchestration
@@ -526,12 +527,12 @@ func (t *txn) LockWebhook(appID, id string) (*store.Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.domain(), nil
+	return w.Domain(), nil
 }
 
 // hook loads the record of an endpoint of application appID.
-func (t *txn) hook(appID, id string) (*webhookRecord, error) {
-	w := new(webhookRecord)
+func (t *txn) hook(appID, id string) (*storedoc.Webhook, error) {
+	w := new(storedoc.Webhook)
 	if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
 		return nil, err
 	}
@@ -544,7 +545,7 @@ func (t *txn) hook(appID, id string) (*webhookRecord, error) {
 // InsertWebhook implements store.Tx.
 func (t *txn) InsertWebhook(w *store.Webhook) error {
 	t.hooks = nil
-	if err := t.put(bHooks, w.ID, webhookRecordOf(w)); err != nil {
+	if err := t.put(bHooks, w.ID, storedoc.WebhookOf(w)); err != nil {
 		return err
 	}
 	if err := t.index(bHooksApp, idb(w.AppID), w.ID); err != nil {
@@ -559,7 +560,7 @@ func (t *txn) PutWebhook(w *store.Webhook) error {
 		return err
 	}
 	t.hooks = nil
-	return t.put(bHooks, w.ID, webhookRecordOf(w))
+	return t.put(bHooks, w.ID, storedoc.WebhookOf(w))
 }
 
 // PauseDeliveries implements store.Tx: the pending deliveries leave the due index.
@@ -863,11 +864,11 @@ func (t *txn) LockAttempted(id string) (*store.Delivery, *store.Webhook, error) 
 	if err != nil || d == nil {
 		return nil, nil, err
 	}
-	w := new(webhookRecord)
+	w := new(storedoc.Webhook)
 	if err := t.mustGet(bHooks, d.WebhookID, "webhook", w); err != nil {
 		return nil, nil, err
 	}
-	return d, w.domain(), nil
+	return d, w.Domain(), nil
 }
 
 // PutDelivery implements store.Tx. The record keeps its payload, its own
@@ -906,7 +907,7 @@ func (t *txn) EndLease(id string) error {
 // PingRoom implements store.PingPrecheck: the endpoint as a read
 // transaction sees it, and the lease table.
 func (s storage) PingRoom(ctx context.Context, ref store.AppRef, webhookID string, now time.Time, c store.Claim) error {
-	var w *webhookRecord
+	var w *storedoc.Webhook
 	if err := s.db.view(ctx, func(t *txn) (err error) {
 		w, err = t.webhook(ref, webhookID)
 		return err
@@ -917,7 +918,7 @@ func (s storage) PingRoom(ctx context.Context, ref store.AppRef, webhookID strin
 	lt.mu.Lock()
 	perHook, perApp := lt.loads(now, c.Owner)
 	lt.mu.Unlock()
-	return c.AdmitPing(w.domain(), perHook[w.ID], perApp[w.AppID])
+	return c.AdmitPing(w.Domain(), perHook[w.ID], perApp[w.AppID])
 }
 
 // InsertPing implements store.Tx. The lease is taken, in the table claims
@@ -934,6 +935,6 @@ func (t *txn) InsertPing(w *store.Webhook, d *store.Delivery, now time.Time, c s
 	lt.byID[d.ID] = lease{owner: c.Owner, hook: w.ID, app: w.AppID, until: now.Add(c.Lease)}
 	lt.mu.Unlock()
 	t.undo = append(t.undo, func() { lt.release(d.ID) })
-	_, err := t.newDelivery(d.ID, webhookRecordOf(w), d.Event, d.Body, *d.NextAttemptAt, false)
+	_, err := t.newDelivery(d.ID, storedoc.WebhookOf(w), d.Event, d.Body, *d.NextAttemptAt, false)
 	return err
 }

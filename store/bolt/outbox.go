@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // The outbox: t.audit writes one outbox event per event that some active
@@ -89,7 +90,7 @@ func (t *txn) enqueue(ev auditEvent, e *store.AuditEntry) error {
 
 // newDelivery writes a pending delivery to w due at at (due: in the due
 // indexes), with the id given or a new one.
-func (t *txn) newDelivery(id string, w *webhookRecord, event string, body []byte, at time.Time, due bool) (*deliveryRecord, error) {
+func (t *txn) newDelivery(id string, w *storedoc.Webhook, event string, body []byte, at time.Time, due bool) (*deliveryRecord, error) {
 	if id == "" {
 		id = store.NewID()
 	}
@@ -163,11 +164,11 @@ func (s snapshots) Application(id string) (*store.Application, error) {
 }
 
 func (s snapshots) Webhook(id string) (*store.Webhook, error) {
-	w, err := load[webhookRecord](s.t, bHooks, id)
+	w, err := load[storedoc.Webhook](s.t, bHooks, id)
 	if err != nil || w == nil {
 		return nil, err
 	}
-	return w.domain(), nil
+	return w.Domain(), nil
 }
 
 func (s snapshots) AppSecret(id string) (*store.AppSecret, error) {

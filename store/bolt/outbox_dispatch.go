@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var _ store.Outbox = (*DB)(nil)
@@ -28,11 +29,11 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		perHook, perApp := lt.loads(now, c.Owner)
 		var hooks []*store.Webhook
 		for _, id := range t.hooksWithDue(now, lt.next) {
-			w := new(webhookRecord)
+			w := new(storedoc.Webhook)
 			if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
 				return err
 			}
-			hooks = append(hooks, w.domain())
+			hooks = append(hooks, w.Domain())
 		}
 		end := timeKey(now)
 		dc := t.tx.Bucket(bDelivDueHook).Cursor()
@@ -130,7 +131,7 @@ func (t *txn) Webhook(appID, id string) (*store.Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.domain(), nil
+	return w.Domain(), nil
 }
 
 // DeliveryPage implements store.Tx: the index of the endpoint's

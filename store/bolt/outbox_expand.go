@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // The outbox's expansion is store.Service's (store/service_outbox_expand.go);
@@ -66,11 +67,11 @@ func (t *txn) scopeHooks(k string, index, prefix []byte) ([]*store.Webhook, erro
 	slices.Reverse(all) // newest first in the index
 	hooks := []*store.Webhook{}
 	for _, id := range all {
-		w := new(webhookRecord)
+		w := new(storedoc.Webhook)
 		if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
 			return nil, err
 		}
-		hooks = append(hooks, w.domain())
+		hooks = append(hooks, w.Domain())
 	}
 	if t.hooks == nil {
 		t.hooks = map[string][]*store.Webhook{}

@@ -13,6 +13,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // outboxFixture is an application with one endpoint subscribed to plan.*.
@@ -174,7 +175,7 @@ func TestMigrateDueByHook(t *testing.T) {
 		}
 		// What version 4 wrote: the delivery and its due key by time only.
 		err = db.update(ctx, func(t *txn) error {
-			w := new(webhookRecord)
+			w := new(storedoc.Webhook)
 			if err := t.mustGet(bHooks, h.ID, "webhook", w); err != nil {
 				return err
 			}

@@ -31,7 +31,7 @@ var records = func() []recordKind {
 		{bOnboarding, func() any { return new(storedoc.Onboarding) }},
 		{bPartnerAttempts, func() any { return new(partnerAttempt) }},
 		{bPartnerIdentities, func() any { return new(storedoc.PartnerIdentity) }},
-		{bHooks, func() any { return new(webhookRecord) }},
+		{bHooks, func() any { return new(storedoc.Webhook) }},
 		{bDeliveries, func() any { return new(deliveryRecord) }},
 		{bOutbox, func() any { return new(outboxEvent) }},
 	}...)

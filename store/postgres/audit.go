@@ -1,6 +1,9 @@
 package postgres
 
-import "licensectl/store"
+import (
+	"licensectl/store"
+	"licensectl/store/storedoc"
+)
 
 // auditEvent is what a change records about itself.
 type auditEvent = store.AuditEvent
@@ -123,11 +126,11 @@ func (s snapshots) Application(id string) (*store.Application, error) {
 }
 
 func (s snapshots) Webhook(id string) (*store.Webhook, error) {
-	w, err := doc[webhookRecord](s.t, `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
+	w, err := doc[storedoc.Webhook](s.t, `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
 	if err != nil || w == nil {
 		return nil, err
 	}
-	return w.domain(), nil
+	return w.Domain(), nil
 }
 
 func (s snapshots) AppSecret(id string) (*store.AppSecret, error) {

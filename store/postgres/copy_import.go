@@ -346,7 +346,7 @@ func (w *copyWriter) row(rec store.CopyRecord) ([]any, error) {
 		return []any{e.ID, nullID(e.OrgID), nullID(e.AppID), envs, e.Event, e.Target.ID, e.CreatedAt, e.IP, e.UserAgent, js(&e)}, nil
 	case *store.CopyWebhook:
 		h := v.Webhook
-		r := &webhookRecord{ID: h.ID, OrgID: h.OrgID, AppID: h.AppID, URL: h.URL, Events: h.Events, Status: h.Status,
+		r := &storedoc.Webhook{ID: h.ID, OrgID: h.OrgID, AppID: h.AppID, URL: h.URL, Events: h.Events, Status: h.Status,
 			Secret: h.Secret, FailingSince: h.FailingSince, TimedOut: v.TimedOut, CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
 		return []any{r.ID, r.OrgID, r.AppID, r.Status, js(r)}, nil
 	case *store.CopyOutboxEvent:

@@ -12,6 +12,7 @@ import (
 
 	"licensectl/store"
 	"licensectl/store/bolt"
+	"licensectl/store/storedoc"
 	"licensectl/store/storetest"
 )
 
@@ -321,11 +322,11 @@ func checkCopied(t *testing.T, tx *txn, src *bolt.DB, seed *storetest.CopySeed, 
 		got, err := tx.device(v.EnvID, v.ID)
 		return sameAs(t, "device", v, got, err)
 	case *store.CopyWebhook:
-		got, err := doc[webhookRecord](tx, `SELECT doc FROM webhooks WHERE id = $1 AND status = $2`, v.Webhook.ID, v.Webhook.Status)
+		got, err := doc[storedoc.Webhook](tx, `SELECT doc FROM webhooks WHERE id = $1 AND status = $2`, v.Webhook.ID, v.Webhook.Status)
 		if err != nil {
 			return err
 		}
-		same(t, "webhook", got.domain(), &v.Webhook)
+		same(t, "webhook", got.Domain(), &v.Webhook)
 		if got.Secret == "" || got.Secret != seed.Webhook.Secret {
 			t.Errorf("webhook secret %q, want %q", got.Secret, seed.Webhook.Secret)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // storage gives store.Service the database's transactions: the
@@ -475,12 +476,12 @@ func (t *txn) LockWebhook(appID, id string) (*store.Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.domain(), nil
+	return w.Domain(), nil
 }
 
 // lockHook loads, locked, the record of an endpoint of application appID.
-func (t *txn) lockHook(appID, id string) (*webhookRecord, error) {
-	w, err := mustDoc[webhookRecord](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
+func (t *txn) lockHook(appID, id string) (*storedoc.Webhook, error) {
+	w, err := mustDoc[storedoc.Webhook](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, uuidOrNil(id))
 	if err != nil {
 		return nil, err
 	}
@@ -491,10 +492,12 @@ func (t *txn) lockHook(appID, id string) (*webhookRecord, error) {
 }
 
 // InsertWebhook implements store.Tx.
-func (t *txn) InsertWebhook(w *store.Webhook) error { return t.saveWebhook(webhookRecordOf(w), true) }
+func (t *txn) InsertWebhook(w *store.Webhook) error {
+	return t.saveWebhook(storedoc.WebhookOf(w), true)
+}
 
 // PutWebhook implements store.Tx.
-func (t *txn) PutWebhook(w *store.Webhook) error { return t.saveWebhook(webhookRecordOf(w), false) }
+func (t *txn) PutWebhook(w *store.Webhook) error { return t.saveWebhook(storedoc.WebhookOf(w), false) }
 
 // PauseDeliveries implements store.Tx: the backlog leaves the queue in one UPDATE.
 func (t *txn) PauseDeliveries(webhookID string) error {
@@ -792,7 +795,7 @@ func (t *txn) LockAttempted(id string) (*store.Delivery, *store.Webhook, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := doc[webhookRecord](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
+	w, err := doc[storedoc.Webhook](t, `SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE`, hookID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -803,7 +806,7 @@ func (t *txn) LockAttempted(id string) (*store.Delivery, *store.Webhook, error) 
 	if w == nil {
 		return nil, nil, store.NotFound("webhook")
 	}
-	return d, w.domain(), nil
+	return d, w.Domain(), nil
 }
 
 // PutDelivery implements store.Tx: the queue's state is columns, what an

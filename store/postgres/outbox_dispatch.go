@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var _ store.Outbox = (*DB)(nil)
@@ -112,7 +113,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 			return err
 		}
 		fullHooks, fullApps := pre.full(c)
-		hooks, err := docs[webhookRecord](t, `SELECT w.doc FROM webhooks w
+		hooks, err := docs[storedoc.Webhook](t, `SELECT w.doc FROM webhooks w
 			WHERE w.status = 'active' AND NOT (w.id = ANY($2::uuid[])) AND NOT (w.app_id = ANY($3::uuid[]))
 			AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND `+dueWhere("$1")+`)
 			ORDER BY w.claimed_seq, w.id LIMIT $4 FOR UPDATE OF w SKIP LOCKED`, now, fullHooks, fullApps, min(c.Limit, maxClaimHooks))
@@ -139,7 +140,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, c store.Claim) ([]*st
 		}
 		domains := make([]*store.Webhook, len(hooks))
 		for i, w := range hooks {
-			domains[i] = w.domain()
+			domains[i] = w.Domain()
 		}
 		picks, err := c.Rounds(domains, l.perHook, l.perApp, func(w *store.Webhook) (string, error) {
 			if len(queue[w.ID]) == 0 {

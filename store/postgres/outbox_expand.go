@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 // The outbox (docs/design.md §12): t.audit writes one outbox_events row per
@@ -51,13 +52,13 @@ func (t *txn) scopeHooks(k, sql, arg string) ([]*store.Webhook, error) {
 	if hooks, ok := t.hooks[k]; ok {
 		return hooks, nil
 	}
-	recs, err := docs[webhookRecord](t, sql, uuidOrNil(arg))
+	recs, err := docs[storedoc.Webhook](t, sql, uuidOrNil(arg))
 	if err != nil {
 		return nil, err
 	}
 	hooks := make([]*store.Webhook, len(recs))
 	for i, w := range recs {
-		hooks[i] = w.domain()
+		hooks[i] = w.Domain()
 	}
 	if t.hooks == nil {
 		t.hooks = map[string][]*store.Webhook{}

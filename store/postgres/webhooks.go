@@ -7,9 +7,23 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"licensectl/store"
+	"licensectl/store/storedoc"
 )
 
 var _ store.Webhooks = (*DB)(nil)
+
+// saveWebhook writes w (insert when new) and forgets the endpoints this
+// transaction has read for the outbox.
+func (t *txn) saveWebhook(w *storedoc.Webhook, isNew bool) error {
+	t.hooks = nil
+	if isNew {
+		_, err := t.exec(`INSERT INTO webhooks (id, org_id, app_id, status, doc) VALUES ($1, $2, $3, $4, $5)`,
+			w.ID, w.OrgID, w.AppID, w.Status, js(w))
+		return err
+	}
+	_, err := t.exec(`UPDATE webhooks SET status = $2, doc = $3 WHERE id = $1`, w.ID, w.Status, js(w))
+	return err
+}
 
 // deliveryRecord is the doc of a webhook_deliveries row: what only an attempt
 // changes. The state the queue works on (status, next attempt, done at,
@@ -73,9 +87,9 @@ func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webh
 		if _, err := t.app(ref); err != nil {
 			return err
 		}
-		hooks, err := docs[webhookRecord](t, `SELECT doc FROM webhooks WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
+		hooks, err := docs[storedoc.Webhook](t, `SELECT doc FROM webhooks WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
 		for _, w := range hooks {
-			out = append(out, w.domain())
+			out = append(out, w.Domain())
 		}
 		return err
 	})
@@ -128,14 +142,14 @@ func hookRows(rows pgx.Rows, fn func(pgx.CollectableRow) error) (int, error) {
 
 // Webhook implements store.Tx.
 func (t *txn) Webhook(appID, id string) (*store.Webhook, error) {
-	w, err := mustDoc[webhookRecord](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
+	w, err := mustDoc[storedoc.Webhook](t, "webhook", `SELECT doc FROM webhooks WHERE id = $1`, uuidOrNil(id))
 	if err != nil {
 		return nil, err
 	}
 	if w.AppID != appID {
 		return nil, store.NotFound("webhook")
 	}
-	return w.domain(), nil
+	return w.Domain(), nil
 }
 
 // DeliveryPage implements store.Tx: the page's docs, then their columns

@@ -103,3 +103,34 @@ type PartnerIdentity struct {
 	// dropped too (docs/decisions.md).
 	AccountVerified bool `json:"v,omitempty"`
 }
+
+// Webhook is an endpoint as stored: the domain's fields and what only the
+// dispatcher reads.
+type Webhook struct {
+	ID           string     `json:"id"`
+	OrgID        string     `json:"org"`
+	AppID        string     `json:"app"`
+	URL          string     `json:"url"`
+	Events       []string   `json:"ev"`
+	Status       string     `json:"st"`
+	Secret       string     `json:"sec"`
+	FailingSince *time.Time `json:"fail,omitempty"`
+	// TimedOut: the last attempt ran into webhooks.timeout, so the endpoint
+	// gets one send in flight instead of two.
+	TimedOut  bool      `json:"to,omitempty"`
+	CreatedAt time.Time `json:"ca"`
+	UpdatedAt time.Time `json:"ua"`
+}
+
+// Domain is w as the domain's endpoint. Its event list is its own: bbolt
+// hands out documents its decode cache may share.
+func (w *Webhook) Domain() *store.Webhook {
+	return &store.Webhook{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: append([]string(nil), w.Events...),
+		Status: w.Status, Secret: w.Secret, FailingSince: w.FailingSince, TimedOut: w.TimedOut, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+}
+
+// WebhookOf is the document of endpoint w.
+func WebhookOf(w *store.Webhook) *Webhook {
+	return &Webhook{ID: w.ID, OrgID: w.OrgID, AppID: w.AppID, URL: w.URL, Events: w.Events, Status: w.Status,
+		Secret: w.Secret, FailingSince: w.FailingSince, TimedOut: w.TimedOut, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+}

@@ -31,6 +31,10 @@ func TestGoldenJSON(t *testing.T) {
 			`{"ts":"completed","cs":3,"st":["a","b"],"df":["c"],"fp":{"d":"done"},"ca":"2026-03-04T05:06:07.000000008Z"}`},
 		{"PartnerIdentity", &PartnerIdentity{MemberID: "m1", LinkedAt: at, AccountVerified: true},
 			`{"m":"m1","at":"2026-03-04T05:06:07.000000008Z","v":true}`},
+		{"Webhook", &Webhook{ID: "w1", OrgID: "o1", AppID: "a1", URL: "https://example.com/hook", Events: []string{"license.created"},
+			Status: "active", Secret: "whsec_1", FailingSince: &at, TimedOut: true, CreatedAt: at, UpdatedAt: later},
+			`{"id":"w1","org":"o1","app":"a1","url":"https://example.com/hook","ev":["license.created"],"st":"active","sec":"whsec_1",` +
+				`"fail":"2026-03-04T05:06:07.000000008Z","to":true,"ca":"2026-03-04T05:06:07.000000008Z","ua":"2026-03-04T06:06:07.000000008Z"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +86,16 @@ func TestDomainRoundTrip(t *testing.T) {
 	p.CompletedSteps[0], p.FeatureProgress["c"] = "x", "x"
 	if ob.CompletedSteps[0] != "a" || ob.FeatureProgress["c"] != "seen" {
 		t.Error("the progress shares its lists with the document")
+	}
+	wh := &Webhook{ID: "w1", OrgID: "o1", AppID: "a1", URL: "https://example.com/hook", Events: []string{"license.created"},
+		Status: "disabled", Secret: "whsec_1", FailingSince: &at, TimedOut: true, CreatedAt: at, UpdatedAt: at}
+	d := wh.Domain()
+	if got := WebhookOf(d); !reflect.DeepEqual(got, wh) {
+		t.Errorf("webhook: got %+v, want %+v", got, wh)
+	}
+	d.Events[0] = "x"
+	if wh.Events[0] != "license.created" {
+		t.Error("the endpoint shares its event list with the document")
 	}
 	if got, want := (*Onboarding)(nil).Progress(), store.NewOnboardingProgress(); !reflect.DeepEqual(got, want) {
 		t.Errorf("no document: got %+v, want %+v", got, want)
