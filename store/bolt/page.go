@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"fmt"
 
 	"licensectl/store"
 )
@@ -14,16 +13,12 @@ func listPage[T any](t *txn, index, prefix, records []byte, p store.PageRequest)
 		return nil, err
 	}
 	out := &store.Page[*T]{Data: []*T{}, Total: t.count(index, prefix), Page: p.Page, PerPage: p.PerPage, NextCursor: next}
-	for _, id := range ids {
-		v := new(T)
-		ok, err := t.get(records, id, v)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("index %s points at missing %s/%s", index, records, id)
-		}
-		out.Data = append(out.Data, v)
+	data, err := loadRecords[T](t, index, records, ids)
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
+		out.Data = data
 	}
 	return out, nil
 }

@@ -290,8 +290,14 @@ func (t *txn) dropPrefix(bucket, prefix []byte) ([]string, error) {
 
 // listAll loads every record under prefix of an index into T values.
 func listAll[T any](t *txn, index, prefix, records []byte) ([]*T, error) {
+	return loadRecords[T](t, index, records, t.all(index, prefix))
+}
+
+// loadRecords loads the records of ids, which index listed; nil for none.
+// An id whose record is missing is a broken index, not a record gone.
+func loadRecords[T any](t *txn, index, records []byte, ids []string) ([]*T, error) {
 	var out []*T
-	for _, id := range t.all(index, prefix) {
+	for _, id := range ids {
 		v := new(T)
 		ok, err := t.get(records, id, v)
 		if err != nil {
