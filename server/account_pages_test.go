@@ -310,3 +310,32 @@ func TestAccountPageRateLimited(t *testing.T) {
 		t.Fatalf("RateLimit-Limit = %q, want 2", r.Header.Get("RateLimit-Limit"))
 	}
 }
+
+// TestUnknownPageAddress pins that an address no route serves under the
+// pages' prefixes is a "Page not found" page with the pages' headers, while
+// one elsewhere keeps the API's JSON error.
+func TestUnknownPageAddress(t *testing.T) {
+	t.Parallel()
+	s, _ := pageServer(t)
+	for _, path := range []string{
+		"/account/nothing", "/account/verify-email/extra",
+		"/portal/01900000-0000-7000-8000-000000000001/production/no/such/page",
+		"/portal/x/production/%2e%2e/sign-in", "/portal/x/production/devices/d/deactivate/more",
+	} {
+		t.Run("ErrNotFound", func(t *testing.T) {
+			r := pageGet(t, s, path)
+			wantPage(t, r, http.StatusNotFound, "Page not found", "There is no page at this address")
+			if strings.Contains(string(r.Body), `"error"`) {
+				t.Fatalf("%s answers JSON:\n%s", path, r.Body)
+			}
+		})
+	}
+	for _, path := range []string{"/v1/nothing", "/nothing", "/accountx", "/portalx/y"} {
+		t.Run("ErrNotFound", func(t *testing.T) {
+			r := pageGet(t, s, path).Want(t, http.StatusNotFound)
+			if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || !strings.Contains(string(r.Body), `"not_found"`) {
+				t.Fatalf("%s: %s %s", path, r.Header.Get("Content-Type"), r.Body)
+			}
+		})
+	}
+}

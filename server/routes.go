@@ -20,7 +20,8 @@ func (s *Server) routes() *mux.Router {
 	noEndpoint := s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return store.Errorf(store.ECodeNotFound, "no such endpoint")
 	})
-	notFound := s.observe(noEndpoint) // unmatched requests skip r.Use
+	unmatched := s.pagesOr(noEndpoint)
+	notFound := s.observe(unmatched) // unmatched requests skip r.Use
 	notAllowed := s.observe(s.wrap(func(w http.ResponseWriter, req *http.Request) error {
 		w.Header().Set("Allow", strings.Join(allowedMethods(r, req), ", "))
 		return store.Errorf(store.ECodeMethod, "method %s is not allowed here", req.Method)
@@ -32,7 +33,7 @@ func (s *Server) routes() *mux.Router {
 	// …/entitlements/%2e%2e would delete the application. Such paths are
 	// no resource at all.
 	r.SkipClean(true)
-	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return hasDotSegment(req.URL.Path) }).Handler(noEndpoint)
+	r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return hasDotSegment(req.URL.Path) }).Handler(unmatched)
 	// net/http passes a query with a malformed escape (`?page=%zz`) to the
 	// handler, and url.Values drops the pair silently: the API would answer
 	// as if the parameter were absent. It names the parameter instead.
@@ -64,6 +65,31 @@ func (s *Server) routes() *mux.Router {
 		r.Handle(rt.path, h).Methods(rt.method)
 	}
 	return r
+}
+
+// pagesOr answers an unmatched address under the pages' prefixes with a
+// "Page not found" page, with the pages' headers, and any other with api:
+// a person followed a link there, and the API's JSON error would be
+// gibberish to them (and lack the pages' CSP).
+func (s *Server) pagesOr(api http.Handler) http.Handler {
+	portal := withPageHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.renderPortal(w, http.StatusNotFound, "message", portalPage{Title: "Page not found", Tone: "bad",
+			Message: "There is no page at this address. Check the link your vendor gave you."})
+	}))
+	account := withPageHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.renderPage(w, http.StatusNotFound, "message", page{Title: "Page not found", Tone: "bad",
+			Message: "There is no page at this address. Check the link you followed.", Home: true})
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/portal/"):
+			portal.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, "/account/"):
+			account.ServeHTTP(w, r)
+		default:
+			api.ServeHTTP(w, r)
+		}
+	})
 }
 
 // checksQuery says whether the router refuses a malformed query on path:

@@ -118,6 +118,13 @@ func (v *validatingTransport) validate(req *http.Request, reqBody []byte, resp *
 		if resp.StatusCode < 400 {
 			return fmt.Errorf("status %d for a request the document has no operation for (%v)", resp.StatusCode, err)
 		}
+		if strings.HasPrefix(req.URL.Path, "/portal/") || strings.HasPrefix(req.URL.Path, "/account/") {
+			// The pages answer people: their error is a page.
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+				return fmt.Errorf("a page's error is %s, not a page", ct)
+			}
+			return nil
+		}
 		return errorShape(req.URL.Path, body)
 	}
 	sent := req.Clone(context.Background())
