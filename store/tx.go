@@ -496,6 +496,12 @@ type Tx interface {
 	// "" it writes only if no other transaction stored a hash first: no
 	// lock holds a row that does not exist yet.
 	PutOperatorTokenHash(prev, hash string) (bool, error)
+	// The credentials' reads (service_reads_credentials.go).
+
+	// APIKeys loads the API keys of an organization, newest first.
+	APIKeys(orgID string) ([]*APIKey, error)
+	// AppSecrets loads the secrets of an application, newest first.
+	AppSecrets(appID string) ([]*AppSecret, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.
