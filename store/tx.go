@@ -496,12 +496,39 @@ type Tx interface {
 	// "" it writes only if no other transaction stored a hash first: no
 	// lock holds a row that does not exist yet.
 	PutOperatorTokenHash(prev, hash string) (bool, error)
+
 	// The credentials' reads (service_reads_credentials.go).
 
 	// APIKeys loads the API keys of an organization, newest first.
 	APIKeys(orgID string) ([]*APIKey, error)
 	// AppSecrets loads the secrets of an application, newest first.
 	AppSecrets(appID string) ([]*AppSecret, error)
+
+	// The licence reads (service_reads_licenses.go): like the reads above
+	// they hold nothing, and whose record it is is checked by the caller.
+
+	// LicensePage pages the licenses of environment envID, newest first:
+	// all of them, or those of status and of plan planID when they are not
+	// "". Total counts every match.
+	LicensePage(envID, status, planID string, p PageRequest) (*Page[*License], error)
+	// LicenseByKey loads the license of a normalized key
+	// (NormalizeLicenseKey), of any environment; nil when none.
+	LicenseByKey(key string) (*License, error)
+	// UserLicenses loads the licenses of environment envID assigned to an
+	// end-user, newest first.
+	UserLicenses(envID, userID string) ([]*License, error)
+	// LicenseItems resolves licenses as listed, in order: each one's plan
+	// name ("" for a deleted plan) and end-user's e-mail. A storage may
+	// read them a statement per table rather than per license.
+	LicenseItems(ls []*License) ([]*LicenseItem, error)
+	// EntitlementsByID loads those of ids that are entitlements of
+	// application appID, by id, as LockEntitlements does without holding
+	// them.
+	EntitlementsByID(appID string, ids []string) (map[string]*Entitlement, error)
+	// LiveLicenseSessions counts the live sessions opened on a license:
+	// not revoked and, at Now, inside both their idle and their absolute
+	// lifetime.
+	LiveLicenseSessions(licenseID string) (int, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

@@ -206,31 +206,6 @@ func (t runtimeTxn) DeleteLapsedLeases(limit int) ([]*store.StoredLease, error) 
 	return gone, nil
 }
 
-// ListLeases implements store.LicenseLeases.
-func (db *DB) ListLeases(ctx context.Context, s store.Scope, licenseID string) ([]*store.Lease, error) {
-	out := []*store.Lease{}
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		if _, err := t.license(env.ID, licenseID); err != nil {
-			return err
-		}
-		idList, recs, err := t.leasesOf(bLeasesLicense, licenseID)
-		if err != nil {
-			return err
-		}
-		for i, rec := range recs {
-			if rec.ExpiresAt.After(t.now) {
-				out = append(out, rec.lease(idList[i]))
-			}
-		}
-		return nil
-	})
-	return out, err
-}
-
 // leaseReason is lease_required when the session's license has floating
 // seats and its device holds no live lease, else "" with the lease (nil
 // for a license without seats).

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 	"slices"
 
 	"licensectl/store"
@@ -10,61 +9,46 @@ import (
 
 var _ store.Licenses = (*DB)(nil)
 
-// licenseIndex picks the index whose prefix matches exactly the filter, so
-// that both the page and the total come from one prefix.
-func licenseIndex(envID string, f store.LicenseFilter) ([]byte, []byte) {
+// licenseIndex picks the index whose prefix matches exactly a status and a
+// plan filter, so that both the page and the total come from one prefix.
+func licenseIndex(envID, status, planID string) ([]byte, []byte) {
 	env := idb(envID)
 	switch {
-	case f.Status != "" && f.PlanID != "":
-		return bLicEnvPlanStatus, key(env, idb(f.PlanID), str(f.Status))
-	case f.Status != "":
-		return bLicEnvStatus, key(env, str(f.Status))
-	case f.PlanID != "":
-		return bLicEnvPlan, key(env, idb(f.PlanID))
+	case status != "" && planID != "":
+		return bLicEnvPlanStatus, key(env, idb(planID), str(status))
+	case status != "":
+		return bLicEnvStatus, key(env, str(status))
+	case planID != "":
+		return bLicEnvPlan, key(env, idb(planID))
 	}
 	return bLicEnv, env
 }
 
-// ListLicenses implements store.Licenses. A page costs offset+per_page index
-// keys and per_page records; total is a kept count. Status filters match the
-// stored status, which the expiry sweeper (ExpireLicenses) moves to expired.
-func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
-	if err := f.Check(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.LicenseItem]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
+// LicensePage implements store.Tx. A page costs offset+per_page index keys
+// and per_page records; total is a kept count.
+func (t *txn) LicensePage(envID, status, planID string, p store.PageRequest) (*store.Page[*store.License], error) {
+	index, prefix := licenseIndex(envID, status, planID)
+	return listPage[store.License](t, index, prefix, bLicenses, p)
+}
+
+// EntitlementsByID implements store.Tx: LockEntitlements holds nothing
+// under the one writer.
+func (t *txn) EntitlementsByID(appID string, ids []string) (map[string]*store.Entitlement, error) {
+	return t.LockEntitlements(appID, ids)
+}
+
+// LicenseItems implements store.Tx, a plan's name read once a page.
+func (t *txn) LicenseItems(ls []*store.License) ([]*store.LicenseItem, error) {
+	out := make([]*store.LicenseItem, 0, len(ls))
+	names := map[string]string{}
+	for _, l := range ls {
+		item, err := t.licenseItem(l, names)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var page *store.Page[*store.License]
-		if f.IsLookup() {
-			found, err := t.lookupLicenses(env.ID, f)
-			if err != nil {
-				return err
-			}
-			if page, err = store.PageOf(found, f.PageRequest); err != nil {
-				return err
-			}
-		} else {
-			index, prefix := licenseIndex(env.ID, f)
-			if page, err = listPage[store.License](t, index, prefix, bLicenses, f.PageRequest); err != nil {
-				return err
-			}
-		}
-		out = &store.Page[*store.LicenseItem]{Data: make([]*store.LicenseItem, 0, len(page.Data)), Total: page.Total, Page: page.Page, PerPage: page.PerPage, NextCursor: page.NextCursor}
-		names := map[string]string{}
-		for _, l := range page.Data {
-			item, err := t.licenseItem(l, names)
-			if err != nil {
-				return err
-			}
-			out.Data = append(out.Data, item)
-		}
-		return nil
-	})
-	return out, err
+		out = append(out, item)
+	}
+	return out, nil
 }
 
 // licenseItem resolves the plan name, user e-mail and device count of l.
@@ -95,45 +79,6 @@ func (t *txn) licenseItem(l *store.License, planNames map[string]string) (*store
 		}
 	}
 	return item, nil
-}
-
-// FindLicense implements store.Licenses. Entitlements are the plan's and the
-// license's own, resolved now; devices are the first page of its bindings,
-// so the detail weighs the same at ten devices and at a million.
-func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
-	var out *store.LicenseDetail
-	err := db.view(ctx, func(t *txn) error {
-		a, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		l, err := t.license(env.ID, id)
-		if err != nil {
-			return err
-		}
-		item, err := t.licenseItem(l, map[string]string{})
-		if err != nil {
-			return err
-		}
-		d := &store.LicenseDetail{LicenseItem: *item}
-		if d.Devices, err = t.boundDevices(env.ID, l.ID, 0, store.LicenseDetailDevices); err != nil {
-			return err
-		}
-		var planEnts []string
-		p := new(store.Plan)
-		if found, err := t.get(bPlans, l.PlanID, p); err != nil {
-			return err
-		} else if found {
-			planEnts = p.EntitlementIDs
-			d.DeviceResetsRemaining, _ = l.ResetsRemaining(p, t.now)
-		}
-		if d.Entitlements, err = t.entitlementRefs(a.ID, planEnts, l.EntitlementIDs); err != nil {
-			return err
-		}
-		out = d
-		return nil
-	})
-	return out, err
 }
 
 // licenseIndexes lists the (index, prefix) entries a license occupies.
@@ -216,49 +161,32 @@ func (t *txn) license(envID, id string) (*store.License, error) {
 	return l, nil
 }
 
-// lookupLicenses returns, newest first, the licenses of env matching a key or
-// end-user filter and then its status and plan: the exact lookups behind the
-// list filters a support person types (a license key read out on the phone,
-// a customer's e-mail). Each resolves through a unique index, so it costs a
-// few gets however large the environment.
-func (t *txn) lookupLicenses(envID string, f store.LicenseFilter) ([]*store.License, error) {
-	var ids []string
-	switch {
-	case f.Key != "":
-		k := store.NormalizeLicenseKey(f.Key)
-		if k == "" {
-			return nil, nil
-		}
-		if id := t.licenseByKey(k); id != "" {
-			ids = []string{id}
-		}
-	default:
-		userID := f.UserID
-		if f.UserEmail != "" {
-			id := t.endUserIDByEmail(envID, f.UserEmail)
-			if id == "" || (userID != "" && id != userID) {
-				return nil, nil
-			}
-			userID = id
-		}
-		ids = t.all(bLicEnvUser, key(idb(envID), idb(userID)))
+// LicenseByKey implements store.Tx: one unique-index get.
+func (t *txn) LicenseByKey(k string) (*store.License, error) {
+	id := t.licenseByKey(k)
+	if id == "" {
+		return nil, nil
 	}
+	l := new(store.License)
+	if found, err := t.get(bLicenses, id, l); err != nil || !found {
+		return nil, err
+	}
+	return l, nil
+}
+
+// UserLicenses implements store.Tx: the index of licenses by environment
+// and end-user.
+func (t *txn) UserLicenses(envID, userID string) ([]*store.License, error) {
 	var out []*store.License
-	for _, id := range ids {
+	for _, id := range t.all(bLicEnvUser, key(idb(envID), idb(userID))) {
 		l := new(store.License)
 		found, err := t.get(bLicenses, id, l)
 		if err != nil {
 			return nil, err
 		}
-		if !found || l.EnvID != envID ||
-			(f.Status != "" && l.Status != f.Status) || (f.PlanID != "" && l.PlanID != f.PlanID) ||
-			(f.UserID != "" && l.UserID != f.UserID) {
-			continue
+		if found {
+			out = append(out, l)
 		}
-		if f.UserEmail != "" && f.Key != "" && l.UserID != t.endUserIDByEmail(envID, f.UserEmail) {
-			continue
-		}
-		out = append(out, l)
 	}
 	return out, nil
 }

@@ -1,43 +1,12 @@
 package bolt
 
-import (
-	"context"
-
-	"licensectl/store"
-)
-
-// CountLicenseSessions implements store.Licenses.
-func (db *DB) CountLicenseSessions(ctx context.Context, s store.Scope, licenseID string) (int, error) {
-	return db.countSessions(ctx, s, licenseID, func(t *txn, envID string) ([]string, error) {
-		if _, err := t.license(envID, licenseID); err != nil {
-			return nil, err
-		}
-		return t.licenseSessionCandidates(licenseID), nil
-	})
-}
-
-// countSessions counts the live sessions among those listed returns, only
-// those opened on licenseID unless it is "". The session indexes are not
+// LiveLicenseSessions implements store.Tx. The session indexes are not
 // counted (sessions.go keeps them out of bCounts to spare every activation
 // a page) and liveness depends on the clock and on revocation, so each
 // listed session is read; the lists hold only sessions younger than the
-// absolute lifetime, as SweepSessions deletes older ones with their index
-// keys.
-func (db *DB) countSessions(ctx context.Context, s store.Scope, licenseID string, listed func(t *txn, envID string) ([]string, error)) (int, error) {
-	n := 0
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		sids, err := listed(t, env.ID)
-		if err != nil {
-			return err
-		}
-		n, err = t.liveSessions(sids, licenseID)
-		return err
-	})
-	return n, err
+// absolute lifetime, as the sweep deletes older ones with their index keys.
+func (t *txn) LiveLicenseSessions(licenseID string) (int, error) {
+	return t.liveSessions(t.licenseSessionCandidates(licenseID), licenseID)
 }
 
 // liveSessions counts the live sessions among sids, only those opened on

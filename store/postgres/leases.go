@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"strings"
 	"time"
@@ -138,25 +137,4 @@ func (t *runtimeTxn) DeleteLapsedLeases(limit int) ([]*store.StoredLease, error)
 		return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), strings.Compare(a.ID, b.ID))
 	})
 	return gone, err
-}
-
-// ListLeases implements store.LicenseLeases: the live leases, newest first.
-func (db *DB) ListLeases(ctx context.Context, s store.Scope, licenseID string) ([]*store.Lease, error) {
-	out := []*store.Lease{}
-	err := db.view(ctx, func(t *txn) error {
-		out = []*store.Lease{}
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		if _, err := t.license(env.ID, licenseID); err != nil {
-			return err
-		}
-		rows, err := t.leasesWhere(`license_id = $1 AND expires_at > $2`, licenseID, t.now)
-		for _, r := range rows {
-			out = append(out, &r.Lease)
-		}
-		return err
-	})
-	return out, err
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -58,63 +57,25 @@ func (s freshLicenses) Application(id string) (*store.Application, error) {
 	return s.snapshots.Application(id)
 }
 
-// licenseWhere is the condition of a license list without lookup, on
-// columns the licenses_env* indexes cover, and its arguments.
-func licenseWhere(envID string, f store.LicenseFilter) (string, []any) {
+// LicensePage implements store.Tx: keyset pages newest first, on columns
+// the licenses_env* indexes cover.
+func (t *txn) LicensePage(envID, status, planID string, p store.PageRequest) (*store.Page[*store.License], error) {
 	where, args := `env_id = $1`, []any{envID}
-	if f.Status != "" {
-		args = append(args, f.Status)
+	if status != "" {
+		args = append(args, status)
 		where += ` AND status = $2`
 	}
-	if f.PlanID != "" {
-		args = append(args, f.PlanID)
+	if planID != "" {
+		args = append(args, planID)
 		where += ` AND plan_id = $` + strconv.Itoa(len(args))
 	}
-	return where, args
+	return listPage[store.License](t, "licenses", where, args, p)
 }
 
-// ListLicenses implements store.Licenses: keyset pages newest first, or the
-// few licenses a key or end-user lookup finds. Status filters match the
-// stored status, which ExpireLicenses moves to expired.
-func (db *DB) ListLicenses(ctx context.Context, s store.Scope, f store.LicenseFilter) (*store.Page[*store.LicenseItem], error) {
-	if err := f.Check(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.LicenseItem]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		var page *store.Page[*store.License]
-		if f.IsLookup() {
-			found, err := t.lookupLicenses(env.ID, f)
-			if err != nil {
-				return err
-			}
-			if page, err = store.PageOf(found, f.PageRequest); err != nil {
-				return err
-			}
-		} else {
-			where, args := licenseWhere(env.ID, f)
-			if page, err = listPage[store.License](t, "licenses", where, args, f.PageRequest); err != nil {
-				return err
-			}
-		}
-		items, err := t.licenseItems(page.Data)
-		if err != nil {
-			return err
-		}
-		out = &store.Page[*store.LicenseItem]{Data: items, Total: page.Total, Page: page.Page, PerPage: page.PerPage, NextCursor: page.NextCursor}
-		return nil
-	})
-	return out, err
-}
-
-// licenseItems resolves a page of licenses: devices counts from their
+// LicenseItems implements store.Tx: devices counts from their
 // column (a doc's count is not kept), plan names and user e-mails, three
 // queries whatever the page's size. A deleted plan's name reads as "".
-func (t *txn) licenseItems(ls []*store.License) ([]*store.LicenseItem, error) {
+func (t *txn) LicenseItems(ls []*store.License) ([]*store.LicenseItem, error) {
 	out := make([]*store.LicenseItem, 0, len(ls))
 	if len(ls) == 0 {
 		return out, nil
@@ -172,49 +133,29 @@ func (t *txn) licPairs(sql string, ids []string) (map[string]string, error) {
 	return out, rows.Err()
 }
 
-// lookupLicenses returns, newest first, the licenses of env matching a key
-// or end-user filter and then its status and plan. Each lookup is one
-// unique-index or user-index read, however large the environment.
-func (t *txn) lookupLicenses(envID string, f store.LicenseFilter) ([]*store.License, error) {
-	var ls []*store.License
-	var err error
-	switch {
-	case f.Key != "":
-		k := store.NormalizeLicenseKey(f.Key)
-		if k == "" {
-			return nil, nil
-		}
-		ls, err = t.licensesWhere(`key = $1`, k)
-	default:
-		userID := f.UserID
-		if f.UserEmail != "" {
-			id, err := t.endUserIDByEmail(envID, f.UserEmail)
-			if err != nil || id == "" || (userID != "" && id != userID) {
-				return nil, err
-			}
-			userID = id
-		}
-		ls, err = t.licensesWhere(`env_id = $1 AND user_id = $2`, envID, userID)
+// LicenseByKey implements store.Tx: one unique-index read.
+func (t *txn) LicenseByKey(k string) (*store.License, error) {
+	ls, err := t.licensesWhere(`key = $1`, k)
+	if err != nil || len(ls) == 0 {
+		return nil, err
 	}
+	return ls[0], nil
+}
+
+// UserLicenses implements store.Tx: one read of the user index.
+func (t *txn) UserLicenses(envID, userID string) ([]*store.License, error) {
+	return t.licensesWhere(`env_id = $1 AND user_id = $2`, envID, userID)
+}
+
+// EntitlementsByID implements store.Tx: one query.
+func (t *txn) EntitlementsByID(appID string, ids []string) (map[string]*store.Entitlement, error) {
+	found, err := docs[store.Entitlement](t, `SELECT doc FROM entitlements WHERE app_id = $1 AND id = ANY($2)`, appID, ids)
 	if err != nil {
 		return nil, err
 	}
-	var out []*store.License
-	for _, l := range ls {
-		if l.EnvID != envID || (f.Status != "" && l.Status != f.Status) || (f.PlanID != "" && l.PlanID != f.PlanID) ||
-			(f.UserID != "" && l.UserID != f.UserID) {
-			continue
-		}
-		if f.UserEmail != "" && f.Key != "" {
-			id, err := t.endUserIDByEmail(envID, f.UserEmail)
-			if err != nil {
-				return nil, err
-			}
-			if l.UserID != id {
-				continue
-			}
-		}
-		out = append(out, l)
+	out := make(map[string]*store.Entitlement, len(found))
+	for _, e := range found {
+		out[e.ID] = e
 	}
 	return out, nil
 }
@@ -253,46 +194,6 @@ func (t *txn) endUserIDByEmail(envID, email string) (string, error) {
 		return "", nil
 	}
 	return id, err
-}
-
-// FindLicense implements store.Licenses. Entitlements are the plan's and the
-// license's own, resolved now; devices are the first page of its bindings,
-// so the detail weighs the same at ten devices and at a million.
-func (db *DB) FindLicense(ctx context.Context, s store.Scope, id string) (*store.LicenseDetail, error) {
-	var out *store.LicenseDetail
-	err := db.view(ctx, func(t *txn) error {
-		a, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		l, err := t.license(env.ID, id)
-		if err != nil {
-			return err
-		}
-		item, err := t.licenseItem(l)
-		if err != nil {
-			return err
-		}
-		d := &store.LicenseDetail{LicenseItem: *item}
-		if d.Devices, err = t.boundDevices(env.ID, l.ID, store.LicenseDetailDevices); err != nil {
-			return err
-		}
-		var planEnts []string
-		p, err := doc[store.Plan](t, `SELECT doc FROM plans WHERE id = $1`, uuidOrNil(l.PlanID))
-		if err != nil {
-			return err
-		}
-		if p != nil {
-			planEnts = p.EntitlementIDs
-			d.DeviceResetsRemaining, _ = l.ResetsRemaining(p, t.now)
-		}
-		if d.Entitlements, err = t.entitlementRefs(a.ID, nil, planEnts, l.EntitlementIDs); err != nil {
-			return err
-		}
-		out = d
-		return nil
-	})
-	return out, err
 }
 
 // license loads a license of environment envID.

@@ -7,7 +7,7 @@ import (
 	"licensectl/store"
 )
 
-// testReadScopes: every read of the catalog and the accounts answers only
+// testReadScopes: every read of the catalog, the accounts and the licenses answers only
 // for its own organization, application and environment. Another's record
 // is not_found, never forbidden and never someone else's; an exact filter
 // that finds nothing in the scope is an empty page.
@@ -32,6 +32,12 @@ func testReadScopes(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	theirLics, err := f.db.GenerateLicenses(f.ctx, store.Scope{OrgID: theirOrg.ID, AppID: theirApp.ID, Env: store.EnvProduction},
+		store.GenerateLicensesInput{PlanID: theirPlan.ID, Quantity: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirLic := theirLics[0]
 	_, gen := f.licenses(t, store.PlanInput{Name: ptr("Mine")}, 1)
 	dev := f.activate(t, gen[0].Key, "reads-device")
 	mine := f.scope(store.EnvProduction)
@@ -57,6 +63,13 @@ func testReadScopes(t *testing.T, open Opener) {
 			{"CountDeviceSessions(device of the other environment)", func() error { _, err := f.db.CountDeviceSessions(f.ctx, dev2, dev.ID); return err }},
 			{"ListAppSecrets(their application)", func() error { _, err := f.db.ListAppSecrets(f.ctx, theirs); return err }},
 			{"ListWebhooks(their application)", func() error { _, err := f.db.ListWebhooks(f.ctx, theirs); return err }},
+			{"ListLicenses(their application)", func() error { _, err := f.db.ListLicenses(f.ctx, theirScope, store.LicenseFilter{}); return err }},
+			{"FindLicense(their application)", func() error { _, err := f.db.FindLicense(f.ctx, theirScope, theirLic.ID); return err }},
+			{"FindLicense(their license in my scope)", func() error { _, err := f.db.FindLicense(f.ctx, mine, theirLic.ID); return err }},
+			{"FindLicense(license of the other environment)", func() error { _, err := f.db.FindLicense(f.ctx, dev2, gen[0].ID); return err }},
+			{"ListLeases(their license in my scope)", func() error { _, err := f.db.ListLeases(f.ctx, mine, theirLic.ID); return err }},
+			{"ListLeases(license of the other environment)", func() error { _, err := f.db.ListLeases(f.ctx, dev2, gen[0].ID); return err }},
+			{"CountLicenseSessions(their license in my scope)", func() error { _, err := f.db.CountLicenseSessions(f.ctx, mine, theirLic.ID); return err }},
 		} {
 			wantCode(t, c.what, c.call(), store.ECodeNotFound)
 		}
@@ -90,6 +103,26 @@ func testReadScopes(t *testing.T, open Opener) {
 			}
 			if users != nil && (users.Total != 0 || len(users.Data) != 0) || devices != nil && (devices.Total != 0 || len(devices.Data) != 0) {
 				t.Fatalf("%s = %+v %+v, want an empty page", c.what, users, devices)
+			}
+		}
+	})
+
+	t.Run("OKLicenseLookups", func(t *testing.T) {
+		for _, c := range []struct {
+			what string
+			s    store.Scope
+			f    store.LicenseFilter
+			want int
+		}{
+			{"ListLicenses(my key)", mine, store.LicenseFilter{Key: gen[0].Key}, 1},
+			{"ListLicenses(their key)", mine, store.LicenseFilter{Key: theirLic.Key}, 0},
+			{"ListLicenses(key of the other environment)", dev2, store.LicenseFilter{Key: gen[0].Key}, 0},
+			{"ListLicenses(my key, nobody's address)", mine, store.LicenseFilter{Key: gen[0].Key, UserEmail: "nobody@reads.test"}, 0},
+			{"ListLicenses(their user's address)", mine, store.LicenseFilter{UserEmail: "their-user@reads.test"}, 0},
+		} {
+			p, err := f.db.ListLicenses(f.ctx, c.s, c.f)
+			if err != nil || p.Total != c.want || len(p.Data) != c.want {
+				t.Fatalf("%s = %+v, %v; want %d licenses", c.what, p, err, c.want)
 			}
 		}
 	})
