@@ -496,6 +496,20 @@ type Tx interface {
 	// "" it writes only if no other transaction stored a hash first: no
 	// lock holds a row that does not exist yet.
 	PutOperatorTokenHash(prev, hash string) (bool, error)
+	// The reads of the audit log, the credentials and the endpoints
+	// (service_reads_logs.go); the caller checks the scope.
+
+	// EnvAuditPage pages the log of environment envID (its own entries and
+	// its application's) under f, newest first, with the total of what f
+	// matches; f is normalized.
+	EnvAuditPage(envID string, f AuditFilter) (*Page[*AuditEntry], error)
+	// OrgAuditPage is EnvAuditPage for the entries of organization orgID
+	// that name no environment.
+	OrgAuditPage(orgID string, f AuditFilter) (*Page[*AuditEntry], error)
+	// APIKeys loads the API keys of an organization, newest first.
+	APIKeys(orgID string) ([]*APIKey, error)
+	// AppSecrets loads the secrets of application appID, newest first.
+	AppSecrets(appID string) ([]*AppSecret, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

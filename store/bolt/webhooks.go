@@ -1,8 +1,6 @@
 package bolt
 
 import (
-	"context"
-
 	"licensectl/store"
 	"licensectl/store/storedoc"
 )
@@ -19,25 +17,6 @@ func (t *txn) webhook(ref store.AppRef, id string) (*storedoc.Webhook, error) {
 		return nil, store.NotFound("webhook")
 	}
 	return w, nil
-}
-
-// ListWebhooks implements store.Webhooks.
-func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error) {
-	out := []*store.Webhook{}
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		for _, id := range t.all(bHooksApp, idb(ref.AppID)) {
-			w := new(storedoc.Webhook)
-			if err := t.mustGet(bHooks, id, "webhook", w); err != nil {
-				return err
-			}
-			out = append(out, w.Domain())
-		}
-		return nil
-	})
-	return out, err
 }
 
 // purgeWebhook removes an endpoint, its indexes and all its deliveries.

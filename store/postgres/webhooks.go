@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -78,23 +77,6 @@ func (t *txn) LockWebhookSet(orgID string) error {
 
 // hooksLockKey is the advisory lock key of the organization $1's endpoints.
 const hooksLockKey = `hashtextextended('licensectl webhooks ' || $1, 0)`
-
-// ListWebhooks implements store.Webhooks.
-func (db *DB) ListWebhooks(ctx context.Context, ref store.AppRef) ([]*store.Webhook, error) {
-	out := []*store.Webhook{}
-	err := db.view(ctx, func(t *txn) error {
-		out = out[:0]
-		if _, err := t.app(ref); err != nil {
-			return err
-		}
-		hooks, err := docs[storedoc.Webhook](t, `SELECT doc FROM webhooks WHERE app_id = $1 ORDER BY id DESC`, ref.AppID)
-		for _, w := range hooks {
-			out = append(out, w.Domain())
-		}
-		return err
-	})
-	return out, err
-}
 
 // dropDeliveries deletes the deliveries that match where (a condition
 // on $1…$n of args) and the shared payloads none is left to use.
