@@ -497,13 +497,6 @@ type Tx interface {
 	// lock holds a row that does not exist yet.
 	PutOperatorTokenHash(prev, hash string) (bool, error)
 
-	// The credentials' reads (service_reads_credentials.go).
-
-	// APIKeys loads the API keys of an organization, newest first.
-	APIKeys(orgID string) ([]*APIKey, error)
-	// AppSecrets loads the secrets of an application, newest first.
-	AppSecrets(appID string) ([]*AppSecret, error)
-
 	// The licence reads (service_reads_licenses.go): like the reads above
 	// they hold nothing, and whose record it is is checked by the caller.
 
@@ -529,6 +522,21 @@ type Tx interface {
 	// not revoked and, at Now, inside both their idle and their absolute
 	// lifetime.
 	LiveLicenseSessions(licenseID string) (int, error)
+
+	// The reads of the audit log, the credentials and the endpoints
+	// (service_reads_logs.go); the caller checks the scope.
+
+	// EnvAuditPage pages the log of environment envID (its own entries and
+	// its application's) under f, newest first, with the total of what f
+	// matches; f is normalized.
+	EnvAuditPage(envID string, f AuditFilter) (*Page[*AuditEntry], error)
+	// OrgAuditPage is EnvAuditPage for the entries of organization orgID
+	// that name no environment.
+	OrgAuditPage(orgID string, f AuditFilter) (*Page[*AuditEntry], error)
+	// APIKeys loads the API keys of an organization, newest first.
+	APIKeys(orgID string) ([]*APIKey, error)
+	// AppSecrets loads the secrets of application appID, newest first.
+	AppSecrets(appID string) ([]*AppSecret, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

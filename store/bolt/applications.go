@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 
 	"licensectl/store"
 )
@@ -30,30 +29,6 @@ func (t *txn) scope(s store.Scope) (*store.Application, *store.Environment, erro
 // Applications implements store.Tx.
 func (t *txn) Applications(orgID string) ([]*store.Application, error) {
 	return listAll[store.Application](t, bAppsOrg, idb(orgID), bApps)
-}
-
-// FindApplicationByPublicKey returns the application and environment that a
-// runtime public key identifies. Returns invalid_application.
-func (db *DB) FindApplicationByPublicKey(ctx context.Context, publicKey string) (*store.Application, *store.Environment, error) {
-	var a *store.Application
-	var env *store.Environment
-	err := db.view(ctx, func(t *txn) error {
-		v := t.tx.Bucket(bAppsPubKey).Get([]byte(publicKey))
-		if len(v) != 32 {
-			return store.ErrUnknownAppKey()
-		}
-		a = new(store.Application)
-		ok, err := t.get(bApps, ids(v[:16]), a)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return store.ErrUnknownAppKey()
-		}
-		env = a.EnvByID(ids(v[16:]))
-		return nil
-	})
-	return a, env, err
 }
 
 // purgeApp removes an application and every record under it. Its webhook

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 
 	"licensectl/store"
 )
@@ -12,40 +11,16 @@ var (
 	_ store.OrgAuditLog = (*DB)(nil)
 )
 
-// ListAudit implements store.AuditLog. Without a time range the page costs
+// EnvAuditPage implements store.Tx. Without a time range the page costs
 // offset+per_page key reads and total is a kept count; with a range, both
 // walk only the keys inside the range.
-func (db *DB) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.AuditEntry]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		out, err = t.auditLogPage(f, idb(env.ID), bAuditEnv, bAuditEvent)
-		return err
-	})
-	return out, err
+func (t *txn) EnvAuditPage(envID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	return t.auditLogPage(f, idb(envID), bAuditEnv, bAuditEvent)
 }
 
-// ListOrgAudit implements store.OrgAuditLog.
-func (db *DB) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.AuditEntry]
-	err := db.view(ctx, func(t *txn) error {
-		if err := t.mustGet(bOrgs, orgID, "organization", new(store.Organization)); err != nil {
-			return err
-		}
-		var err error
-		out, err = t.auditLogPage(f, idb(orgID), bAuditOrg, bAuditOrgEvent)
-		return err
-	})
-	return out, err
+// OrgAuditPage implements store.Tx.
+func (t *txn) OrgAuditPage(orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	return t.auditLogPage(f, idb(orgID), bAuditOrg, bAuditOrgEvent)
 }
 
 // listedIn keeps the audit_by_target keys (…|time|entry) of entries that the

@@ -2,11 +2,6 @@ package bolt
 
 import "licensectl/store"
 
-var (
-	_ store.APIKeys    = (*DB)(nil)
-	_ store.AppSecrets = (*DB)(nil)
-)
-
 // APIKeys implements store.Tx.
 func (t *txn) APIKeys(orgID string) ([]*store.APIKey, error) {
 	return listAll[store.APIKey](t, bAPIKeysOrg, idb(orgID), bAPIKeys)

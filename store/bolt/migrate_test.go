@@ -269,8 +269,9 @@ func checkV1Reads(t *testing.T, db *DB) {
 		}
 	}
 	s := store.Scope{OrgID: app.OrgID, AppID: app.ID, Env: store.EnvProduction}
-	if _, _, err := db.FindApplicationByPublicKey(ctx, app.Env(store.EnvProduction).PublicKey); err != nil {
-		t.Fatalf("by public key: %v", err)
+	prod := app.Env(store.EnvProduction)
+	if got, err := db.Runtime(RuntimeOptions{}).ResolveApp(ctx, store.RuntimeClient{PublicKey: prod.PublicKey}); err != nil || got.App.ID != app.ID || got.Env.ID != prod.ID {
+		t.Fatalf("by public key = %+v, %v; want %s/%s", got, err, app.ID, prod.ID)
 	}
 	plans, err := db.ListPlans(ctx, s.App())
 	if err != nil || len(plans) != 2 {

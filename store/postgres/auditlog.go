@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"encoding/binary"
 	"hash/fnv"
 	"strconv"
@@ -18,40 +17,16 @@ var (
 	_ store.OrgAuditLog = (*DB)(nil)
 )
 
-// ListAudit implements store.AuditLog: the entries the environment's log
+// EnvAuditPage implements store.Tx: the entries the environment's log
 // lists (its own and its application's), over the index of env_ids.
-func (db *DB) ListAudit(ctx context.Context, s store.Scope, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.AuditEntry]
-	err := db.view(ctx, func(t *txn) error {
-		_, env, err := t.scope(s)
-		if err != nil {
-			return err
-		}
-		out, err = t.auditLogPage(f, env.ID, auditEnvLog(f)...)
-		return err
-	})
-	return out, err
+func (t *txn) EnvAuditPage(envID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	return t.auditLogPage(f, envID, auditEnvLog(f)...)
 }
 
-// ListOrgAudit implements store.OrgAuditLog: the entries of no
-// environment, over the organization-level index.
-func (db *DB) ListOrgAudit(ctx context.Context, orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
-	if err := f.Normalize(); err != nil {
-		return nil, err
-	}
-	var out *store.Page[*store.AuditEntry]
-	err := db.view(ctx, func(t *txn) error {
-		if _, err := mustDoc[store.Organization](t, "organization", `SELECT doc FROM orgs WHERE id = $1`, uuidOrNil(orgID)); err != nil {
-			return err
-		}
-		var err error
-		out, err = t.auditLogPage(f, orgID, `org_id = $1 AND cardinality(env_ids) = 0`)
-		return err
-	})
-	return out, err
+// OrgAuditPage implements store.Tx: the entries of no environment, over
+// the organization-level index.
+func (t *txn) OrgAuditPage(orgID string, f store.AuditFilter) (*store.Page[*store.AuditEntry], error) {
+	return t.auditLogPage(f, orgID, `org_id = $1 AND cardinality(env_ids) = 0`)
 }
 
 // auditCursorLen is the length of an audit cursor's key: the last entry's

@@ -61,8 +61,6 @@ func testReadScopes(t *testing.T, open Opener) {
 			{"ListDevices(their application)", func() error { _, err := f.db.ListDevices(f.ctx, theirScope, store.StatusFilter{}); return err }},
 			{"CountDeviceSessions(their application)", func() error { _, err := f.db.CountDeviceSessions(f.ctx, theirScope, dev.ID); return err }},
 			{"CountDeviceSessions(device of the other environment)", func() error { _, err := f.db.CountDeviceSessions(f.ctx, dev2, dev.ID); return err }},
-			{"ListAppSecrets(their application)", func() error { _, err := f.db.ListAppSecrets(f.ctx, theirs); return err }},
-			{"ListWebhooks(their application)", func() error { _, err := f.db.ListWebhooks(f.ctx, theirs); return err }},
 			{"ListLicenses(their application)", func() error { _, err := f.db.ListLicenses(f.ctx, theirScope, store.LicenseFilter{}); return err }},
 			{"FindLicense(their application)", func() error { _, err := f.db.FindLicense(f.ctx, theirScope, theirLic.ID); return err }},
 			{"FindLicense(their license in my scope)", func() error { _, err := f.db.FindLicense(f.ctx, mine, theirLic.ID); return err }},
@@ -138,24 +136,16 @@ func testReadScopes(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("OKCredentialsOfTheirOwn", func(t *testing.T) {
+	t.Run("OKSecretsAndKeysNewestFirst", func(t *testing.T) {
 		env := f.app.Env(store.EnvProduction)
 		var secrets []string
-		var hooks []string
 		for _, url := range []string{"https://reads.test/a", "https://reads.test/b"} {
 			sec, _, err := f.db.CreateAppSecret(f.ctx, f.ref(), store.CreateSecretInput{EnvironmentID: env.ID, Label: url})
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := f.db.CreateWebhook(f.ctx, f.ref(), url, []string{store.EventAll})
-			if err != nil {
-				t.Fatal(err)
-			}
-			secrets, hooks = append([]string{sec.ID}, secrets...), append([]string{h.ID}, hooks...)
+			secrets = append([]string{sec.ID}, secrets...)
 			if _, _, err := f.db.CreateAppSecret(f.ctx, theirRef, store.CreateSecretInput{EnvironmentID: theirApp.Env(store.EnvProduction).ID, Label: "theirs"}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.db.CreateWebhook(f.ctx, theirRef, url, []string{store.EventAll}); err != nil {
 				t.Fatal(err)
 			}
 			if _, _, err := f.db.CreateAPIKey(f.ctx, theirOrg.ID, "theirs"); err != nil {
@@ -165,10 +155,6 @@ func testReadScopes(t *testing.T, open Opener) {
 		gotSecrets, err := f.db.ListAppSecrets(f.ctx, f.ref())
 		if err != nil || !slices.Equal(ids(gotSecrets, func(s *store.AppSecret) string { return s.ID }), secrets) {
 			t.Fatalf("ListAppSecrets = %+v, %v; want %v, newest first", gotSecrets, err, secrets)
-		}
-		gotHooks, err := f.db.ListWebhooks(f.ctx, f.ref())
-		if err != nil || !slices.Equal(ids(gotHooks, func(w *store.Webhook) string { return w.ID }), hooks) {
-			t.Fatalf("ListWebhooks = %+v, %v; want %v, newest first", gotHooks, err, hooks)
 		}
 		keys, err := f.db.ListAPIKeys(f.ctx, f.org.ID)
 		if err != nil || len(keys) != 0 {

@@ -176,4 +176,5 @@ func Run(t *testing.T, open Opener) {
 	t.Run("SessionCounts", func(t *testing.T) { testSessionCounts(t, open) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open) })
 	t.Run("ReadScopes", func(t *testing.T) { testReadScopes(t, open) })
+	t.Run("LogReadScopes", func(t *testing.T) { testLogReadScopes(t, open) })
 }
