@@ -432,11 +432,6 @@ func (t *txn) LicensePlan(l *store.License) (*store.Plan, error) { return t.runt
 // Runtime implements store.Tx.
 func (t *txn) Runtime() store.RuntimeTx { return runtimeTxn{txn: t, r: t.runtime()} }
 
-// MachineFile implements store.Tx.
-func (t *txn) MachineFile(ra *store.RuntimeApp, l *store.License, plan *store.Plan, dev *store.Device, ttl int) (*store.MachineFile, error) {
-	return t.runtime().machineFile(t, ra, l, plan, dev, ttl)
-}
-
 // EndUserIDByEmail implements store.Tx.
 func (t *txn) EndUserIDByEmail(envID, email string) (string, error) {
 	return t.endUserIDByEmail(envID, email), nil
