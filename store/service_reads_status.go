@@ -69,3 +69,17 @@ func licenseMachineFile(t Tx, ra *RuntimeApp, l *License, p *Plan, dev *Device, 
 	}
 	return NewMachineFile(ra, l, p, dev, user, ents, ttl, t.Now()), nil
 }
+
+// RuntimeRequests implements Runtime: text that is no id names no
+// organization, and counts none.
+func (rs *RuntimeService) RuntimeRequests(ctx context.Context, orgID string, at time.Time) (int64, error) {
+	if !ValidID(orgID) {
+		return 0, nil
+	}
+	var n int64
+	err := rs.storage.View(ctx, func(t Tx) (err error) {
+		n, err = t.RuntimeRequests(orgID, at)
+		return err
+	})
+	return n, err
+}

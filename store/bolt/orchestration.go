@@ -163,6 +163,11 @@ var (
 	_ store.RuntimeTx          = runtimeTxn{}
 )
 
+// View implements store.RuntimeStorage.
+func (s runtimeStorage) View(ctx context.Context, fn func(store.Tx) error) error {
+	return storage{s.r.db}.View(ctx, fn)
+}
+
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
 	return s.r.commits.do(ctx, func(t *txn) error {

@@ -164,6 +164,11 @@ var (
 	_ store.RuntimeTx      = (*runtimeTxn)(nil)
 )
 
+// View implements store.RuntimeStorage.
+func (s runtimeStorage) View(ctx context.Context, fn func(store.Tx) error) error {
+	return storage{s.r.db}.View(ctx, fn)
+}
+
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
 	return s.r.db.update(ctx, func(t *txn) error { return fn(&runtimeTxn{txn: t, r: s.r}) })
