@@ -182,11 +182,6 @@ func (r *Runtime) leasePlan(t *txn, l *store.License) (*store.Plan, error) {
 	return &store.Plan{LeaseSeconds: store.DefaultLeaseSeconds}, nil
 }
 
-// LeaseSweepDue implements store.LeaseSweepChecker.
-func (s runtimeStorage) LeaseSweepDue(ctx context.Context) (bool, error) {
-	return s.r.db.due(ctx, bLeasesExpiry)
-}
-
 // DeleteLapsedLeases implements store.RuntimeTx, walking the expiry index.
 func (t runtimeTxn) DeleteLapsedLeases(limit int) ([]*store.StoredLease, error) {
 	var gone []*store.StoredLease
