@@ -37,42 +37,24 @@ type StoredLease struct {
 	EnvID string
 }
 
-// LeaseSweepChecker is a RuntimeStorage that tells, from a read outside any
-// write, whether a lease has lapsed at all (bbolt's expiry index), so that
-// a sweep with nothing to do opens no write transaction.
-type LeaseSweepChecker interface {
-	LeaseSweepDue(ctx context.Context) (bool, error)
-}
-
 // SweepLeases removes up to limit lapsed leases, each with its
 // lease.expired entry by the system. Every server runs it; one that finds
-// the pass held by another skips the round.
+// the pass held by another skips the round, and a storage that can tell
+// nothing lapsed (SweepChecker) opens no write.
 func (rs *RuntimeService) SweepLeases(ctx context.Context, limit int) (int, error) {
-	if c, ok := rs.storage.(LeaseSweepChecker); ok {
-		if due, err := c.LeaseSweepDue(ctx); err != nil || !due {
-			return 0, err
-		}
-	}
-	n := 0
-	err := rs.update(ctx, func(t RuntimeTx) error {
-		n = 0
-		if ok, err := t.PassLock("lease sweep"); err != nil || !ok {
-			return err
-		}
+	return sweep(ctx, rs.storage, SweepOfLeases, limit, rs.update, func(t RuntimeTx, limit int) (int, error) {
 		t.ActAs(ActorSystem, "")
 		gone, err := t.DeleteLapsedLeases(limit)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for _, l := range gone {
 			if err := t.Audit(LeaseEnded(EventLeaseExpired, l.OrgID, l.AppID, l.EnvID, &l.Lease, nil)); err != nil {
-				return err
+				return 0, err
 			}
 		}
-		n = len(gone)
-		return nil
+		return len(gone), nil
 	})
-	return n, err
 }
 
 // leaseTTL is how long a checkout or a heartbeat holds the seat.

@@ -50,11 +50,16 @@ func (sv *Service) IssueMachineFile(ctx context.Context, s Scope, licenseID stri
 			}
 		}
 		ra := &RuntimeApp{App: a, Env: env}
-		dev, bound, err := BindFingerprint(t.Runtime(), ra, l, plan, in.Fingerprint, userID, newDevID)
+		rt := t.Runtime()
+		dev, bound, err := BindFingerprint(rt, ra, l, plan, in.Fingerprint, userID, newDevID)
 		if err != nil {
 			return err
 		}
-		if mf, err = t.MachineFile(ra, l, plan, dev, ttl); err != nil {
+		ents, err := rt.LicenseEntitlements(l)
+		if err != nil {
+			return err
+		}
+		if mf, err = licenseMachineFile(t, ra, l, plan, dev, ents, ttl); err != nil {
 			return err
 		}
 		return t.Audit(AuditEvent{Event: EventLicenseCheckedOut, OrgID: a.OrgID, AppID: a.ID, EnvIDs: []string{env.ID},

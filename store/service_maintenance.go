@@ -116,6 +116,7 @@ const (
 	SweepOfNonces   Sweep = "runtime nonces"
 	SweepOfSessions Sweep = "runtime sessions"
 	SweepOfCounters Sweep = "shared counters"
+	SweepOfLeases   Sweep = "lease sweep"
 )
 
 // SweepChecker is a storage that tells, from a read outside any write,

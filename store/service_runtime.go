@@ -19,6 +19,9 @@ type RuntimeStorage interface {
 	// password (LoginCandidate). Returns invalid_application,
 	// application_disabled.
 	ReadLogin(ctx context.Context, c RuntimeClient, in RuntimeLoginInput) (LoginCandidate, error)
+	// View is Storage.View: the runtime's reads that need no runtime
+	// primitive (the runtime requests counted so far).
+	View(ctx context.Context, fn func(Tx) error) error
 }
 
 // RuntimeTx is Tx with the runtime's reads: those of a client's

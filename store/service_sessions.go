@@ -321,13 +321,9 @@ func (rs *RuntimeService) CheckoutMachineFile(ctx context.Context, c RuntimeClie
 		if err != nil {
 			return err
 		}
-		var user *EndUser
-		if l.UserID != "" {
-			if user, err = t.EndUser(ra.Env.ID, l.UserID); err != nil {
-				return err
-			}
+		if out, err = licenseMachineFile(t, ra, l, p, v.Device, ents, ttl); err != nil {
+			return err
 		}
-		out = NewMachineFile(ra, l, p, v.Device, user, ents, ttl, t.Now())
 		return t.Audit(AuditEvent{Event: EventLicenseCheckedOut, OrgID: ra.App.OrgID, AppID: ra.App.ID, EnvIDs: []string{ra.Env.ID},
 			Target: Target{Type: "license", ID: l.ID}, Metadata: map[string]any{"device_id": v.Device.ID,
 				"expires_at": out.ExpiresAt.Format(time.RFC3339Nano), "by": "runtime"}})

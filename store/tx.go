@@ -189,10 +189,6 @@ type Tx interface {
 	// management API's issuance of a machine file binds the device as an
 	// activation does (BindFingerprint).
 	Runtime() RuntimeTx
-	// MachineFile is the content of a machine file of l on dev, valid ttl
-	// seconds from now or until the license expires, whichever comes
-	// first, with the license's entitlements and end-user as stored.
-	MachineFile(ra *RuntimeApp, l *License, plan *Plan, dev *Device, ttl int) (*MachineFile, error)
 	// EndUserIDByEmail is the id of the end-user of environment envID with
 	// this address, in any letter case; "" when none.
 	EndUserIDByEmail(envID, email string) (string, error)
@@ -537,6 +533,23 @@ type Tx interface {
 	APIKeys(orgID string) ([]*APIKey, error)
 	// AppSecrets loads the secrets of application appID, newest first.
 	AppSecrets(appID string) ([]*AppSecret, error)
+
+	// The status reads (store/service_reads_status.go), not held.
+
+	// DashboardSessionMember loads a dashboard session, expired or not,
+	// with its member: nil, nil when there is no such session, a nil
+	// member when the member is gone.
+	DashboardSessionMember(id string) (*DashboardSession, *Member, error)
+	// OperatorTokenHash loads the stored hash of the operator token; ""
+	// when there is none.
+	OperatorTokenHash() (string, error)
+	// QueuedDeliveries counts the deliveries waiting in the queue
+	// (pending and queued) and returns the earliest next attempt of
+	// them; the zero time when there are none.
+	QueuedDeliveries() (int, time.Time, error)
+	// UnexpandedEvents counts the outbox events not expanded yet and
+	// returns when the oldest was created; the zero time when none.
+	UnexpandedEvents() (int, time.Time, error)
 }
 
 // SessionOwner names whose sessions (or seats) a revocation ends.

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -64,31 +63,17 @@ func (t *txn) endDashSessions(memberID string) (int, error) {
 	return len(sids), nil
 }
 
-// DashboardSession implements store.Accounts.
-func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResult, error) {
-	unauth := store.ErrDashboardToken()
-	var out *store.LoginResult
-	err := db.view(ctx, func(t *txn) error {
-		s := new(store.DashboardSession)
-		ok, err := t.get(bDashSessions, id, s)
-		if err != nil {
-			return err
-		}
-		if !ok || !t.now.Before(s.ExpiresAt) {
-			return unauth
-		}
-		m := new(store.Member)
-		ok, err = t.get(bMembers, s.MemberID, m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return unauth
-		}
-		out = &store.LoginResult{Member: m, Session: s}
-		return nil
-	})
-	return out, err
+// DashboardSessionMember implements store.Tx.
+func (t *txn) DashboardSessionMember(id string) (*store.DashboardSession, *store.Member, error) {
+	s := new(store.DashboardSession)
+	if ok, err := t.get(bDashSessions, id, s); err != nil || !ok {
+		return nil, nil, err
+	}
+	m := new(store.Member)
+	if ok, err := t.get(bMembers, s.MemberID, m); err != nil || !ok {
+		return s, nil, err
+	}
+	return s, m, nil
 }
 
 // InsertChallenge implements store.Tx. Spent challenges are kept until

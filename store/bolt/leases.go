@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 	"time"
 
 	"licensectl/store"
@@ -180,11 +179,6 @@ func (r *Runtime) leasePlan(t *txn, l *store.License) (*store.Plan, error) {
 		return p, err
 	}
 	return &store.Plan{LeaseSeconds: store.DefaultLeaseSeconds}, nil
-}
-
-// LeaseSweepDue implements store.LeaseSweepChecker.
-func (s runtimeStorage) LeaseSweepDue(ctx context.Context) (bool, error) {
-	return s.r.db.due(ctx, bLeasesExpiry)
 }
 
 // DeleteLapsedLeases implements store.RuntimeTx, walking the expiry index.

@@ -113,6 +113,8 @@ func (s runtimeStorage) SweepDue(ctx context.Context, sw store.Sweep) (bool, err
 		return s.r.db.due(ctx, bNonces)
 	case store.SweepOfSessions:
 		return s.r.db.sessionsDue(ctx)
+	case store.SweepOfLeases:
+		return s.r.db.due(ctx, bLeasesExpiry)
 	}
 	return true, nil
 }

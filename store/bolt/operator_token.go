@@ -1,24 +1,15 @@
 package bolt
 
-import "context"
-
 // metaOperatorToken keeps the hash of the operator token (docs/design.md §12).
 var metaOperatorToken = []byte("operator_token_hash")
 
-// OperatorTokenHash implements store.OperatorTokens.
-func (db *DB) OperatorTokenHash(ctx context.Context) (string, error) {
-	var h string
-	err := db.view(ctx, func(t *txn) error {
-		h = string(t.tx.Bucket(bMeta).Get(metaOperatorToken))
-		return nil
-	})
-	return h, err
+// OperatorTokenHash implements store.Tx.
+func (t *txn) OperatorTokenHash() (string, error) {
+	return string(t.tx.Bucket(bMeta).Get(metaOperatorToken)), nil
 }
 
 // LockOperatorTokenHash implements store.Tx: one writer holds the file.
-func (t *txn) LockOperatorTokenHash() (string, error) {
-	return string(t.tx.Bucket(bMeta).Get(metaOperatorToken)), nil
-}
+func (t *txn) LockOperatorTokenHash() (string, error) { return t.OperatorTokenHash() }
 
 // PutOperatorTokenHash implements store.Tx: under the one writer the hash
 // this transaction read is still the stored one.

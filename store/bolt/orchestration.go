@@ -163,6 +163,11 @@ var (
 	_ store.RuntimeTx          = runtimeTxn{}
 )
 
+// View implements store.RuntimeStorage.
+func (s runtimeStorage) View(ctx context.Context, fn func(store.Tx) error) error {
+	return storage{s.r.db}.View(ctx, fn)
+}
+
 // Update implements store.RuntimeStorage.
 func (s runtimeStorage) Update(ctx context.Context, fn func(store.RuntimeTx) error) error {
 	return s.r.commits.do(ctx, func(t *txn) error {
@@ -431,11 +436,6 @@ func (t *txn) LicensePlan(l *store.License) (*store.Plan, error) { return t.runt
 
 // Runtime implements store.Tx.
 func (t *txn) Runtime() store.RuntimeTx { return runtimeTxn{txn: t, r: t.runtime()} }
-
-// MachineFile implements store.Tx.
-func (t *txn) MachineFile(ra *store.RuntimeApp, l *store.License, plan *store.Plan, dev *store.Device, ttl int) (*store.MachineFile, error) {
-	return t.runtime().machineFile(t, ra, l, plan, dev, ttl)
-}
 
 // EndUserIDByEmail implements store.Tx.
 func (t *txn) EndUserIDByEmail(envID, email string) (string, error) {

@@ -102,27 +102,28 @@ func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error 
 	return nil
 }
 
-// OutboxStats implements store.Outbox.
-func (db *DB) OutboxStats(ctx context.Context) (int, time.Time, error) {
-	var n int
-	var oldest time.Time
-	err := db.view(ctx, func(t *txn) error {
-		n = t.count(bDelivDue, nil) + t.count(bOutbox, nil)
-		if k, _ := t.tx.Bucket(bDelivDue).Cursor().First(); k != nil {
-			oldest = time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))
+// QueuedDeliveries implements store.Tx: the due index is ordered by the
+// next attempt.
+func (t *txn) QueuedDeliveries() (int, time.Time, error) {
+	var first time.Time
+	if k, _ := t.tx.Bucket(bDelivDue).Cursor().First(); k != nil {
+		first = time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))
+	}
+	return t.count(bDelivDue, nil), first, nil
+}
+
+// UnexpandedEvents implements store.Tx: events are keyed in the order
+// they were written.
+func (t *txn) UnexpandedEvents() (int, time.Time, error) {
+	var first time.Time
+	if k, _ := t.tx.Bucket(bOutbox).Cursor().First(); k != nil {
+		e := new(outboxEvent)
+		if err := t.mustGet(bOutbox, ids(k), "outbox event", e); err != nil {
+			return 0, first, err
 		}
-		if k, _ := t.tx.Bucket(bOutbox).Cursor().First(); k != nil {
-			e := new(outboxEvent)
-			if err := t.mustGet(bOutbox, ids(k), "outbox event", e); err != nil {
-				return err
-			}
-			if oldest.IsZero() || e.CreatedAt.Before(oldest) {
-				oldest = e.CreatedAt
-			}
-		}
-		return nil
-	})
-	return n, oldest, err
+		first = e.CreatedAt
+	}
+	return t.count(bOutbox, nil), first, nil
 }
 
 // Webhook implements store.Tx.

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"context"
 	"encoding/binary"
 	"time"
 
@@ -41,19 +40,4 @@ func (t runtimeTxn) AddUsage(month string, orgs []string, requests []int64) erro
 		}
 	}
 	return nil
-}
-
-// RuntimeRequests implements store.Runtime.
-func (r *Runtime) RuntimeRequests(ctx context.Context, orgID string, at time.Time) (int64, error) {
-	var n int64
-	err := r.db.view(ctx, func(t *txn) error {
-		if idb(orgID) == nil {
-			return nil
-		}
-		if v := t.tx.Bucket(bUsage).Get(usageKey(orgID, at)); len(v) == 8 {
-			n = int64(binary.BigEndian.Uint64(v))
-		}
-		return nil
-	})
-	return n, err
 }

@@ -6,7 +6,10 @@ import (
 	"licensectl/store"
 )
 
-var _ store.Accounts = (*DB)(nil)
+var (
+	_ store.Accounts     = (*DB)(nil)
+	_ store.MachineFiles = (*DB)(nil)
+)
 
 // mailTokenDoc is the doc of a mail_tokens row: what its columns (hash,
 // member, purpose, expiry, spending) leave out.

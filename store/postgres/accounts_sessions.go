@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"time"
 
 	"licensectl/store"
@@ -37,32 +36,24 @@ func (t *txn) endDashSessions(memberID string) (int, error) {
 	return int(n), err
 }
 
-// DashboardSession implements store.Accounts. It is read on every dashboard
-// request: one query, the session and its member together.
-func (db *DB) DashboardSession(ctx context.Context, id string) (*store.LoginResult, error) {
-	conn, err := db.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Release()
+// DashboardSessionMember implements store.Tx. It is read on every
+// dashboard request: one query, the session and its member together.
+func (t *txn) DashboardSessionMember(id string) (*store.DashboardSession, *store.Member, error) {
 	var sraw, mraw []byte
-	err = conn.QueryRow(ctx, `SELECT s.doc, m.doc FROM dashboard_sessions s JOIN members m ON m.id = s.member_id
-		WHERE s.id = $1 AND s.expires_at > $2`, uuidOrNil(id), db.Clock()).Scan(&sraw, &mraw)
+	err := t.tx.QueryRow(t.ctx, `SELECT s.doc, m.doc FROM dashboard_sessions s LEFT JOIN members m ON m.id = s.member_id
+		WHERE s.id = $1`, uuidOrNil(id)).Scan(&sraw, &mraw)
 	if noRows(err) {
-		return nil, store.ErrDashboardToken()
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, nil, err
 	}
 	s, err := decode[store.DashboardSession](sraw)
-	if err != nil {
-		return nil, err
+	if err != nil || mraw == nil {
+		return s, nil, err
 	}
 	m, err := decode[store.Member](mraw)
-	if err != nil {
-		return nil, err
-	}
-	return &store.LoginResult{Member: m, Session: s}, nil
+	return s, m, err
 }
 
 // InsertChallenge implements store.Tx. The spent solutions are one table

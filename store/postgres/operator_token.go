@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"errors"
 
 	"github.com/jackc/pgx/v5"
@@ -11,20 +10,16 @@ import (
 // (docs/design.md §12).
 const operatorTokenMeta = "operator_token_hash"
 
-// OperatorTokenHash implements store.OperatorTokens.
-func (db *DB) OperatorTokenHash(ctx context.Context) (string, error) {
-	var h []byte
-	err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE name = $1`, operatorTokenMeta).Scan(&h)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return string(h), mapError(err)
-}
+// OperatorTokenHash implements store.Tx.
+func (t *txn) OperatorTokenHash() (string, error) { return t.operatorTokenHash("") }
 
 // LockOperatorTokenHash implements store.Tx.
-func (t *txn) LockOperatorTokenHash() (string, error) {
+func (t *txn) LockOperatorTokenHash() (string, error) { return t.operatorTokenHash(" FOR UPDATE") }
+
+// operatorTokenHash reads the stored hash, the row locked as lock says.
+func (t *txn) operatorTokenHash(lock string) (string, error) {
 	var h []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT value FROM meta WHERE name = $1 FOR UPDATE`, operatorTokenMeta).Scan(&h)
+	err := t.tx.QueryRow(t.ctx, `SELECT value FROM meta WHERE name = $1`+lock, operatorTokenMeta).Scan(&h)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}

@@ -250,16 +250,23 @@ func (db *DB) ReleaseClaim(ctx context.Context, deliveryID, owner string) error 
 	})
 }
 
-// OutboxStats implements store.Outbox.
-func (db *DB) OutboxStats(ctx context.Context) (int, time.Time, error) {
+// QueuedDeliveries implements store.Tx.
+func (t *txn) QueuedDeliveries() (int, time.Time, error) {
+	return t.countSince(`SELECT count(*), min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND queued`)
+}
+
+// UnexpandedEvents implements store.Tx.
+func (t *txn) UnexpandedEvents() (int, time.Time, error) {
+	return t.countSince(`SELECT count(*), min(created_at) FROM outbox_events`)
+}
+
+// countSince runs a query of a count and a minimum time; the zero time
+// when it counted nothing.
+func (t *txn) countSince(query string) (int, time.Time, error) {
 	var n int64
-	var oldest *time.Time
-	err := db.pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND queued) + (SELECT count(*) FROM outbox_events),
-		least((SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND queued), (SELECT min(created_at) FROM outbox_events))`).
-		Scan(&n, &oldest)
-	if err != nil || oldest == nil {
+	var first *time.Time
+	if err := t.tx.QueryRow(t.ctx, query).Scan(&n, &first); err != nil || first == nil {
 		return int(n), time.Time{}, err
 	}
-	return int(n), *oldest, nil
+	return int(n), *first, nil
 }

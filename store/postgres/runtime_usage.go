@@ -1,11 +1,6 @@
 package postgres
 
-import (
-	"context"
-	"time"
-
-	"licensectl/store"
-)
+import "time"
 
 // MarkSessionSeen implements store.RuntimeTx: one conditional UPDATE.
 func (t *runtimeTxn) MarkSessionSeen(sessionID string, at time.Time) error {
@@ -22,15 +17,4 @@ func (t *runtimeTxn) AddUsage(month string, orgs []string, requests []int64) err
 		ON CONFLICT (org_id, month) DO UPDATE SET requests = runtime_usage.requests + EXCLUDED.requests`,
 		month, orgs, requests)
 	return err
-}
-
-// RuntimeRequests implements store.Runtime.
-func (r *Runtime) RuntimeRequests(ctx context.Context, orgID string, at time.Time) (int64, error) {
-	if !store.ValidID(orgID) {
-		return 0, nil
-	}
-	var n int64
-	err := r.db.pool.QueryRow(ctx, `SELECT coalesce(sum(requests), 0) FROM runtime_usage WHERE org_id = $1 AND month = $2`,
-		orgID, store.MonthKey(at)).Scan(&n)
-	return n, mapError(err)
 }

@@ -236,7 +236,7 @@ func testRuntimeRequests(t *testing.T, open Opener) {
 		at   time.Time
 		org  string
 		want int64
-	}{{now, f.org.ID, 5}, {next, f.org.ID, 7}, {next.AddDate(0, 1, 0), f.org.ID, 0}, {now, store.NewID(), 0}} {
+	}{{now, f.org.ID, 5}, {next, f.org.ID, 7}, {next.AddDate(0, 1, 0), f.org.ID, 0}, {now, store.NewID(), 0}, {now, "not-an-id", 0}} {
 		if got, err := rt.RuntimeRequests(f.ctx, c.org, c.at); err != nil || got != c.want {
 			t.Fatalf("RuntimeRequests(%s) = %d, %v; want %d", store.MonthKey(c.at), got, err, c.want)
 		}

@@ -192,6 +192,32 @@ func testOutbox(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("OKStats", func(t *testing.T) {
+		f := fixture(t)
+		hook(t, f, "plan.created")
+		expandAll(t, f)
+		base := pending(t, f)
+		stats := func(what string, want int, oldest time.Time) {
+			t.Helper()
+			n, at, err := f.be.OutboxStats(f.ctx)
+			if err != nil || n-base != want || !at.Equal(oldest) {
+				t.Fatalf("%s: OutboxStats = %d more, %v, %v; want %d more, %v", what, n-base, at, err, want, oldest)
+			}
+		}
+		created := f.clock.Now()
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Stats one")}); err != nil {
+			t.Fatal(err)
+		}
+		stats("an event not expanded", 1, created)
+		f.clock.Advance(time.Minute)
+		expandAll(t, f)
+		stats("its delivery, queued, due since the event", 1, created)
+		f.clock.Advance(time.Minute)
+		if _, err := f.db.CreatePlan(f.ctx, f.ref(), store.PlanInput{Name: ptr("Stats two")}); err != nil {
+			t.Fatal(err)
+		}
+		stats("a delivery and a later event", 2, created)
+	})
 	t.Run("OKScopes", func(t *testing.T) {
 		// An application's event goes to its own endpoints only; an
 		// organization's event to the endpoints of every application.
