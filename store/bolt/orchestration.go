@@ -409,16 +409,7 @@ func (t *txn) LockEntitlement(appID, id string) (*store.Entitlement, error) {
 }
 
 // LockEndUser implements store.Tx: one writer holds the whole file.
-func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) {
-	u := new(store.EndUser)
-	if err := t.mustGet(bEndUsers, id, "user", u); err != nil {
-		return nil, err
-	}
-	if envID != "" && u.EnvID != envID {
-		return nil, store.NotFound("user")
-	}
-	return u, nil
-}
+func (t *txn) LockEndUser(envID, id string) (*store.EndUser, error) { return t.endUser(envID, id) }
 
 // PutEndUser implements store.Tx.
 func (t *txn) PutEndUser(prev, next *store.EndUser) error { return t.saveEndUser(prev, next) }
